@@ -1,0 +1,184 @@
+"""Seating for a drive: how many tables, the opening draw, late arrivals and early leavers.
+
+Pure functions, no Django. A seating is ``list[list[str]]``: ``tables[0]`` is Table 1 (the top
+table) and each table lists its players in seat order, as in ``drive.movement``.
+Every table holds 2 to 10 players (the game's limits; docs/drive-rules.md).
+
+Table sizes (``table_sizes``): the number of tables is ``n / preferred`` rounded to the nearest
+whole number (halves round up), at least 1, then pushed into the range that keeps every table
+at 2..10 players; the players are shared out as evenly as possible (sizes differ by at most one),
+the larger tables at the top.
+
+Rebalancing (``rebalance``) moves as few seated players as possible; the steps are in its
+docstring and in docs/drive-rules.md.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+
+MIN_TABLE = 2
+MAX_TABLE = 10
+
+
+def table_sizes(n_players: int, preferred: int) -> list[int]:
+    """Sizes of the tables for ``n_players``, top table first.
+
+    Refused with ``ValueError``: fewer than two players, or a preferred size outside 2..10.
+    """
+    _check_count(n_players, "number of players")
+    _check_preferred(preferred)
+    if n_players < MIN_TABLE:
+        raise ValueError(f"a drive needs at least two players, got {n_players}")
+    count = (2 * n_players + preferred) // (2 * preferred)  # round half up
+    fewest = -(-n_players // MAX_TABLE)  # no table above 10
+    most = n_players // MIN_TABLE  # no table below 2
+    count = min(max(count, fewest, 1), most)
+    base, extra = divmod(n_players, count)
+    return [base + 1] * extra + [base] * (count - extra)
+
+
+def draw(players: Sequence[str], preferred: int, rng: random.Random) -> list[list[str]]:
+    """Seat ``players`` at random into ``table_sizes(len(players), preferred)``.
+
+    ``rng`` makes the draw repeatable (seed it and record the seed). The input is not changed.
+    Refused with ``ValueError``: a name that is not a non-empty string, a player listed twice,
+    and whatever ``table_sizes`` refuses.
+    """
+    order = list(players)
+    _check_names(order, "players")
+    sizes = table_sizes(len(order), preferred)
+    rng.shuffle(order)
+    tables: list[list[str]] = []
+    start = 0
+    for size in sizes:
+        tables.append(order[start : start + size])
+        start += size
+    return tables
+
+
+def rebalance(
+    tables: Sequence[Sequence[str]],
+    add: Iterable[str] = (),
+    remove: Iterable[str] = (),
+    preferred: int = 4,
+) -> list[list[str]]:
+    """Seating after late arrivals (``add``) and early leavers (``remove``), between hands.
+
+    Moves as few seated players as possible:
+
+    1. Leavers leave; everybody else keeps their table and seat order.
+    2. The number of tables stays as it is if the new head-count fits it with every table
+       within ``preferred`` +-1 (and 2..10). Otherwise it becomes ``len(table_sizes(n,
+       preferred))``: new tables are added at the bottom, surplus tables are closed from the
+       bottom and their players join the arrivals.
+    3. Size limits: ``preferred`` +-1 (within 2..10) if the tables can all fit that, else 2..10.
+       A table above the limit sends its last-seated players to the arrivals.
+    4. The arrivals (players from closed or overfull tables first, in table and seat order, then
+       the newcomers in the order given) each go to the smallest table, the bottom-most on a
+       tie, and take the last seat there.
+    5. If a table is still below the limit, it takes the last-seated player of the largest
+       table (the bottom-most on a tie), until none is.
+
+    Returns new lists; the inputs are not changed. Refused with ``ValueError``: removing someone
+    who is not seated, adding someone already seated (or twice), a malformed seating, a
+    preferred size outside 2..10, and ending with fewer than two players.
+    """
+    _check_preferred(preferred)
+    seating = [list(table) for table in tables]
+    for t, table in enumerate(seating, start=1):
+        _check_names(table, f"Table {t}")
+    _check_names([p for table in seating for p in table], "the seating")
+    add = list(add)
+    remove = list(remove)
+    _check_names(add, "the arrivals")
+    _check_names(remove, "the leavers")
+    seated = {p for table in seating for p in table}
+    unknown = [p for p in remove if p not in seated]
+    if unknown:
+        raise ValueError(f"cannot remove {', '.join(unknown)}: not seated")
+    already = [p for p in add if p in seated]
+    if already:
+        raise ValueError(f"cannot add {', '.join(already)}: already seated")
+
+    leaving = set(remove)
+    seating = [[p for p in table if p not in leaving] for table in seating]
+    total = len(seated) - len(leaving) + len(add)
+    if total < MIN_TABLE:
+        raise ValueError(f"a drive needs at least two players; {total} would be left")
+
+    low = max(MIN_TABLE, preferred - 1)
+    high = min(MAX_TABLE, preferred + 1)
+    count = len(seating)
+    if not count * low <= total <= count * high:
+        count = len(table_sizes(total, preferred))
+    if not count * low <= total <= count * high:
+        low, high = MIN_TABLE, MAX_TABLE
+
+    waiting: list[str] = []
+    for closed in seating[count:]:
+        waiting.extend(closed)
+    seating = seating[:count] + [[] for _ in range(count - len(seating))]
+    for table in seating:
+        while len(table) > high:
+            waiting.append(table.pop())
+    waiting.extend(add)
+
+    for player in waiting:
+        _smallest(seating).append(player)
+    while True:
+        smallest = _smallest(seating)
+        if len(smallest) >= low:
+            break
+        smallest.append(_largest(seating).pop())
+    return seating
+
+
+def swap(tables: Sequence[Sequence[str]], a: str, b: str) -> list[list[str]]:
+    """Seating with players ``a`` and ``b`` in each other's seats (the organiser's override).
+
+    Refused with ``ValueError``: ``a`` and ``b`` the same, or either not seated.
+    """
+    if a == b:
+        raise ValueError(f"cannot swap {a!r} with themselves")
+    seating = [list(table) for table in tables]
+    where = {p: (t, s) for t, table in enumerate(seating) for s, p in enumerate(table)}
+    unknown = [repr(p) for p in (a, b) if p not in where]
+    if unknown:
+        raise ValueError(f"cannot swap {' and '.join(unknown)}: not seated")
+    (ta, sa), (tb, sb) = where[a], where[b]
+    seating[ta][sa], seating[tb][sb] = b, a
+    return seating
+
+
+def _smallest(seating: list[list[str]]) -> list[str]:
+    # Bottom-most on a tie: the top tables are disturbed least.
+    return min(reversed(seating), key=len)
+
+
+def _largest(seating: list[list[str]]) -> list[str]:
+    return max(reversed(seating), key=len)
+
+
+def _check_count(value: int, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+
+
+def _check_preferred(preferred: int) -> None:
+    _check_count(preferred, "preferred table size")
+    if not MIN_TABLE <= preferred <= MAX_TABLE:
+        raise ValueError(
+            f"preferred table size must be {MIN_TABLE} to {MAX_TABLE}, got {preferred}"
+        )
+
+
+def _check_names(players: list[str], where: str) -> None:
+    seen: set[str] = set()
+    for player in players:
+        if not isinstance(player, str) or not player:
+            raise ValueError(f"{where}: a player must be a non-empty name, got {player!r}")
+        if player in seen:
+            raise ValueError(f"{where}: {player} is listed twice")
+        seen.add(player)
