@@ -1,0 +1,47 @@
+"""Create the organiser's account on first run and print its password once.
+
+``--reset`` sets a new password (``make password``) when the first one is lost.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+WORDS = "amber basil cedar delta ember fable garnet harbor indigo juniper kestrel lumen maple nectar onyx pepper quartz raven saffron tango umber velvet willow yarrow zephyr".split()
+
+
+def generate_password() -> str:
+    # Four words and two digits: easy to type on a laptop, ~28 bits per word list draw is plenty
+    # for a local party server, and strong enough against online guessing.
+    return "-".join(secrets.choice(WORDS) for _ in range(4)) + f"-{secrets.randbelow(90) + 10}"
+
+
+class Command(BaseCommand):
+    help = "Create the organiser account if there is none (prints the password once)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default="organiser")
+        parser.add_argument("--reset", action="store_true", help="Set and print a new password.")
+
+    def handle(self, *args, username: str, reset: bool, **options):
+        username = username.strip()
+        if not username or len(username) > 150:
+            raise CommandError("--username must be 1 to 150 characters.")
+        User = get_user_model()
+        user = User.objects.filter(username=username).first()
+        if user and not reset:
+            self.stdout.write(f"Organiser account: {username} (password was shown at first run; `make password` sets a new one)")
+            return
+        password = generate_password()
+        if user is None:
+            user = User.objects.create_superuser(username=username, email="", password=password)
+            what = "Created the organiser account"
+        else:
+            user.set_password(password)
+            user.save(update_fields=["password"])
+            what = "New password for the organiser account"
+        self.stdout.write(self.style.SUCCESS(f"{what}:\n    user name: {username}\n    password:  {password}\n"
+                                             "Write it down: it is shown only once."))

@@ -1,0 +1,101 @@
+"""A drive and its players. Tables, hands and seats live in ``tables``; points in ``scoring``."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+# Letters nobody confuses when read off a projector or typed on a phone (no I, L, O, 0, 1, U/V).
+JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ"
+JOIN_CODE_LENGTH = 5
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Drive(models.Model):
+    class Target(models.TextChoices):
+        HANDS = "hands", "An agreed number of hands"
+        TOTAL = "total", "An agreed total"
+        EITHER = "either", "Whichever comes first"
+
+    class Status(models.TextChoices):
+        SETUP = "setup", "Setting up"
+        PLAYING = "playing", "Playing"
+        FINISHED = "finished", "Finished"
+
+    class PlayMode(models.TextChoices):
+        PHYSICAL = "physical", "Cards on the table"
+        DIGITAL = "digital", "On the phones"
+
+    name = models.CharField(max_length=120)
+    date = models.DateField(default=timezone.localdate)
+    game = models.CharField(max_length=40, default="film-fantasy")
+    organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="drives")
+    join_code = models.CharField(max_length=8, unique=True, default=new_join_code)
+    target = models.CharField(max_length=10, choices=Target.choices, default=Target.TOTAL)
+    target_hands = models.PositiveSmallIntegerField(
+        default=12, validators=[MinValueValidator(1), MaxValueValidator(200)]
+    )
+    target_total = models.PositiveSmallIntegerField(
+        default=50, validators=[MinValueValidator(5), MaxValueValidator(10000)]
+    )
+    preferred_table_size = models.PositiveSmallIntegerField(
+        default=4, validators=[MinValueValidator(2), MaxValueValidator(10)]
+    )
+    play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
+    house_rules = models.JSONField(default=dict, blank=True)
+    allow_self_join = models.BooleanField(
+        default=False, help_text="Players may add their own name when they join on a phone."
+    )
+    suspense_hands = models.PositiveSmallIntegerField(
+        default=0, validators=[MaxValueValidator(50)],
+        help_text="Freeze the board's standings for this many final hands.",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-date", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(preferred_table_size__gte=2, preferred_table_size__lte=10),
+                name="drive_table_size_2_to_10",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.date:%d %b %Y})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class Player(models.Model):
+    drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="players")
+    name = models.CharField(max_length=40)
+    active = models.BooleanField(default=True, help_text="False once the player has left the drive.")
+    token = models.CharField(max_length=64, unique=True, default=new_token)
+    phone_joined_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "drive", name="player_name_unique_in_drive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,34 @@
+"""Pure game rules. Nothing here imports Django (see docs/architecture.md)."""
+
+from __future__ import annotations
+
+from .base import Game, GameError, Outcome
+
+_REGISTRY: dict[str, Game] = {}
+
+
+def register(game: Game) -> Game:
+    _REGISTRY[game.slug] = game
+    return game
+
+
+def get_game(slug: str) -> Game:
+    """The game with that slug; raises GameError for an unknown one."""
+    _load_builtin()
+    try:
+        return _REGISTRY[slug]
+    except KeyError:
+        raise GameError(f"Unknown game {slug!r}.") from None
+
+
+def all_games() -> list[Game]:
+    _load_builtin()
+    return list(_REGISTRY.values())
+
+
+def _load_builtin() -> None:
+    if not _REGISTRY:
+        from . import film_fantasy  # noqa: F401  (registers itself)
+
+
+__all__ = ["Game", "GameError", "Outcome", "get_game", "all_games", "register"]

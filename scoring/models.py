@@ -1,0 +1,80 @@
+"""Results of hands, each player's points, and the audit log of corrections."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Result(models.Model):
+    """The one result of one table in one hand (physical entry, digital play, or organiser)."""
+
+    class Source(models.TextChoices):
+        PHONE = "phone", "Entered on a phone"
+        DIGITAL = "digital", "Played on the phones"
+        ORGANISER = "organiser", "Entered by the organiser"
+        NOT_PLAYED = "not_played", "Not played"
+
+    class Status(models.TextChoices):
+        ENTERED = "entered", "Entered"
+        DISPUTED = "disputed", "Disputed"
+        CONFIRMED = "confirmed", "Confirmed"
+
+    table = models.OneToOneField("tables.TableHand", on_delete=models.CASCADE, related_name="result")
+    drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="results")
+    summary = models.JSONField(help_text="What happened, in the game's entry format.")
+    source = models.CharField(max_length=12, choices=Source.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ENTERED)
+    declarer = models.ForeignKey(
+        "drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="declared_results"
+    )
+    mover = models.ForeignKey("drive.Player", on_delete=models.PROTECT, related_name="moved_up_results")
+    entered_by = models.ForeignKey(
+        "drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="entered_results"
+    )
+    confirmed_by = models.ForeignKey(
+        "drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="confirmed_results"
+    )
+    dispute_reason = models.CharField(max_length=200, blank=True)
+    client_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Result of {self.table}"
+
+
+class Score(models.Model):
+    """One player's points for one table-hand. Counted in standings once the result is confirmed."""
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="scores")
+    player = models.ForeignKey("drive.Player", on_delete=models.PROTECT, related_name="scores")
+    drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="scores")
+    hand_number = models.PositiveSmallIntegerField()
+    points = models.SmallIntegerField()
+    declared = models.BooleanField(default=False)
+    nine_card = models.BooleanField(default=False)
+    counted = models.BooleanField(default=False, help_text="True once the result is confirmed.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["result", "player"], name="one_score_per_player_per_result"),
+            models.UniqueConstraint(fields=["drive", "hand_number", "player"], name="one_score_per_player_per_hand"),
+        ]
+        indexes = [models.Index(fields=["drive", "counted", "player"])]
+
+
+class Correction(models.Model):
+    """Audit log: every change to a result after it was entered."""
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="corrections")
+    drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="corrections")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT)
+    at = models.DateTimeField(auto_now_add=True)
+    old = models.JSONField()
+    new = models.JSONField()
+    reason = models.CharField(max_length=300)
+
+    class Meta:
+        ordering = ["-at", "-id"]

@@ -1,0 +1,88 @@
+"""Hands of a drive, its tables, who sits where for every hand, and digital hand state."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Hand(models.Model):
+    """Hand number N of a drive, played at every table at once."""
+
+    class Status(models.TextChoices):
+        SEATING = "seating", "Seating shown"
+        PLAYING = "playing", "Playing"
+        CLOSED = "closed", "Closed"
+
+    drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SEATING)
+    started_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["drive", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["drive", "number"], name="hand_number_unique_in_drive"),
+            models.CheckConstraint(condition=models.Q(number__gte=1), name="hand_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number}"
+
+
+class TableHand(models.Model):
+    """One table in one hand: its seats, its state, and (in ``scoring``) its result."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "Playing"
+        ENTERED = "entered", "Entered, awaiting confirmation"
+        DISPUTED = "disputed", "Disputed"
+        CONFIRMED = "confirmed", "Confirmed"
+        NOT_PLAYED = "not_played", "Not played"
+
+    class PlayMode(models.TextChoices):
+        PHYSICAL = "physical", "Cards on the table"
+        DIGITAL = "digital", "On the phones"
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField(help_text="Table 1 is the top table.")
+    play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PLAYING)
+    # Digital play: the engine's JSON state; ``version`` rises with every accepted action.
+    state = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    bots = models.JSONField(default=list, blank=True, help_text="Seat positions played by bots.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["hand", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "number"], name="table_number_unique_in_hand"),
+            models.CheckConstraint(condition=models.Q(number__gte=1), name="table_number_from_one"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Table {self.number}"
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in (self.Status.CONFIRMED, self.Status.NOT_PLAYED)
+
+
+class Seat(models.Model):
+    """A player at a table for one hand. ``position`` 0.. is clockwise: the next is on the left."""
+
+    table = models.ForeignKey(TableHand, on_delete=models.CASCADE, related_name="seats")
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey("drive.Player", on_delete=models.PROTECT, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "player"], name="player_seated_once_per_hand"),
+            models.UniqueConstraint(fields=["table", "position"], name="one_player_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} at {self.table} seat {self.position + 1}"

@@ -1,0 +1,64 @@
+"""Shared fixtures and the rule for tests that need a service.
+
+Tests marked ``postgres``, ``redis`` or ``browser`` run only where that service is available
+(``DATABASE_URL`` / ``REDIS_URL`` set, Chromium installed). Elsewhere they are deselected and the
+run says so plainly at the end. With ``REQUIRE_SERVICES=1`` (set by .ci/run) a missing service
+is an error instead, so CI can never pass without running them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from tests.personas import *  # noqa: F401,F403  (fixtures: organiser, drive, players…)
+
+
+def _available() -> dict[str, str | None]:
+    """For each service marker: None when available, else why not."""
+    url = os.environ.get("DATABASE_URL", "")
+    return {
+        "postgres": None if url.startswith(("postgres://", "postgresql://")) else "DATABASE_URL is not a PostgreSQL URL",
+        "redis": None if os.environ.get("REDIS_URL") else "REDIS_URL is not set",
+        "browser": None if chromium_path() else "Chromium is not installed (apt-get install chromium)",
+    }
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+_not_run: dict[str, int] = {}
+
+
+def pytest_collection_modifyitems(config, items):
+    available = _available()
+    required = [s.strip() for s in os.environ.get("REQUIRE_SERVICES", "").split(",") if s.strip()]
+    if required == ["1"]:
+        required = list(available)
+    missing_required = [f"{s}: {available[s]}" for s in required if available.get(s)]
+    if missing_required:
+        raise pytest.UsageError("REQUIRE_SERVICES is set but a service is missing: " + "; ".join(missing_required))
+    keep, drop = [], []
+    for item in items:
+        reasons = [m for m in available if available[m] and item.get_closest_marker(m)]
+        if reasons:
+            drop.append(item)
+            for r in reasons:
+                _not_run[r] = _not_run.get(r, 0) + 1
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _not_run:
+        return
+    available = _available()
+    terminalreporter.section("tests that did not run")
+    for marker, count in sorted(_not_run.items()):
+        terminalreporter.write_line(f"{count} {marker} test(s) did NOT run: {available[marker]}.")

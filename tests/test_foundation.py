@@ -1,0 +1,119 @@
+"""The foundation: settings helpers, health check, sign-in and the first pages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+
+from config import env
+
+
+def test_env_bool_accepts_the_usual_spellings(monkeypatch):
+    for raw, expected in [("1", True), ("yes", True), ("ON", True), ("0", False), ("false", False), ("", False)]:
+        monkeypatch.setenv("X_FLAG", raw)
+        assert env.env_bool("X_FLAG", not expected) is expected
+
+
+def test_env_bool_refuses_nonsense_and_names_the_variable(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG"):
+        env.env_bool("X_FLAG", False)
+
+
+def test_env_int_refuses_out_of_range(monkeypatch):
+    monkeypatch.setenv("X_PORT", "70000")
+    with pytest.raises(ImproperlyConfigured, match="X_PORT"):
+        env.env_int("X_PORT", 8000, minimum=1, maximum=65535)
+    monkeypatch.setenv("X_PORT", "eighty")
+    with pytest.raises(ImproperlyConfigured, match="X_PORT"):
+        env.env_int("X_PORT", 8000)
+
+
+def test_env_url_refuses_wrong_scheme(monkeypatch):
+    monkeypatch.setenv("X_URL", "mysql://localhost/db")
+    with pytest.raises(ImproperlyConfigured, match="X_URL"):
+        env.env_url("X_URL", {"postgres"})
+
+
+def _start_settings(extra_env: dict[str, str]) -> subprocess.CompletedProcess:
+    import os
+
+    environment = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG")}
+    environment.update(extra_env)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"], env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_bad_setting_stops_start_up_with_its_name():
+    result = _start_settings({"DEBUG": "perhaps"})
+    assert result.returncode != 0
+    assert "DEBUG must be one of" in result.stderr
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    result = _start_settings({"DEBUG": "0"})
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env={
+            **{k: v for k, v in __import__("os").environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+            "DEBUG": "0", "HTTPS": "1", "ALLOWED_HOSTS": "drive.example",
+            "SECRET_KEY": "x" * 20 + "a-much-longer-secret-key-with-variety-0123456789-!@#$%",
+        },
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_channel_layer(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["status"] == "ok"
+    assert data["database"]["ok"] and data["channel_layer"]["ok"]
+
+
+@pytest.mark.django_db
+def test_first_page_asks_the_organiser_to_sign_in(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+    page = client.get(response["Location"])
+    assert b"Organiser sign-in" in page.content
+
+
+@pytest.mark.django_db
+def test_signed_in_organiser_sees_the_drive_list(organiser_client):
+    response = organiser_client.get("/")
+    assert response.status_code == 200
+    assert b"Your drives" in response.content
+
+
+@pytest.mark.django_db
+def test_wrong_password_is_refused(client, organiser):
+    response = client.post("/login/", {"username": "olive", "password": "nope"})
+    assert response.status_code == 200
+    assert b"Wrong user name or password" in response.content
+
+
+@pytest.mark.django_db
+def test_ensure_organiser_prints_password_once(capsys, django_user_model):
+    call_command("ensure_organiser")
+    first = capsys.readouterr().out
+    assert "password:" in first
+    call_command("ensure_organiser")
+    second = capsys.readouterr().out
+    assert "password:" not in second and "organiser" in second
+    user = django_user_model.objects.get(username="organiser")
+    password = first.split("password:")[1].split()[0]
+    assert user.check_password(password)

@@ -1,0 +1,49 @@
+"""The first consumer, proven on whichever channel layer the settings choose (in-memory or Redis)."""
+
+from __future__ import annotations
+
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+
+from config.asgi import application
+
+ORIGIN = [(b"origin", b"http://localhost")]
+
+
+async def test_ping_travels_through_the_channel_layer_to_every_socket():
+    first = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
+    second = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
+    assert (await first.connect())[0] and (await second.connect())[0]
+    await first.send_json_to({"type": "ping", "nonce": "n1"})
+    assert await first.receive_json_from(timeout=3) == {"type": "pong", "nonce": "n1"}
+    assert await second.receive_json_from(timeout=3) == {"type": "pong", "nonce": "n1"}
+    await first.disconnect()
+    await second.disconnect()
+
+
+async def test_malformed_frame_gets_an_error_not_a_crash():
+    socket = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
+    assert (await socket.connect())[0]
+    await socket.send_to(text_data="{not json")
+    reply = await socket.receive_json_from(timeout=3)
+    assert reply["type"] == "error"
+    await socket.send_json_to(["a", "list"])
+    assert (await socket.receive_json_from(timeout=3))["type"] == "error"
+    await socket.disconnect()
+
+
+async def test_socket_from_a_foreign_origin_is_refused():
+    socket = WebsocketCommunicator(application, "/ws/health/", headers=[(b"origin", b"http://evil.example")])
+    connected, _ = await socket.connect()
+    assert not connected
+
+
+def test_layer_backend_matches_the_environment():
+    import os
+
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    if os.environ.get("REDIS_URL"):
+        assert backend == "channels_redis.core.RedisChannelLayer"
+        assert settings.CHANNEL_LAYERS["default"]["CONFIG"]["group_expiry"] >= settings.WEBSOCKET_TIMEOUT
+    else:
+        assert backend == "channels.layers.InMemoryChannelLayer"
