@@ -1,0 +1,133 @@
+"""Standings and prizes of a drive: pure ranking, no Django.
+
+Order (docs/drive-rules.md, "Tie-breaks"):
+
+1. highest total points;
+2. then more declarations;
+3. then more nine-card declarations;
+4. players still level share the rank ("=3"): competition ranking, so after two players at
+   =3 the next is 5th.
+
+Within a shared rank the display order is by name (case-insensitive), then by player id, so
+the board never reshuffles between refreshes. Hands played is carried for display only: it
+does not break ties.
+
+Prizes (``prizes``): winners (everybody at rank 1), runner-up (the group ranked next after the
+winners), booby (everybody on the lowest total, provided that total is below the winners'
+total, so a winner, or a player level on points with the winners, never gets the booby),
+most declarations (everybody with the highest count, if it is above zero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Row:
+    """One player's totals over the drive so far."""
+
+    name: str
+    total: int
+    declarations: int = 0
+    nine_card_declarations: int = 0
+    hands_played: int = 0
+    player_id: int | str | None = None
+
+    def __post_init__(self) -> None:
+        for field in ("total", "declarations", "nine_card_declarations", "hands_played"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{self.name}: {field} must be a whole number, got {value!r}")
+        for field in ("declarations", "nine_card_declarations", "hands_played"):
+            if getattr(self, field) < 0:
+                raise ValueError(f"{self.name}: {field} cannot be negative")
+        if self.nine_card_declarations > self.declarations:
+            raise ValueError(
+                f"{self.name}: more nine-card declarations ({self.nine_card_declarations})"
+                f" than declarations ({self.declarations})"
+            )
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A row with its place: ``rank`` 1 is the top; ``tied`` when others share that rank."""
+
+    row: Row
+    rank: int
+    tied: bool
+
+    @property
+    def label(self) -> str:
+        """The rank as the board shows it: "1", or "=3" when shared."""
+        return f"={self.rank}" if self.tied else str(self.rank)
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def total(self) -> int:
+        return self.row.total
+
+    @property
+    def declarations(self) -> int:
+        return self.row.declarations
+
+
+def tie_key(row: Row) -> tuple[int, int, int]:
+    """Players with equal keys share a rank; a larger key ranks higher."""
+    return (row.total, row.declarations, row.nine_card_declarations)
+
+
+def rank(rows: Iterable[Row]) -> list[Ranked]:
+    """Rank ``rows`` best first (see the module docstring for the order and tie-breaks)."""
+    ordered = sorted(
+        rows,
+        key=lambda r: (
+            tuple(-v for v in tie_key(r)),
+            r.name.casefold(),
+            r.name,
+            str(r.player_id),
+        ),
+    )
+    ranked: list[Ranked] = []
+    start = 0
+    while start < len(ordered):
+        end = start
+        while end < len(ordered) and tie_key(ordered[end]) == tie_key(ordered[start]):
+            end += 1
+        tied = end - start > 1
+        ranked.extend(Ranked(row, start + 1, tied) for row in ordered[start:end])
+        start = end
+    return ranked
+
+
+def prizes(ranked: Sequence[Ranked]) -> dict[str, list[Ranked]]:
+    """The prize lists, each in standings order, each possibly empty (with no players, say).
+
+    Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, ``"most_declarations"``.
+    ``ranked`` is the output of ``rank``.
+    """
+    result: dict[str, list[Ranked]] = {
+        "winners": [],
+        "runner_up": [],
+        "booby": [],
+        "most_declarations": [],
+    }
+    if not ranked:
+        return result
+    result["winners"] = [r for r in ranked if r.rank == 1]
+    later = [r.rank for r in ranked if r.rank > 1]
+    if later:
+        second = min(later)
+        result["runner_up"] = [r for r in ranked if r.rank == second]
+    top_total = max(r.total for r in ranked)
+    lowest = min(r.total for r in ranked)
+    if lowest < top_total:
+        result["booby"] = [r for r in ranked if r.total == lowest]
+    most = max(r.declarations for r in ranked)
+    if most > 0:
+        result["most_declarations"] = [r for r in ranked if r.declarations == most]
+    return result
