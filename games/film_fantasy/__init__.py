@@ -1,0 +1,61 @@
+"""Film Fantasy (MGM, 1939): collect two complete film sets and declare. Rules: docs/rules.md.
+
+Public API: ``deck``, ``declaration``, ``score_hand``, ``FilmFantasyHand``, ``bot_action``,
+``simulate``, ``film_names``, ``group_by_film`` and the registered game object ``FILM_FANTASY``.
+Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .. import register
+from ..base import GameError, Outcome
+from .bots import bot_action
+from .cards import FILM_NAMES, JOKER, cards_in_play, deck, end_hand_size, group_by_film, packs_for
+from .hand import FilmFantasyHand
+from .scoring import declaration, score_hand
+from .simulate import simulate
+from .summary import outcome_from_summary
+
+film_names: list[str] = list(FILM_NAMES)
+
+
+class FilmFantasy:
+    """The ``games.base.Game`` for Film Fantasy. ``declarer_joker_penalty`` is the one house rule."""
+
+    slug = "film-fantasy"
+    name = "Film Fantasy"
+    min_players = 2
+    max_players = 10
+
+    def __init__(self, *, declarer_joker_penalty: bool = True) -> None:
+        self.declarer_joker_penalty = declarer_joker_penalty
+
+    def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
+        return outcome_from_summary(players, summary, declarer_joker_penalty=self.declarer_joker_penalty)
+
+    def new_hand(self, players: int, rng: random.Random) -> FilmFantasyHand:
+        return FilmFantasyHand.new(players, rng, declarer_joker_penalty=self.declarer_joker_penalty)
+
+    def load_hand(self, data: dict[str, Any]) -> FilmFantasyHand:
+        return FilmFantasyHand.load(data)
+
+    def bot_action(self, state: FilmFantasyHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
+        return bot_action(state, seat, rng, "greedy")
+
+    film_names = film_names
+
+    @staticmethod
+    def group_by_film(hand: list[str]) -> list[dict[str, Any]]:
+        return group_by_film(hand)
+
+
+FILM_FANTASY = register(FilmFantasy())
+
+__all__ = [
+    "FILM_FANTASY", "FilmFantasy", "FilmFantasyHand", "GameError", "JOKER", "bot_action", "cards_in_play",
+    "declaration", "deck", "end_hand_size", "film_names", "group_by_film", "outcome_from_summary",
+    "packs_for", "score_hand", "simulate",
+]
