@@ -14,6 +14,7 @@ from .. import register
 from ..base import GameError, Outcome
 from .bots import bot_action
 from .cards import FILM_NAMES, JOKER, cards_in_play, deck, end_hand_size, group_by_film, packs_for
+from .entry import entry_spec
 from .hand import FilmFantasyHand
 from .scoring import declaration, score_hand
 from .simulate import simulate
@@ -32,6 +33,21 @@ class FilmFantasy:
 
     def __init__(self, *, declarer_joker_penalty: bool = True) -> None:
         self.declarer_joker_penalty = declarer_joker_penalty
+
+    HOUSE_RULES = ("declarer_joker_penalty",)
+
+    def with_rules(self, rules: dict[str, Any]) -> "FilmFantasy":
+        """This game with the drive's house rules; an unknown rule or a non-boolean is refused."""
+        unknown = sorted(set(rules) - set(self.HOUSE_RULES))
+        if unknown:
+            raise GameError(f"Unknown house rule(s) for Film Fantasy: {', '.join(unknown)}.")
+        penalty = rules.get("declarer_joker_penalty", self.declarer_joker_penalty)
+        if not isinstance(penalty, bool):
+            raise GameError("The house rule declarer_joker_penalty must be true or false.")
+        return FilmFantasy(declarer_joker_penalty=penalty)
+
+    def entry_spec(self, players: int) -> dict[str, Any]:
+        return entry_spec(players)
 
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
         return outcome_from_summary(players, summary, declarer_joker_penalty=self.declarer_joker_penalty)

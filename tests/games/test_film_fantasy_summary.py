@@ -1,0 +1,88 @@
+"""Physical result entry: FILM_FANTASY.outcome_from_summary (docs/rules.md, "Entering a played hand")."""
+
+import pytest
+
+from games import get_game
+from games.base import GameError
+from games.film_fantasy import FILM_FANTASY, FilmFantasy
+
+
+def entry(players, declarer=None, nine=False, **seats):
+    holdings = [{"sets": 0, "ice": "none"} for _ in range(players)]
+    for key, value in seats.items():
+        holdings[int(key[1:])] = value
+    summary = {"declarer": declarer, "holdings": holdings}
+    if declarer is not None:
+        summary["nine_card"] = nine
+    return summary
+
+
+def test_registered_game_object_describes_film_fantasy():
+    g = get_game("film-fantasy")
+    assert g is FILM_FANTASY
+    assert (g.slug, g.name, g.min_players, g.max_players) == ("film-fantasy", "Film Fantasy", 2, 10)
+
+
+def test_declarer_and_others_scored_through_score_hand():
+    o = FILM_FANTASY.outcome_from_summary(4, entry(4, 1, s0={"sets": 1, "ice": "five"}, s2={"sets": 2, "ice": "none"}))
+    assert o.points == [15, 15, 10, 0] and o.mover == 1 and o.declarer == 1
+    assert o.details == {"nine_card": False}
+
+
+def test_nine_card_declaration_entry_scores_twenty_five():
+    o = FILM_FANTASY.outcome_from_summary(4, entry(4, 0, True, s1={"sets": 1, "ice": "none"}))
+    assert o.points == [25, 5, 0, 0] and o.details == {"nine_card": True}
+
+
+@pytest.mark.parametrize("ice,points", [("none", 0), ("four", 5), ("five", 10), ("joker_three", 5), ("joker", -5)])
+def test_ice_follies_groups_score_as_the_rules_say(ice, points):
+    assert FILM_FANTASY.outcome_from_summary(3, entry(3, s2={"sets": 0, "ice": ice})).points[2] == points
+
+
+def test_declarer_lone_joker_outside_declaration_costs_five_unless_house_rule_off():
+    summary = entry(4, 2, s2={"sets": 0, "ice": "joker"})
+    assert FILM_FANTASY.outcome_from_summary(4, summary).points[2] == 10
+    assert FilmFantasy(declarer_joker_penalty=False).outcome_from_summary(4, summary).points[2] == 15
+
+
+def test_no_declarer_top_scorer_moves_ties_from_dealers_left():
+    summary = entry(4, s0={"sets": 1}, s3={"sets": 1})
+    assert FILM_FANTASY.outcome_from_summary(4, summary).mover == 0
+    summary["dealer"] = 1
+    assert FILM_FANTASY.outcome_from_summary(4, summary).mover == 3
+
+
+def test_two_packs_allow_a_second_ice_follies_group():
+    o = FILM_FANTASY.outcome_from_summary(7, entry(7, s0={"sets": 0, "ice": "five", "ice2": "joker_three"}))
+    assert o.points[0] == 15
+
+
+@pytest.mark.parametrize(
+    "players,summary,message",
+    [
+        (2, entry(2, s0={"sets": 5}, s1={"sets": 2}), "only 6 regular sets"),
+        (4, entry(4, s0={"ice": "joker"}, s1={"ice": "joker_three"}), "2 Jokers"),
+        (4, entry(4, 0, True, s1={"ice": "joker"}), "nine-card declaration"),
+        (4, entry(4, s0={"ice": "four"}, s1={"ice": "four"}), "Ice Follies"),
+        (4, entry(4, s0={"sets": 3}), "ends with 11"),
+        (4, entry(4, s0={"sets": -1}), "at least 0"),
+        (4, entry(4, s0={"sets": 1, "ice": "six"}), "one of"),
+        (4, entry(4, s0={"sets": 1, "ice2": "four"}), "two packs"),
+        (4, entry(4, 7), "declarer"),
+        (4, {"declarer": None, "holdings": []}, "one entry per seat"),
+        (4, {"declarer": None, "holdings": [{}] * 4, "extra": 1}, "Unknown summary"),
+        (4, entry(4, None, s0={"sets": True}), "whole number"),
+        (11, entry(4), "2 to 10"),
+        (4, "not a dict", "object"),
+        (2, entry(2, 0, False, s0={"ice": "five"}), "nine-card"),
+        (8, entry(8, s0={"ice": "joker", "ice2": "four"}), "five"),
+    ],
+)
+def test_impossible_entries_are_refused_saying_what_is_wrong(players, summary, message):
+    with pytest.raises(GameError, match=message):
+        FILM_FANTASY.outcome_from_summary(players, summary)
+
+
+def test_nine_card_with_a_declarer_only():
+    with pytest.raises(GameError, match="needs a declarer"):
+        FILM_FANTASY.outcome_from_summary(4, {"declarer": None, "nine_card": True, "holdings": [{}] * 4})
