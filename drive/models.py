@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import random
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -17,6 +18,10 @@ JOIN_CODE_LENGTH = 5
 
 def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def new_seed() -> int:
+    return random.SystemRandom().randrange(2**62)
 
 
 def new_token() -> str:
@@ -63,6 +68,9 @@ class Drive(models.Model):
         help_text="Freeze the board's standings for this many final hands.",
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
+    seed = models.BigIntegerField(default=new_seed, help_text="Seeds the seating draw and digital deals.")
+    # Frozen when the drive ends: the standings as they stood, so later edits cannot change them.
+    final_standings = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

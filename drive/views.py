@@ -2,12 +2,252 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from drive import selectors
+from drive import selectors, services
+from drive.access import drive_for_organiser, player_of_drive, table_of_drive
+from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
+from drive.services import DriveError
+from games import get_game
+from scoring.forms import ResultForm
+from tables.models import Hand
+
+
+def _back(drive):
+    return redirect("drive:dashboard", drive_id=drive.pk)
+
+
+def _run(request, drive, action, success: str | None = None):
+    """Run a service; its refusal becomes a message on the dashboard, never a server error."""
+    try:
+        outcome = action()
+    except DriveError as exc:
+        messages.error(request, str(exc))
+        return None
+    if success:
+        messages.success(request, success)
+    return outcome
 
 
 @login_required
 def home(request):
     return render(request, "drive/home.html", {"drives": selectors.drives_for(request.user)})
+
+
+@login_required
+def drive_create(request):
+    form = DriveForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        drive = form.save(commit=False)
+        drive.organiser = request.user
+        drive.save()
+        messages.success(request, f"Drive “{drive.name}” created. Now add the players.")
+        return _back(drive)
+    return render(request, "drive/drive_form.html", {"form": form, "creating": True})
+
+
+@login_required
+def drive_edit(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    form = DriveForm(request.POST or None, instance=drive)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Saved.")
+        return _back(drive)
+    return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
+
+
+@login_required
+def dashboard(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    hand = selectors.current_hand(drive)
+    tables = selectors.tables_of(hand)
+    ranked = selectors.standings(drive)
+    players = list(drive.players.all())
+    context = {
+        "drive": drive,
+        "hand": hand,
+        "tables": tables,
+        "progress": selectors.progress(tables),
+        "ranked": ranked[:10],
+        "players": players,
+        "waiting": selectors.unseated_active(drive, hand) if hand else [],
+        "names_form": NamesForm(),
+        "swap_form": SwapForm(drive),
+        "disputes": list(selectors.open_results(drive)),
+        "Hand": Hand,
+    }
+    return render(request, "drive/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def players_add(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    form = NamesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors["names"]))
+        return _back(drive)
+    names = form.cleaned_data["names"]
+    _run(request, drive, lambda: services.add_players(drive, names),
+         f"Added {len(names)} player{'s' if len(names) != 1 else ''}.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def player_withdraw(request, drive_id: int, player_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    player = player_of_drive(drive, player_id)
+    _run(request, drive, lambda: services.withdraw_player(drive, player),
+         f"{player.name} has left the drive; their points stay in the standings.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def player_rejoin(request, drive_id: int, player_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    player = player_of_drive(drive, player_id)
+    _run(request, drive, lambda: services.rejoin_player(drive, player), f"{player.name} is back.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def seating_draw(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    _run(request, drive, lambda: services.draw_seating(drive), "Seating drawn.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def seating_swap(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    form = SwapForm(drive, request.POST)
+    if form.is_valid():
+        a, b = form.cleaned_data["a"], form.cleaned_data["b"]
+        _run(request, drive, lambda: services.swap_players(drive, a, b), f"Swapped {a.name} and {b.name}.")
+    else:
+        messages.error(request, "Pick two different players to swap.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def table_mode(request, drive_id: int, number: int):
+    drive = drive_for_organiser(request, drive_id)
+    mode = request.POST.get("mode", "")
+    _run(request, drive, lambda: services.set_table_mode(drive, number, mode), f"Table {number} updated.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def hand_start(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    hand = _run(request, drive, lambda: services.start_hand(drive))
+    if hand:
+        messages.success(request, f"Hand {hand.number} started.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def hand_close(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    force = request.POST.get("force") == "1"
+    try:
+        next_hand = services.close_hand(drive, force=force)
+    except DriveError as exc:
+        messages.error(request, str(exc))
+        return _back(drive)
+    if next_hand is None:
+        messages.success(request, "The drive has reached its target: the final standings are frozen.")
+        return redirect("drive:standings", drive_id=drive.pk)
+    messages.success(request, f"Hand closed. The seating for hand {next_hand.number} is shown.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
+def drive_end(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    if _run(request, drive, lambda: services.end_drive(drive) or True, "The drive has ended."):
+        return redirect("drive:standings", drive_id=drive.pk)
+    return _back(drive)
+
+
+@login_required
+def result_edit(request, drive_id: int, table_id: int):
+    """Enter a table's result from paper, or correct it (with a reason once one exists)."""
+    drive = drive_for_organiser(request, drive_id)
+    table = table_of_drive(drive, table_id)
+    seats = list(table.seats.select_related("player").order_by("position"))
+    names = [s.player.name for s in seats]
+    game = get_game(drive.game)
+    spec = game.entry_spec(len(names))
+    existing = getattr(table, "result", None) if hasattr(table, "result") else None
+    initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
+    form = ResultForm(spec, names, request.POST or None, initial=initial)
+    reason_form = ReasonForm(request.POST or None)
+    error = None
+    if request.method == "POST" and form.is_valid() and reason_form.is_valid():
+        try:
+            services.organiser_result(
+                drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"]
+            )
+        except DriveError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
+            return _back(drive)
+    return render(request, "drive/result_form.html", {
+        "drive": drive, "table": table, "form": form, "reason_form": reason_form,
+        "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
+    })
+
+
+@login_required
+def standings(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    ranked = selectors.standings(drive)
+    return render(request, "drive/standings.html", {
+        "drive": drive, "ranked": ranked, "prizes": selectors.prizes(ranked),
+    })
+
+
+@login_required
+def correction_log(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    return render(request, "drive/log.html", {"drive": drive, "corrections": selectors.corrections(drive)})
+
+
+@login_required
+def hand_detail(request, drive_id: int, number: int):
+    drive = drive_for_organiser(request, drive_id)
+    hand = drive.hands.filter(number=number).first()
+    if hand is None:
+        messages.error(request, f"There is no hand {number} yet.")
+        return _back(drive)
+    return render(request, "drive/hand.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand)})
+
+
+@login_required
+def print_tables(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    hand = selectors.current_hand(drive)
+    return render(request, "drive/print_tables.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand)})
+
+
+@login_required
+def print_scorecards(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    rows = range(1, max(drive.target_hands, 1) + 1) if drive.target != drive.Target.TOTAL else range(1, 13)
+    return render(request, "drive/print_scorecards.html", {
+        "drive": drive, "players": drive.players.filter(active=True), "rows": rows,
+    })

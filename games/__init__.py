@@ -12,13 +12,17 @@ def register(game: Game) -> Game:
     return game
 
 
-def get_game(slug: str) -> Game:
-    """The game with that slug; raises GameError for an unknown one."""
+def get_game(slug: str, rules: dict | None = None) -> Game:
+    """The game with that slug, with the house rules given (a dict of the game's options).
+
+    Raises GameError for an unknown game or an unknown house rule.
+    """
     _load_builtin()
     try:
-        return _REGISTRY[slug]
+        game = _REGISTRY[slug]
     except KeyError:
         raise GameError(f"Unknown game {slug!r}.") from None
+    return game.with_rules(rules) if rules else game
 
 
 def all_games() -> list[Game]:

@@ -1,0 +1,48 @@
+"""CSV exports: every hand's scores, and the standings."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.utils.text import slugify
+
+from drive import selectors
+from drive.access import drive_for_organiser
+
+
+def _csv_response(drive, what: str) -> tuple[HttpResponse, "csv._writer"]:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(drive.name) or "drive"}-{what}.csv"'
+    response.write("\ufeff")  # so spreadsheet programs read UTF-8 names correctly
+    return response, csv.writer(response)
+
+
+def _cell(value) -> str:
+    # Neutralise spreadsheet formulas in player-supplied text (CSV injection).
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not text.lstrip("-").isdigit() else text
+
+
+@login_required
+def hands_csv(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    response, writer = _csv_response(drive, "hands")
+    writer.writerow(["hand", "table", "player", "points", "declared", "nine_card", "status", "source"])
+    for s in selectors.hand_scores(drive):
+        writer.writerow([
+            s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
+            int(s.declared), int(s.nine_card), s.result.status, s.result.source,
+        ])
+    return response
+
+
+@login_required
+def standings_csv(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    response, writer = _csv_response(drive, "standings")
+    writer.writerow(["rank", "player", "total", "declarations", "nine_card_declarations", "hands_played"])
+    for r in selectors.standings(drive):
+        writer.writerow([r.label, _cell(r.name), r.total, r.declarations, r.row.nine_card_declarations, r.row.hands_played])
+    return response

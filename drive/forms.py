@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from django import forms
+
+from drive.models import Drive, Player
+from drive.services import DriveError, parse_names
+
+
+class DriveForm(forms.ModelForm):
+    class Meta:
+        model = Drive
+        fields = [
+            "name", "date", "target", "target_hands", "target_total", "preferred_table_size",
+            "play_mode", "allow_self_join", "suspense_hands",
+        ]
+        widgets = {"date": forms.DateInput(attrs={"type": "date"})}
+        labels = {
+            "target": "The drive ends after",
+            "target_hands": "Number of hands",
+            "target_total": "Total to reach",
+            "preferred_table_size": "Players per table",
+            "play_mode": "Tables play with",
+            "suspense_hands": "Hide the standings for the last … hands",
+        }
+
+    joker_penalty = forms.BooleanField(
+        required=False, initial=True, label="Declarer's stray Joker costs 5",
+        help_text="House rule (default on): a Joker the declarer holds outside the declaration costs 5.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["joker_penalty"].initial = self.instance.house_rules.get("declarer_joker_penalty", True)
+        self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("Give the drive a name.")
+        return name
+
+    def save(self, commit=True):
+        drive = super().save(commit=False)
+        drive.house_rules = {**drive.house_rules, "declarer_joker_penalty": self.cleaned_data["joker_penalty"]}
+        if commit:
+            drive.save()
+        return drive
+
+
+class NamesForm(forms.Form):
+    names = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "Ann\nBob\nCy\n…"}),
+        label="Players' names", help_text="One per line (or separated by commas).", max_length=20000,
+    )
+
+    def clean_names(self):
+        try:
+            names = parse_names(self.cleaned_data["names"])
+        except DriveError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if not names:
+            raise forms.ValidationError("Give at least one name.")
+        return names
+
+
+class PlayerChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Player) -> str:
+        return obj.name
+
+
+class SwapForm(forms.Form):
+    a = PlayerChoiceField(queryset=Player.objects.none(), label="Swap")
+    b = PlayerChoiceField(queryset=Player.objects.none(), label="with")
+
+    def __init__(self, drive: Drive, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        players = drive.players.filter(active=True)
+        self.fields["a"].queryset = players
+        self.fields["b"].queryset = players
+
+    def clean(self):
+        data = super().clean()
+        if data.get("a") and data.get("a") == data.get("b"):
+            raise forms.ValidationError("Pick two different players.")
+        return data
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=300, required=False, label="Reason for the correction")

@@ -1,0 +1,382 @@
+"""Every write of the drive: set-up, seating, the hand cycle, results and corrections.
+
+Each function is atomic and locks the drive's row first, so two organiser clicks (or a phone
+and the organiser) can never interleave a close with an entry. Refusals raise ``DriveError``
+with a message meant for the organiser; nothing is changed then.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+
+from django.db import IntegrityError, transaction
+from django.db.models import Prefetch, Sum
+from django.utils import timezone
+
+from drive import movement, seating
+from drive.models import Drive, Player
+from games import GameError, get_game
+from games.base import Outcome
+from scoring import services as scoring
+from scoring.models import Result, Score
+from tables.models import Hand, Seat, TableHand
+
+MAX_NAME = 40
+
+
+class DriveError(Exception):
+    """A refused request; the message says what is wrong and what to do."""
+
+
+# --- set-up -----------------------------------------------------------------------------------
+
+
+def _lock(drive: Drive) -> Drive:
+    return Drive.objects.select_for_update().get(pk=drive.pk)
+
+
+def parse_names(text: str) -> list[str]:
+    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for raw in text.replace(",", "\n").splitlines():
+        name = " ".join(raw.split())
+        if not name:
+            continue
+        if len(name) > MAX_NAME:
+            raise DriveError(f"“{name[:20]}…” is too long: names have at most {MAX_NAME} characters.")
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            names.append(name)
+    return names
+
+
+@transaction.atomic
+def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
+    """Add players by name. Names already in the drive (any case) are refused, not duplicated.
+
+    Between hands the newcomers are seated at once (rebalancing the shown seating); during a
+    hand they are seated when it closes.
+    """
+    drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished.")
+    names = list(names)
+    if not names:
+        raise DriveError("Give at least one name.")
+    existing = {n.casefold() for n in drive.players.values_list("name", flat=True)}
+    clashes = [n for n in names if n.casefold() in existing]
+    if clashes:
+        raise DriveError(f"Already in this drive: {', '.join(clashes)}. Add an initial to tell them apart.")
+    try:
+        players = [Player.objects.create(drive=drive, name=name) for name in names]
+    except IntegrityError:
+        raise DriveError("Two of those names are the same apart from capitals.") from None
+    _reseat_if_between_hands(drive)
+    return players
+
+
+@transaction.atomic
+def withdraw_player(drive: Drive, player: Player) -> None:
+    """A player leaves: their scores stay; they are unseated between hands, or at the next close."""
+    drive = _lock(drive)
+    if player.drive_id != drive.pk:
+        raise DriveError("That player is not in this drive.")
+    if not player.active:
+        raise DriveError(f"{player.name} has already left.")
+    if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
+        raise DriveError("A drive needs at least two players.")
+    player.active = False
+    player.save(update_fields=["active"])
+    _reseat_if_between_hands(drive)
+
+
+@transaction.atomic
+def rejoin_player(drive: Drive, player: Player) -> None:
+    drive = _lock(drive)
+    if player.drive_id != drive.pk or player.active:
+        raise DriveError("That player is already playing.")
+    player.active = True
+    player.save(update_fields=["active"])
+    _reseat_if_between_hands(drive)
+
+
+# --- seating ----------------------------------------------------------------------------------
+
+
+def current_hand(drive: Drive) -> Hand | None:
+    return drive.hands.order_by("-number").first()
+
+
+def _seating_of(hand: Hand) -> tuple[list[list[str]], dict[int, str]]:
+    """The hand's seating as lists of player ids (as strings), and each table's play mode."""
+    tables = hand.tables.order_by("number").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.order_by("position"))
+    )
+    seating_ = [[str(s.player_id) for s in t.seats.all()] for t in tables]
+    modes = {t.number: t.play_mode for t in tables}
+    return seating_, modes
+
+
+def _create_hand(drive: Drive, number: int, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> Hand:
+    hand = Hand.objects.create(drive=drive, number=number)
+    _seat(drive, hand, seating_, modes)
+    return hand
+
+
+def _seat(drive: Drive, hand: Hand, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> None:
+    tables = TableHand.objects.bulk_create(
+        TableHand(hand=hand, number=n, play_mode=modes.get(n, drive.play_mode))
+        for n in range(1, len(seating_) + 1)
+    )
+    Seat.objects.bulk_create(
+        Seat(table=table, hand=hand, player_id=int(pid), position=pos)
+        for table, players in zip(tables, seating_)
+        for pos, pid in enumerate(players)
+    )
+
+
+def _reseat(drive: Drive, hand: Hand, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> None:
+    hand.tables.all().delete()
+    _seat(drive, hand, seating_, modes)
+
+
+def _reseat_if_between_hands(drive: Drive) -> None:
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.SEATING:
+        return
+    seating_, modes = _seating_of(hand)
+    _reseat(drive, hand, _rebalanced(drive, seating_), modes)
+
+
+def _rebalanced(drive: Drive, seating_: list[list[str]]) -> list[list[str]]:
+    """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule)."""
+    active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
+    seated = [p for table in seating_ for p in table]
+    add = sorted(active - set(seated), key=int)
+    remove = [p for p in seated if p not in active]
+    if not add and not remove:
+        return seating_
+    try:
+        return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size)
+    except ValueError as exc:
+        raise DriveError(str(exc)) from None
+
+
+@transaction.atomic
+def draw_seating(drive: Drive, rng: random.Random | None = None) -> Hand:
+    """Random draw of the active players into tables for hand 1 (again, if hand 1 has not started)."""
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is not None and (hand.number > 1 or hand.status != Hand.Status.SEATING):
+        raise DriveError("The seating can only be drawn before the first hand starts.")
+    game = get_game(drive.game)
+    ids = [str(pid) for pid in drive.players.filter(active=True).order_by("id").values_list("id", flat=True)]
+    if len(ids) < game.min_players:
+        raise DriveError(f"Add at least {game.min_players} players before drawing the seating.")
+    rng = rng or random.Random(drive.seed)
+    try:
+        seating_ = seating.draw(ids, drive.preferred_table_size, rng)
+    except ValueError as exc:
+        raise DriveError(str(exc)) from None
+    if hand is None:
+        hand = _create_hand(drive, 1, seating_, {})
+        drive.status = Drive.Status.PLAYING
+        drive.save(update_fields=["status"])
+    else:
+        _reseat(drive, hand, seating_, {})
+    return hand
+
+
+@transaction.atomic
+def swap_players(drive: Drive, a: Player, b: Player) -> None:
+    """Swap two players' seats in the seating shown before a hand starts."""
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.SEATING:
+        raise DriveError("Players can be swapped only between hands, before the next hand starts.")
+    seating_, modes = _seating_of(hand)
+    try:
+        _reseat(drive, hand, seating.swap(seating_, str(a.pk), str(b.pk)), modes)
+    except ValueError:
+        raise DriveError("Pick two different players who are both seated.") from None
+
+
+@transaction.atomic
+def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.SEATING:
+        raise DriveError("A table's mode can be changed only between hands.")
+    if mode not in TableHand.PlayMode.values:
+        raise DriveError("Unknown play mode.")
+    if not hand.tables.filter(number=table_number).update(play_mode=mode):
+        raise DriveError(f"There is no Table {table_number}.")
+
+
+# --- the hand cycle ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def start_hand(drive: Drive) -> Hand:
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished.")
+    if hand is None:
+        raise DriveError("Draw the seating first.")
+    if hand.status != Hand.Status.SEATING:
+        raise DriveError(f"Hand {hand.number} is already under way.")
+    hand.status = Hand.Status.PLAYING
+    hand.started_at = timezone.now()
+    hand.save(update_fields=["status", "started_at"])
+    return hand
+
+
+def _players_at(table: TableHand) -> list[Player]:
+    return [seat.player for seat in table.seats.select_related("player").order_by("position")]
+
+
+def outcome_for(drive: Drive, players: int, summary: dict) -> Outcome:
+    """The game's outcome for an entered summary; a refused entry becomes a DriveError."""
+    game = get_game(drive.game, drive.house_rules)
+    try:
+        return game.outcome_from_summary(players, summary)
+    except GameError as exc:
+        raise DriveError(str(exc)) from None
+
+
+def _table_for_update(drive: Drive, table_id: int) -> TableHand:
+    try:
+        return TableHand.objects.select_for_update().select_related("hand").get(pk=table_id, hand__drive=drive)
+    except TableHand.DoesNotExist:
+        raise DriveError("That table is not part of this drive.") from None
+
+
+@transaction.atomic
+def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason: str = "") -> Result:
+    """The organiser enters a table's result (from paper), or corrects one (a reason is required)."""
+    drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("The drive has finished: its final standings are frozen.")
+    table = _table_for_update(drive, table.pk)
+    if table.hand.status == Hand.Status.SEATING:
+        raise DriveError(f"Hand {table.hand.number} has not started yet.")
+    players = _players_at(table)
+    outcome = outcome_for(drive, len(players), summary)
+    existing = Result.objects.filter(table=table).first()
+    if existing is None:
+        if table.hand.status == Hand.Status.CLOSED:
+            raise DriveError("That hand is closed.")
+        result = scoring.record_result(
+            table=table, players=players, hand_number=table.hand.number, outcome=outcome,
+            summary=summary, source=Result.Source.ORGANISER, confirmed=True,
+        )
+    else:
+        reason = " ".join((reason or "").split())
+        if not reason:
+            raise DriveError("Give a reason for the correction: it is kept in the log.")
+        result = scoring.replace_result(
+            existing, players=players, hand_number=table.hand.number, outcome=outcome,
+            summary=summary, by_user=user, reason=reason[:300], source=Result.Source.ORGANISER,
+        )
+    table.status = TableHand.Status.CONFIRMED
+    table.save(update_fields=["status", "updated_at"])
+    return result
+
+
+def _not_played(drive: Drive, table: TableHand) -> None:
+    """Forced close of a table with no result: 0 each; movement by the no-declaration rule."""
+    players = _players_at(table)
+    points = [0] * len(players)
+    outcome = Outcome(points=points, mover=movement.mover_for_no_declaration(points, dealer=0))
+    scoring.record_result(
+        table=table, players=players, hand_number=table.hand.number, outcome=outcome,
+        summary={"not_played": True}, source=Result.Source.NOT_PLAYED, confirmed=True,
+    )
+    table.status = TableHand.Status.NOT_PLAYED
+    table.save(update_fields=["status", "updated_at"])
+
+
+@transaction.atomic
+def close_hand(drive: Drive, *, force: bool = False) -> Hand | None:
+    """Close the hand in play: apply the movement and show the next hand's seating.
+
+    Without ``force`` every table must be confirmed. With ``force`` entered results are accepted
+    as they stand and tables with no result are recorded as not played (0 points each, and the
+    no-declaration rule picks who moves: with everyone on 0, the player on seat 1's left).
+    A disputed table must be settled first either way. Returns the next hand, or None when the
+    drive has reached its target and finished.
+    """
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.PLAYING:
+        raise DriveError("There is no hand in play to close.")
+    tables = list(hand.tables.select_for_update().order_by("number"))
+    results = {r.table_id: r for r in Result.objects.filter(table__hand=hand)}
+    disputed = [t.number for t in tables if t.status == TableHand.Status.DISPUTED]
+    if disputed:
+        raise DriveError(f"Settle the dispute at Table {', '.join(map(str, disputed))} first.")
+    waiting = [t for t in tables if not t.is_done]
+    if waiting and not force:
+        names = ", ".join(str(t.number) for t in waiting)
+        raise DriveError(f"Waiting for Table {names}. Close anyway to record them as not played.")
+    for table in waiting:
+        result = results.get(table.pk)
+        if result is None:
+            _not_played(drive, table)
+        else:  # entered but not yet confirmed: the organiser's close accepts it
+            scoring.set_status(result, Result.Status.CONFIRMED)
+            table.status = TableHand.Status.CONFIRMED
+            table.save(update_fields=["status", "updated_at"])
+    movers = dict(Result.objects.filter(table__hand=hand).values_list("table__number", "mover_id"))
+    hand.status = Hand.Status.CLOSED
+    hand.closed_at = timezone.now()
+    hand.save(update_fields=["status", "closed_at"])
+
+    if _target_reached(drive, hand.number):
+        _finish(drive)
+        return None
+    seating_, modes = _seating_of(hand)
+    next_seating = movement.move(seating_, [str(movers[n]) for n in range(1, len(seating_) + 1)])
+    return _create_hand(drive, hand.number + 1, _rebalanced(drive, next_seating), modes)
+
+
+def _target_reached(drive: Drive, hands_played: int) -> bool:
+    by_hands = hands_played >= drive.target_hands
+    top = (
+        Score.objects.filter(drive=drive, counted=True).values("player").annotate(t=Sum("points"))
+        .order_by("-t").values_list("t", flat=True).first()
+    ) or 0
+    by_total = top >= drive.target_total
+    return {
+        Drive.Target.HANDS: by_hands,
+        Drive.Target.TOTAL: by_total,
+        Drive.Target.EITHER: by_hands or by_total,
+    }[drive.target]
+
+
+def _finish(drive: Drive) -> None:
+    from drive.selectors import standings_rows  # selectors read; imported here to avoid a cycle
+
+    hand = current_hand(drive)
+    if hand is not None and hand.status == Hand.Status.SEATING:
+        hand.delete()  # the next hand's seating was shown but never played
+    drive.status = Drive.Status.FINISHED
+    drive.finished_at = timezone.now()
+    drive.final_standings = [asdict(row) for row in standings_rows(drive, live=True)]
+    drive.save(update_fields=["status", "finished_at", "final_standings"])
+
+
+@transaction.atomic
+def end_drive(drive: Drive) -> None:
+    """The organiser ends the drive now. A hand in play must be closed first."""
+    drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has already finished.")
+    hand = current_hand(drive)
+    if hand is not None and hand.status == Hand.Status.PLAYING:
+        raise DriveError(f"Close hand {hand.number} first.")
+    _finish(drive)

@@ -1,0 +1,93 @@
+"""The result-entry form, built from the game's entry spec (``game.entry_spec(players)``).
+
+The drive knows nothing of cards: the game says which questions to ask about the table and about
+each seat, with the allowed answers. This form renders them as large tap targets and turns the
+answers into the game's summary dict: ``{<table field>: value, ..., "holdings": [{<seat field>:
+value, ...} per seat]}``. Points are never typed: the game computes them from the summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django import forms
+
+
+def _coerce(choices: Sequence[Sequence[Any]]):
+    lookup = {str(value): value for value, _label in choices}
+
+    def coerce(raw: str) -> Any:
+        return lookup[raw]
+
+    return coerce
+
+
+def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
+    if spec["type"] == "seat":
+        choices = [(i, name) for i, name in enumerate(players)]
+        if spec.get("optional"):
+            choices.append((None, spec.get("none_label", "Nobody")))
+    else:
+        choices = [tuple(c) for c in spec["choices"]]
+    str_choices = [("" if v is None else str(v), label) for v, label in choices]
+    lookup = {("" if v is None else str(v)): v for v, _ in choices}
+    field = forms.TypedChoiceField(
+        label=spec["label"],
+        choices=str_choices,
+        coerce=lambda raw: lookup[raw],
+        empty_value=None,
+        required=not (spec["type"] == "seat" and spec.get("optional")),
+        widget=forms.RadioSelect,
+        help_text=spec.get("help", ""),
+    )
+    default = spec.get("default")
+    if default is not None or spec.get("optional"):
+        field.initial = "" if default is None else str(default)
+    return field
+
+
+class ResultForm(forms.Form):
+    """Answers about one table's hand. ``players`` are the seated names in seat order."""
+
+    def __init__(self, spec: dict, players: Sequence[str], *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.spec = spec
+        self.players = list(players)
+        for f in spec["table"]:
+            self.fields[f["name"]] = _choice_field(f, self.players)
+        for i, _name in enumerate(self.players):
+            for f in spec["seat"]:
+                self.fields[f"seat{i}_{f['name']}"] = _choice_field(f, self.players)
+
+    def table_fields(self):
+        return [self[f["name"]] for f in self.spec["table"]]
+
+    def seat_rows(self):
+        return [
+            (i, name, [self[f"seat{i}_{f['name']}"] for f in self.spec["seat"]])
+            for i, name in enumerate(self.players)
+        ]
+
+    @classmethod
+    def initial_from_summary(cls, spec: dict, summary: dict | None) -> dict:
+        if not summary:
+            return {}
+        initial = {}
+        for f in spec["table"]:
+            if f["name"] in summary:
+                value = summary[f["name"]]
+                initial[f["name"]] = "" if value is None else str(value)
+        for i, holding in enumerate(summary.get("holdings", [])):
+            for f in spec["seat"]:
+                if f["name"] in holding:
+                    initial[f"seat{i}_{f['name']}"] = str(holding[f["name"]])
+        return initial
+
+    def summary(self) -> dict:
+        data = self.cleaned_data
+        summary: dict[str, Any] = {f["name"]: data.get(f["name"]) for f in self.spec["table"]}
+        summary["holdings"] = [
+            {f["name"]: data.get(f"seat{i}_{f['name']}") for f in self.spec["seat"]} for i in range(len(self.players))
+        ]
+        return summary

@@ -1,0 +1,114 @@
+"""Writes of results and points. Called by the drive's services inside their transactions.
+
+A result is one table's outcome in one hand; its ``Score`` rows hold each seated player's
+points. ``counted`` on a score mirrors "the result is confirmed": standings sum counted scores
+only, so an entered-but-unconfirmed result shows as pending and never changes the totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+
+from games.base import Outcome
+from scoring.models import Correction, Result, Score
+
+
+def _score_rows(result: Result, players: Sequence[Any], outcome: Outcome, hand_number: int, counted: bool) -> list[Score]:
+    nine = bool(outcome.details.get("nine_card"))
+    return [
+        Score(
+            result=result,
+            player=player,
+            drive_id=result.drive_id,
+            hand_number=hand_number,
+            points=points,
+            declared=outcome.declarer == seat,
+            nine_card=outcome.declarer == seat and nine,
+            counted=counted,
+        )
+        for seat, (player, points) in enumerate(zip(players, outcome.points, strict=True))
+    ]
+
+
+@transaction.atomic
+def record_result(
+    *,
+    table,
+    players: Sequence[Any],
+    hand_number: int,
+    outcome: Outcome,
+    summary: dict,
+    source: str,
+    confirmed: bool,
+    entered_by=None,
+    client_key: str | None = None,
+) -> Result:
+    """Create the result of ``table`` (one per table: the database refuses a second)."""
+    declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result = Result.objects.create(
+        table=table,
+        drive_id=table.hand.drive_id,
+        summary=summary,
+        source=source,
+        status=Result.Status.CONFIRMED if confirmed else Result.Status.ENTERED,
+        declarer=declarer,
+        mover=players[outcome.mover],
+        entered_by=entered_by,
+        client_key=client_key,
+    )
+    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, confirmed))
+    return result
+
+
+def result_snapshot(result: Result) -> dict:
+    """What a correction records as old/new: the summary, the status and everyone's points."""
+    return {
+        "summary": result.summary,
+        "status": result.status,
+        "points": {str(s.player_id): s.points for s in result.scores.all()},
+    }
+
+
+@transaction.atomic
+def replace_result(
+    result: Result,
+    *,
+    players: Sequence[Any],
+    hand_number: int,
+    outcome: Outcome,
+    summary: dict,
+    by_user,
+    reason: str,
+    source: str | None = None,
+) -> Result:
+    """Organiser's correction: new outcome, confirmed, with an audit record of old and new."""
+    result = Result.objects.select_for_update().get(pk=result.pk)
+    old = result_snapshot(result)
+    result.summary = summary
+    result.status = Result.Status.CONFIRMED
+    result.declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result.mover = players[outcome.mover]
+    result.dispute_reason = ""
+    result.revision += 1
+    if source:
+        result.source = source
+    result.save(update_fields=["summary", "status", "declarer", "mover", "dispute_reason", "revision", "source", "updated_at"])
+    result.scores.all().delete()
+    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, True))
+    Correction.objects.create(
+        result=result, drive_id=result.drive_id, by=by_user, old=old, new=result_snapshot(result), reason=reason
+    )
+    return result
+
+
+@transaction.atomic
+def set_status(result: Result, status: str, *, confirmed_by=None, reason: str = "") -> Result:
+    result.status = status
+    result.confirmed_by = confirmed_by
+    result.dispute_reason = reason
+    result.save(update_fields=["status", "confirmed_by", "dispute_reason", "updated_at"])
+    result.scores.update(counted=status == Result.Status.CONFIRMED)
+    return result

@@ -1,0 +1,182 @@
+"""The organiser's dashboard: pages, forms, refusals, exports and query counts."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from drive import services
+from drive.models import Drive
+from scoring.models import Correction, Result
+from tests.factories import declared, finish_all_tables, make_drive, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_organiser_creates_a_drive(organiser_client, organiser):
+    response = organiser_client.post("/drives/new", {
+        "name": "  Village   hall ", "date": "2026-12-05", "target": "either", "target_hands": 10,
+        "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
+        "joker_penalty": "on",
+    })
+    drive = Drive.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/drives/{drive.pk}/"
+    assert drive.name == "Village hall" and drive.organiser == organiser
+    assert drive.house_rules == {"declarer_joker_penalty": True}
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("preferred_table_size", "11", "less than or equal to 10"),
+    ("preferred_table_size", "1", "greater than or equal to 2"),
+    ("target", "forever", "Select a valid choice"),
+    ("name", "   ", "required"),
+    ("target_total", "-5", "Ensure this value"),
+])
+def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value, message):
+    data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    data[field] = value
+    response = organiser_client.post("/drives/new", data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Drive.objects.exists()
+
+
+def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
+    drive = make_drive(organiser, 0)
+    organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd\nFay\nGus\nHal"})
+    assert drive.players.count() == 8
+    organiser_client.post(f"/drives/{drive.pk}/draw")
+    organiser_client.post(f"/drives/{drive.pk}/start")
+    page = organiser_client.get(f"/drives/{drive.pk}/")
+    assert "0 of 2 tables done" in page.content.decode()
+    for table in drive.hands.get().tables.all():
+        data = {"declarer": "1", "nine_card": "False", "dealer": "0"}
+        for i in range(4):
+            data[f"seat{i}_sets"] = "0"
+            data[f"seat{i}_ice"] = "none"
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+        assert response.status_code == 302
+    response = organiser_client.post(f"/drives/{drive.pk}/close", follow=True)
+    assert "seating for hand 2 is shown" in response.content.decode()
+
+
+def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    data = {"declarer": "0", "nine_card": "True", "dealer": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    data["seat2_ice"] = "joker"  # the only Joker is in the nine-card declaration
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200
+    assert "Joker" in response.content.decode()
+    assert not Result.objects.exists()
+
+
+def test_garbage_result_form_is_refused(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x"})
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()
+    assert not Result.objects.exists()
+
+
+def test_correction_through_the_page_requires_a_reason(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": ""}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "Give a reason" in response.content.decode()
+    data["reason"] = "Cy declared"
+    organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert Correction.objects.get().reason == "Cy declared"
+
+
+def test_close_with_missing_tables_says_which(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    response = organiser_client.post(f"/drives/{drive.pk}/close", follow=True)
+    assert "Waiting for Table 1, 2" in response.content.decode()
+
+
+def test_another_organisers_drive_is_not_found(client, django_user_model, organiser):
+    drive = seated_drive(organiser, 4)
+    other = django_user_model.objects.create_user(username="mallory", password="x-very-long-pass")
+    client.force_login(other)
+    for url in [f"/drives/{drive.pk}/", f"/drives/{drive.pk}/standings", f"/drives/{drive.pk}/export/hands.csv"]:
+        assert client.get(url).status_code == 404
+    assert client.post(f"/drives/{drive.pk}/close").status_code == 404
+
+
+def test_stranger_is_sent_to_sign_in(client, organiser):
+    drive = seated_drive(organiser, 4)
+    response = client.post(f"/drives/{drive.pk}/close")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_get_on_a_write_url_is_refused(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    assert organiser_client.get(f"/drives/{drive.pk}/close").status_code == 405
+
+
+def test_exports(organiser_client, organiser):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    drive.players.filter(name="P001").update(name="=HYPERLINK(1)")
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    hands = organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
+    rows = list(csv.reader(io.StringIO(hands.content.decode("utf-8-sig"))))
+    assert rows[0][:4] == ["hand", "table", "player", "points"]
+    assert len(rows) == 5 and sum(int(r[3]) for r in rows[1:]) == 15
+    assert any(r[2] == "'=HYPERLINK(1)" for r in rows[1:])
+    standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
+    rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
+    assert rows[1][0] == "1" and rows[1][2] == "15"
+
+
+def test_final_standings_page_shows_prizes(organiser_client, organiser):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/standings").content.decode()
+    assert "Winner" in page and "Booby prize" in page and "Most declarations" in page
+
+
+def test_printable_cards(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    assert "Table 2" in organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    assert "P008" in organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+
+
+def test_player_names_are_escaped(organiser_client, organiser):
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["<script>alert(1)</script>", "Bob"])
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+def _query_count(client, url) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx)
+
+
+@pytest.mark.parametrize("page", ["", "standings", "print/tables"])
+def test_query_count_does_not_grow_with_tables(organiser_client, organiser, page):
+    small = seated_drive(organiser, 8, name="small")
+    big = seated_drive(organiser, 400, name="big")
+    assert big.hands.get().tables.count() == 100
+    for drive in (small, big):
+        finish_all_tables(drive, organiser)
+    counts = [_query_count(organiser_client, f"/drives/{d.pk}/{page}") for d in (small, big)]
+    assert counts[0] == counts[1], counts

@@ -1,0 +1,249 @@
+"""The hand cycle: draw, start, results, close (with movement), end conditions, corrections."""
+
+from __future__ import annotations
+
+import pytest
+
+from drive import movement, services
+from drive.models import Drive
+from drive.selectors import standings, tables_of
+from drive.services import DriveError
+from scoring.models import Correction, Result, Score
+from tables.models import Hand, Seat, TableHand
+from tests.factories import declared, finish_all_tables, make_drive, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def seating_names(hand: Hand) -> list[list[str]]:
+    return [[s.player.name for s in t.seats.all()] for t in tables_of(hand)]
+
+
+def test_draw_seats_every_active_player_once_in_tables_of_the_preferred_size(organiser):
+    drive = make_drive(organiser, 14, preferred_table_size=4)
+    hand = services.draw_seating(drive)
+    sizes = sorted(len(t) for t in seating_names(hand))
+    assert sizes == [3, 3, 4, 4]
+    assert Seat.objects.filter(hand=hand).values("player").distinct().count() == 14
+    drive.refresh_from_db()
+    assert drive.status == Drive.Status.PLAYING
+
+
+def test_draw_needs_two_players(organiser):
+    drive = make_drive(organiser, 1)
+    with pytest.raises(DriveError, match="at least 2 players"):
+        services.draw_seating(drive)
+    assert not Hand.objects.exists()
+
+
+def test_seating_cannot_be_redrawn_once_the_first_hand_started(organiser):
+    drive = seated_drive(organiser, 8)
+    with pytest.raises(DriveError, match="before the first hand starts"):
+        services.draw_seating(drive)
+
+
+def test_closing_needs_every_table_done(organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    first = hand.tables.get(number=1)
+    services.organiser_result(drive, first, declared(4, 0), organiser)
+    with pytest.raises(DriveError, match="Waiting for Table 2"):
+        services.close_hand(drive)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.PLAYING
+
+
+def test_close_applies_the_movement_rule(organiser):
+    drive = seated_drive(organiser, 12, preferred_table_size=4)
+    hand = drive.hands.get()
+    before = seating_names(hand)
+    declarer_seats = [1, 2, 3]
+    for table, seat in zip(tables_of(hand), declarer_seats):
+        services.organiser_result(drive, table, declared(4, seat), organiser)
+    next_hand = services.close_hand(drive)
+    expected = movement.move(before, [before[t][s] for t, s in enumerate(declarer_seats)])
+    assert seating_names(next_hand) == expected
+    assert next_hand.number == 2 and next_hand.status == Hand.Status.SEATING
+
+
+def test_forced_close_records_missing_tables_as_not_played(organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    services.organiser_result(drive, hand.tables.get(number=1), declared(4, 2), organiser)
+    services.close_hand(drive, force=True)
+    second = hand.tables.get(number=2)
+    assert second.status == TableHand.Status.NOT_PLAYED
+    assert list(Score.objects.filter(result__table=second).values_list("points", flat=True)) == [0, 0, 0, 0]
+    # The no-declaration rule with everyone on 0: the player on seat 1's left (seat 2) counts as declarer.
+    assert second.result.mover == second.seats.get(position=1).player
+
+
+def test_disputed_table_blocks_close_even_when_forced(organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    table = hand.tables.get(number=1)
+    result = services.organiser_result(drive, table, declared(4, 0), organiser)
+    from scoring import services as scoring
+
+    scoring.set_status(result, Result.Status.DISPUTED, reason="wrong declarer")
+    TableHand.objects.filter(pk=table.pk).update(status=TableHand.Status.DISPUTED)
+    with pytest.raises(DriveError, match="Settle the dispute at Table 1"):
+        services.close_hand(drive, force=True)
+
+
+def test_standings_accumulate_over_hands(organiser):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=3)
+    for _ in range(2):
+        finish_all_tables(drive, organiser, declarer_seat=0)
+        services.close_hand(drive)
+        services.start_hand(drive)
+    ranked = standings(drive)
+    assert sum(r.total for r in ranked) == 30
+    assert sum(r.declarations for r in ranked) == 2
+
+
+def test_drive_ends_after_the_agreed_number_of_hands_and_freezes(organiser):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    assert services.close_hand(drive) is None
+    drive.refresh_from_db()
+    assert drive.status == Drive.Status.FINISHED
+    assert drive.final_standings and drive.hands.count() == 1
+    table = drive.hands.get().tables.get()
+    with pytest.raises(DriveError, match="frozen"):
+        services.organiser_result(drive, table, declared(4, 1), organiser, reason="late fix")
+
+
+def test_drive_ends_when_someone_reaches_the_total(organiser):
+    drive = seated_drive(organiser, 4, target="total", target_total=25)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0, sets={1: 1}), organiser)
+    assert services.close_hand(drive) is not None  # 15 is not 25
+    services.start_hand(drive)
+    table = drive.hands.get(number=2).tables.get()
+    services.organiser_result(drive, table, declared(4, 0, nine=True), organiser)
+    # Whoever declared twice now has 15 + 25 or so: at least 25.
+    assert services.close_hand(drive) is None
+    drive.refresh_from_db()
+    assert drive.is_finished
+
+
+def test_whichever_comes_first(organiser):
+    drive = seated_drive(organiser, 4, target="either", target_hands=2, target_total=500)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    finish_all_tables(drive, organiser)
+    assert services.close_hand(drive) is None
+
+
+def test_correction_needs_a_reason_and_is_logged(organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    with pytest.raises(DriveError, match="reason"):
+        services.organiser_result(drive, table, declared(4, 1), organiser, reason="  ")
+    services.organiser_result(drive, table, declared(4, 1, nine=True), organiser, reason="Bob declared, not Ann")
+    log = Correction.objects.get()
+    assert log.reason == "Bob declared, not Ann" and log.by == organiser
+    seats = list(table.seats.order_by("position"))
+    assert log.old["points"][str(seats[0].player_id)] == 15
+    assert log.new["points"][str(seats[1].player_id)] == 25
+    assert Score.objects.filter(result__table=table, points=25).count() == 1
+
+
+def test_impossible_entry_is_refused_and_changes_nothing(organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    bad = declared(4, 0, sets={1: 2, 2: 2, 3: 2})  # 2 declared + 6 = 8 sets, only 10 films… fine; make it worse
+    bad["holdings"][1]["ice"] = "joker"
+    bad["holdings"][2]["ice"] = "joker"
+    with pytest.raises(DriveError, match="Joker"):
+        services.organiser_result(drive, table, bad, organiser)
+    assert not Result.objects.exists()
+
+
+def test_late_arrival_between_hands_is_seated_and_keeps_everyone(organiser):
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)
+    hand2 = services.close_hand(drive)
+    services.add_players(drive, ["Latecomer"])
+    names = [n for t in seating_names(hand2) for n in t]
+    assert "Latecomer" in names and len(names) == 9 and len(set(names)) == 9
+
+
+def test_late_arrival_during_a_hand_waits_for_the_next(organiser):
+    drive = seated_drive(organiser, 8)
+    services.add_players(drive, ["Latecomer"])
+    assert "Latecomer" not in [n for t in seating_names(drive.hands.get()) for n in t]
+    finish_all_tables(drive, organiser)
+    hand2 = services.close_hand(drive)
+    assert "Latecomer" in [n for t in seating_names(hand2) for n in t]
+
+
+def test_withdrawn_player_keeps_their_points_and_is_unseated(organiser):
+    drive = seated_drive(organiser, 9)
+    finish_all_tables(drive, organiser)
+    hand2 = services.close_hand(drive)
+    leaver = hand2.tables.get(number=1).seats.get(position=0).player
+    before = next(r.total for r in standings(drive) if r.name == leaver.name)
+    services.withdraw_player(drive, leaver)
+    names = [n for t in seating_names(hand2) for n in t]
+    assert leaver.name not in names and len(names) == 8
+    assert next(r.total for r in standings(drive) if r.name == leaver.name) == before
+
+
+def test_swap_two_players_between_hands(organiser):
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    a = hand.tables.get(number=1).seats.get(position=0).player
+    b = hand.tables.get(number=2).seats.get(position=3).player
+    services.swap_players(drive, a, b)
+    assert hand.tables.get(number=1).seats.get(position=0).player == b
+    assert hand.tables.get(number=2).seats.get(position=3).player == a
+    services.start_hand(drive)
+    with pytest.raises(DriveError, match="between hands"):
+        services.swap_players(drive, a, b)
+
+
+def test_duplicate_names_are_refused(organiser):
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["Ann"])
+    with pytest.raises(DriveError, match="Already in this drive: ann"):
+        services.add_players(drive, ["ann"])
+
+
+def test_parse_names_drops_blanks_and_repeats():
+    assert services.parse_names("Ann\n\n  Bob  ,Cy\nann\n") == ["Ann", "Bob", "Cy"]
+    with pytest.raises(DriveError, match="too long"):
+        services.parse_names("x" * 41)
+
+
+def test_database_refuses_a_player_seated_twice_in_one_hand(organiser):
+    from django.db import IntegrityError, transaction
+
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    seat = Seat.objects.filter(hand=hand).first()
+    other_table = hand.tables.exclude(pk=seat.table_id).first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Seat.objects.create(table=other_table, hand=hand, player=seat.player, position=9)
+
+
+def test_database_refuses_two_results_for_one_table(organiser):
+    from django.db import IntegrityError, transaction
+
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Result.objects.create(table=table, drive=drive, summary={}, source="phone", mover=table.seats.first().player)
+
+
+def test_house_rule_switches_off_the_declarer_joker_penalty(organiser):
+    drive = seated_drive(organiser, 4, house_rules={"declarer_joker_penalty": False})
+    table = drive.hands.get().tables.get()
+    summary = declared(4, 0)
+    summary["holdings"][0]["ice"] = "joker"
+    services.organiser_result(drive, table, summary, organiser)
+    assert Score.objects.get(result__table=table, declared=True).points == 15
