@@ -32,3 +32,43 @@ def player_of_drive(drive: Drive, player_id: int) -> Player:
         return drive.players.get(pk=player_id)
     except Player.DoesNotExist:
         raise Http404("No such player in this drive.") from None
+
+
+# --- players' phones ---------------------------------------------------------------------------
+# A phone is remembered by the player's unguessable token in a cookie, one cookie per drive.
+
+
+def player_cookie_name(drive: Drive) -> str:
+    return f"ff_{drive.join_code}"
+
+
+def drive_by_code(code: str) -> Drive:
+    """The drive with that join code (case-insensitive); 404 for anything else."""
+    code = (code or "").strip().upper()
+    if not code.isalpha() or len(code) > 8:
+        raise Http404("No drive has that code.")
+    try:
+        return Drive.objects.get(join_code=code)
+    except Drive.DoesNotExist:
+        raise Http404("No drive has that code.") from None
+
+
+def player_by_token(drive: Drive, token: str | None) -> Player | None:
+    """The active player of ``drive`` whose token this is, or None."""
+    if not token or len(token) > 64:
+        return None
+    return drive.players.filter(token=token, active=True).first()
+
+
+def player_for_request(request, drive: Drive) -> Player | None:
+    return player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)))
+
+
+def player_for_scope(scope, drive: Drive) -> Player | None:
+    """The player behind a websocket (same cookie as the pages). Sync: call via database_sync_to_async."""
+    return player_by_token(drive, scope.get("cookies", {}).get(player_cookie_name(drive)))
+
+
+def organiser_for_scope(scope, drive: Drive) -> bool:
+    user = scope.get("user")
+    return bool(user and user.is_authenticated and (user.is_superuser or drive.organiser_id == user.pk))

@@ -1,0 +1,3 @@
+"""Websocket routes for digital play."""
+
+websocket_urlpatterns: list = []
