@@ -16,21 +16,23 @@ from collections import Counter
 from typing import Any, Callable
 
 from ..base import GameError
-from .cards import CARD_FILM, ICE, JOKER
+from .cards import CARD_FILM, ICE, JOKER, PACK
 from .hand import AUCTION, PASSING, FilmFantasyHand
 from .scoring import can_declare
 
 RANDOM_DECLARE_CHANCE = 0.3
 STRAY = 10  # a card of a film of which the seat holds only that one card (or a spare copy)
 _DECLARE = {"type": "declare"}
+_STRAY_KEY = (STRAY + 1) * 64
 
 
-_MEMO: dict[tuple[str, ...], tuple[bool, dict[str, int]]] = {}
+Assessment = tuple[bool, dict[str, int], list[str]]  # can declare, sort keys (value*64+rank), weakest first
+_MEMO: dict[tuple[str, ...], Assessment] = {}
 _FILM_NO = {c: (0 if c == JOKER else f) for c, f in CARD_FILM.items()}  # the Joker counts for no film
 
 
-def _assess(hand: list[str]) -> tuple[bool, dict[str, int]]:
-    """(can declare, card values) for a hand, memoised on the hand's cards in order: a pure function,
+def _assess(hand: list[str]) -> Assessment:
+    """(can declare, card values, cards weakest first) for a hand, memoised on the hand's cards in order: a pure function,
     and in the auction most hands are asked about again and again unchanged."""
     key = tuple(hand)
     found = _MEMO.get(key)
@@ -41,7 +43,11 @@ def _assess(hand: list[str]) -> tuple[bool, dict[str, int]]:
     return found
 
 
-def _assess_uncached(hand: list[str]) -> tuple[bool, dict[str, int]]:
+_RANK = {c: i for i, c in enumerate(PACK)}  # tie-break between equal values: lower code first
+_SCALE = 64  # sort key = value * 64 + rank (rank < 64), so one int orders and carries the value
+
+
+def _assess_uncached(hand: list[str]) -> Assessment:
     counts: dict[str, int] = {}
     distinct = [0] * 12
     for c in hand:
@@ -50,24 +56,25 @@ def _assess_uncached(hand: list[str]) -> tuple[bool, dict[str, int]]:
         else:
             counts[c] = 1
             distinct[_FILM_NO[c]] += 1
-    full = [f for f in range(1, 12) if distinct[f] == 4]
-    declarable = len(full) >= 2 or (len(full) == 1 and can_declare(counts))
+    full = distinct.count(4)
+    # one full film declares alone only as a double set, which needs spare copies (two packs)
+    declarable = full >= 2 or (full == 1 and len(counts) + 4 <= len(hand) and can_declare(counts))
     ice = distinct[ICE]
     joker = 45 if ice >= 3 else (15 if ice == 2 else 0)
-    values = {c: joker if c == JOKER else 10 * distinct[_FILM_NO[c]] - (15 if k > 1 else 0)
-              for c, k in counts.items()}
-    return declarable, values
+    keys = {c: (joker if c == JOKER else 10 * distinct[_FILM_NO[c]] - (15 if k > 1 else 0)) * _SCALE + _RANK[c]
+            for c, k in counts.items()}
+    return declarable, keys, sorted(hand, key=keys.__getitem__)
 
 
 def card_values(hand: list[str]) -> dict[str, int]:
     """How much the seat wants to keep each code: 10 per different card held of its film, a spare
     copy 15 less; the Joker is kept only beside two or more different Ice Follies cards."""
-    return _assess(hand)[1]
+    return {c: k // _SCALE for c, k in _assess(hand)[1].items()}
 
 
-def _free_cards(state: FilmFantasyHand, seat: int) -> list[str]:
-    """The seat's cards not locked in its own pending offers."""
-    free = list(state.hands[seat])
+def _free_cards(state: FilmFantasyHand, seat: int, cards: list[str] | None = None) -> list[str]:
+    """The seat's cards (in the order of ``cards``, default as held) not locked in its pending offers."""
+    free = list(state.hands[seat] if cards is None else cards)
     for o in state.offers.values():
         if o["from"] == seat:
             for c in o["cards"]:
@@ -75,35 +82,31 @@ def _free_cards(state: FilmFantasyHand, seat: int) -> list[str]:
     return free
 
 
-def _weakest(cards: list[str], values: dict[str, int], k: int) -> list[str]:
-    return sorted(cards, key=lambda c: (values[c], c))[:k]
-
-
 def greedy_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
     hand = state.hands[seat]
     phase = state.phase
     if phase != PASSING and phase != AUCTION:
         return None
-    declarable, values = _assess(hand)
+    declarable, values, weakest_first = _assess(hand)
     if declarable:
         return _DECLARE
     if phase == PASSING:
         if state.passes[seat] is not None:
             return None
-        return {"type": "pass", "card": min(values, key=lambda c: (values[c], c))}
+        return {"type": "pass", "card": weakest_first[0]}
     mine = False
     for o in state.offers.values():
         if o["to"] == seat:
-            give = _weakest(_free_cards(state, seat), values, len(o["cards"]))
-            if len(give) == len(o["cards"]) and all(values[c] <= STRAY for c in give):
+            give = _free_cards(state, seat, weakest_first)[: len(o["cards"])]
+            if len(give) == len(o["cards"]) and all(values[c] < _STRAY_KEY for c in give):
                 return {"type": "accept", "offer": o["id"], "cards": give}
             return {"type": "decline", "offer": o["id"]}
         if o["from"] == seat:
             mine = True
     if mine:
         return None
-    strays = [c for c in _weakest(_free_cards(state, seat), values, 3) if values[c] <= STRAY]
-    cards = strays or _weakest(hand, values, 1)
+    strays = [c for c in _free_cards(state, seat, weakest_first)[:3] if values[c] < _STRAY_KEY]
+    cards = strays or weakest_first[:1]
     to = rng.randrange(state.players - 1)
     return {"type": "offer", "to": to + (to >= seat), "cards": cards}
 

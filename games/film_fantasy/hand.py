@@ -42,7 +42,7 @@ _ACTION_KEYS = {
 
 
 def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return type(x) is int or (isinstance(x, int) and not isinstance(x, bool))
 
 
 class FilmFantasyHand:
@@ -128,9 +128,9 @@ class FilmFantasyHand:
         """Apply one seat's action, or raise GameError (state untouched) saying why not."""
         if self.phase == FINISHED:
             raise GameError("The hand is over.")
-        if not _is_int(seat) or not 0 <= seat < self.players:
+        if type(seat) is not int or not 0 <= seat < self.players:  # bool and int subclasses refused
             raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {seat!r}.")
-        if not isinstance(action, dict):
+        if type(action) is not dict:
             raise GameError("An action must be an object with a 'type'.")
         kind = action.get("type")
         allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
