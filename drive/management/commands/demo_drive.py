@@ -1,0 +1,211 @@
+"""Fill the database with a living demo drive (``make demo``).
+
+About two dozen players at six tables, a few hands played and closed, and the next hand under
+way with a result or two already in, so a newcomer opening the dashboard sees a drive in the
+middle of its evening. Everything is written through ``drive.services`` (the drive row itself is
+validated like the "new drive" form, as there is no service for it), with results that vary
+like real ones: eight- and nine-card declarations, the odd hand stopped with nobody declaring,
+other players showing a set or an Ice Follies group now and then.
+
+    python manage.py demo_drive [--players 24] [--hands 3] [--seed S] [--organiser NAME]
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from drive import selectors, services
+from drive.models import Drive
+from drive.services import DriveError
+from games import GameError, get_game
+from games.film_fantasy.cards import end_hand_size, packs_for, regular_sets_in_play
+from tables.models import Hand
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 400
+MAX_HANDS = 100
+DRIVE_NAME = "Demo drive — Film Fantasy night"
+
+# Sixty first names of a 1930s British village hall.
+FIRST_NAMES = [
+    "Ada", "Agatha", "Albert", "Alfred", "Alice", "Archie", "Arthur", "Beatrice", "Bertie", "Cecil",
+    "Charlotte", "Clara", "Clarence", "Cyril", "Daisy", "Dorothy", "Edith", "Edmund", "Edna", "Elsie",
+    "Ernest", "Ethel", "Evelyn", "Florence", "Frank", "Freda", "Gertrude", "Gladys", "Harold", "Hilda",
+    "Horace", "Ida", "Irene", "Ivy", "Jack", "Kathleen", "Leonard", "Lilian", "Mabel", "Margaret",
+    "Marjorie", "Maud", "Muriel", "Nora", "Norman", "Olive", "Percy", "Phyllis", "Reginald", "Rose",
+    "Ruby", "Sidney", "Stanley", "Sybil", "Violet", "Walter", "Wilfred", "Winifred", "Vera", "Hubert",
+]
+SURNAMES = [
+    "Ashby", "Baxter", "Bellamy", "Cartwright", "Crabtree", "Dawlish", "Ellery", "Fairweather",
+    "Gribble", "Hartley", "Hollis", "Jessop", "Kettering", "Lamb", "Marsh", "Nettleship", "Oakley",
+    "Pargeter", "Quigley", "Rudd", "Scrivener", "Thistlewood", "Underhill", "Vane", "Whitlock",
+]
+
+
+def demo_names(count: int, rng: random.Random) -> list[str]:
+    """``count`` distinct names: first names alone, then first name and surname beyond sixty."""
+    first = rng.sample(FIRST_NAMES, len(FIRST_NAMES))
+    if count <= len(first):
+        return first[:count]
+    full = [f"{f} {s}" for f in FIRST_NAMES for s in SURNAMES]
+    rng.shuffle(full)
+    return first + full[: count - len(first)]
+
+
+def random_summary(players: int, rng: random.Random) -> dict:
+    """A plausible entered hand for a table of ``players`` (it may still be refused: see caller)."""
+    packs = packs_for(players)
+    most_sets = end_hand_size(players) // 4
+    stopped = rng.random() < 0.08  # the hand was stopped with nobody declaring
+    declarer = None if stopped else rng.randrange(players)
+    nine = declarer is not None and rng.random() < 0.2
+    jokers_left = packs - (1 if nine else 0)
+    ice_left = packs - (1 if nine else 0)  # Ice Follies groups still possible (one per pack)
+    limit = end_hand_size(players)
+    regular_left = regular_sets_in_play(players) - (0 if declarer is None else 2)
+    holdings = []
+    for seat in range(players):
+        holding = {"sets": 0, "ice": "none"}
+        if seat != declarer:
+            sets = rng.choices([0, 1, 2], weights=[55, 38, 7])[0] if most_sets else 0
+            sets = max(0, min(sets, most_sets, regular_left))
+            regular_left -= sets
+            holding["sets"] = sets
+            roll = rng.random()
+            room = limit - 4 * sets
+            if roll < 0.06 and ice_left and room >= 4:
+                holding["ice"] = "four"
+                ice_left -= 1
+            elif roll < 0.10 and ice_left and jokers_left and room >= 4:
+                holding["ice"] = "joker_three"
+                ice_left -= 1
+                jokers_left -= 1
+            elif roll < 0.18 and jokers_left and room >= 1:
+                holding["ice"] = "joker"  # caught holding the Joker: −5
+                jokers_left -= 1
+        holdings.append(holding)
+    return {"declarer": declarer, "nine_card": nine, "dealer": rng.randrange(players), "holdings": holdings}
+
+
+def plain_summary(players: int, declarer: int) -> dict:
+    """An eight-card declaration and nothing else shown: valid at any table size."""
+    return {
+        "declarer": declarer, "nine_card": False, "dealer": 0,
+        "holdings": [{"sets": 0, "ice": "none"} for _ in range(players)],
+    }
+
+
+class Command(BaseCommand):
+    help = "Create a realistic demo drive: players seated, a few hands played, the next one under way."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--players", type=int, default=24,
+                            help=f"number of players, {MIN_PLAYERS} to {MAX_PLAYERS} (default 24: six tables of four)")
+        parser.add_argument("--hands", type=int, default=3,
+                            help=f"hands played and closed, 0 to {MAX_HANDS} (default 3); the next one is left in play")
+        parser.add_argument("--seed", type=int, default=None, help="seed for names, seating and results (default: random)")
+        parser.add_argument("--organiser", default=None,
+                            help="user name of the drive's organiser (default: 'organiser', else the first superuser)")
+
+    def handle(self, *args, players: int, hands: int, seed: int | None, organiser: str | None, **options):
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise CommandError(f"--players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {players}.")
+        if not 0 <= hands <= MAX_HANDS:
+            raise CommandError(f"--hands must be from 0 to {MAX_HANDS}, not {hands}.")
+        if seed is not None and not 0 <= seed < 2**62:
+            raise CommandError(f"--seed must be from 0 to 2**62 - 1, not {seed}.")
+        user = self._organiser(organiser)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        rng = random.Random(seed)
+        try:
+            with transaction.atomic():  # all or nothing: a failure leaves no half-made drive
+                drive, note = self._build(user, players, hands, seed, rng)
+        except DriveError as exc:
+            raise CommandError(f"Could not build the demo drive: {exc}") from None
+        self._report(drive, seed, note)
+
+    # --- pieces --------------------------------------------------------------------------------
+
+    def _organiser(self, username: str | None):
+        User = get_user_model()
+        if username is not None:
+            user = User.objects.filter(username=username.strip()).first()
+            if user is None:
+                raise CommandError(f"There is no user named {username!r}. Run `make run` once, or pass an existing --organiser.")
+            return user
+        user = User.objects.filter(username="organiser").first() or (
+            User.objects.filter(is_superuser=True, is_active=True).order_by("pk").first()
+        )
+        if user is None:
+            raise CommandError(
+                "No organiser account yet: run `make run` once (it creates one), "
+                "or pass --organiser with an existing user name."
+            )
+        return user
+
+    def _build(self, user, players: int, hands: int, seed: int, rng: random.Random) -> tuple[Drive, str]:
+        # Targets out of reach of the hands played, so the demo is still running when opened.
+        drive = Drive(
+            name=DRIVE_NAME, organiser=user, target=Drive.Target.EITHER,
+            target_hands=max(12, hands + 2), target_total=min(10000, max(100, 40 * (hands + 2))),
+            preferred_table_size=4, play_mode=Drive.PlayMode.PHYSICAL,
+            house_rules={"declarer_joker_penalty": True}, seed=seed,
+        )
+        try:
+            drive.full_clean()
+        except ValidationError as exc:
+            raise CommandError(f"Could not create the demo drive: {exc}") from None
+        drive.save()
+        services.add_players(drive, demo_names(players, rng))
+        services.draw_seating(drive, random.Random(seed))
+        for _ in range(hands):
+            services.start_hand(drive)
+            hand = selectors.current_hand(drive)
+            for table in hand.tables.order_by("number"):
+                self._enter(drive, table, user, rng)
+            if services.close_hand(drive) is None:  # reached its target after all: it is over
+                drive.refresh_from_db()
+                return drive, "The drive reached its target and finished."
+        # The next hand: started, with one or two tables already in.
+        services.start_hand(drive)
+        hand = selectors.current_hand(drive)
+        tables = list(hand.tables.order_by("number"))
+        ready = min(rng.choice([1, 2]), max(1, len(tables) - 1))
+        for table in rng.sample(tables, ready):
+            self._enter(drive, table, user, rng)
+        drive.refresh_from_db()
+        have = "has" if ready == 1 else "have"
+        return drive, f"Hand {hand.number} is under way: {ready} of {len(tables)} tables {have} a result in."
+
+    def _enter(self, drive: Drive, table, user, rng: random.Random) -> None:
+        n = table.seats.count()
+        game = get_game(drive.game, drive.house_rules)
+        summary = random_summary(n, rng)
+        try:
+            game.outcome_from_summary(n, summary)
+        except GameError:
+            summary = plain_summary(n, rng.randrange(n))
+        try:
+            services.organiser_result(drive, table, summary, user)
+        except DriveError:
+            services.organiser_result(drive, table, plain_summary(n, rng.randrange(n)), user)
+
+    def _report(self, drive: Drive, seed: int, note: str) -> None:
+        hand = selectors.current_hand(drive)
+        closed = drive.hands.filter(status=Hand.Status.CLOSED).count()
+        tables = selectors.tables_of(hand) if hand else []
+        ranked = selectors.standings(drive)
+        out = self.stdout
+        out.write(self.style.SUCCESS(f"Created “{drive.name}” (drive {drive.pk}, seed {seed}, join code {drive.join_code})."))
+        out.write(f"  organiser: {drive.organiser.get_username()}")
+        out.write(f"  players:   {drive.players.count()} at {len(tables)} table{'s' if len(tables) != 1 else ''}")
+        out.write(f"  hands:     {closed} closed. {note}")
+        if ranked:
+            top = ", ".join(f"{r.label}. {r.name} {r.total}" for r in ranked[:3])
+            out.write(f"  leading:   {top}")
+        out.write(f"Dashboard: /drives/{drive.pk}/  (standings: /drives/{drive.pk}/standings)")
