@@ -71,6 +71,7 @@ class Drive(models.Model):
     seed = models.BigIntegerField(default=new_seed, help_text="Seeds the seating draw and digital deals.")
     # Frozen when the drive ends: the standings as they stood, so later edits cannot change them.
     final_standings = models.JSONField(null=True, blank=True)
+    show_prizes = models.BooleanField(default=False, help_text="The board shows the prize-giving.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

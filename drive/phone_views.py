@@ -2,11 +2,252 @@
 
 from __future__ import annotations
 
-from django.shortcuts import render
+import uuid
 
-from drive.access import drive_by_code
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from drive import live, phone_links, results, selectors, services
+from drive.access import drive_by_code, player_cookie_name, player_for_request
+from drive.models import Drive, Player
+from drive.services import DriveError
+from games import GameError, get_game
+from scoring.forms import ResultForm
+from scoring.models import Result
+from tables.models import Hand
+
+COOKIE_AGE = 60 * 60 * 24 * 7
+JOIN_ATTEMPTS_PER_MINUTE = 20
+
+
+def _client_ip(request) -> str:
+    return request.META.get("REMOTE_ADDR", "?")
+
+
+def _rate_limited(request, what: str, limit: int) -> bool:
+    """At most ``limit`` attempts a minute per address (per server process)."""
+    key = f"rate:{what}:{_client_ip(request)}:{int(timezone.now().timestamp() // 60)}"
+    count = cache.get_or_set(key, 0, 70)
+    if count >= limit:
+        return True
+    try:
+        cache.incr(key)
+    except ValueError:
+        cache.set(key, 1, 70)
+    return False
+
+
+def _remember(response, drive: Drive, player: Player):
+    response.set_cookie(
+        player_cookie_name(drive), player.token, max_age=COOKIE_AGE, httponly=True, samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
 
 
 def join(request, code: str):
     drive = drive_by_code(code)
-    return render(request, "phone/join.html", {"drive": drive})
+    if code != drive.join_code:
+        return redirect("phone:join", code=drive.join_code)
+    if player_for_request(request, drive):
+        return redirect("phone:me", code=drive.join_code)
+    players = drive.players.filter(active=True).order_by("name")
+    return render(request, "phone/join.html", {"drive": drive, "players": players})
+
+
+@require_POST
+def claim(request, code: str):
+    """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
+    drive = drive_by_code(code)
+    if _rate_limited(request, "join", JOIN_ATTEMPTS_PER_MINUTE):
+        messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
+        return redirect("phone:join", code=drive.join_code)
+    if drive.is_finished:
+        messages.error(request, "This drive has finished.")
+        return redirect("phone:join", code=drive.join_code)
+    new_name = request.POST.get("new_name", "")
+    if new_name.strip():
+        if not drive.allow_self_join:
+            messages.error(request, "Ask the organiser to add your name.")
+            return redirect("phone:join", code=drive.join_code)
+        try:
+            names = services.parse_names(new_name)
+            if len(names) != 1:
+                raise DriveError("Type just your own name.")
+            player = services.add_players(drive, names)[0]
+        except DriveError as exc:
+            messages.error(request, str(exc))
+            return redirect("phone:join", code=drive.join_code)
+    else:
+        try:
+            player = drive.players.get(pk=int(request.POST.get("player", "")), active=True)
+        except (ValueError, Player.DoesNotExist):
+            messages.error(request, "Pick your name from the list.")
+            return redirect("phone:join", code=drive.join_code)
+        if player.phone_joined_at is not None:
+            messages.error(
+                request, f"{player.name} has already joined on a phone. If that is you on a new phone, "
+                "ask the organiser for your private link."
+            )
+            return redirect("phone:join", code=drive.join_code)
+    Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
+    live.drive_changed(drive.pk)
+    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
+
+
+def private_link(request, code: str, token: str):
+    """The organiser's private link for one player: this phone becomes that player."""
+    drive = drive_by_code(code)
+    player = drive.players.filter(token=token).first()
+    if player is None or _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
+        messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
+        return redirect("phone:join", code=drive.join_code)
+    Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
+    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
+
+
+@require_POST
+def forget(request, code: str):
+    drive = drive_by_code(code)
+    response = redirect("phone:join", code=drive.join_code)
+    response.delete_cookie(player_cookie_name(drive))
+    return response
+
+
+def _player_or_join(request, drive: Drive):
+    player = player_for_request(request, drive)
+    if player is None:
+        messages.info(request, "Pick your name to join.")
+    return player
+
+
+def me(request, code: str):
+    drive = drive_by_code(code)
+    player = _player_or_join(request, drive)
+    if player is None:
+        return redirect("phone:join", code=drive.join_code)
+    view = selectors.drive_view(drive, public=True)
+    context = {"drive": drive, "me": view.phone(player), "v": view, "Hand": Hand}
+    if request.GET.get("fragment"):
+        return render(request, live.PHONE_TEMPLATE, context)
+    return render(request, "phone/me.html", context)
+
+
+def _entry_setup(drive: Drive, player: Player):
+    table = results._my_table(drive, player, for_update=False)
+    seats = list(table.seats.select_related("player").order_by("position"))
+    names = [s.player.name for s in seats]
+    spec = get_game(drive.game, drive.house_rules).entry_spec(len(names))
+    existing = Result.objects.filter(table=table).first()
+    return table, names, spec, existing
+
+
+def enter(request, code: str):
+    drive = drive_by_code(code)
+    player = _player_or_join(request, drive)
+    if player is None:
+        return redirect("phone:join", code=drive.join_code)
+    try:
+        table, names, spec, existing = _entry_setup(drive, player)
+    except DriveError as exc:
+        messages.error(request, str(exc))
+        return redirect("phone:me", code=drive.join_code)
+    initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
+    form = ResultForm(spec, names, request.POST or None, initial=initial)
+    error = None
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                seen = int(request.POST.get("seen_revision") or 0)
+                submitted = results.enter(
+                    drive, player, form.summary(), client_key=request.POST.get("client_key"), seen_revision=seen
+                )
+            except (DriveError, ValueError) as exc:
+                error = str(exc) if isinstance(exc, DriveError) else "The form is out of date; reload the page."
+            else:
+                note = "Already received." if submitted.repeated else "Sent. Another player at your table now confirms it."
+                if wants_json:
+                    return JsonResponse({"ok": True, "message": note, "repeated": submitted.repeated})
+                messages.success(request, note)
+                return redirect("phone:me", code=drive.join_code)
+        else:
+            error = "Check the highlighted answers."
+        if wants_json:
+            return JsonResponse({"ok": False, "message": error, "errors": form.errors}, status=400)
+    return render(request, "phone/enter.html", {
+        "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
+        "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,
+        "spec_help": spec.get("seat_help", ""),
+    })
+
+
+@require_POST
+def preview(request, code: str):
+    """Points for the answers so far, computed by the game (never typed): JSON for the form."""
+    drive = drive_by_code(code)
+    player = player_for_request(request, drive)
+    if player is None:
+        return JsonResponse({"ok": False, "message": "Join the drive first."}, status=403)
+    try:
+        table, names, spec, _existing = _entry_setup(drive, player)
+    except DriveError as exc:
+        return JsonResponse({"ok": False, "message": str(exc)}, status=400)
+    form = ResultForm(spec, names, request.POST)
+    if not form.is_valid():
+        return JsonResponse({"ok": False, "message": "Answer every question."}, status=400)
+    try:
+        outcome = get_game(drive.game, drive.house_rules).outcome_from_summary(len(names), form.summary())
+    except GameError as exc:
+        return JsonResponse({"ok": False, "message": str(exc)}, status=400)
+    return JsonResponse({"ok": True, "points": [{"name": n, "points": p} for n, p in zip(names, outcome.points)]})
+
+
+def _judge(request, code: str, action):
+    drive = drive_by_code(code)
+    player = player_for_request(request, drive)
+    if player is None:
+        return redirect("phone:join", code=drive.join_code)
+    try:
+        seen = int(request.POST.get("seen_revision") or 0)
+        action(drive, player, seen)
+    except DriveError as exc:
+        messages.error(request, str(exc))
+    except ValueError:
+        messages.error(request, "The page is out of date; it has been refreshed.")
+    return redirect("phone:me", code=drive.join_code)
+
+
+@require_POST
+def confirm(request, code: str):
+    def act(drive, player, seen):
+        results.confirm(drive, player, seen_revision=seen)
+        messages.success(request, "Confirmed. Thank you!")
+
+    return _judge(request, code, act)
+
+
+@require_POST
+def dispute(request, code: str):
+    def act(drive, player, seen):
+        results.dispute(drive, player, seen_revision=seen, reason=request.POST.get("reason", ""))
+        messages.warning(request, "Disputed: the organiser has been told and will settle it.")
+
+    return _judge(request, code, act)
+
+
+def board(request, code: str):
+    """The projected board: no interaction needed all evening."""
+    drive = drive_by_code(code)
+    view = selectors.drive_view(drive, public=True)
+    url = phone_links.join_url(request, drive)
+    return render(request, "board/board.html", {
+        **{"v": view, "drive": drive, "Hand": Hand},
+        "chart": selectors.leaders_chart(drive, view.ranked, up_to=view.frozen_at),
+        "join_url": url, "qr_svg": phone_links.qr_svg(url),
+    })

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
@@ -55,8 +56,11 @@ def tables_of(hand: Hand | None) -> list[TableHand]:
         return []
     return list(
         hand.tables.order_by("number")
-        .select_related("result")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")))
+        .select_related("result", "result__entered_by")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")),
+            Prefetch("result__scores", queryset=Score.objects.select_related("player").order_by("player__name")),
+        )
     )
 
 
@@ -100,3 +104,155 @@ def unseated_active(drive: Drive, hand: Hand | None) -> list[Player]:
 
 def open_results(drive: Drive) -> QuerySet[Result]:
     return Result.objects.filter(drive=drive, status=Result.Status.DISPUTED).select_related("table__hand")
+
+
+# --- phones and the board ----------------------------------------------------------------------
+
+
+@dataclass
+class Move:
+    direction: str  # "up", "down", "stay" or "new"
+    from_table: int | None
+    to_table: int
+    text: str
+
+
+def moves_into(drive: Drive, hand: Hand | None, tables: list[TableHand]) -> dict[int, Move]:
+    """How each player seated in ``hand`` got there from the previous hand (two queries)."""
+    if hand is None:
+        return {}
+    before = dict(
+        Seat.objects.filter(hand__drive=drive, hand__number=hand.number - 1).values_list("player_id", "table__number")
+    )
+    moves: dict[int, Move] = {}
+    for table in tables:
+        for seat in table.seats.all():
+            was = before.get(seat.player_id)
+            now = table.number
+            if hand.number == 1 or was is None:
+                moves[seat.player_id] = Move("new", None, now, f"Sit at Table {now}")
+            elif was == now:
+                moves[seat.player_id] = Move("stay", was, now, f"Stay at Table {now}")
+            else:
+                direction = "up" if now < was else "down"
+                moves[seat.player_id] = Move(direction, was, now, f"Move {direction.upper()} to Table {now}")
+    return moves
+
+
+@dataclass
+class PhoneState:
+    player: Player
+    hand: Hand | None
+    table: TableHand | None
+    mates: list[str]
+    move: Move | None
+    ranked: ranking.Ranked | None
+    standings_frozen: bool
+
+    @property
+    def with_text(self) -> str:
+        if not self.mates:
+            return ""
+        if len(self.mates) == 1:
+            return self.mates[0]
+        return ", ".join(self.mates[:-1]) + " and " + self.mates[-1]
+
+
+@dataclass
+class DriveView:
+    """Everything the live screens show of a drive, read once (a fixed number of queries)."""
+
+    drive: Drive
+    hand: Hand | None
+    tables: list[TableHand]
+    progress: Progress
+    ranked: list[ranking.Ranked]
+    frozen_at: int | None  # suspense: standings shown as after this hand
+    moves: dict[int, Move]
+    players: list[Player]
+
+    @property
+    def prizes(self) -> dict[str, list[ranking.Ranked]]:
+        return ranking.prizes(self.ranked)
+
+    def waiting(self) -> list[Player]:
+        """Active players not seated in the current hand (they are seated at the next one)."""
+        if self.hand is None:
+            return []
+        seated = {s.player_id for t in self.tables for s in t.seats.all()}
+        return [p for p in self.players if p.active and p.pk not in seated]
+
+    @cached_property
+    def _table_of(self) -> dict[int, TableHand]:
+        return {s.player_id: t for t in self.tables for s in t.seats.all()}
+
+    @cached_property
+    def _ranked_of(self) -> dict[int, ranking.Ranked]:
+        return {r.row.player_id: r for r in self.ranked}
+
+    def phone(self, player: Player) -> PhoneState:
+        table = self._table_of.get(player.pk)
+        mates = [s.player.name for s in table.seats.all() if s.player_id != player.pk] if table else []
+        ranked = self._ranked_of.get(player.pk)
+        return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None)
+
+
+def suspense_from(drive: Drive) -> int | None:
+    """With suspense on, the board's (and phones') standings stay as after this hand number."""
+    if not drive.suspense_hands or drive.target == Drive.Target.TOTAL or drive.is_finished:
+        return None
+    last_open = drive.target_hands - drive.suspense_hands
+    return max(last_open, 0)
+
+
+def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
+    counted = Q(scores__counted=True, scores__hand_number__lte=hand_number)
+    players = Player.objects.filter(drive=drive).annotate(
+        total=Coalesce(Sum("scores__points", filter=counted), 0),
+        n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
+        n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),
+        n_hands=Count("scores", filter=counted),
+    )
+    return ranking.rank(
+        ranking.Row(name=p.name, total=p.total, declarations=p.n_declared, nine_card_declarations=p.n_nine,
+                    hands_played=p.n_hands, player_id=p.pk)
+        for p in players
+    )
+
+
+def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
+    """``public``: as the room sees it (the board, phones), with suspense applied."""
+    hand = current_hand(drive)
+    tables = tables_of(hand)
+    frozen_at = suspense_from(drive) if public else None
+    if frozen_at is not None and hand is not None and hand.number > frozen_at:
+        ranked = standings_after(drive, frozen_at)
+    else:
+        frozen_at = None
+        ranked = standings(drive)
+    return DriveView(
+        drive=drive, hand=hand, tables=tables, progress=progress(tables), ranked=ranked,
+        frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=list(drive.players.all()),
+    )
+
+
+def leaders_chart(drive: Drive, ranked: list[ranking.Ranked], leaders: int = 5, *, up_to: int | None = None) -> dict:
+    """Cumulative totals hand by hand of the top ``leaders`` players (one query), for an SVG chart."""
+    top = [r for r in ranked[:leaders]]
+    ids = [r.row.player_id for r in top]
+    scores = Score.objects.filter(drive=drive, counted=True, player_id__in=ids)
+    if up_to is not None:
+        scores = scores.filter(hand_number__lte=up_to)
+    per_hand: dict[int, dict[int, int]] = {}
+    last_hand = 0
+    for player_id, hand_number, points in scores.values_list("player_id", "hand_number", "points"):
+        per_hand.setdefault(player_id, {})[hand_number] = points
+        last_hand = max(last_hand, hand_number)
+    series = []
+    for r in top:
+        total, points = 0, [0]
+        for n in range(1, last_hand + 1):
+            total += per_hand.get(r.row.player_id, {}).get(n, 0)
+            points.append(total)
+        series.append({"name": r.name, "points": points})
+    return {"hands": last_hand, "series": series}

@@ -15,8 +15,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
-from drive import movement, seating
-from drive.models import Drive, Player
+from drive import live, movement, seating
+from drive.models import Drive, Player, new_token
 from games import GameError, get_game
 from games.base import Outcome
 from scoring import services as scoring
@@ -75,6 +75,7 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
     except IntegrityError:
         raise DriveError("Two of those names are the same apart from capitals.") from None
     _reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
     return players
 
 
@@ -91,6 +92,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     player.active = False
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
 
 
 @transaction.atomic
@@ -101,6 +103,29 @@ def rejoin_player(drive: Drive, player: Player) -> None:
     player.active = True
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
+
+
+@transaction.atomic
+def revoke_phone(drive: Drive, player: Player) -> Player:
+    """Sign the player's phone out: a new token, so the old cookie and private link stop working."""
+    drive = _lock(drive)
+    if player.drive_id != drive.pk:
+        raise DriveError("That player is not in this drive.")
+    player.token = new_token()
+    player.phone_joined_at = None
+    player.save(update_fields=["token", "phone_joined_at"])
+    return player
+
+
+@transaction.atomic
+def show_prizes(drive: Drive, show: bool) -> None:
+    drive = _lock(drive)
+    if show and not drive.is_finished:
+        raise DriveError("The prizes are revealed once the drive has finished.")
+    drive.show_prizes = show
+    drive.save(update_fields=["show_prizes"])
+    live.drive_changed(drive.pk)
 
 
 # --- seating ----------------------------------------------------------------------------------
@@ -187,6 +212,7 @@ def draw_seating(drive: Drive, rng: random.Random | None = None) -> Hand:
         drive.save(update_fields=["status"])
     else:
         _reseat(drive, hand, seating_, {})
+    live.drive_changed(drive.pk)
     return hand
 
 
@@ -202,6 +228,7 @@ def swap_players(drive: Drive, a: Player, b: Player) -> None:
         _reseat(drive, hand, seating.swap(seating_, str(a.pk), str(b.pk)), modes)
     except ValueError:
         raise DriveError("Pick two different players who are both seated.") from None
+    live.drive_changed(drive.pk)
 
 
 @transaction.atomic
@@ -214,6 +241,7 @@ def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
         raise DriveError("Unknown play mode.")
     if not hand.tables.filter(number=table_number).update(play_mode=mode):
         raise DriveError(f"There is no Table {table_number}.")
+    live.drive_changed(drive.pk)
 
 
 # --- the hand cycle ---------------------------------------------------------------------------
@@ -232,6 +260,10 @@ def start_hand(drive: Drive) -> Hand:
     hand.status = Hand.Status.PLAYING
     hand.started_at = timezone.now()
     hand.save(update_fields=["status", "started_at"])
+    from tables import digital  # digital tables are dealt by the rules engine; their bots start on commit
+
+    digital.deal_hand(drive, hand)
+    live.drive_changed(drive.pk)
     return hand
 
 
@@ -284,6 +316,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
+    live.drive_changed(drive.pk)
     return result
 
 
@@ -314,6 +347,9 @@ def close_hand(drive: Drive, *, force: bool = False) -> Hand | None:
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("There is no hand in play to close.")
+    from tables import digital  # the bell ends digital hands still playing: scored, recorded first
+
+    digital.stop_playing_tables(drive, hand)
     tables = list(hand.tables.select_for_update().order_by("number"))
     results = {r.table_id: r for r in Result.objects.filter(table__hand=hand)}
     disputed = [t.number for t in tables if t.status == TableHand.Status.DISPUTED]
@@ -335,6 +371,7 @@ def close_hand(drive: Drive, *, force: bool = False) -> Hand | None:
     hand.status = Hand.Status.CLOSED
     hand.closed_at = timezone.now()
     hand.save(update_fields=["status", "closed_at"])
+    live.drive_changed(drive.pk)
 
     if _target_reached(drive, hand.number):
         _finish(drive)
@@ -368,6 +405,7 @@ def _finish(drive: Drive) -> None:
     drive.finished_at = timezone.now()
     drive.final_standings = [asdict(row) for row in standings_rows(drive, live=True)]
     drive.save(update_fields=["status", "finished_at", "final_standings"])
+    live.drive_changed(drive.pk)
 
 
 @transaction.atomic

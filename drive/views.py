@@ -5,9 +5,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from drive import selectors, services
+from drive import live, phone_links, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
 from drive.services import DriveError
@@ -63,22 +64,13 @@ def drive_edit(request, drive_id: int):
 @login_required
 def dashboard(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    hand = selectors.current_hand(drive)
-    tables = selectors.tables_of(hand)
-    ranked = selectors.standings(drive)
-    players = list(drive.players.all())
+    view = selectors.drive_view(drive)
     context = {
-        "drive": drive,
-        "hand": hand,
-        "tables": tables,
-        "progress": selectors.progress(tables),
-        "ranked": ranked[:10],
-        "players": players,
-        "waiting": selectors.unseated_active(drive, hand) if hand else [],
+        **live.dashboard_context(view),
+        "players": view.players,
         "names_form": NamesForm(),
-        "swap_form": SwapForm(drive),
-        "disputes": list(selectors.open_results(drive)),
-        "Hand": Hand,
+        "join_url": phone_links.join_url(request, drive),
+        "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),
     }
     return render(request, "drive/dashboard.html", context)
 
@@ -251,3 +243,37 @@ def print_scorecards(request, drive_id: int):
     return render(request, "drive/print_scorecards.html", {
         "drive": drive, "players": drive.players.filter(active=True), "rows": rows,
     })
+
+
+@login_required
+def phones(request, drive_id: int):
+    """Which players have a phone joined; revoke a phone; a private link (and QR) per player."""
+    drive = drive_for_organiser(request, drive_id)
+    players = [
+        (p, phone_links.private_url(request, p)) for p in drive.players.order_by("name")
+    ]
+    show = request.GET.get("show")
+    return render(request, "drive/phones.html", {
+        "drive": drive, "players": players, "show": show,
+        "show_qr": next((phone_links.qr_svg(url) for p, url in players if str(p.pk) == show), None),
+        "join_url": phone_links.join_url(request, drive),
+    })
+
+
+@login_required
+@require_POST
+def phone_revoke(request, drive_id: int, player_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    player = player_of_drive(drive, player_id)
+    services.revoke_phone(drive, player)
+    messages.success(request, f"{player.name}'s phone is signed out. Their new private link is below.")
+    return redirect(f"{reverse('drive:phones', args=[drive.pk])}?show={player.pk}")
+
+
+@login_required
+@require_POST
+def prizes_toggle(request, drive_id: int):
+    drive = drive_for_organiser(request, drive_id)
+    if _run(request, drive, lambda: services.show_prizes(drive, request.POST.get("show") == "1") or True):
+        messages.success(request, "The board is updated.")
+    return redirect("drive:standings", drive_id=drive.pk)

@@ -112,3 +112,21 @@ def set_status(result: Result, status: str, *, confirmed_by=None, reason: str = 
     result.save(update_fields=["status", "confirmed_by", "dispute_reason", "updated_at"])
     result.scores.update(counted=status == Result.Status.CONFIRMED)
     return result
+
+
+@transaction.atomic
+def replace_phone_entry(
+    result: Result, *, players: Sequence[Any], hand_number: int, outcome: Outcome, summary: dict,
+    entered_by, client_key: str | None,
+) -> Result:
+    """A player replaces an unconfirmed entry (not a correction: nothing was confirmed yet)."""
+    result.summary = summary
+    result.declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result.mover = players[outcome.mover]
+    result.entered_by = entered_by
+    result.client_key = client_key
+    result.revision += 1
+    result.save(update_fields=["summary", "declarer", "mover", "entered_by", "client_key", "revision", "updated_at"])
+    result.scores.all().delete()
+    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, False))
+    return result

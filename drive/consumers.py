@@ -1,0 +1,96 @@
+"""Live sockets of a drive: the projected board, the organiser's dashboard, and each phone.
+
+``/ws/drive/<CODE>/<audience>/`` with audience ``board`` (anyone with the join code: it shows
+what the room sees), ``organiser`` (the organiser's session) or ``phone`` (the player's cookie).
+On connect the socket gets the current state at once, so a reconnect never misses a change.
+After that it forwards what ``drive.live`` publishes; a phone forwards only its own part.
+Clients send nothing but ``{"type": "ping"}``; anything else gets an error frame.
+"""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.http import Http404
+
+from drive import access, broadcast, live, selectors
+
+MAX_FRAME = 1024
+
+
+class LiveConsumer(AsyncJsonWebsocketConsumer):
+    audience: str = ""
+    drive_id: int | None = None
+    player_id: int | None = None
+
+    async def connect(self):
+        kwargs = self.scope["url_route"]["kwargs"]
+        self.audience = kwargs["audience"]
+        allowed = await database_sync_to_async(self._authorise)(kwargs["code"])
+        if not allowed:
+            await self.close(code=4403)
+            return
+        group = broadcast.drive_group(self.drive_id, "phones" if self.audience == "phone" else self.audience)
+        self.groups_joined = [group]
+        await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+        snapshot = await database_sync_to_async(self._snapshot)()
+        await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"]})
+
+    def _authorise(self, code: str) -> bool:
+        try:
+            drive = access.drive_by_code(code)
+        except Http404:
+            return False
+        self.drive_id = drive.pk
+        if self.audience == "board":
+            return True
+        if self.audience == "organiser":
+            return access.organiser_for_scope(self.scope, drive)
+        if self.audience == "phone":
+            player = access.player_for_scope(self.scope, drive)
+            self.player_id = player.pk if player else None
+            return player is not None
+        return False
+
+    def _snapshot(self) -> dict:
+        """The current state for this one socket (on connect only; changes are built once)."""
+        drive = access.Drive.objects.get(pk=self.drive_id)
+        if self.audience == "organiser":
+            return live.message(live.dashboard_parts(selectors.drive_view(drive)), "organiser")
+        view = selectors.drive_view(drive, public=True)
+        if self.audience == "board":
+            return live.message(live.board_parts(view), "board")
+        me = [p for p in view.players if p.pk == self.player_id]
+        return live.message({"phone": live.phone_parts(view, me).get(str(self.player_id), "")}, "phone")
+
+    async def disconnect(self, code):
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if bytes_data is not None or text_data is None or len(text_data) > MAX_FRAME:
+            await self.send_json({"type": "error", "message": "Frames must be short JSON text."})
+            return
+        await super().receive(text_data=text_data, **kwargs)
+
+    @classmethod
+    async def decode_json(cls, text_data):
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None
+
+    async def receive_json(self, content, **kwargs):
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
+        else:
+            await self.send_json({"type": "error", "message": 'This socket only listens; send {"type": "ping"}.'})
+
+    async def drive_update(self, event):
+        if self.audience == "phone":
+            part = event["parts"].get(str(self.player_id))
+            if part is None:
+                return
+            event = {**event, "parts": {"phone": part}}
+        await self.send_json({"type": "update", "stamp": event["stamp"], "parts": event["parts"]})

@@ -1,0 +1,135 @@
+"""Results from players' phones: enter, confirm, dispute (the organiser settles on the dashboard).
+
+The server decides every state change (docs/rules.md, "Recording a physical hand"):
+- only a player seated at that table in that hand may enter, confirm or dispute;
+- the confirmer must be a different player from the one whose entry it is;
+- a confirmed result is locked: only the organiser can change it, with a reason;
+- each submission carries a client key: sending it again returns the first outcome, once;
+- an entry made while looking at an older version of the table's result is refused, naming
+  the version that won.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from drive import live
+from drive.models import Drive, Player
+from drive.services import DriveError, _lock, _players_at, current_hand, outcome_for
+from scoring import services as scoring
+from scoring.models import Result
+from tables.models import Hand, TableHand
+
+
+@dataclass
+class Submitted:
+    result: Result
+    repeated: bool  # True when this client key had already been recorded
+
+
+def _my_table(drive: Drive, player: Player, *, for_update: bool = True) -> TableHand:
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.PLAYING:
+        raise DriveError("No hand is being played right now.")
+    tables = TableHand.objects.select_related("hand").filter(hand=hand, seats__player=player)
+    if for_update:
+        tables = tables.select_for_update()
+    table = tables.first()
+    if table is None:
+        raise DriveError("You are not seated in this hand.")
+    return table
+
+
+def _clean_key(client_key: str | None) -> str | None:
+    key = (client_key or "").strip()
+    if not key:
+        return None
+    if len(key) > 64 or not all(c.isalnum() or c in "-_" for c in key):
+        raise DriveError("The form's key is malformed; reload the page.")
+    return key
+
+
+@transaction.atomic
+def enter(drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int) -> Submitted:
+    """A player enters their table's result (or replaces an unconfirmed entry they have seen)."""
+    drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("The drive has finished.")
+    key = _clean_key(client_key)
+    if key:
+        earlier = Result.objects.filter(client_key=key).first()
+        if earlier is not None:
+            if earlier.entered_by_id != player.pk:
+                raise DriveError("The form's key is already used; reload the page.")
+            return Submitted(earlier, repeated=True)
+    table = _my_table(drive, player)
+    if table.play_mode != TableHand.PlayMode.PHYSICAL:
+        raise DriveError("This table plays on the phones: its result is recorded automatically.")
+    players = _players_at(table)
+    outcome = outcome_for(drive, len(players), summary)
+    existing = Result.objects.select_for_update().filter(table=table).first()
+    if existing is None:
+        if seen_revision:
+            raise DriveError("That result was withdrawn meanwhile; check the form and send it again.")
+        result = scoring.record_result(
+            table=table, players=players, hand_number=table.hand.number, outcome=outcome, summary=summary,
+            source=Result.Source.PHONE, confirmed=False, entered_by=player, client_key=key,
+        )
+    else:
+        who = existing.entered_by.name if existing.entered_by else "the organiser"
+        if existing.status == Result.Status.CONFIRMED:
+            raise DriveError(f"Table {table.number}'s result is confirmed. Only the organiser can change it now.")
+        if existing.status == Result.Status.DISPUTED:
+            raise DriveError(f"Table {table.number}'s result is disputed: the organiser will settle it.")
+        if existing.revision != seen_revision:
+            raise DriveError(
+                f"{who} sent Table {table.number}'s result first (version {existing.revision}); "
+                "yours was not saved. Check theirs, then confirm or dispute it."
+            )
+        result = scoring.replace_phone_entry(
+            existing, players=players, hand_number=table.hand.number, outcome=outcome,
+            summary=summary, entered_by=player, client_key=key,
+        )
+    table.status = TableHand.Status.ENTERED
+    table.save(update_fields=["status", "updated_at"])
+    live.drive_changed(drive.pk)
+    return Submitted(result, repeated=False)
+
+
+def _result_to_judge(drive: Drive, player: Player, seen_revision: int) -> tuple[TableHand, Result]:
+    table = _my_table(drive, player)
+    result = Result.objects.select_for_update().filter(table=table).first()
+    if result is None:
+        raise DriveError("Nothing has been entered for your table yet.")
+    if result.status != Result.Status.ENTERED:
+        raise DriveError(f"Table {table.number}'s result is already {result.get_status_display().lower()}.")
+    if result.revision != seen_revision:
+        raise DriveError("The entry changed while you were looking at it: check the new one.")
+    if result.entered_by_id == player.pk:
+        raise DriveError("Another player at your table must confirm your entry.")
+    return table, result
+
+
+@transaction.atomic
+def confirm(drive: Drive, player: Player, *, seen_revision: int) -> Result:
+    drive = _lock(drive)
+    table, result = _result_to_judge(drive, player, seen_revision)
+    scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
+    table.status = TableHand.Status.CONFIRMED
+    table.save(update_fields=["status", "updated_at"])
+    live.drive_changed(drive.pk)
+    return result
+
+
+@transaction.atomic
+def dispute(drive: Drive, player: Player, *, seen_revision: int, reason: str) -> Result:
+    drive = _lock(drive)
+    table, result = _result_to_judge(drive, player, seen_revision)
+    reason = " ".join((reason or "").split())[:200] or "No reason given"
+    scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
+    table.status = TableHand.Status.DISPUTED
+    table.save(update_fields=["status", "updated_at"])
+    live.drive_changed(drive.pk)
+    return result

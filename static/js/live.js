@@ -1,0 +1,102 @@
+/* Live updates for the board, the dashboard and the phones (no build step, no dependencies).
+   The server pushes rendered HTML fragments: {"type": "update", "stamp": n, "parts": {key: html}}.
+   Every element with data-live="key" is replaced. On (re)connect the server sends the current
+   state at once, so nothing is missed. While the socket is down the page says so, and phones
+   poll a fallback URL over plain HTTP. */
+(function () {
+  "use strict";
+  var root = document.querySelector("[data-ws]");
+  if (!root) return;
+  var statusEl = document.querySelector("[data-live-status]");
+  var lastStamp = 0, delay = 500, socket = null, pingTimer = null, pollTimer = null, deferred = null;
+  var pageIndex = 0, pagerTimer = null;
+
+  function csrfToken() {
+    var m = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  function addCsrf(el) {
+    // Pushed fragments are rendered once for everyone, so they carry no CSRF token: add ours.
+    el.querySelectorAll('form[method="post"], form[method="POST"]').forEach(function (form) {
+      var input = form.querySelector('input[name="csrfmiddlewaretoken"]');
+      if (!input) {
+        input = document.createElement("input");
+        input.type = "hidden"; input.name = "csrfmiddlewaretoken";
+        form.prepend(input);
+      }
+      if (!input.value) input.value = csrfToken();
+    });
+  }
+  function busy(el) {
+    var a = document.activeElement;
+    return a && el.contains(a) && (a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT") && a.value;
+  }
+  function apply(parts, stamp) {
+    if (stamp && stamp < lastStamp) return;  // an older update arriving late
+    if (stamp) lastStamp = stamp;
+    Object.keys(parts).forEach(function (key) {
+      var el = document.querySelector('[data-live="' + key + '"]');
+      if (!el) return;
+      if (busy(el)) { deferred = {parts: parts, stamp: stamp}; return; }  // never wipe what is being typed
+      el.innerHTML = parts[key];
+      addCsrf(el);
+    });
+    paginate(true);
+  }
+  document.addEventListener("focusout", function () {
+    setTimeout(function () { if (deferred && !busy(root)) { var d = deferred; deferred = null; lastStamp = 0; apply(d.parts, d.stamp); } }, 50);
+  });
+  function setStatus(live) {
+    if (!statusEl) return;
+    statusEl.textContent = live ? "Live" : "Live updates paused — reconnecting…";
+    statusEl.classList.toggle("paused", !live);
+  }
+  function poll() {
+    var url = root.dataset.fallback;
+    if (!url) return;
+    fetch(url, {credentials: "same-origin"}).then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) { if (html !== null) { var p = {}; p[root.dataset.live] = html; apply(p, 0); } })
+      .catch(function () {});
+  }
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + root.dataset.ws);
+    socket.onopen = function () {
+      delay = 500; setStatus(true);
+      clearInterval(pollTimer); pollTimer = null;
+      clearInterval(pingTimer);
+      pingTimer = setInterval(function () { if (socket.readyState === 1) socket.send('{"type":"ping"}'); }, 25000);
+    };
+    socket.onmessage = function (e) {
+      var data; try { data = JSON.parse(e.data); } catch (err) { return; }
+      if (data.type === "update") apply(data.parts, data.stamp);
+    };
+    socket.onclose = function () {
+      setStatus(false); clearInterval(pingTimer);
+      if (!pollTimer && root.dataset.fallback) pollTimer = setInterval(poll, 10000);
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 10000);
+    };
+  }
+
+  // Board: page through standings that do not fit on the screen.
+  function paginate(keepPage) {
+    var table = document.querySelector("table[data-pager]");
+    if (!table) return;
+    var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
+    rows.forEach(function (r) { r.hidden = false; });
+    if (!rows.length) return;
+    var rowH = rows[0].getBoundingClientRect().height || 40;
+    var room = window.innerHeight - table.getBoundingClientRect().top - 24;
+    var perPage = Math.max(3, Math.floor(room / rowH));
+    var pages = Math.ceil(rows.length / perPage);
+    if (!keepPage || pageIndex >= pages) pageIndex = 0;
+    rows.forEach(function (r, i) { r.hidden = Math.floor(i / perPage) !== pageIndex; });
+    clearTimeout(pagerTimer);
+    if (pages > 1) pagerTimer = setTimeout(function () { pageIndex = (pageIndex + 1) % pages; paginate(true); }, 8000);
+  }
+  window.addEventListener("resize", function () { paginate(false); });
+  addCsrf(document);
+  paginate(false);
+  connect();
+})();
