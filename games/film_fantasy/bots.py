@@ -12,28 +12,29 @@ what that seat may know: its own cards, its own pending offers and the offers ma
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any, Callable
 
 from ..base import GameError
 from .cards import CARD_FILM, ICE, JOKER, PACK
-from .hand import AUCTION, PASSING, FilmFantasyHand
+from .hand import AUCTION, MAX_OFFER, PASSING, FilmFantasyHand
 from .scoring import can_declare
 
 RANDOM_DECLARE_CHANCE = 0.3
-STRAY = 10  # a card of a film of which the seat holds only that one card (or a spare copy)
 _DECLARE = {"type": "declare"}
-_STRAY_KEY = (STRAY + 1) * 64
 
-
-Assessment = tuple[bool, dict[str, int], list[str]]  # can declare, sort keys (value*64+rank), weakest first
+# Assessment of one hand (a pure function of its cards in order, memoised):
+# (can declare, sort keys per code, cards weakest first, how many of those first cards are strays).
+Assessment = tuple[bool, dict[str, int], list[str], int]
 _MEMO: dict[tuple[str, ...], Assessment] = {}
 _FILM_NO = {c: (0 if c == JOKER else f) for c, f in CARD_FILM.items()}  # the Joker counts for no film
+_RANK = {c: i for i, c in enumerate(PACK)}  # tie-break between equal values: lower code first
+_SCALE = 64  # sort key = value * 64 + rank (rank < 64), so one int orders and carries the value
+_PLAN = 1 << 16  # added to the key of the cards the seat collects, so that strays sort first
 
 
 def _assess(hand: list[str]) -> Assessment:
-    """(can declare, card values, cards weakest first) for a hand, memoised on the hand's cards in order: a pure function,
-    and in the auction most hands are asked about again and again unchanged."""
+    """The hand's assessment, memoised on its cards in order: in the auction most hands are asked
+    about again and again unchanged."""
     key = tuple(hand)
     found = _MEMO.get(key)
     if found is None:
@@ -41,10 +42,6 @@ def _assess(hand: list[str]) -> Assessment:
             _MEMO.clear()
         found = _MEMO[key] = _assess_uncached(hand)
     return found
-
-
-_RANK = {c: i for i, c in enumerate(PACK)}  # tie-break between equal values: lower code first
-_SCALE = 64  # sort key = value * 64 + rank (rank < 64), so one int orders and carries the value
 
 
 def _assess_uncached(hand: list[str]) -> Assessment:
@@ -61,15 +58,45 @@ def _assess_uncached(hand: list[str]) -> Assessment:
     declarable = full >= 2 or (full == 1 and len(counts) + 4 <= len(hand) and can_declare(counts))
     ice = distinct[ICE]
     joker = 45 if ice >= 3 else (15 if ice == 2 else 0)
-    keys = {c: (joker if c == JOKER else 10 * distinct[_FILM_NO[c]] - (15 if k > 1 else 0)) * _SCALE + _RANK[c]
-            for c, k in counts.items()}
-    return declarable, keys, sorted(hand, key=keys.__getitem__)
+    # The plan: the two films with the most different cards (ties: Ice Follies when the Joker is
+    # held, for the nine-card declaration; then the higher film). Everything else is a stray.
+    score = [d * 32 + f for f, d in enumerate(distinct)]
+    score[0] = -1
+    if JOKER in counts:
+        score[ICE] += 16
+    first = max(range(12), key=score.__getitem__)
+    score[first] = -1
+    second = max(range(12), key=score.__getitem__)
+    keys: dict[str, int] = {}
+    strays = 0
+    for c, k in counts.items():
+        f = _FILM_NO[c]
+        if c == JOKER:
+            value = joker
+            kept = (ICE == first or ICE == second) and k == 1
+        else:
+            value = 10 * distinct[f] - (15 if k > 1 else 0)
+            kept = (f == first or f == second) and k == 1
+        if kept:
+            keys[c] = value * _SCALE + _RANK[c] + _PLAN
+        else:
+            keys[c] = value * _SCALE + _RANK[c]
+            strays += k
+    return declarable, keys, sorted(hand, key=keys.__getitem__), strays
 
 
 def card_values(hand: list[str]) -> dict[str, int]:
     """How much the seat wants to keep each code: 10 per different card held of its film, a spare
     copy 15 less; the Joker is kept only beside two or more different Ice Follies cards."""
-    return {c: k // _SCALE for c, k in _assess(hand)[1].items()}
+    return {c: (k % _PLAN) // _SCALE for c, k in _assess(hand)[1].items()}
+
+
+def strays(hand: list[str]) -> list[str]:
+    """The cards the seat does not collect, weakest first: all but the cards of the two films it
+    holds most different cards of (and the Joker beside Ice Follies, when that is one of them);
+    a spare copy is always a stray."""
+    a = _assess(hand)
+    return a[2][: a[3]]
 
 
 def _free_cards(state: FilmFantasyHand, seat: int, cards: list[str] | None = None) -> list[str]:
@@ -82,33 +109,116 @@ def _free_cards(state: FilmFantasyHand, seat: int, cards: list[str] | None = Non
     return free
 
 
+class _AuctionMemory:
+    """What the public log tells a greedy bot about the auction so far, read incrementally.
+
+    It is a pure function of the log (rebuilt from scratch after ``FilmFantasyHand.load``), so a
+    bot decides the same way on a live hand and on a stored copy of it. Per seat: ``changed``
+    counts the events that may have changed what it can give (an exchange it took part in, an
+    offer of its own ending); ``blocked[a][t] = (k, changed[t])``: ``t`` declined ``k`` cards
+    from ``a`` and has not changed since, so ``a`` offers ``t`` fewer than ``k`` cards or none;
+    ``last_to[a]``: the seat ``a`` offered to last (greedy offers round the table)."""
+
+    __slots__ = ("log", "read", "changed", "blocked", "last_to", "counts")
+
+    def __init__(self, state: FilmFantasyHand) -> None:
+        n = state.players
+        self.log = state.log
+        self.read = 0
+        self.changed = [0] * n
+        self.blocked: list[dict[int, tuple[int, int]]] = [{} for _ in range(n)]
+        self.last_to = list(range(n))
+        self.counts: dict[int, int] = {}
+
+    def update(self) -> "_AuctionMemory":
+        log = self.log
+        changed, counts = self.changed, self.counts
+        for i in range(self.read, len(log)):
+            e = log[i]
+            kind = e["type"]
+            if kind == "offer":
+                counts[e["offer"]] = e["count"]
+                self.last_to[e["from"]] = e["to"]
+            elif kind == "exchange":
+                changed[e["from"]] += 1
+                changed[e["to"]] += 1
+                counts.pop(e["offer"], None)
+            elif kind == "declined":
+                a, t = e["from"], e["to"]
+                changed[a] += 1
+                k = counts.pop(e["offer"], 1)
+                old = self.blocked[a].get(t)
+                if old is not None and old[1] == changed[t]:
+                    k = min(k, old[0])
+                self.blocked[a][t] = (k, changed[t])
+            elif kind == "withdrawn":
+                changed[e["from"]] += 1
+                counts.pop(e["offer"], None)
+        self.read = len(log)
+        return self
+
+
+def _memory(state: FilmFantasyHand) -> _AuctionMemory:
+    mem = state.__dict__.get("_greedy_memory")
+    if mem is None or mem.log is not state.log or mem.read > len(state.log):
+        mem = state.__dict__["_greedy_memory"] = _AuctionMemory(state)
+    return mem.update() if mem.read != len(state.log) else mem
+
+
 def greedy_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
     hand = state.hands[seat]
     phase = state.phase
     if phase != PASSING and phase != AUCTION:
         return None
-    declarable, values, weakest_first = _assess(hand)
+    declarable, _keys, weakest_first, n_strays = _assess(hand)
     if declarable:
         return _DECLARE
     if phase == PASSING:
         if state.passes[seat] is not None:
             return None
         return {"type": "pass", "card": weakest_first[0]}
-    mine = False
-    for o in state.offers.values():
-        if o["to"] == seat:
-            give = _free_cards(state, seat, weakest_first)[: len(o["cards"])]
-            if len(give) == len(o["cards"]) and all(values[c] < _STRAY_KEY for c in give):
-                return {"type": "accept", "offer": o["id"], "cards": give}
-            return {"type": "decline", "offer": o["id"]}
-        if o["from"] == seat:
-            mine = True
-    if mine:
-        return None
-    strays = [c for c in _free_cards(state, seat, weakest_first)[:3] if values[c] < _STRAY_KEY]
-    cards = strays or weakest_first[:1]
-    to = rng.randrange(state.players - 1)
-    return {"type": "offer", "to": to + (to >= seat), "cards": cards}
+    offers = state.offers
+    if offers:
+        mine = False
+        for o in offers.values():
+            if o["to"] == seat:
+                # Offers are blind: accept when what must be given back is all strays.
+                k = len(o["cards"])
+                if mine or any(p["from"] == seat for p in offers.values()):
+                    locked = [c for p in offers.values() if p["from"] == seat for c in p["cards"]]
+                    give = []
+                    for c in weakest_first[:n_strays]:
+                        if c in locked:
+                            locked.remove(c)
+                        else:
+                            give.append(c)
+                    give = give[:k]
+                else:
+                    give = weakest_first[:k] if k <= n_strays else []
+                if len(give) == k:
+                    return {"type": "accept", "offer": o["id"], "cards": give}
+                return {"type": "decline", "offer": o["id"]}
+            if o["from"] == seat:
+                mine = True
+        if mine:
+            return None
+    # Offer up to three strays round the table from the seat after the last one offered to,
+    # never again what a seat declined unless that seat has changed since.
+    mem = _memory(state)
+    want = max(1, min(MAX_OFFER, n_strays - 1))
+    blocked, changed = mem.blocked[seat], mem.changed
+    n = state.players
+    to = mem.last_to[seat]
+    for _ in range(n - 1):
+        to = (to + 1) % n
+        if to == seat:
+            to = (to + 1) % n
+        b = blocked.get(to)
+        if b is None or b[1] != changed[to]:
+            return {"type": "offer", "to": to, "cards": weakest_first[:want]}
+        if b[0] > 1:
+            return {"type": "offer", "to": to, "cards": weakest_first[: min(want, b[0] - 1)]}
+    return None
 
 
 def random_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
