@@ -26,19 +26,21 @@ def standings_rows(drive: Drive, *, live: bool = False) -> list[ranking.Row]:
     """Every player's totals over confirmed results (one query). A finished drive's are frozen."""
     if drive.final_standings is not None and not live:
         return [ranking.Row(**row) for row in drive.final_standings]
-    counted = Q(scores__counted=True)
-    players = Player.objects.filter(drive=drive).annotate(
+    return _rows(drive, Q(scores__counted=True))
+
+
+def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
+    """One aggregate query; only the columns a row needs (no full Player objects)."""
+    players = Player.objects.filter(drive=drive).values_list("pk", "name").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
         n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),
         n_hands=Count("scores", filter=counted),
     )
     return [
-        ranking.Row(
-            name=p.name, total=p.total, declarations=p.n_declared, nine_card_declarations=p.n_nine,
-            hands_played=p.n_hands, player_id=p.pk,
-        )
-        for p in players
+        ranking.Row(name=name, total=total, declarations=declared, nine_card_declarations=nine,
+                    hands_played=hands, player_id=pk)
+        for pk, name, total, declared, nine, hands in players
     ]
 
 
@@ -206,18 +208,7 @@ def suspense_from(drive: Drive) -> int | None:
 
 
 def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
-    counted = Q(scores__counted=True, scores__hand_number__lte=hand_number)
-    players = Player.objects.filter(drive=drive).annotate(
-        total=Coalesce(Sum("scores__points", filter=counted), 0),
-        n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
-        n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),
-        n_hands=Count("scores", filter=counted),
-    )
-    return ranking.rank(
-        ranking.Row(name=p.name, total=p.total, declarations=p.n_declared, nine_card_declarations=p.n_nine,
-                    hands_played=p.n_hands, player_id=p.pk)
-        for p in players
-    )
+    return ranking.rank(_rows(drive, Q(scores__counted=True, scores__hand_number__lte=hand_number)))
 
 
 def drive_view(drive: Drive, *, public: bool = False) -> DriveView:

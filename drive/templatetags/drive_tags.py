@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape, format_html
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 register = template.Library()
@@ -28,23 +28,25 @@ def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
     def y(v: int) -> float:
         return pad_t + (height - pad_t - pad_b) * (top - v) / span
 
-    parts = [format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="Leaders\' scores hand by hand">', width, height)]
-    parts.append(format_html('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#555"/>', pad_l, y(0), width - pad_r, y(0)))
+    # Numbers are formatted here; the only text from users (names) goes through escape().
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="Leaders&#x27; scores hand by hand">',
+        f'<line x1="{pad_l}" y1="{y(0):.1f}" x2="{width - pad_r}" y2="{y(0):.1f}" stroke="#555"/>',
+    ]
     for i in range(1, hands + 1):
-        parts.append(format_html('<text x="{:.1f}" y="{}" fill="#aaa" font-size="12" text-anchor="middle">{}</text>',
-                                 x(i), height - 8, i))
-    parts.append(format_html('<text x="4" y="{:.1f}" fill="#aaa" font-size="12">{}</text>', y(top) + 4, top))
+        parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" fill="#aaa" font-size="12" text-anchor="middle">{i}</text>')
+    parts.append(f'<text x="4" y="{y(top) + 4:.1f}" fill="#aaa" font-size="12">{top}</text>')
     for n, s in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s["points"]))
-        parts.append(format_html('<polyline fill="none" stroke="{}" stroke-width="3" points="{}"/>', colour, points))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="3" points="{points}"/>')
         last = s["points"][-1]
-        parts.append(format_html(
-            '<text x="{:.1f}" y="{:.1f}" fill="{}" font-size="14">{} ({})</text>',
-            width - pad_r + 6, y(last) + 5 + (n * 0), colour, s["name"][:18], last))
-    parts.append(mark_safe("</svg>"))
-    return mark_safe("".join(str(p) for p in parts))
+        parts.append(
+            f'<text x="{width - pad_r + 6}" y="{y(last) + 5:.1f}" fill="{colour}" font-size="14">'
+            f"{escape(s['name'][:18])} ({last})</text>"
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))
 
 
 @register.filter

@@ -1,0 +1,294 @@
+"""Players' phones: joining, the home page, entering, confirming and disputing results."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from drive import services
+from drive.models import Player
+from scoring.models import Result
+from tables.models import TableHand
+from tests.factories import declared, make_drive, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+def phone_for(drive, player) -> Client:
+    client = Client()
+    client.cookies[f"ff_{drive.join_code}"] = player.token
+    return client
+
+
+def seat_players(table) -> list[Player]:
+    return [s.player for s in table.seats.order_by("position")]
+
+
+def entry_data(players: int, declarer: int | str, nine=False, key="k1", seen=0, **seat_ice) -> dict:
+    data = {"declarer": str(declarer), "nine_card": str(nine), "dealer": "0", "client_key": key, "seen_revision": str(seen)}
+    for i in range(players):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = seat_ice.get(f"s{i}", "none")
+    return data
+
+
+@pytest.fixture
+def table_of_four(organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    return drive, table, seat_players(table)
+
+
+def test_join_code_is_case_insensitive_and_lists_names(client, organiser):
+    drive = make_drive(organiser, 3)
+    response = client.get(f"/{drive.join_code.lower()}")
+    assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}"
+    page = text(client.get(f"/{drive.join_code}"))
+    assert "P001" in page and "P003" in page
+
+
+def test_join_code_alphabet_has_no_confusable_letters(organiser):
+    codes = {make_drive(organiser, 0, name=f"d{i}").join_code for i in range(30)}
+    assert not any(set(code) & set("IL0O1UV") for code in codes)
+
+
+def test_unknown_code_is_404(client):
+    assert client.get("/ZZZZZ").status_code == 404
+    assert client.get("/not-a-code!").status_code == 404
+
+
+def test_picking_a_name_remembers_the_phone(client, organiser):
+    drive = make_drive(organiser, 3)
+    player = drive.players.get(name="P002")
+    response = client.post(f"/{drive.join_code}/join", {"player": player.pk})
+    assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}/me"
+    assert client.cookies[f"ff_{drive.join_code}"].value == player.token
+    assert "P002" in text(client.get(f"/{drive.join_code}/me"))
+
+
+def test_a_name_already_joined_cannot_be_picked_again(client, organiser):
+    drive = make_drive(organiser, 3)
+    player = drive.players.get(name="P002")
+    Client().post(f"/{drive.join_code}/join", {"player": player.pk})
+    response = client.post(f"/{drive.join_code}/join", {"player": player.pk}, follow=True)
+    assert "already joined on a phone" in text(response)
+    assert f"ff_{drive.join_code}" not in client.cookies
+
+
+def test_self_join_only_when_allowed(client, organiser):
+    drive = make_drive(organiser, 2)
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "Zed"}, follow=True)
+    assert "Ask the organiser" in text(response)
+    drive.allow_self_join = True
+    drive.save()
+    client.post(f"/{drive.join_code}/join", {"new_name": "Zed"})
+    assert drive.players.filter(name="Zed").exists()
+
+
+def test_joining_is_rate_limited(client, organiser):
+    drive = make_drive(organiser, 2)
+    for _ in range(20):
+        client.post(f"/{drive.join_code}/join", {"player": "999999"})
+    response = client.post(f"/{drive.join_code}/join", {"player": drive.players.first().pk}, follow=True)
+    assert "Too many tries" in text(response)
+
+
+def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, organiser):
+    drive = make_drive(organiser, 3)
+    player = drive.players.get(name="P001")
+    old_phone = phone_for(drive, player)
+    assert old_phone.get(f"/{drive.join_code}/me").status_code == 200
+    organiser_client.post(f"/drives/{drive.pk}/phones/{player.pk}/revoke")
+    assert old_phone.get(f"/{drive.join_code}/me").status_code == 302
+    player.refresh_from_db()
+    new_phone = Client()
+    new_phone.get(f"/{drive.join_code}/p/{player.token}")
+    assert new_phone.get(f"/{drive.join_code}/me").status_code == 200
+
+
+def test_home_says_where_to_sit_and_with_whom(table_of_four):
+    drive, table, players = table_of_four
+    page = text(phone_for(drive, players[0]).get(f"/{drive.join_code}/me"))
+    assert f"Table 1 — with {players[1].name}, {players[2].name} and {players[3].name}" in page
+
+
+def test_home_shows_the_movement_after_a_hand(organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    for table in hand.tables.all():
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    declarer_t2 = hand.tables.get(number=2).seats.get(position=0).player
+    left_t1 = hand.tables.get(number=1).seats.get(position=1).player
+    stayer = hand.tables.get(number=1).seats.get(position=2).player
+    services.close_hand(drive)
+    assert "Move UP to Table 1" in text(phone_for(drive, declarer_t2).get(f"/{drive.join_code}/me"))
+    assert "Move DOWN to Table 2" in text(phone_for(drive, left_t1).get(f"/{drive.join_code}/me"))
+    assert "Stay at Table 1" in text(phone_for(drive, stayer).get(f"/{drive.join_code}/me"))
+
+
+def test_entered_result_is_confirmed_by_another_player(table_of_four):
+    drive, table, players = table_of_four
+    ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
+    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    assert response.status_code == 302
+    result = Result.objects.get()
+    assert result.status == "entered" and result.entered_by == players[0]
+    assert not result.scores.filter(counted=True).exists()
+    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": result.revision})
+    result.refresh_from_db()
+    table.refresh_from_db()
+    assert result.status == "confirmed" and result.confirmed_by == players[1]
+    assert table.status == TableHand.Status.CONFIRMED
+    assert result.scores.filter(counted=True).count() == 4
+
+
+def test_a_player_cannot_confirm_their_own_entry(table_of_four):
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    response = ann.post(f"/{drive.join_code}/confirm", {"seen_revision": 1}, follow=True)
+    assert "Another player at your table must confirm" in text(response)
+    assert Result.objects.get().status == "entered"
+
+
+def test_a_player_of_another_table_cannot_confirm(organiser):
+    drive = seated_drive(organiser, 8)
+    t1, t2 = drive.hands.get().tables.order_by("number")
+    phone_for(drive, seat_players(t1)[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0))
+    stranger = phone_for(drive, seat_players(t2)[0])
+    stranger.post(f"/{drive.join_code}/confirm", {"seen_revision": 1})
+    assert Result.objects.get().status == "entered"  # t2 has no entry; t1's is untouched
+
+
+def test_forged_confirmation_without_a_token_changes_nothing(table_of_four, client):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    client.cookies[f"ff_{drive.join_code}"] = "forged-token"
+    client.post(f"/{drive.join_code}/confirm", {"seen_revision": 1, "player": players[1].pk})
+    assert Result.objects.get().status == "entered"
+
+
+def test_confirmed_result_is_locked_for_players(table_of_four):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {"seen_revision": 1})
+    response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1))
+    assert "Only the organiser can change it" in text(response)
+    assert Result.objects.get().declarer == players[2]
+
+
+def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {"seen_revision": 1, "reason": "Cy had 9 cards"})
+    page = text(organiser_client.get(f"/drives/{drive.pk}/"))
+    assert "Disputed" in page and "Cy had 9 cards" in page
+
+
+def test_repeated_submission_is_recorded_once(table_of_four):
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    for _ in range(3):
+        ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="same-key"))
+    result = Result.objects.get()
+    assert result.revision == 1 and result.scores.count() == 4
+
+
+def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a"))
+    # Bob opened the form before Ann's entry arrived (seen_revision 0) and sends his own.
+    response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0))
+    assert "withdrawn" not in text(response)
+    assert f"{players[0].name} sent Table 1's result first" in text(response)
+    assert Result.objects.get().declarer == players[2]
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"declarer": "7"}, "Select a valid choice"),
+    ({"seat1_ice": "joker", "nine_card": "True"}, "Joker"),
+    ({"seat1_ice": "joker", "seat2_ice": "joker"}, "Joker"),
+    ({"seat1_sets": "9"}, "Select a valid choice"),
+    ({"seat0_ice": "five", "nine_card": "False"}, "a hand ends with 11"),
+    ({"client_key": "bad key!"}, "malformed"),
+])
+def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, message):
+    drive, table, players = table_of_four
+    data = {**entry_data(4, 0), **change}
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", data)
+    assert response.status_code == 200
+    assert message in text(response)
+    assert not Result.objects.exists()
+
+
+def test_preview_computes_points_from_the_rules(table_of_four):
+    drive, table, players = table_of_four
+    data = entry_data(4, 0, nine=True)
+    data["seat1_sets"] = "1"
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
+    assert [row["points"] for row in response.json()["points"]] == [25, 5, 0, 0]
+    data["seat2_ice"] = "joker"
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
+    assert response.status_code == 400 and "Joker" in response.json()["message"]
+
+
+def test_json_submission_answers_in_json(table_of_four):
+    drive, table, players = table_of_four
+    response = phone_for(drive, players[0]).post(
+        f"/{drive.join_code}/enter", entry_data(4, 1), HTTP_ACCEPT="application/json"
+    )
+    assert response.json()["ok"] is True
+
+
+def test_board_is_public_and_shows_standings_and_qr(client, organiser):
+    drive = seated_drive(organiser, 8)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "<svg" in page and drive.join_code in page and "0 of 2 tables done" in page
+
+
+def test_board_suspense_hides_the_last_hands(client, organiser):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=3, suspense_hands=1)
+    for number in (1, 2):
+        services.organiser_result(drive, drive.hands.get(number=number).tables.get(), declared(4, 0), organiser)
+        services.close_hand(drive)
+        services.start_hand(drive)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "Standings after hand 2" in page
+    services.organiser_result(drive, drive.hands.get(number=3).tables.get(), declared(4, 0), organiser)
+    services.close_hand(drive)
+    assert "Standings after hand" not in client.get(f"/{drive.join_code}/board")
+
+
+def test_prize_giving_view(client, organiser, organiser_client):
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    services.organiser_result(drive, drive.hands.get().tables.get(), declared(4, 0), organiser)
+    services.close_hand(drive)
+    organiser_client.post(f"/drives/{drive.pk}/prizes", {"show": "1"})
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "Booby prize" in page and "Winner" in page
+
+
+def _queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx)
+
+
+def test_phone_and_board_queries_do_not_grow_with_players(organiser):
+    counts = []
+    for n in (8, 200):
+        drive = seated_drive(organiser, n, name=f"d{n}")
+        for table in drive.hands.get().tables.all():
+            services.organiser_result(drive, table, declared(table.seats.count(), 0), organiser)
+        player = drive.players.first()
+        counts.append((_queries(phone_for(drive, player), f"/{drive.join_code}/me"),
+                       _queries(Client(), f"/{drive.join_code}/board")))
+    assert counts[0] == counts[1], counts
