@@ -1,0 +1,136 @@
+"""Live sockets: who may connect, what each receives after a commit, and state on reconnect."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from drive import services
+from tests.factories import declared, seated_drive
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def socket(path: str, cookie: str = "", origin=ORIGIN) -> WebsocketCommunicator:
+    headers = [origin]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def connected(path: str, cookie: str = "") -> WebsocketCommunicator:
+    ws = socket(path, cookie)
+    ok, _ = await ws.connect(timeout=5)
+    assert ok, path
+    return ws
+
+
+@pytest.fixture
+def drive_of_eight(organiser):
+    return seated_drive(organiser, 8)
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+async def test_board_gets_the_current_state_at_once(drive_of_eight):
+    ws = await connected(f"/ws/drive/{drive_of_eight.join_code}/board/")
+    first = await ws.receive_json_from(timeout=5)
+    assert first["type"] == "update" and "0 of 2 tables done" in first["parts"]["board"]
+    await ws.disconnect()
+
+
+async def test_board_sees_a_result_after_commit(drive_of_eight, organiser):
+    drive = drive_of_eight
+    ws = await connected(f"/ws/drive/{drive.join_code}/board/")
+    await ws.receive_json_from(timeout=5)
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    update = await ws.receive_json_from(timeout=5)
+    assert "1 of 2 tables done" in update["parts"]["board"]
+    assert await ws.receive_nothing(timeout=0.3)  # one change, one message
+    await ws.disconnect()
+
+
+async def test_refused_write_sends_nothing(drive_of_eight, organiser):
+    drive = drive_of_eight
+    ws = await connected(f"/ws/drive/{drive.join_code}/board/")
+    await ws.receive_json_from(timeout=5)
+    with pytest.raises(services.DriveError):
+        await sync_to_async(services.close_hand)(drive)  # tables still playing: refused, rolled back
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_organiser_socket_needs_the_organisers_session(drive_of_eight, organiser, django_user_model):
+    code = drive_of_eight.join_code
+    ws = socket(f"/ws/drive/{code}/organiser/")
+    assert not (await ws.connect(timeout=5))[0]
+    other = await sync_to_async(django_user_model.objects.create_user)(username="eve", password="x-long-password")
+    ws = socket(f"/ws/drive/{code}/organiser/", await sync_to_async(session_cookie)(other))
+    assert not (await ws.connect(timeout=5))[0]
+    ws = await connected(f"/ws/drive/{code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    first = await ws.receive_json_from(timeout=5)
+    assert "Table 2" in first["parts"]["dashboard"]
+    await ws.disconnect()
+
+
+async def test_phone_socket_needs_the_players_token_and_gets_only_its_own_part(drive_of_eight, organiser):
+    drive = drive_of_eight
+    code = drive.join_code
+    ws = socket(f"/ws/drive/{code}/phone/", f"ff_{code}=not-a-token")
+    assert not (await ws.connect(timeout=5))[0]
+    seats = await sync_to_async(lambda: [
+        (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
+    ])()
+    name, token = seats[0]
+    ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+    first = await ws.receive_json_from(timeout=5)
+    assert list(first["parts"]) == ["phone"] and name in first["parts"]["phone"]
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    update = await ws.receive_json_from(timeout=5)
+    assert list(update["parts"]) == ["phone"] and "confirmed" in update["parts"]["phone"]
+    await ws.disconnect()
+
+
+async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser):
+    drive = drive_of_eight
+    code = drive.join_code
+    token = await sync_to_async(lambda: drive.hands.get().tables.get(number=2).seats.first().player.token)()
+    ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+    await ws.receive_json_from(timeout=5)
+    await ws.disconnect()
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=2))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser)
+    ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+    snapshot = await ws.receive_json_from(timeout=5)
+    assert "confirmed" in snapshot["parts"]["phone"]
+    await ws.disconnect()
+
+
+async def test_foreign_origin_and_unknown_code_are_refused(drive_of_eight):
+    ws = socket(f"/ws/drive/{drive_of_eight.join_code}/board/", origin=(b"origin", b"http://evil.example"))
+    assert not (await ws.connect(timeout=5))[0]
+    ws = socket("/ws/drive/QQQQQ/board/")
+    assert not (await ws.connect(timeout=5))[0]
+
+
+async def test_bad_frames_get_an_error(drive_of_eight):
+    ws = await connected(f"/ws/drive/{drive_of_eight.join_code}/board/")
+    await ws.receive_json_from(timeout=5)
+    for frame in ["{oops", "[]", '{"type": "close_hand"}', "x" * 5000]:
+        await ws.send_to(text_data=frame)
+        assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    await ws.send_to(bytes_data=b"\x00\x01")
+    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    await ws.send_json_to({"type": "ping"})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
+    await ws.disconnect()
