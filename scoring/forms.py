@@ -14,15 +14,6 @@ from typing import Any
 from django import forms
 
 
-def _coerce(choices: Sequence[Sequence[Any]]):
-    lookup = {str(value): value for value, _label in choices}
-
-    def coerce(raw: str) -> Any:
-        return lookup[raw]
-
-    return coerce
-
-
 def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
     if spec["type"] == "seat":
         choices = [(i, name) for i, name in enumerate(players)]
@@ -30,21 +21,24 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
             choices.append((None, spec.get("none_label", "Nobody")))
     else:
         choices = [tuple(c) for c in spec["choices"]]
-    str_choices = [("" if v is None else str(v), label) for v, label in choices]
-    lookup = {("" if v is None else str(v)): v for v, _ in choices}
+    # "Nobody" is an explicit answer ("none"), never a default: a declarer must be chosen.
+    str_choices = [(_key(v), label) for v, label in choices]
+    lookup = {_key(v): v for v, _ in choices}
     field = forms.TypedChoiceField(
         label=spec["label"],
         choices=str_choices,
         coerce=lambda raw: lookup[raw],
-        empty_value=None,
-        required=not (spec["type"] == "seat" and spec.get("optional")),
         widget=forms.RadioSelect,
         help_text=spec.get("help", ""),
+        error_messages={"required": "Choose one."},
     )
-    default = spec.get("default")
-    if default is not None or spec.get("optional"):
-        field.initial = "" if default is None else str(default)
+    if spec.get("default") is not None:
+        field.initial = _key(spec["default"])
     return field
+
+
+def _key(value: Any) -> str:
+    return "none" if value is None else str(value)
 
 
 class ResultForm(forms.Form):
@@ -76,8 +70,7 @@ class ResultForm(forms.Form):
         initial = {}
         for f in spec["table"]:
             if f["name"] in summary:
-                value = summary[f["name"]]
-                initial[f["name"]] = "" if value is None else str(value)
+                initial[f["name"]] = _key(summary[f["name"]])
         for i, holding in enumerate(summary.get("holdings", [])):
             for f in spec["seat"]:
                 if f["name"] in holding:

@@ -214,6 +214,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
 
 @pytest.mark.parametrize("change,message", [
     ({"declarer": "7"}, "Select a valid choice"),
+    ({"declarer": ""}, "Choose one"),
     ({"seat1_ice": "joker", "nine_card": "True"}, "Joker"),
     ({"seat1_ice": "joker", "seat2_ice": "joker"}, "Joker"),
     ({"seat1_sets": "9"}, "Select a valid choice"),
