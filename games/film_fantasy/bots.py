@@ -5,8 +5,11 @@ bot has nothing to do now. Bots read the state directly (they are part of the en
 what that seat may know: its own cards, its own pending offers and the offers made to it.
 
 - ``random``: a random legal action; declares only sometimes when it can.
-- ``greedy``: declares at once when it can; passes the card of the film it is least near
-  completing; in the auction offers its strays and accepts only when what it gives away is stray.
+- ``greedy``: declares at once when it can; collects the two films it holds most different cards
+  of, and calls everything else (and spare copies) a stray; passes its weakest stray; in the
+  auction offers up to three strays (keeping one back while it has few) to the seats in turn
+  round the table, never repeating an offer a seat declined until that seat has changed (read
+  from the public log), and accepts a blind offer only when it can give back strays alone.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ RANDOM_DECLARE_CHANCE = 0.3
 _DECLARE = {"type": "declare"}
 
 # Assessment of one hand (a pure function of its cards in order, memoised):
-# (can declare, sort keys per code, cards weakest first, how many of those first cards are strays).
+# (can declare, sort keys per code (value * 64 + rank), the strays weakest first then the kept cards
+# weakest first, how many strays).
 Assessment = tuple[bool, dict[str, int], list[str], int]
 _MEMO: dict[tuple[str, ...], Assessment] = {}
 _FILM_NO = {c: (0 if c == JOKER else f) for c, f in CARD_FILM.items()}  # the Joker counts for no film
 _RANK = {c: i for i, c in enumerate(PACK)}  # tie-break between equal values: lower code first
 _SCALE = 64  # sort key = value * 64 + rank (rank < 64), so one int orders and carries the value
-_PLAN = 1 << 16  # added to the key of the cards the seat collects, so that strays sort first
+_FILM_RANK = {c: (_FILM_NO[c], _RANK[c]) for c in _FILM_NO}
 
 
 def _assess(hand: list[str]) -> Assessment:
@@ -46,49 +50,62 @@ def _assess(hand: list[str]) -> Assessment:
 
 def _assess_uncached(hand: list[str]) -> Assessment:
     counts: dict[str, int] = {}
-    distinct = [0] * 12
+    distinct: dict[int, int] = {}  # film -> different cards held (the Joker as film 0)
+    fr = _FILM_RANK
     for c in hand:
         if c in counts:
             counts[c] += 1
         else:
             counts[c] = 1
-            distinct[_FILM_NO[c]] += 1
-    full = distinct.count(4)
-    # one full film declares alone only as a double set, which needs spare copies (two packs)
-    declarable = full >= 2 or (full == 1 and len(counts) + 4 <= len(hand) and can_declare(counts))
-    ice = distinct[ICE]
-    joker = 45 if ice >= 3 else (15 if ice == 2 else 0)
+            f = fr[c][0]
+            distinct[f] = distinct.get(f, 0) + 1
+    has_joker = distinct.pop(0, 0) > 0
+    ice = distinct.get(ICE, 0)
     # The plan: the two films with the most different cards (ties: Ice Follies when the Joker is
     # held, for the nine-card declaration; then the higher film). Everything else is a stray.
-    score = [d * 32 + f for f, d in enumerate(distinct)]
-    score[0] = -1
-    if JOKER in counts:
-        score[ICE] += 16
-    first = max(range(12), key=score.__getitem__)
-    score[first] = -1
-    second = max(range(12), key=score.__getitem__)
+    full = 0
+    score = []
+    for f, d in distinct.items():
+        if d == 4:
+            full += 1
+        score.append(d * 64 + (32 if f == ICE and has_joker else 0) + f)
+    # one full film declares alone only as a double set, which needs spare copies (two packs)
+    declarable = full >= 2 or (full == 1 and len(counts) + 4 <= len(hand) and can_declare(counts))
+    score.sort()
+    first = score[-1] & 31 if score else -1
+    second = score[-2] & 31 if len(score) > 1 else -1
+    # sort key = value * 64 + rank; value: 10 per different card of the film, 15 less for a spare copy
+    base = {f: 640 * d for f, d in distinct.items()}
+    base[0] = 45 * 64 if ice >= 3 else (15 * 64 if ice == 2 else 0)
     keys: dict[str, int] = {}
-    strays = 0
+    kept: list[str] = []
+    strays: list[str] = []
     for c, k in counts.items():
-        f = _FILM_NO[c]
-        if c == JOKER:
-            value = joker
-            kept = (ICE == first or ICE == second) and k == 1
+        f, rank = fr[c]
+        if k == 1:
+            keys[c] = base[f] + rank
+            if f == first or f == second or (not f and ICE in (first, second)):
+                kept.append(c)
+            else:
+                strays.append(c)
         else:
-            value = 10 * distinct[f] - (15 if k > 1 else 0)
-            kept = (f == first or f == second) and k == 1
-        if kept:
-            keys[c] = value * _SCALE + _RANK[c] + _PLAN
-        else:
-            keys[c] = value * _SCALE + _RANK[c]
-            strays += k
-    return declarable, keys, sorted(hand, key=keys.__getitem__), strays
+            keys[c] = base[f] + rank - (960 if f else 0)
+            strays.append(c)  # a spare copy is a stray
+            if f == first or f == second or (not f and ICE in (first, second)):
+                kept.append(c)
+            else:
+                strays.append(c)
+    strays.sort(key=keys.__getitem__)
+    kept.sort(key=keys.__getitem__)
+    n = len(strays)
+    strays += kept
+    return declarable, keys, strays, n
 
 
 def card_values(hand: list[str]) -> dict[str, int]:
     """How much the seat wants to keep each code: 10 per different card held of its film, a spare
     copy 15 less; the Joker is kept only beside two or more different Ice Follies cards."""
-    return {c: (k % _PLAN) // _SCALE for c, k in _assess(hand)[1].items()}
+    return {c: k // _SCALE for c, k in _assess(hand)[1].items()}
 
 
 def strays(hand: list[str]) -> list[str]:

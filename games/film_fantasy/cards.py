@@ -86,8 +86,22 @@ def choose_removed_films(players: int, rng: random.Random) -> list[int]:
     return sorted(rng.sample(slots, k)) if k else []
 
 
+_DECKS: dict[tuple[int, tuple[int, ...]], tuple[str, ...]] = {}
+
+
 def build_deck(players: int, removed_films: Iterable[int]) -> list[str]:
     """The unshuffled cards in play: every pack, minus one four-card set per removed film entry."""
+    check_players(players)
+    key = (players, tuple(removed_films))
+    found = _DECKS.get(key)
+    if found is None:
+        if len(_DECKS) > 10_000:
+            _DECKS.clear()
+        found = _DECKS[key] = tuple(_build_deck(players, key[1]))
+    return list(found)
+
+
+def _build_deck(players: int, removed_films: Iterable[int]) -> list[str]:
     counts: Counter[str] = Counter()
     for _ in range(packs_for(players)):
         counts.update(PACK)
@@ -113,9 +127,16 @@ def card_counts(cards: Any, max_copies: int, whose: str = "The hand") -> Counter
 
     Raises GameError naming the unknown code, or the card and the count that is too many.
     """
+    if type(cards) is list:  # the common case, checked in C: all known codes, not too many copies
+        try:
+            counts = Counter(cards)
+        except TypeError:
+            counts = None
+        if counts is not None and counts.keys() <= _CODES and (not counts or max(counts.values()) <= max_copies):
+            return counts
     if isinstance(cards, (str, bytes, dict)) or not isinstance(cards, Iterable):
         raise GameError(f"{whose} must be a list of card codes, not {type(cards).__name__}.")
-    counts: Counter[str] = Counter()
+    counts = Counter()
     for c in cards:
         if not isinstance(c, str) or c not in CARD_FILM:
             raise GameError(f"{whose} holds {c!r}, which is not a Film Fantasy card code.")
@@ -125,6 +146,9 @@ def card_counts(cards: Any, max_copies: int, whose: str = "The hand") -> Counter
             packs = "one pack holds" if max_copies == 1 else f"{max_copies} packs hold"
             raise GameError(f"{whose} holds {k} copies of {c}; {packs} only {max_copies}.")
     return counts
+
+
+_CODES = frozenset(CARD_FILM)
 
 
 def film_of(card: str) -> int:

@@ -196,11 +196,18 @@ class FilmFantasyHand:
         if not all(isinstance(c, str) for c in cards):
             raise GameError(f"{what} must be card codes.")
         hand = self.hands[seat]
-        locked = [c for o in self.offers.values() if o["from"] == seat for c in o["cards"]]
+        locked: list[str] = []
+        for o in self.offers.values():
+            if o["from"] == seat:
+                locked += o["cards"]
+        if not locked and len(cards) == 1:  # the common case: one card, nothing locked
+            if cards[0] not in hand:
+                raise GameError(f"Seat {seat} does not hold a {cards[0]}.")
+            return list(cards)
         for code in set(cards):
             k = cards.count(code)
             if hand.count(code) - locked.count(code) < k:
-                held = self.hands[seat].count(code)
+                held = hand.count(code)
                 if held >= k:
                     raise GameError(f"{code} is in a pending offer of seat {seat}; it cannot be given until that offer ends.")
                 raise GameError(f"Seat {seat} does not hold {k if k > 1 else 'a'} {code}.")

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..base import GameError
-from .cards import FILM_CARDS, ICE, ICE_CARDS, JOKER, card_counts, check_players, packs_for
+from .cards import CARD_FILM, FILM_CARDS, ICE, ICE_CARDS, JOKER, card_counts, check_players, packs_for
 
 SET_POINTS = 5
 FIVE_POINTS = 10  # Ice Follies four + Joker
@@ -103,28 +103,31 @@ def best_declaration(counts: Counts, joker_penalty: bool = True) -> tuple[list[s
         return None
     best: tuple[list[str], int] | None = None
     jokers = counts.get(JOKER, 0)
+    ice = _ice_counts(counts) if jokers and joker_penalty else (0, 0, 0, 0)
     for i in range(len(sets)):
         for j in range(i + 1, len(sets)):
             pair = (sets[i], sets[j])
-            options = [False]
-            if jokers and ICE in pair:
-                options.insert(0, True)
-            for with_joker in options:
-                cards = [c for f in pair for c in FILM_CARDS[f]]
-                if with_joker:
-                    cards.append(JOKER)
-                rest = Counter(counts)
-                rest.subtract(cards)
-                points = (NINE_CARD_POINTS if with_joker else DECLARATION_POINTS) + declarer_penalty(
-                    rest, joker_penalty
-                )
+            in_pair = pair.count(ICE)
+            for with_joker in ((True, False) if jokers and in_pair else (False,)):
+                # the declarer's penalty for the Jokers left outside (as declarer_penalty on the rest)
+                left = jokers - with_joker
+                penalty = 0
+                if left and joker_penalty:
+                    penalty = -SET_POINTS * _lonely_jokers(tuple(x - in_pair for x in ice), left)
+                points = (NINE_CARD_POINTS if with_joker else DECLARATION_POINTS) + penalty
                 if best is None or points > best[1]:
+                    cards = [c for f in pair for c in FILM_CARDS[f]]
+                    if with_joker:
+                        cards.append(JOKER)
                     best = (_declared_order(cards), points)
     return best
 
 
+_ORDER = {c: (99, 0) if c == JOKER else tuple(int(x) for x in c.split("-")) for c in CARD_FILM}
+
+
 def _declared_order(cards: list[str]) -> list[str]:
-    return sorted(cards, key=lambda c: (99, 0) if c == JOKER else tuple(int(x) for x in c.split("-")))
+    return sorted(cards, key=_ORDER.__getitem__)
 
 
 def declaration(hand: Iterable[str]) -> list[str] | None:

@@ -1,0 +1,81 @@
+"""The greedy bot's auction (docs/rules.md, "Bots")."""
+
+import json
+import random
+
+from games.film_fantasy import FilmFantasyHand, bot_action
+from games.film_fantasy.bots import strays
+from games.film_fantasy.hand import AUCTION
+from games.film_fantasy.simulate import CAPPED, simulate
+
+from .conftest import make_hand
+
+
+def test_strays_are_the_cards_outside_the_two_films_collected_and_spare_copies():
+    hand = ["1-1", "1-2", "1-3", "2-1", "2-2", "2-2", "3-1", "4-1"]
+    assert sorted(strays(hand)) == ["2-2", "3-1", "4-1"]
+
+
+def test_greedy_offers_strays_round_the_table_and_skips_a_seat_that_declined():
+    h = make_hand(
+        [["1-1", "1-2", "1-3", "2-1", "2-2", "2-3", "3-1", "4-1", "5-3", "6-3"],
+         ["5-1", "5-2", "6-1", "6-2", "7-1", "8-1", "9-1", "9-2"],
+         ["10-1", "10-2", "10-3", "11-1", "11-2", "11-3", "3-2", "4-2"]],
+        phase=AUCTION,
+    )
+    rng = random.Random(0)
+    a = bot_action(h, 0, rng)  # four strays: offers three, keeping one to accept offers with
+    assert a["type"] == "offer" and a["to"] == 1 and len(a["cards"]) == 3
+    assert set(a["cards"]) <= {"3-1", "4-1", "5-3", "6-3"}
+    h.apply(0, a)
+    h.apply(1, {"type": "decline", "offer": 1})
+    b = bot_action(h, 0, rng)
+    assert b["to"] == 2  # round the table
+    h.apply(0, b)
+    h.apply(2, {"type": "decline", "offer": 2})
+    c = bot_action(h, 0, rng)
+    assert c["to"] == 1 and len(c["cards"]) == 2  # seat 1 declined three cards: two only now
+    # the memory is read from the public log, so a stored copy decides the same way
+    again = FilmFantasyHand.load(json.loads(json.dumps(h.to_json())))
+    assert bot_action(again, 0, rng) == c
+
+
+def test_greedy_stops_offering_when_every_seat_declined_and_nothing_changed():
+    h = make_hand([["1-1", "1-2", "1-3", "2-1", "2-2", "2-3", "3-1", "4-1"], ["5-1", "5-2", "6-1", "6-2"]],
+                  phase=AUCTION)
+    rng = random.Random(0)
+    a = bot_action(h, 0, rng)
+    assert a == {"type": "offer", "to": 1, "cards": ["3-1"]}
+    h.apply(0, a)
+    h.apply(1, {"type": "decline", "offer": 1})
+    assert bot_action(h, 0, rng) is None
+
+
+def test_greedy_accepts_a_blind_offer_only_when_it_can_give_strays():
+    h = make_hand(
+        [["1-1", "1-2", "1-3", "2-1", "2-2", "2-3", "3-1", "4-1"], ["1-4", "5-1", "6-1", "7-1"],
+         ["8-1", "8-2", "9-1", "9-2"]],
+        phase=AUCTION,
+    )
+    h.apply(1, {"type": "offer", "to": 0, "cards": ["1-4", "5-1"]})
+    a = bot_action(h, 0, random.Random(0))
+    assert a["type"] == "accept" and sorted(a["cards"]) == ["3-1", "4-1"]
+    h.apply(1, {"type": "withdraw", "offer": 1})
+    h.apply(1, {"type": "offer", "to": 0, "cards": ["1-4", "5-1", "6-1"]})
+    assert bot_action(h, 0, random.Random(0)) == {"type": "decline", "offer": 2}
+
+
+def test_greedy_table_of_ten_usually_declares():
+    r = simulate(10, 150, 3, ["greedy"] * 10)
+    assert r.ended[CAPPED] / r.hands < 0.30
+
+
+def test_greedy_table_of_four_almost_always_declares():
+    r = simulate(4, 300, 3, ["greedy"] * 4)
+    assert r.ended[CAPPED] / r.hands < 0.03
+
+
+def test_greedy_beats_random_clearly():
+    r = simulate(4, 300, 5, ["greedy", "random", "greedy", "random"], rotate=True)
+    m = r.mean_by_bot()
+    assert m["greedy"] - m["random"] > 5
