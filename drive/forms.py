@@ -13,7 +13,7 @@ class DriveForm(forms.ModelForm):
             "name", "date", "target", "target_hands", "target_total", "preferred_table_size",
             "play_mode", "allow_self_join", "suspense_hands",
         ]
-        widgets = {"date": forms.DateInput(attrs={"type": "date"})}
+        widgets = {"date": forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})}
         labels = {
             "target": "The drive ends after",
             "target_hands": "Number of hands",
@@ -21,6 +21,7 @@ class DriveForm(forms.ModelForm):
             "preferred_table_size": "Players per table",
             "play_mode": "Tables play with",
             "suspense_hands": "Hide the standings for the last … hands",
+            "allow_self_join": "Players may add themselves",
         }
 
     joker_penalty = forms.BooleanField(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.db import connection
@@ -15,6 +16,11 @@ from scoring.models import Correction, Result
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
+
+
+def test_new_drive_form_prefills_a_date_the_browser_understands(organiser_client):
+    page = organiser_client.get("/drives/new").content.decode()
+    assert re.search(r'type="date" name="date" value="\d{4}-\d{2}-\d{2}"', page)
 
 
 def test_organiser_creates_a_drive(organiser_client, organiser):

@@ -1,0 +1,97 @@
+"""An organiser, four phones and a board run two hands of a drive, from joining to movement."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ORGANISER_PASSWORD
+
+pytestmark = pytest.mark.browser
+NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
+
+
+def organiser_sets_up(page, url) -> str:
+    page.goto(url + "/")
+    page.fill("input[name=username]", "organiser")
+    page.fill("input[name=password]", ORGANISER_PASSWORD)
+    page.click("button:has-text('Sign in')")
+    page.click("text=New drive")
+    page.fill("input[name=name]", "Browser drive")
+    page.select_option("select[name=target]", "hands")
+    page.fill("input[name=target_hands]", "5")
+    page.click("button:has-text('Create the drive')")
+    page.fill("textarea[name=names]", "\n".join(NAMES))
+    page.click("button:has-text('Add players')")
+    page.click("button:has-text('Draw the seating')")
+    page.click("button:has-text('Start hand 1')")
+    expect(page.locator("#progress")).to_have_text("0 of 2 tables done")
+    return re.search(r"join code ([A-Z]+)", page.inner_text("main")).group(1)
+
+
+def table_players(page, number: int) -> list[str]:
+    return [li.inner_text() for li in page.locator(f"#table-{number} li").all()]
+
+
+def organiser_enters(page, url, number: int, declarer: str):
+    page.locator(f"#table-{number}").get_by_role("link", name=re.compile("Enter result|Correct")).click()
+    page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{declarer}$")).click()
+    page.click("button:has-text('Save the result')")
+
+
+def test_two_hands_from_joining_to_movement(server, browser, phone_page):
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    board = browser.new_page(viewport={"width": 1280, "height": 720})
+    board.goto(f"{server}/{code}/board")
+    expect(board.locator("[data-progress]")).to_have_text("0 of 2 tables done")
+
+    at_table_1 = table_players(organiser, 1)
+    phones = {}
+    for name in at_table_1:
+        phone = phone_page()
+        phone.goto(f"{server}/{code.lower()}")
+        phone.get_by_role("button", name=name).click()
+        expect(phone.locator("h1")).to_have_text(name)
+        expect(phone.locator("main")).to_contain_text("Table 1 — with")
+        phones[name] = phone
+    enterer, confirmer = at_table_1[0], at_table_1[1]
+
+    # One player enters; the points are shown before sending, computed by the server.
+    page = phones[enterer]
+    page.get_by_role("link", name="Enter the result").click()
+    page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
+    expect(page.locator("[data-preview-box]")).to_contain_text(f"{enterer}: 15 points")
+    page.click("button:has-text('Send the result')")
+    expect(page.locator("main")).to_contain_text("waiting for confirmation")
+
+    # Another player sees it live (no reload) and confirms; the board counts the table at once.
+    other = phones[confirmer]
+    expect(other.get_by_role("button", name="Confirm: this is right")).to_be_visible()
+    other.get_by_role("button", name="Confirm: this is right").click()
+    expect(other.locator("main")).to_contain_text("confirmed")
+    expect(board.locator("[data-progress]")).to_have_text("1 of 2 tables done")
+
+    # The organiser types in table 2 from paper and closes the hand; phones show their move.
+    at_table_2 = table_players(organiser, 2)
+    organiser_enters(organiser, server, 2, at_table_2[2])
+    organiser.click("button:has-text('Close hand 1')")
+    expect(organiser.locator("main")).to_contain_text("seating for hand 2 is shown")
+    left_of_enterer = at_table_1[1]
+    expect(phones[left_of_enterer].locator("[data-instruction]")).to_have_text("Move DOWN to Table 2")
+    for name in at_table_1[2:]:
+        expect(phones[name].locator("[data-instruction]")).to_have_text("Stay at Table 1")
+    expect(board.locator(".movement")).to_contain_text("T1")
+    expect(board.locator("table.standings")).to_contain_text(enterer)
+
+    # Hand 2: both tables from the dashboard; after the close every phone knows where to go.
+    organiser.click("button:has-text('Start hand 2')")
+    for number in (1, 2):
+        organiser_enters(organiser, server, number, table_players(organiser, number)[0])
+    expect(board.locator("[data-progress]")).to_have_text("2 of 2 tables done")
+    organiser.click("button:has-text('Close hand 2')")
+    for name, phone in phones.items():
+        expect(phone.locator("[data-instruction]")).to_have_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
+    assert "Hand 3" in board.inner_text("main")
