@@ -52,6 +52,9 @@ class TableHand(models.Model):
     state = models.JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
     bots = models.JSONField(default=list, blank=True, help_text="Seat positions played by bots.")
+    # Digital play: the most recent client keys [key, version after the action], newest last, so
+    # an action sent twice (double tap, resend after a reconnect) is applied once.
+    client_keys = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -86,3 +89,17 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} at {self.table} seat {self.position + 1}"
+
+
+class BotPlayer(models.Model):
+    """Marks a drive's player as a bot (the engine's greedy bot plays its seats in digital hands).
+
+    A bot is an ordinary ``drive.Player`` (seats, scores and movement need one), named "Bot 1",
+    "Bot 2"…; this row says the server plays for it. Kept here so the drive's models stay
+    game-agnostic."""
+
+    player = models.OneToOneField("drive.Player", on_delete=models.CASCADE, related_name="bot")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.player} (bot)"

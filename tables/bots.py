@@ -1,0 +1,204 @@
+"""Bots play from the server, at a human pace, through the same locked path as the phones.
+
+Design (issue 6): after every accepted action, and when a hand is dealt, ``schedule_table``
+starts one asyncio task per bot seat of that table in this process's event loop (the ASGI
+server's loop: remembered when a socket connects, or taken from asgiref's record of it when the
+caller is a sync view running under the server). The task waits ``bot_delay()`` seconds, asks
+the engine's greedy bot for the seat's action on the stored state and applies it with
+``digital.apply_action`` (row lock, version check, client key ``bot-<seat>-<version>``), then
+goes on while the seat has something to do. A stale refusal (a human moved first) just means
+"look again".
+
+Survival: the tasks live in the server process, not in a socket, so bots keep playing with no
+phone connected. They do not survive a restart of the server: the hand itself does (it is in
+the database), and its bots resume as soon as any socket of that table (a phone or the
+organiser's view) connects, or any action is applied there. With several server processes the
+bots run in the process that applied the last action; a move scheduled twice is applied once
+(same client key; and the version check refuses the second).
+
+Where no server loop is known (a management command, a sync test) a small daemon thread with
+its own loop runs the bots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+import random
+import threading
+from typing import Any
+
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DELAY = (0.8, 2.0)
+MAX_REFUSED = 50  # refusals in a row before a bot gives up until the table moves again
+
+_loop: asyncio.AbstractEventLoop | None = None
+_worker: asyncio.AbstractEventLoop | None = None
+_worker_lock = threading.Lock()
+_pending: set[tuple[int, int]] = set()  # (table, seat) with a task running in this process
+_again: set[tuple[int, int]] = set()  # …that must look again: the table moved while it worked
+
+
+def bot_delay() -> tuple[float, float]:
+    """Seconds a bot waits before each move: settings.BOT_DELAY_SECONDS, else the environment's
+    BOT_DELAY_SECONDS ("0.8,2" or "0"), else 0.8 to 2 s."""
+    value: Any = getattr(settings, "BOT_DELAY_SECONDS", None)
+    if value is None:
+        value = os.environ.get("BOT_DELAY_SECONDS")
+    if value is None or value == "":
+        return DEFAULT_DELAY
+    if isinstance(value, str):
+        parts = [float(p) for p in value.replace("-", ",").split(",") if p.strip()]
+        value = parts if len(parts) > 1 else parts[0]
+    if isinstance(value, (int, float)):
+        return float(value), float(value)
+    lo, hi = value
+    return float(lo), float(hi)
+
+
+def send_to_group(group: str, message: dict[str, Any]) -> None:
+    """Send after commit; a channel layer that is down is logged, never raised at the writer."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:
+        log.warning("table update to %s not sent: channel layer unavailable", group, exc_info=True)
+
+
+# --- which loop runs the bots ------------------------------------------------------------------
+
+
+def remember_loop() -> None:
+    """Called from async code in the server (a consumer's connect): bots run in this loop."""
+    global _loop
+    _loop = asyncio.get_running_loop()
+
+
+def _usable(loop: asyncio.AbstractEventLoop | None) -> bool:
+    return loop is not None and not loop.is_closed() and loop.is_running()
+
+
+def _target_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is not None and running is not _worker:
+        _loop = running
+        return running
+    if _usable(_loop):
+        return _loop  # type: ignore[return-value]
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) == os.getpid():
+        main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+        if _usable(main):
+            _loop = main
+            return main
+    return _worker_loop()
+
+
+def _worker_loop() -> asyncio.AbstractEventLoop:
+    global _worker
+    with _worker_lock:
+        if not _usable(_worker):
+            loop = asyncio.new_event_loop()
+            started = threading.Event()
+            loop.call_soon(started.set)
+            threading.Thread(target=loop.run_forever, name="film-fantasy-bots", daemon=True).start()
+            started.wait(5)
+            _worker = loop
+        return _worker  # type: ignore[return-value]
+
+
+# --- scheduling ----------------------------------------------------------------------------------
+
+
+def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
+    """Let the bots of a table look at it again (after an action, the deal, or a socket joining).
+
+    ``seats``: the table's bot seats if the caller knows them; else they are read when the task
+    runs. Safe from any thread."""
+    loop = _target_loop()
+    # A fresh context: the caller's (e.g. asgiref's "inside sync_to_async" marker) must not leak
+    # into the bots' tasks, which would then refuse to run their own database calls.
+    loop.call_soon_threadsafe(_start, table_id, seats, context=contextvars.Context())
+
+
+def _start(table_id: int, seats: list[int] | None) -> None:
+    if seats is None:
+        asyncio.ensure_future(_read_then_start(table_id))
+        return
+    for seat in seats:
+        key = (table_id, seat)
+        if key in _pending:
+            _again.add(key)
+        else:
+            _pending.add(key)
+            asyncio.ensure_future(_play_seat(table_id, seat))
+
+
+async def _read_then_start(table_id: int) -> None:
+    try:
+        seats = await database_sync_to_async(_bot_seats)(table_id)
+    except Exception:
+        log.exception("bots of table %s not read", table_id)
+        return
+    _start(table_id, seats)
+
+
+def _bot_seats(table_id: int) -> list[int]:
+    from tables.models import TableHand
+
+    row = TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING).values_list("bots", flat=True).first()
+    return list(row or [])
+
+
+async def _play_seat(table_id: int, seat: int) -> None:
+    key = (table_id, seat)
+    refused = 0
+    try:
+        while refused < MAX_REFUSED:
+            lo, hi = bot_delay()
+            await asyncio.sleep(random.uniform(lo, hi) if hi > 0 else 0)
+            _again.discard(key)
+            outcome = await database_sync_to_async(bot_step)(table_id, seat)
+            if outcome == "idle" and key not in _again:
+                break
+            refused = refused + 1 if outcome == "stale" else 0
+    except Exception:
+        log.exception("bot at table %s seat %s stopped", table_id, seat)
+    finally:
+        _pending.discard(key)
+        _again.discard(key)
+
+
+def bot_step(table_id: int, seat: int) -> str:
+    """One move of a bot seat, if it has one: "applied", "stale" (the table moved first) or "idle"."""
+    from games import get_game
+    from tables import digital
+    from tables.models import TableHand
+
+    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status", "bots").first()
+    if table is None or table.state is None or table.status != TableHand.Status.PLAYING or seat not in table.bots:
+        return "idle"
+    state = digital.load_state(table)
+    action = get_game(table.state.get("game", "film-fantasy")).bot_action(state, seat, random.Random())
+    if action is None:
+        return "idle"
+    message = {**action, "version": table.version, "key": f"bot-{seat}-{table.version}"}
+    try:
+        digital.apply_action(table_id, seat, message, bot=True)
+    except digital.DigitalError as exc:
+        log.debug("bot at table %s seat %s: %s", table_id, seat, exc)
+        return "stale"
+    return "applied"

@@ -1,0 +1,220 @@
+"""Sockets for digital play: a player's phone (``PlayConsumer``) and the organiser's spectator
+view of a table (``WatchConsumer``).
+
+The channel layer carries only "table T is at version V"; each socket loads its own view from
+the database and sends it (so a card never leaves the server for a seat that may not see it).
+Frames from a phone, all JSON objects:
+
+    {"type": "sync"}                                        send me my current view
+    {"type": "pass", "card": "3-2", "version": 5, "key": "<uuid>"}   an engine action (see
+        games/film_fantasy/hand.py) with the version the phone saw and a client key
+
+Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "key", "version",
+"duplicate"}, {"type": "waiting", "message"}, {"type": "error", "message", "key"?}.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.http import Http404
+
+from drive.access import drive_by_code, organiser_for_scope, player_for_scope
+from tables import bots, digital
+from tables.models import TableHand
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME = 4096
+REFUSED = 4403  # close code: not a player of this drive / not the organiser
+
+
+class _TableSocket(AsyncJsonWebsocketConsumer):
+    """What both sockets share: frame checks, the table group, sending a view once per version."""
+
+    table_id: int | None = None
+    seat: int | None = None  # None: a spectator
+    sent_version = -1
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None:
+            await self.error("Send text frames holding JSON.")
+            return
+        if len(text_data) > MAX_FRAME:
+            await self.error(f"That message is too long (at most {MAX_FRAME} characters).")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.error("That message is not JSON.")
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.error("A message must be a JSON object with a 'type'.")
+            return
+        await self.receive_json(content)
+
+    async def error(self, message: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "message": message, **extra})
+
+    async def join_table(self, table_id: int) -> None:
+        if self.table_id == table_id:
+            return
+        if self.table_id is not None:
+            await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
+        self.table_id, self.sent_version = table_id, -1
+        await self.channel_layer.group_add(digital.table_group(table_id), self.channel_name)
+
+    async def disconnect(self, code):
+        if self.table_id is not None:
+            await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
+
+    async def table_version(self, event: dict[str, Any]) -> None:
+        """The table moved on: send this socket's own view, once per version."""
+        if event.get("version", 0) > self.sent_version:
+            await self.send_view()
+
+    async def send_view(self, *, force: bool = False) -> None:
+        frame = await database_sync_to_async(self.load_frame)()
+        if frame is None:
+            await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
+            return
+        version = frame["view"]["version"]
+        if force or version > self.sent_version:
+            self.sent_version = max(self.sent_version, version)
+            await self.send_json(frame)
+
+    def load_frame(self) -> dict[str, Any] | None:
+        table = TableHand.objects.select_related("hand").filter(pk=self.table_id).first()
+        if table is None or table.state is None:
+            return None
+        return {
+            "type": "state",
+            "table": table.number,
+            "hand": table.hand.number,
+            "status": table.status,
+            "seats": digital.seat_names(table),
+            "view": digital.seat_view(table, self.seat),
+        }
+
+
+class PlayConsumer(_TableSocket):
+    """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
+
+    async def connect(self):
+        bots.remember_loop()
+        await self.accept()
+        self.player_id = None
+        found = await database_sync_to_async(self.identify)()
+        if isinstance(found, str):
+            await self.error(found)
+            await self.close(code=REFUSED)
+            return
+        await self.join_table(found)
+        await self.send_view()
+        bots.schedule_table(found)  # bots of a hand that outlived a restart pick up again
+
+    def identify(self) -> int | str:
+        """The table id of this player's digital seat in the current hand, or why not."""
+        try:
+            drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
+        except Http404:
+            return "No drive has that code."
+        player = player_for_scope(self.scope, drive)
+        if player is None:
+            return "Join the drive on this phone first."
+        seat = digital.digital_seat_of(drive, player)
+        if seat is None:
+            return "You are not seated at a table played on the phones in this hand."
+        self.player_id, self.seat = player.pk, seat.position
+        return seat.table_id
+
+    async def receive_json(self, content, **kwargs):
+        kind = content["type"]
+        if kind == "sync":
+            found = await database_sync_to_async(self.identify)()  # the seating may have changed
+            if isinstance(found, str):
+                await self.error(found)
+                return
+            await self.join_table(found)
+            await self.send_view(force=True)
+            return
+        key = content.get("key")
+        try:
+            applied = await database_sync_to_async(digital.apply_action)(
+                self.table_id, self.seat, content, player_id=self.player_id
+            )
+        except digital.DigitalError as exc:
+            extra = {"key": key} if isinstance(key, str) else {}
+            await self.error(str(exc), **extra)
+            await self.send_view(force=True)  # the phone sees what it must choose from now
+            return
+        except Exception:
+            log.exception("action at table %s refused by an error", self.table_id)
+            await self.error("The server could not apply that; look again and choose.")
+            return
+        await self.send_json(
+            {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
+             "duplicate": applied.duplicate}
+        )
+        await self.send_view(force=applied.duplicate)
+
+
+class WatchConsumer(_TableSocket):
+    """The organiser's spectator view of one digital table: /ws/watch/<CODE>/<number>/ (no cards)."""
+
+    async def connect(self):
+        bots.remember_loop()
+        await self.accept()
+        found = await database_sync_to_async(self.identify)()
+        if isinstance(found, str):
+            await self.error(found)
+            await self.close(code=REFUSED)
+            return
+        await self.join_table(found)
+        await self.send_view()
+        bots.schedule_table(found)
+
+    def identify(self) -> int | str:
+        kwargs = self.scope["url_route"]["kwargs"]
+        try:
+            drive = drive_by_code(kwargs["code"])
+        except Http404:
+            return "No drive has that code."
+        if not organiser_for_scope(self.scope, drive):
+            return "Only the organiser may watch a table."
+        hand = drive.hands.order_by("-number").first()
+        table = hand and hand.tables.filter(number=kwargs["number"]).first()
+        if table is None:
+            return "There is no such table in this hand."
+        return table.pk
+
+    async def receive_json(self, content, **kwargs):
+        if content["type"] == "sync":
+            await self.send_view(force=True)
+        else:
+            await self.error("This view only watches: it cannot play.")
+
+
+class EchoGroupConsumer(AsyncJsonWebsocketConsumer):
+    """Bench only (routed when BENCH_ROUTES=1): the floor for bench/digital.py. Every frame a
+    socket sends goes by group_send to the group's sockets, which forward it: a bare Channels
+    fan-out through the same server and layer as the table sockets, with no database."""
+
+    async def connect(self):
+        name = "".join(c for c in self.scope["url_route"]["kwargs"]["name"] if c.isalnum() or c in "_.-")[:60]
+        self.group = f"bench-{name}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        await self.channel_layer.group_send(self.group, {"type": "bench.echo", "payload": content})
+
+    async def bench_echo(self, event):
+        await self.send_json(event["payload"])

@@ -1,0 +1,391 @@
+"""Digital play: every write of a hand played on the phones (issue 6).
+
+The server is the only authority. A table's hand lives in ``TableHand.state`` (the engine's
+JSON) with ``TableHand.version``; every action is applied inside a transaction that locks the
+table's row (``select_for_update``; SQLite's IMMEDIATE transactions serialise writers), so two
+actions never interleave, in one process or several. Refusals raise ``DigitalError`` with a
+message for the phone; nothing is changed then.
+
+What crosses the channel layer is only "table T is at version V" (``notify_table``); each socket
+then loads its own seat's view (``seat_view``). A spectator (the organiser, the board) gets
+``spectator_view``, which holds no hidden cards.
+
+Entry points:
+- ``deal_hand(drive, hand)``: from ``drive.services.start_hand``; deals every digital table.
+- ``apply_action(table_id, seat, message, player_id=…)``: a phone's (or a bot's) action.
+- ``stop_playing_tables(drive, hand)``: from ``drive.services.close_hand`` (the bell).
+- ``add_bot(drive, table_id)``: the organiser seats a bot at a digital table between hands.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from games import GameError, get_game
+from scoring import services as scoring
+from scoring.models import Result
+from tables.models import BotPlayer, Hand, Seat, TableHand
+
+log = logging.getLogger(__name__)
+
+KEEP_CLIENT_KEYS = 64  # per table; a resend older than that also carries a stale version: refused
+MAX_KEY_LENGTH = 64
+CONTROL_FIELDS = ("version", "key", "seat")  # what the socket adds around an engine action
+
+
+class DigitalError(Exception):
+    """A refused action; the message is shown on the phone that sent it."""
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What became of an action: ``duplicate`` when its client key had already been applied."""
+
+    table_id: int
+    version: int
+    duplicate: bool = False
+    finished: bool = False
+
+
+# --- names of groups, and what goes through them -----------------------------------------------
+
+
+def table_group(table_id: int) -> str:
+    """The one place a table's group is named. Its messages carry a version, never a card."""
+    return f"table-{table_id}"
+
+
+def version_message(table_id: int, version: int) -> dict[str, Any]:
+    return {"type": "table.version", "table": table_id, "version": version}
+
+
+def notify_table(table_id: int, version: int, bot_seats: list[int]) -> None:
+    """After commit: tell the table's sockets it is at ``version``, and let its bots move."""
+    from tables import bots  # bots imports this module
+
+    seats = list(bot_seats or [])
+
+    def send() -> None:
+        bots.send_to_group(table_group(table_id), version_message(table_id, version))
+        if seats:
+            bots.schedule_table(table_id, seats)
+
+    transaction.on_commit(send, robust=True)
+
+
+def drive_changed(drive_id: int) -> None:
+    """A digital result entered the drive: after commit, refresh the live screens (``drive.live``).
+
+    Run as a robust commit hook of its own, so a failing live update is logged and can never
+    stop the table's own notification or turn an applied action into an error."""
+
+    def refresh() -> None:
+        try:
+            from drive import live
+        except ImportError:  # the live screens are optional for digital play
+            return
+        live.drive_changed(drive_id)  # outside any transaction now: publishes at once
+
+    transaction.on_commit(refresh, robust=True)
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def game_for(drive) -> Any:
+    return get_game(drive.game, drive.house_rules)
+
+
+def load_state(table: TableHand):
+    if table.state is None:
+        raise DigitalError("This table's hand has not been dealt yet.")
+    try:
+        return get_game(table.state.get("game", "film-fantasy")).load_hand(table.state)
+    except GameError as exc:
+        raise DigitalError(f"This table's stored hand cannot be read: {exc}") from None
+
+
+def seat_view(table: TableHand, seat: int | None) -> dict[str, Any] | None:
+    """What ``seat`` may see of the table's hand (None: a spectator), or None before the deal."""
+    if table.state is None:
+        return None
+    return load_state(table).view(seat)
+
+
+def spectator_view(table: TableHand) -> dict[str, Any] | None:
+    """The organiser's or the board's view of a digital table: counts and the public log only."""
+    return seat_view(table, None)
+
+
+def seat_names(table: TableHand) -> list[dict[str, Any]]:
+    """Who sits where, for the phones: position, name, and whether the server plays the seat."""
+    bots = set(table.bots or [])
+    return [
+        {"position": s.position, "name": s.player.name, "bot": s.position in bots}
+        for s in table.seats.select_related("player").order_by("position")
+    ]
+
+
+def digital_seat_of(drive, player) -> Seat | None:
+    """The player's seat at a digital table in the drive's current hand, or None."""
+    hand = drive.hands.order_by("-number").first()
+    if hand is None:
+        return None
+    return (
+        Seat.objects.select_related("table", "table__hand")
+        .filter(hand=hand, player=player, table__play_mode=TableHand.PlayMode.DIGITAL)
+        .first()
+    )
+
+
+def is_bot(player) -> bool:
+    return BotPlayer.objects.filter(player=player).exists()
+
+
+# --- the deal -----------------------------------------------------------------------------------
+
+
+def _bot_positions(table: TableHand) -> list[int]:
+    return list(
+        table.seats.filter(player__bot__isnull=False).order_by("position").values_list("position", flat=True)
+    )
+
+
+def deal_rng(drive, hand: Hand, table: TableHand) -> random.Random:
+    """Seeded from the drive, the hand and the table: a deal can be replayed for a dispute."""
+    return random.Random(f"{drive.seed}-{hand.number}-{table.number}")
+
+
+@transaction.atomic
+def deal_hand(drive, hand: Hand) -> list[TableHand]:
+    """Deal every digital table of ``hand`` that has no state yet; its bots start on commit.
+
+    Called by ``drive.services.start_hand`` inside its transaction (the drive's row is locked).
+    """
+    game = game_for(drive)
+    dealt = []
+    tables = hand.tables.select_for_update().filter(play_mode=TableHand.PlayMode.DIGITAL, state__isnull=True)
+    for table in tables.order_by("number"):
+        players = table.seats.count()
+        try:
+            state = game.new_hand(players, deal_rng(drive, hand, table))
+        except GameError as exc:  # a table of one (late withdrawals): the organiser closes it
+            log.warning("table %s of hand %s not dealt: %s", table.number, hand.number, exc)
+            continue
+        table.state = state.to_json()
+        table.version = state.version
+        table.bots = _bot_positions(table)
+        table.client_keys = []
+        table.save(update_fields=["state", "version", "bots", "client_keys", "updated_at"])
+        notify_table(table.pk, table.version, table.bots)
+        dealt.append(table)
+    return dealt
+
+
+# --- actions ------------------------------------------------------------------------------------
+
+
+def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
+    """A phone's frame -> (engine action, version seen, client key, claimed seat); refused if odd."""
+    if not isinstance(message, dict):
+        raise DigitalError("An action must be a JSON object with a 'type'.")
+    action = {k: v for k, v in message.items() if k not in CONTROL_FIELDS}
+    version = message.get("version")
+    if version is not None and (type(version) is not int or version < 0):
+        raise DigitalError("'version' must be the version number your phone last saw.")
+    key = message.get("key")
+    if key is not None and (not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH):
+        raise DigitalError(f"'key' must be a string of 1 to {MAX_KEY_LENGTH} characters.")
+    return action, version, key, message.get("seat")
+
+
+def _locked_table(table_id: int) -> TableHand:
+    try:
+        return TableHand.objects.select_for_update().select_related("hand", "hand__drive").get(pk=table_id)
+    except TableHand.DoesNotExist:
+        raise DigitalError("That table no longer exists.") from None
+
+
+@transaction.atomic
+def apply_action(
+    table_id: int,
+    seat: int,
+    message: dict[str, Any],
+    *,
+    player_id: int | None = None,
+    bot: bool = False,
+) -> Applied:
+    """Apply one seat's action under the table's row lock.
+
+    ``message`` is the engine action plus ``version`` (the version the sender saw; required),
+    ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
+    sender is ``player_id`` (a phone: must sit at ``seat``) or ``bot`` (``seat`` must be a bot
+    seat). Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
+    Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
+    over or not dealt, and anything the engine refuses.
+    """
+    action, version, key, claimed = split_message(message)
+    table = _locked_table(table_id)
+    if key is not None:
+        for seen, at in table.client_keys or []:
+            if seen == key:
+                return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
+    if claimed is not None and claimed != seat:
+        raise DigitalError(f"You play seat {seat + 1}; you cannot act for seat {claimed!r}.")
+    if bot:
+        if seat not in (table.bots or []):
+            raise DigitalError(f"Seat {seat + 1} is not played by a bot.")
+    elif player_id is None or not table.seats.filter(position=seat, player_id=player_id).exists():
+        raise DigitalError("You do not sit at that seat of this table.")
+    if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
+        raise DigitalError("This table is not playing on the phones.")
+    if table.status != TableHand.Status.PLAYING or table.hand.status != Hand.Status.PLAYING:
+        raise DigitalError("This hand is over.")
+    if version is None:
+        raise DigitalError("Send the version your phone last saw with every action.")
+    if version != table.version:
+        raise DigitalError(
+            f"The table has moved on since your phone last looked (version {version}, now {table.version}): "
+            "look again and choose."
+        )
+    state = load_state(table)
+    try:
+        state.apply(seat, action)
+    except GameError as exc:
+        raise DigitalError(str(exc)) from None
+    table.state = state.to_json()
+    table.version = state.version
+    fields = ["state", "version", "updated_at"]
+    if key is not None:
+        table.client_keys = [*(table.client_keys or []), [key, table.version]][-KEEP_CLIENT_KEYS:]
+        fields.append("client_keys")
+    if state.finished:
+        _record(table, state)
+        fields.append("status")
+    table.save(update_fields=fields)
+    notify_table(table.pk, table.version, table.bots)
+    return Applied(table.pk, table.version, finished=state.finished)
+
+
+def _record(table: TableHand, state) -> Result:
+    """The engine scored the hand: its result enters the drive at once, confirmed (no entry step)."""
+    players = [s.player for s in table.seats.select_related("player").order_by("position")]
+    result = scoring.record_result(
+        table=table,
+        players=players,
+        hand_number=table.hand.number,
+        outcome=state.outcome(),
+        summary=summary_of(state),
+        source=Result.Source.DIGITAL,
+        confirmed=True,
+    )
+    table.status = TableHand.Status.CONFIRMED
+    drive_changed(table.hand.drive_id)
+    return result
+
+
+def summary_of(state) -> dict[str, Any]:
+    """The finished hand in the game's entry format (so a correction form starts from it), with
+    the engine's own points alongside under ``digital``."""
+    from collections import Counter
+
+    from games.film_fantasy.cards import FILM_CARDS, ICE_CARDS, JOKER, REGULAR_FILMS
+
+    def holding(cards: list[str]) -> dict[str, Any]:
+        counts = Counter(cards)
+        sets = sum(min(counts[c] for c in FILM_CARDS[f]) for f in REGULAR_FILMS)
+        ice = [min(1, counts[c]) for c in ICE_CARDS]
+        jokers = counts[JOKER]
+        if sum(ice) == 4:
+            group = "five" if jokers else "four"
+        elif sum(ice) == 3 and jokers:
+            group = "joker_three"
+        else:
+            group = "joker" if jokers else "none"
+        return {"sets": sets, "ice": group}
+
+    hands = [list(h) for h in state.hands]
+    if state.declarer is not None and state.declaration:
+        rest = Counter(hands[state.declarer])
+        rest.subtract(state.declaration)
+        hands[state.declarer] = list(rest.elements())
+    return {
+        "declarer": state.declarer,
+        "nine_card": state.nine_card,
+        "dealer": state.dealer,
+        "holdings": [holding(h) for h in hands],
+        "digital": {"points": list(state.points or []), "ended_by": state.ended_by, "version": state.version},
+    }
+
+
+# --- the bell -------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def stop_playing_tables(drive, hand: Hand) -> list[TableHand]:
+    """The organiser closes the hand: every digital table still playing ends without a
+    declaration (rules: "A hand that ends without a declaration"), scored by the engine and
+    recorded, so the movement that follows sees its result. Tables never dealt are left alone
+    (the close records them as not played)."""
+    stopped = []
+    tables = hand.tables.select_for_update().filter(
+        play_mode=TableHand.PlayMode.DIGITAL, status=TableHand.Status.PLAYING, state__isnull=False
+    )
+    for table in tables.select_related("hand").order_by("number"):
+        state = load_state(table)
+        if state.finished:  # finished but not recorded cannot happen; be safe anyway
+            continue
+        state.stop()
+        table.state = state.to_json()
+        table.version = state.version
+        _record(table, state)
+        table.save(update_fields=["state", "version", "status", "updated_at"])
+        notify_table(table.pk, table.version, table.bots)
+        stopped.append(table)
+    return stopped
+
+
+# --- bots at the table ----------------------------------------------------------------------------
+
+MAX_SEATS = 10
+
+
+@transaction.atomic
+def add_bot(drive, table_id: int):
+    """Seat a new bot ("Bot 1", "Bot 2"…) at a digital table of the seating shown between hands.
+
+    Refused: the hand has started, the table plays with cards, or the table is full (10).
+    A bot is a player of the drive (it scores and moves like anyone) marked by ``BotPlayer``.
+    """
+    from drive.models import Drive, Player
+
+    drive = Drive.objects.select_for_update().get(pk=drive.pk)
+    if drive.is_finished:
+        raise DigitalError("This drive has finished.")
+    try:
+        table = TableHand.objects.select_for_update().select_related("hand").get(pk=table_id, hand__drive=drive)
+    except TableHand.DoesNotExist:
+        raise DigitalError("That table is not part of this drive.") from None
+    if table.hand.status != Hand.Status.SEATING or drive.hands.filter(number__gt=table.hand.number).exists():
+        raise DigitalError("Bots can join a table only between hands, before the next hand starts.")
+    if table.play_mode != TableHand.PlayMode.DIGITAL:
+        raise DigitalError(f"Table {table.number} plays with cards: switch it to the phones first.")
+    seats = table.seats.count()
+    if seats >= MAX_SEATS:
+        raise DigitalError(f"Table {table.number} is full.")
+    taken = {n.casefold() for n in drive.players.values_list("name", flat=True)}
+    number = 1
+    while f"bot {number}" in taken:
+        number += 1
+    player = Player.objects.create(drive=drive, name=f"Bot {number}")
+    BotPlayer.objects.create(player=player)
+    Seat.objects.create(table=table, hand=table.hand, player=player, position=seats)
+    table.bots = sorted({*(table.bots or []), seats})
+    table.save(update_fields=["bots", "updated_at"])
+    drive_changed(drive.pk)
+    return player

@@ -1,0 +1,64 @@
+"""Fixtures for digital play: a started drive with one digital table, and phones on sockets."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from drive import services
+from tables.models import TableHand
+from tests.factories import make_drive
+
+
+@pytest.fixture(autouse=True)
+def quick_bots(settings):
+    settings.BOT_DELAY_SECONDS = 0
+
+
+def digital_drive(organiser, players: int = 4, start: bool = True, **fields):
+    """A drive of ``players`` at one digital table (``players`` <= 10), hand 1 started (dealt)."""
+    fields.setdefault("preferred_table_size", min(players, 10))
+    drive = make_drive(organiser, players, play_mode="digital", **fields)
+    services.draw_seating(drive, random.Random(7))
+    if start:
+        services.start_hand(drive)
+    return drive
+
+
+def table_of(drive, number: int = 1) -> TableHand:
+    return TableHand.objects.get(hand=drive.hands.order_by("-number").first(), number=number)
+
+
+def seated_players(table: TableHand) -> list:
+    return [s.player for s in table.seats.select_related("player").order_by("position")]
+
+
+@pytest.fixture
+def four_at_a_table(transactional_db, organiser):
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    return drive, table, seated_players(table)
+
+
+def _drop_thread_connections() -> None:
+    # The test database is SQLite in memory (shared cache), whose wrapper ignores close(); the
+    # main thread's connection keeps the database alive, so this thread's one can simply go.
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None:
+            conn.connection.close()
+            conn.connection = None
+
+
+@pytest.fixture(autouse=True)
+def close_socket_thread_connections(django_db_blocker):
+    """Async consumers use Django from asgiref's one sync thread; drop its connection after each
+    test, so a later test without database access (tests/test_health_consumer.py) never meets
+    it open (channels checks old connections on every frame)."""
+    yield
+    from asgiref.sync import SyncToAsync
+
+    with django_db_blocker.unblock():
+        SyncToAsync.single_thread_executor.submit(_drop_thread_connections).result(timeout=10)

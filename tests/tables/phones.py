@@ -1,0 +1,45 @@
+"""Phones for consumer tests: a WebsocketCommunicator with the player's cookie, and waits."""
+
+from __future__ import annotations
+
+import uuid
+
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def phone(drive, player=None, path: str | None = None, extra_headers=()) -> WebsocketCommunicator:
+    headers = [ORIGIN, *extra_headers]
+    if player is not None:
+        headers.append((b"cookie", f"ff_{drive.join_code}={player.token}".encode()))
+    return WebsocketCommunicator(application, path or f"/ws/play/{drive.join_code}/", headers=headers)
+
+
+async def connected(drive, player) -> tuple[WebsocketCommunicator, dict]:
+    """A phone that has connected and received its first view."""
+    socket = phone(drive, player)
+    ok, _ = await socket.connect()
+    assert ok
+    first = await socket.receive_json_from(timeout=5)
+    return socket, first
+
+
+async def until(socket: WebsocketCommunicator, predicate, timeout: float = 5, seen: list | None = None) -> dict:
+    """Receive frames until one matches ``predicate``; every frame is also appended to ``seen``."""
+    while True:
+        frame = await socket.receive_json_from(timeout=timeout)
+        if seen is not None:
+            seen.append(frame)
+        if predicate(frame):
+            return frame
+
+
+def at_version(version: int):
+    return lambda f: f.get("type") == "state" and f["view"]["version"] >= version
+
+
+def action(kind: str, version: int, **fields) -> dict:
+    return {"type": kind, **fields, "version": version, "key": str(uuid.uuid4())}

@@ -1,0 +1,131 @@
+"""Bots at the table, the organiser's bell on digital tables, and the spectator view."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+
+from drive import services
+from games import get_game
+from scoring.models import Result
+from tables import digital
+from tables.models import BotPlayer, TableHand
+from tests.tables.conftest import digital_drive, seated_players, table_of
+from tests.tables.phones import action, connected, phone, until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GAME = get_game("film-fantasy")
+CARD = re.compile(r"^(\d{1,2}-[1-4]|J)$")
+
+
+async def test_a_lone_player_plays_a_whole_hand_with_three_bots(organiser):
+    drive = await database_sync_to_async(digital_drive)(organiser, 2, start=False)
+    table = await database_sync_to_async(table_of)(drive)
+    for _ in range(2):
+        await database_sync_to_async(digital.add_bot)(drive, table.pk)
+    players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
+    assert [p.name for p in players][2:] == ["Bot 1", "Bot 2"]
+    human = players[0]
+    # The second human leaves the table to a bot too: a table of one person and three bots.
+    other = players[1]
+    await database_sync_to_async(lambda: BotPlayer.objects.create(player=other))()
+    socket, first = await connected(drive, human)
+    assert first["type"] == "waiting"
+    await database_sync_to_async(services.start_hand)(drive)  # deals; the bots start at once
+    table = await database_sync_to_async(table_of)(drive)
+    assert table.bots == [1, 2, 3]
+    await socket.send_json_to({"type": "sync"})
+    rng = random.Random(1)
+    for _ in range(3000):
+        frame = await until(socket, lambda f: f["type"] in ("state", "error"), timeout=10)
+        if frame["type"] == "error":
+            await socket.send_json_to({"type": "sync"})
+            continue
+        view = frame["view"]
+        if view["phase"] == "finished":
+            break
+        stored = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk))()
+        if stored.version != view["version"]:
+            continue  # another frame is on its way
+        move = GAME.bot_action(GAME.load_hand(stored.state), 0, rng)
+        if move is not None:
+            await socket.send_json_to(action(move["type"], view["version"], **{k: v for k, v in move.items() if k != "type"}))
+    else:
+        pytest.fail("the hand did not finish")
+    table = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk))()
+    assert table.status == TableHand.Status.CONFIRMED
+    result = await database_sync_to_async(lambda: Result.objects.get(table=table))()
+    assert result.source == Result.Source.DIGITAL
+    await socket.disconnect()
+
+
+def test_bots_join_only_digital_tables_between_hands(transactional_db, organiser):
+    drive = digital_drive(organiser, 4, start=False)
+    table = table_of(drive)
+    digital.add_bot(drive, table.pk)
+    services.set_table_mode(drive, 1, "physical")
+    with pytest.raises(digital.DigitalError, match="plays with cards"):
+        digital.add_bot(drive, table.pk)
+    services.set_table_mode(drive, 1, "digital")
+    services.start_hand(drive)
+    with pytest.raises(digital.DigitalError, match="between hands"):
+        digital.add_bot(drive, table.pk)
+
+
+def test_the_bell_ends_digital_hands_scored_by_the_engine_before_the_movement(transactional_db, organiser):
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    nxt = services.close_hand(drive, force=False)  # nothing else is waiting: no force needed
+    table.refresh_from_db()
+    assert table.status == TableHand.Status.CONFIRMED
+    state = GAME.load_hand(table.state)
+    assert state.finished and state.ended_by == "stopped" and state.declarer is None
+    result = Result.objects.get(table=table)
+    assert result.status == Result.Status.CONFIRMED and result.declarer is None
+    assert sorted(result.scores.values_list("points", flat=True)) == sorted(state.outcome().points)
+    assert result.mover == seated_players(table)[state.outcome().mover]
+    assert nxt is not None and nxt.number == 2
+
+
+def test_the_organiser_can_correct_a_digital_result_from_its_summary(transactional_db, organiser):
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    services.close_hand(drive)
+    result = Result.objects.get(table=table)
+    summary = {k: v for k, v in result.summary.items() if k != "digital"}
+    outcome = services.outcome_for(drive, 4, summary)  # the stored summary is a valid entry
+    assert outcome.points == result.summary["digital"]["points"]
+
+
+async def test_the_organiser_watches_a_table_and_sees_no_cards(organiser):
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    client = Client()
+    await database_sync_to_async(client.force_login)(organiser)
+    cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    watch = phone(drive, path=f"/ws/watch/{drive.join_code}/1/", extra_headers=[cookie])
+    assert (await watch.connect())[0]
+    frame = await watch.receive_json_from(timeout=5)
+    assert frame["type"] == "state" and frame["view"]["seat"] is None and "hand" not in frame["view"]
+
+    def strings(x):
+        if isinstance(x, dict):
+            for v in x.values():
+                yield from strings(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from strings(v)
+        elif isinstance(x, str):
+            yield x
+
+    assert not [s for s in strings(frame) if CARD.match(s)]
+    await watch.send_json_to({"type": "pass", "card": "1-1", "version": 0})
+    assert (await watch.receive_json_from(timeout=5))["type"] == "error"
+    await watch.disconnect()
+    stranger = phone(drive, path=f"/ws/watch/{drive.join_code}/1/")
+    assert (await stranger.connect())[0]
+    assert (await stranger.receive_json_from(timeout=5))["type"] == "error"

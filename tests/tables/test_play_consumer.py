@@ -1,0 +1,172 @@
+"""Playing a digital hand on phones over Channels: views, a whole hand, refusals, resends, restart."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import get_game
+from scoring.models import Result
+from tables.models import TableHand
+from tests.tables.phones import action, at_version, connected, phone, until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GAME = get_game("film-fantasy")
+
+
+@database_sync_to_async
+def stored(table_id: int) -> TableHand:
+    return TableHand.objects.get(pk=table_id)
+
+
+async def next_move(table_id: int, rng: random.Random) -> tuple[int, dict, int] | None:
+    """(seat, greedy action, version) for the first seat with something to do, or None if over."""
+    table = await stored(table_id)
+    state = GAME.load_hand(table.state)
+    if state.finished:
+        return None
+    for seat in rng.sample(range(state.players), state.players):
+        move = GAME.bot_action(state, seat, rng)
+        if move is not None:
+            return seat, move, table.version
+    return None
+
+
+async def play_to_the_end(sockets, table_id: int, rng: random.Random, limit: int = 2000) -> int:
+    """Every seat plays the greedy bot's move through its own socket until the hand is over."""
+    moves = 0
+    while (move := await next_move(table_id, rng)) is not None:
+        seat, act, version = move
+        await sockets[seat].send_json_to(action(act["type"], version, **{k: v for k, v in act.items() if k != "type"}))
+        reply = await until(sockets[seat], lambda f: f["type"] in ("ok", "error"))
+        assert reply["type"] == "ok", reply
+        for s in sockets:
+            await until(s, at_version(reply["version"]))
+        moves += 1
+        assert moves < limit
+    return moves
+
+
+async def test_each_phone_gets_its_own_view_and_the_names_at_once(four_at_a_table):
+    drive, table, players = four_at_a_table
+    for position, player in enumerate(players):
+        socket, first = await connected(drive, player)
+        assert first["type"] == "state"
+        assert first["view"]["seat"] == position
+        assert len(first["view"]["hand"]) == 4
+        assert [s["name"] for s in first["seats"]] == [p.name for p in players]
+        assert first["view"]["dealer_draw"][-1] == "J"  # the dealer draw is shown to all
+        await socket.disconnect()
+
+
+async def test_a_whole_hand_played_on_phones_enters_the_drive_confirmed(four_at_a_table):
+    drive, table, players = four_at_a_table
+    sockets = [(await connected(drive, p))[0] for p in players]
+    moves = await play_to_the_end(sockets, table.pk, random.Random(3))
+    assert moves > 4
+    done = await stored(table.pk)
+    assert done.status == TableHand.Status.CONFIRMED
+    result = await database_sync_to_async(lambda: Result.objects.get(table=done))()
+    assert result.status == Result.Status.CONFIRMED and result.source == Result.Source.DIGITAL
+    points = await database_sync_to_async(lambda: sorted(result.scores.values_list("points", flat=True)))()
+    assert points == sorted(GAME.load_hand(done.state).outcome().points)
+    for s in sockets:
+        await s.disconnect()
+
+
+async def refused(socket, message) -> dict:
+    await socket.send_json_to(message)
+    reply = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "error", reply
+    return reply
+
+
+async def test_stale_illegal_and_foreign_seat_actions_are_refused_with_a_message(four_at_a_table):
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    view = first["view"]
+    before = await stored(table.pk)
+    card = view["hand"][0]
+    stale = await refused(socket, action("pass", view["version"] - 1 if view["version"] else 99, card=card))
+    assert "moved on" in stale["message"]
+    illegal = await refused(socket, action("pass", view["version"], card="no-such-card"))
+    assert "does not hold" in illegal["message"]
+    foreign = await refused(socket, {**action("pass", view["version"], card=card), "seat": 1})
+    assert "cannot act for seat" in foreign["message"]
+    not_yet = await refused(socket, action("offer", view["version"], to=1, cards=[card]))
+    assert "auction" in not_yet["message"].lower()
+    after = await stored(table.pk)
+    assert (after.state, after.version) == (before.state, before.version)
+    await socket.disconnect()
+
+
+async def test_malformed_and_oversized_frames_get_an_error_not_a_crash(four_at_a_table):
+    drive, table, players = four_at_a_table
+    socket, _ = await connected(drive, players[0])
+    for text in ("{not json", json.dumps(["a"]), json.dumps({"no": "type"}), json.dumps({"type": "pass", "pad": "x" * 5000})):
+        await socket.send_to(text_data=text)
+        assert (await until(socket, lambda f: f["type"] == "error"))["type"] == "error"
+    await socket.send_json_to({"type": "sync"})
+    assert (await until(socket, lambda f: f["type"] == "state"))["view"]["seat"] == 0  # still alive
+    await socket.disconnect()
+
+
+async def test_an_action_sent_twice_is_applied_once(four_at_a_table):
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    message = action("pass", first["view"]["version"], card=first["view"]["hand"][0])
+    await socket.send_json_to(message)
+    ok = await until(socket, lambda f: f["type"] == "ok")
+    assert ok["duplicate"] is False
+    await socket.send_json_to(message)
+    again = await until(socket, lambda f: f["type"] == "ok")
+    assert again["duplicate"] is True and again["version"] == ok["version"]
+    view = await until(socket, lambda f: f["type"] == "state")
+    assert view["view"]["version"] == ok["version"] and view["view"]["my_pass"] == message["card"]
+    passes = [e for e in GAME.load_hand((await stored(table.pk)).state).log if e["type"] == "passed"]
+    assert len(passes) == 1
+    await socket.disconnect()
+
+
+async def test_strangers_and_players_of_other_drives_are_refused(four_at_a_table, organiser):
+    drive, table, players = four_at_a_table
+    stranger = phone(drive)
+    assert (await stranger.connect())[0]
+    assert (await stranger.receive_json_from(timeout=5))["type"] == "error"
+    assert (await stranger.receive_output(timeout=5))["type"] == "websocket.close"
+    other_drive = await database_sync_to_async(
+        lambda: __import__("tests.tables.conftest", fromlist=["x"]).digital_drive(organiser, 2, name="Other")
+    )()
+    outsider = await database_sync_to_async(lambda: other_drive.players.first())()
+    socket = phone(drive, outsider)
+    assert (await socket.connect())[0]
+    assert "Join" in (await socket.receive_json_from(timeout=5))["message"]
+
+
+async def test_a_restart_mid_hand_resumes_from_the_database(four_at_a_table):
+    drive, table, players = four_at_a_table
+    rng = random.Random(5)
+    sockets = [(await connected(drive, p))[0] for p in players]
+    for _ in range(6):  # a round and a half of passes
+        seat, act, version = await next_move(table.pk, rng)
+        await sockets[seat].send_json_to(action(act["type"], version, **{k: v for k, v in act.items() if k != "type"}))
+        reply = await until(sockets[seat], lambda f: f["type"] in ("ok", "error"))
+        assert reply["type"] == "ok"
+    for s in sockets:
+        await s.disconnect()
+    mid = await stored(table.pk)
+    # A fresh process: nothing in memory; every phone reconnects and gets its current view at once.
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    sockets, views = zip(*[await connected(drive, p) for p in players])
+    assert all(v["view"]["version"] == mid.version for v in views)
+    assert views[0]["view"]["hand"] == GAME.load_hand(mid.state).view(0)["hand"]
+    await play_to_the_end(list(sockets), table.pk, rng)
+    assert (await stored(table.pk)).status == TableHand.Status.CONFIRMED
+    for s in sockets:
+        await s.disconnect()
