@@ -1,9 +1,21 @@
 from __future__ import annotations
 
+import unicodedata
+
 from django import forms
 
 from drive.models import Drive, Player
 from drive.services import DriveError, parse_names
+
+
+def has_control_characters(text: str) -> bool:
+    """True when ``text`` holds a control character other than a line break or tab: never part of
+    a name (a NUL is refused by PostgreSQL outright), so such text is refused, not stored."""
+    return any(unicodedata.category(c) == "Cc" and c not in "\n\r\t" for c in text)
+
+
+def without_control_characters(text: str) -> str:
+    return "".join(c for c in text if unicodedata.category(c) != "Cc" or c in "\n\r\t")
 
 
 class DriveForm(forms.ModelForm):
@@ -56,6 +68,8 @@ class NamesForm(forms.Form):
     )
 
     def clean_names(self):
+        if has_control_characters(self.cleaned_data["names"]):
+            raise forms.ValidationError("Names can hold letters, digits and punctuation, not control characters.")
         try:
             names = parse_names(self.cleaned_data["names"])
         except DriveError as exc:

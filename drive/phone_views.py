@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from drive import live, phone_links, results, selectors, services
 from drive.access import drive_by_code, player_cookie_name, player_for_request
+from drive.forms import has_control_characters, without_control_characters
 from drive.models import Drive, Player
 from drive.services import DriveError
 from games import GameError, get_game
@@ -76,6 +77,8 @@ def claim(request, code: str):
             messages.error(request, "Ask the organiser to add your name.")
             return redirect("phone:join", code=drive.join_code)
         try:
+            if has_control_characters(new_name):
+                raise DriveError("Type your name with letters, not control characters.")
             names = services.parse_names(new_name)
             if len(names) != 1:
                 raise DriveError("Type just your own name.")
@@ -235,7 +238,8 @@ def confirm(request, code: str):
 @require_POST
 def dispute(request, code: str):
     def act(drive, player, seen):
-        results.dispute(drive, player, seen_revision=seen, reason=request.POST.get("reason", ""))
+        reason = without_control_characters(request.POST.get("reason", ""))
+        results.dispute(drive, player, seen_revision=seen, reason=reason)
         messages.warning(request, "Disputed: the organiser has been told and will settle it.")
 
     return _judge(request, code, act)

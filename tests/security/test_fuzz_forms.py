@@ -1,0 +1,311 @@
+"""Every form, fuzzed with hypothesis: hostile input is never a server error, never changes
+anything, and always says what is wrong. Accepted input (hypothesis sometimes finds it, since
+valid answers are in the mix) must say so; only then may the database change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.messages import constants
+from django.core.cache import cache
+from django.test import Client
+from hypothesis import given
+
+from drive import services
+from scoring.models import Result
+from tests.factories import make_drive
+from tests.security.conftest import entry_data, seat_players, snapshot
+from tests.security.fuzz import FUZZ, form_data, refused_clearly, said
+
+pytestmark = pytest.mark.django_db
+
+SEATS4 = [str(i) for i in range(4)]
+ICE = ["none", "five", "joker", "both"]
+
+
+def result_fields(players: int) -> dict[str, list[str]]:
+    fields = {"declarer": SEATS4[:players] + ["none"], "nine_card": ["True", "False"], "dealer": SEATS4[:players]}
+    for i in range(players):
+        fields[f"seat{i}_sets"] = ["0", "1", "2"]
+        fields[f"seat{i}_ice"] = ICE
+    return fields
+
+
+def check(response, before, accepted: bool) -> None:
+    """The three promises for every fuzzed request."""
+    assert response.status_code < 500
+    if accepted:
+        return
+    assert snapshot() == before, "a refused request changed the database"
+    assert refused_clearly(response), (response.status_code, response.content[:300])
+
+
+def redirected_to(response, pattern: str) -> bool:
+    return response.status_code == 302 and re.fullmatch(pattern, response["Location"]) is not None
+
+
+DRIVE_FIELDS = {
+    "name": ["Spring drive"], "date": ["2026-05-01", "2026-02-30", "99999-01-01"],
+    "target": ["hands", "total", "either", "HANDS"], "target_hands": ["1", "12", "200", "201", "0"],
+    "target_total": ["5", "50", "10000", "4", "10001"], "preferred_table_size": ["2", "4", "10", "1", "11"],
+    "play_mode": ["physical", "digital"], "allow_self_join": ["on", "1"], "suspense_hands": ["0", "50", "51"],
+    "joker_penalty": ["on"],
+}
+
+
+# --- the organiser's forms --------------------------------------------------------------------
+
+
+@FUZZ
+@given(data=form_data(DRIVE_FIELDS))
+def test_drive_create(world, data):
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post("/drives/new", data)
+    check(response, before, accepted=redirected_to(response, r"/drives/\d+/"))
+
+
+@FUZZ
+@given(data=form_data(DRIVE_FIELDS))
+def test_drive_edit(world, data):
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{world.drive.pk}/edit", data)
+    check(response, before, accepted=redirected_to(response, rf"/drives/{world.drive.pk}/"))
+
+
+@FUZZ
+@given(data=form_data({"names": ["Zed", "Zed\nYves", "P001", "Zed, zed"]}))
+def test_paste_names(world, data):
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{world.drive.pk}/players", data)
+    check(response, before, accepted=said(response, constants.SUCCESS))
+
+
+@pytest.fixture
+def between_hands(world):
+    """A second drive of the same organiser, seated but not started: swaps and modes apply."""
+    drive = make_drive(world.organiser, 8, name="Seating drive")
+    services.draw_seating(drive)
+    ids = [str(p) for p in drive.players.values_list("pk", flat=True)] + [str(world.other_table_player.pk)]
+    return drive, ids
+
+
+@FUZZ
+@given(data=form_data({"a": [], "b": []}))
+def test_swap(world, between_hands, data):
+    drive, ids = between_hands
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{drive.pk}/swap", data)
+    check(response, before, accepted=said(response, constants.SUCCESS))
+
+
+@FUZZ
+@given(data=form_data({"a": [], "b": []}), pick=form_data({}))
+def test_swap_with_real_ids(world, between_hands, data, pick):
+    drive, ids = between_hands
+    # Player ids of this drive and of another drive, mixed with junk.
+    data = {**data, "a": ids[len(data) % len(ids)], "b": data.get("b", ids[-1])}
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{drive.pk}/swap", data)
+    check(response, before, accepted=said(response, constants.SUCCESS))
+
+
+@FUZZ
+@given(data=form_data({"mode": ["physical", "digital", "PHYSICAL", "bots"]}),
+       number=__import__("hypothesis").strategies.sampled_from([1, 2, 3, 0, 2**31, 2**63, 10**30]))
+def test_table_mode(world, between_hands, data, number):
+    drive, _ids = between_hands
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{drive.pk}/tables/{number}/mode", data)
+    check(response, before, accepted=said(response, constants.SUCCESS))
+
+
+@FUZZ
+@given(data=form_data({**result_fields(4), "reason": ["", "typo", "x" * 301]}))
+def test_result_entry_by_the_organiser(world, data):
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{world.drive.pk}/results/{world.t1.pk}", data)
+    check(response, before, accepted=redirected_to(response, rf"/drives/{world.drive.pk}/"))
+
+
+@FUZZ
+@given(data=form_data({"show": ["1", "0", "true"]}))
+def test_prizes_toggle(world, data):
+    client = world.organiser_client()
+    before = snapshot()
+    response = client.post(f"/drives/{world.drive.pk}/prizes", data)
+    check(response, before, accepted=said(response, constants.SUCCESS))
+
+
+# --- the phones' forms ------------------------------------------------------------------------
+
+
+@FUZZ
+@given(data=form_data({"player": [], "new_name": ["Zed", "P001", "p001", "Ann, Bob", "x" * 41]}))
+def test_phone_join_and_claim(world, data):
+    cache.clear()  # the join rate limit is tested on its own; here every try must reach the view
+    world.drive.allow_self_join = True
+    world.drive.save(update_fields=["allow_self_join"])
+    if "player" in data and not isinstance(data["player"], list) and data["player"] in ("1", "2"):
+        data["player"] = str(world.table2[int(data["player"])].pk)
+    client = Client()
+    before = snapshot()
+    response = client.post(f"/{world.code}/join", data)
+    check(response, before, accepted=redirected_to(response, rf"/{world.code}/me"))
+    if not redirected_to(response, rf"/{world.code}/me"):
+        assert f"ff_{world.code}" not in client.cookies
+
+
+def test_claim_refuses_control_characters_in_a_new_name(world):
+    """A NUL byte is not a name: PostgreSQL refuses it outright (a 500 there); nothing is stored."""
+    world.drive.allow_self_join = True
+    world.drive.save(update_fields=["allow_self_join"])
+    for name in ("Zed\x00", "Z\x07ed", "\x1b[31mZed"):
+        before = snapshot()
+        response = Client().post(f"/{world.code}/join", {"new_name": name})
+        check(response, before, accepted=False)
+
+
+PHONE_ENTRY = {**result_fields(4), "client_key": ["k1", "bad key!", "x" * 65, ""],
+               "seen_revision": ["0", "1", "-1", "99999999999999999999999", "١"]}
+
+
+@FUZZ
+@given(data=form_data(PHONE_ENTRY), as_json=__import__("hypothesis").strategies.booleans())
+def test_phone_enter(world, data, as_json):
+    headers = {"HTTP_ACCEPT": "application/json"} if as_json else {}
+    before = snapshot()
+    response = world.phone(world.enterer).post(f"/{world.code}/enter", data, **headers)
+    accepted = redirected_to(response, rf"/{world.code}/me") or (
+        as_json and response.status_code == 200 and response.json().get("ok") is True
+    )
+    if as_json and not accepted:
+        assert response.status_code < 500 and response.json()["ok"] is False and response.json()["message"]
+        assert snapshot() == before
+    else:
+        check(response, before, accepted)
+
+
+@FUZZ
+@given(data=form_data(result_fields(4)))
+def test_phone_preview(world, data):
+    before = snapshot()
+    response = world.phone(world.enterer).post(f"/{world.code}/preview", data)
+    assert response.status_code < 500
+    assert snapshot() == before  # a preview never writes, valid or not
+    body = response.json()
+    assert (response.status_code == 200 and body["ok"] and len(body["points"]) == 4) or (
+        response.status_code == 400 and not body["ok"] and body["message"]
+    )
+
+
+@pytest.fixture
+def entered(world):
+    """Table 1 has an entry from its first player, waiting for confirmation (revision 1)."""
+    response = world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2))
+    assert response.status_code == 302 and Result.objects.get().revision == 1
+    return world
+
+
+JUDGE = {"seen_revision": ["0", "1", "2", "-1", "1.0", " 1", "99999999999999999999999"],
+         "reason": ["", "Cy had 9 cards", "x" * 5000, "<b>bold</b>"]}
+
+
+@FUZZ
+@given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
+def test_phone_confirm(entered, data, who):
+    player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
+    before = snapshot()
+    response = entered.phone(player).post(f"/{entered.code}/confirm", data)
+    accepted = said(response, constants.SUCCESS)
+    if accepted:
+        assert who == "confirmer" and data.get("seen_revision") in ("1", " 1")
+    check(response, before, accepted)
+
+
+@FUZZ
+@given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
+def test_phone_dispute(entered, data, who):
+    player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
+    before = snapshot()
+    response = entered.phone(player).post(f"/{entered.code}/dispute", data)
+    accepted = said(response, constants.WARNING) and Result.objects.get().status == "disputed"
+    if accepted:
+        assert who == "confirmer"
+        reason = Result.objects.get().dispute_reason
+        assert len(reason) <= 200 and "\x00" not in reason
+        return
+    check(response, before, accepted)
+
+
+# --- oversized and odd requests -----------------------------------------------------------------
+
+BIG = "x" * (2 * 1024 * 1024)
+
+
+@pytest.mark.parametrize("path", ["/drives/{drive}/players", "/drives/{drive}/results/{t1}", "/{code}/enter",
+                                  "/{code}/join", "/{code}/dispute", "/{code}/preview"])
+def test_two_megabyte_posts_are_refused(world, path):
+    url = path.format(drive=world.drive.pk, t1=world.t1.pk, code=world.code)
+    client = world.organiser_client() if url.startswith("/drives") else world.phone(world.confirmer)
+    for data, kwargs in (({"names": BIG, "reason": BIG, "new_name": BIG}, {}),
+                         (f"names={BIG}&reason={BIG}", {"content_type": "application/x-www-form-urlencoded"})):
+        before = snapshot()
+        response = client.post(url, data, **kwargs)
+        assert response.status_code == 400, (url, response.status_code)
+        assert snapshot() == before
+
+
+def test_too_many_fields_are_refused(world):
+    before = snapshot()
+    data = {f"f{i}": "1" for i in range(1500)}
+    response = world.phone(world.enterer).post(f"/{world.code}/enter", data)
+    assert response.status_code == 400
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("number", ["0", str(2**63), "9" * 30])
+def test_huge_ids_in_urls_are_404_not_500(world, number):
+    client = world.organiser_client()
+    for path in ("/drives/{n}/", "/drives/{d}/results/{n}", "/drives/{d}/hands/{n}",
+                 "/drives/{d}/players/{n}/withdraw", "/drives/{d}/phones/{n}/revoke"):
+        url = path.format(n=number, d=world.drive.pk)
+        before = snapshot()
+        response = client.post(url) if url.endswith(("withdraw", "revoke")) else client.get(url)
+        assert response.status_code in (302, 404), (url, response.status_code)
+        assert snapshot() == before
+
+
+def test_phone_pages_with_junk_codes_and_tokens(world):
+    for path in ("/" + "A" * 9, "/%E2%80%AE", "/ABC%00", f"/{world.code}/p/" + "x" * 500, f"/{world.code}/p/%00"):
+        before = snapshot()
+        response = Client().get(path)
+        assert response.status_code in (302, 404), (path, response.status_code)
+        assert snapshot() == before
+    client = Client()
+    client.cookies[f"ff_{world.code}"] = "x" * 10000
+    assert client.get(f"/{world.code}/me").status_code == 302
+
+
+def test_paste_refuses_control_characters(world):
+    client = world.organiser_client()
+    for names in ("Zed\x07", "Ann\nB\x1bob"):
+        before = snapshot()
+        response = client.post(f"/drives/{world.drive.pk}/players", {"names": names})
+        check(response, before, accepted=False)
+
+
+def test_dispute_reason_never_stores_control_characters(entered):
+    response = entered.phone(entered.confirmer).post(
+        f"/{entered.code}/dispute", {"seen_revision": "1", "reason": "Cy\x00 had\x07 9 cards"}
+    )
+    assert response.status_code == 302
+    result = Result.objects.get()
+    assert result.status == "disputed" and result.dispute_reason == "Cy had 9 cards"
