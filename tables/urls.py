@@ -1,7 +1,13 @@
 """Digital play pages (phones), mounted under /<CODE>/ by config/urls.py."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from tables import views
 
 app_name = "tables"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("play", views.play, name="play"),
+    path("tables/<int:number>/watch", views.watch, name="watch"),
+    path("tables/<int:table_id>/add-bot", views.add_bot, name="add_bot"),
+]

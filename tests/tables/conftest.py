@@ -62,3 +62,15 @@ def close_socket_thread_connections(django_db_blocker):
 
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(_drop_thread_connections).result(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def no_live_screens(monkeypatch):
+    """The drive's live screens (drive.live) rebuild in a worker thread after every commit; on the
+    shared-cache in-memory test database their reads can lock tables under our writers. These
+    tests are about the tables, so the live screens stay quiet here (they have their own tests)."""
+    try:
+        from drive import live
+    except ImportError:
+        return
+    monkeypatch.setattr(live, "drive_changed", lambda drive_id: None)

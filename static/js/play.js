@@ -1,0 +1,246 @@
+/* The game screen of a digital table (/<CODE>/play) and the organiser's view of one (watch).
+   Plain JS, no build step. The server is the authority: this page only shows the view it is sent
+   and sends the player's choices with the version it saw and a client key. Every name is written
+   with textContent, never as HTML. */
+(function () {
+  "use strict";
+  var root = document.getElementById("play");
+  if (!root) return;
+  var FILMS = JSON.parse(document.getElementById("film-names").textContent);
+  var WATCH = root.dataset.mode === "watch";
+  var $ = function (id) { return document.getElementById(id); };
+
+  var ws = null, backoff = 500, view = null, seats = [], stopped = false;
+  var pending = null;          // the one action sent and not yet answered: {key, frame}
+  var chosen = [];             // auction: cards tapped to offer or to give in exchange
+  var accepting = null;        // the offer being accepted (its id)
+
+  function key() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+  function nameOf(seat) {
+    var s = seats[seat];
+    return s ? s.name : "Seat " + (seat + 1);
+  }
+  function listNames(list) {
+    var names = list.map(nameOf);
+    if (names.length <= 1) return names.join("");
+    return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+  }
+  function film(card) { return card === "J" ? 11 : parseInt(card.split("-")[0], 10); }
+  function label(card) { return card === "J" ? "Joker" : card.split("-")[1]; }
+
+  // --- the socket -------------------------------------------------------------------------
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    ws = new WebSocket(scheme + location.host + root.dataset.ws);
+    ws.onopen = function () {
+      $("conn").hidden = true;
+      backoff = 500;
+      // Re-send only what was never answered, with the same key: the server applies it once.
+      if (pending) ws.send(JSON.stringify(pending.frame));
+      ws.send(JSON.stringify({ type: "sync" }));
+    };
+    ws.onmessage = function (event) {
+      var msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      receive(msg);
+    };
+    ws.onclose = function (event) {
+      ws = null;
+      if (event.code === 4403 || stopped) return;   // refused: reconnecting would not help
+      $("conn").hidden = false;
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 10000);
+    };
+  }
+
+  function send(action) {
+    if (WATCH || !view || pending || !ws || ws.readyState !== 1) return;
+    var frame = Object.assign({}, action, { version: view.version, key: key() });
+    pending = { key: frame.key, frame: frame };
+    $("message").textContent = "";
+    ws.send(JSON.stringify(frame));
+  }
+
+  function receive(msg) {
+    if (msg.type === "state") {
+      seats = msg.seats || seats;
+      if (!view || msg.view.version !== view.version) { chosen = []; accepting = null; }
+      view = msg.view;
+      $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
+      render();
+    } else if (msg.type === "ok") {
+      if (pending && msg.key === pending.key) pending = null;
+    } else if (msg.type === "error") {
+      if (pending && (!msg.key || msg.key === pending.key)) pending = null;
+      $("message").textContent = msg.message;
+    } else if (msg.type === "waiting") {
+      $("status").textContent = msg.message;
+      setTimeout(function () { if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "sync" })); }, 5000);
+    }
+  }
+
+  // --- drawing the view -------------------------------------------------------------------
+  function render() {
+    var v = view, me = v.seat;
+    var ul = $("seats");
+    ul.textContent = "";
+    seats.forEach(function (s, i) {
+      var li = el("li", s.name + (s.bot ? " (bot)" : "") + " · " + v.counts[i]);
+      if (i === me) li.className = "me";
+      if (v.pass_pending.indexOf(i) >= 0) li.className += " waiting";
+      ul.appendChild(li);
+    });
+    $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
+      (v.dealer_draw ? " (drew the Joker after " + (v.dealer_draw.length - 1) + " cards face up)" : "");
+    $("status").textContent = statusLine(v);
+    renderHand(v);
+    renderAuction(v);
+    var declare = $("declare");
+    declare.disabled = WATCH || v.phase === "finished" || !canDeclare(v.hand || []);
+    renderResult(v);
+  }
+
+  function statusLine(v) {
+    var me = v.seat;
+    if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
+    if (v.phase === "auction") return "Auction open: offer one to three cards, or declare.";
+    var others = v.pass_pending.filter(function (s) { return s !== me; });
+    if (WATCH) return "Round " + v.round + ": waiting for " + listNames(v.pass_pending);
+    if (v.my_pass === null) return "Round " + v.round + ": choose a card to pass to " + nameOf((me + 1) % v.players) + ".";
+    return others.length ? "Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for " + listNames(others) : "Passing…";
+  }
+
+  function lockedCards(v) {
+    var locked = [];
+    (v.offers || []).forEach(function (o) { if (o.my_cards) locked = locked.concat(o.my_cards); });
+    return locked;
+  }
+
+  function renderHand(v) {
+    var box = $("hand");
+    box.textContent = "";
+    if (!v.hand) return;
+    var groups = {};
+    v.hand.forEach(function (c) { (groups[film(c)] = groups[film(c)] || []).push(c); });
+    var locked = lockedCards(v).slice();
+    var picks = chosen.slice();
+    Object.keys(groups).map(Number).sort(function (a, b) { return a - b; }).forEach(function (f) {
+      var cards = groups[f];
+      var distinct = {};
+      cards.forEach(function (c) { if (c !== "J") distinct[c] = true; });
+      var div = el("div", null, "film" + (Object.keys(distinct).length === 4 ? " complete" : ""));
+      div.appendChild(el("h3", FILMS[f - 1] + (Object.keys(distinct).length === 4 ? " — complete" : "")));
+      var row = el("div", null, "cards");
+      cards.forEach(function (c) {
+        var b = el("button", label(c), "c");
+        b.type = "button";
+        b.dataset.card = c;
+        var li = locked.indexOf(c);
+        if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; }
+        var pi = picks.indexOf(c);
+        if ((v.phase === "passing" && v.my_pass === c) || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }
+        b.disabled = b.disabled || v.phase === "finished";
+        b.addEventListener("click", function () { tap(c); });
+        row.appendChild(b);
+      });
+      div.appendChild(row);
+      box.appendChild(div);
+    });
+  }
+
+  function tap(card) {
+    if (!view || view.phase === "finished") return;
+    if (view.phase === "passing") { send({ type: "pass", card: card }); return; }
+    var i = chosen.indexOf(card);
+    if (i >= 0) chosen.splice(i, 1); else if (chosen.length < 3) chosen.push(card);
+    render();
+    if (accepting !== null) {
+      var offer = (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
+      if (offer && chosen.length === offer.count) send({ type: "accept", offer: offer.id, cards: chosen.slice() });
+    }
+  }
+
+  function renderAuction(v) {
+    var box = $("auction");
+    box.hidden = v.phase !== "auction";
+    if (box.hidden) return;
+    var list = $("offers");
+    list.textContent = "";
+    (v.offers || []).forEach(function (o) {
+      var n = o.count + " card" + (o.count > 1 ? "s" : "");
+      var li;
+      if (o.from === v.seat) {
+        li = el("li", "You offer " + n + " to " + nameOf(o.to) + ". ");
+        li.appendChild(button("Withdraw", function () { send({ type: "withdraw", offer: o.id }); }));
+      } else {
+        li = el("li", nameOf(o.from) + " offers you " + n + ". ");
+        if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give. "));
+        else li.appendChild(button("Accept", function () { accepting = o.id; chosen = []; render(); }));
+        li.appendChild(button("Decline", function () { send({ type: "decline", offer: o.id }); }));
+      }
+      list.appendChild(li);
+    });
+    var to = $("offer-to"), keep = to.value;
+    to.textContent = "";
+    seats.forEach(function (s, i) {
+      if (i === v.seat) return;
+      var opt = el("option", s.name);
+      opt.value = String(i);
+      to.appendChild(opt);
+    });
+    if (keep) to.value = keep;
+    $("offer").disabled = WATCH || accepting !== null || chosen.length === 0;
+  }
+
+  function button(text, onclick) {
+    var b = el("button", text);
+    b.type = "button";
+    b.disabled = WATCH;
+    b.addEventListener("click", onclick);
+    return b;
+  }
+
+  function canDeclare(hand) {
+    // Two complete sets of four different cards of a film (two packs: possibly the same film twice).
+    var count = {};
+    hand.forEach(function (c) { if (c !== "J") count[c] = (count[c] || 0) + 1; });
+    var sets = 0;
+    for (var f = 1; f <= 11; f++) {
+      var least = Infinity;
+      for (var n = 1; n <= 4; n++) least = Math.min(least, count[f + "-" + n] || 0);
+      sets += least;
+    }
+    return sets >= 2;
+  }
+
+  function renderResult(v) {
+    var box = $("result");
+    box.hidden = v.phase !== "finished";
+    if (box.hidden) return;
+    box.textContent = "";
+    box.appendChild(el("h2", "The hand is over"));
+    var ol = el("ol");
+    v.result.points.forEach(function (p, i) {
+      ol.appendChild(el("li", nameOf(i) + ": " + p + (i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "")));
+    });
+    box.appendChild(ol);
+    if (v.declaration) box.appendChild(el("p", "Your declaration: " + v.declaration.map(function (c) { return FILMS[film(c) - 1] + " " + label(c); }).join(", ")));
+  }
+
+  $("declare").addEventListener("click", function () { send({ type: "declare" }); });
+  $("offer").addEventListener("click", function () {
+    if (!chosen.length) return;
+    send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
+  });
+  window.addEventListener("pagehide", function () { stopped = true; });
+  connect();
+})();

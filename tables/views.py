@@ -1,0 +1,49 @@
+"""Digital play pages: the phone's game screen, the organiser's view of a table, adding a bot.
+Thin: access helpers find the objects, ``tables.digital`` does the writes."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from drive.access import drive_by_code, drive_for_organiser, player_for_request
+from games import film_fantasy
+from tables import digital
+
+
+def play(request, code: str):
+    """/<CODE>/play: the hand on this phone (the socket does the rest)."""
+    drive = drive_by_code(code)
+    player = player_for_request(request, drive)
+    if player is None:
+        return redirect("phone:join", code=drive.join_code)
+    return render(request, "tables/play.html", {
+        "drive": drive, "player": player, "film_names": film_fantasy.film_names,
+        "ws_path": f"/ws/play/{drive.join_code}/",
+    })
+
+
+@login_required
+def watch(request, code: str, number: int):
+    """/<CODE>/tables/<n>/watch: the organiser's spectator view of a digital table (no cards)."""
+    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    return render(request, "tables/watch.html", {
+        "drive": drive, "number": number, "film_names": film_fantasy.film_names,
+        "ws_path": f"/ws/watch/{drive.join_code}/{number}/",
+    })
+
+
+@login_required
+@require_POST
+def add_bot(request, code: str, table_id: int):
+    """The organiser seats a bot at a digital table between hands."""
+    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    try:
+        bot = digital.add_bot(drive, table_id)
+    except digital.DigitalError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{bot.name} joins the table: the server plays its cards.")
+    return redirect("drive:dashboard", drive_id=drive.pk)

@@ -1,0 +1,108 @@
+"""Hundreds of hands over real websocket connections: no frame sent to a seat ever holds a card
+of another seat's hand.
+
+Two-player tables use one pack (four sets removed), so every card code is unique and any code of
+another seat's hand in a frame is a leak. The greedy bot plays every seat from the test side,
+through that seat's own socket; the hand's true state is read from the database after every
+action and every frame is checked against it. ``dealer_draw`` is exempt: the dealer draw is dealt
+face up from a separate shuffle before the deal, so its cards are public and say nothing about
+anyone's hand.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+from channels.db import database_sync_to_async
+
+from drive import services
+from games import get_game
+from tables.models import TableHand
+from tests.tables.conftest import digital_drive, seated_players, table_of
+from tests.tables.phones import action, connected, until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GAME = get_game("film-fantasy")
+HANDS = 200
+CODE = re.compile(r"(?<![\w-])(\d{1,2}-[1-4]|J)(?![\w-])")
+PUBLIC = {"dealer_draw"}
+
+
+def codes_in(frame, found=None):
+    """Every card code anywhere in a frame (also inside messages), except the public dealer draw."""
+    found = set() if found is None else found
+    if isinstance(frame, dict):
+        for k, v in frame.items():
+            if k not in PUBLIC:
+                codes_in(v, found)
+    elif isinstance(frame, list):
+        for v in frame:
+            codes_in(v, found)
+    elif isinstance(frame, str):
+        found.update(CODE.findall(frame))
+    return found
+
+
+def check(frames_by_seat, hands, names) -> int:
+    """No frame received by seat s names a card held now by another seat."""
+    checked = 0
+    for seat, frames in enumerate(frames_by_seat):
+        others = {c for s, h in enumerate(hands) if s != seat for c in h}
+        for frame in frames:
+            leaked = codes_in(frame) & others
+            assert not leaked, f"{names[seat]} was sent {sorted(leaked)} of another seat: {frame}"
+            checked += 1
+        frames.clear()
+    return checked
+
+
+@pytest.mark.timeout(240)
+async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, settings):
+    drive = await database_sync_to_async(digital_drive)(organiser, 2, target="hands", target_hands=HANDS + 5)
+    players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
+    names = [p.name for p in players]
+    sockets = []
+    for p in players:
+        socket, _ = await connected(drive, p)
+        sockets.append(socket)
+    rng = random.Random(2026)
+    frames = [[] for _ in sockets]
+    hands_played = frames_checked = actions = 0
+    started = time.monotonic()
+    while hands_played < HANDS:
+        table = await database_sync_to_async(table_of)(drive)
+        seat_of = {p.pk: s.position for s in await database_sync_to_async(lambda: list(table.seats.all()))() for p in players if p.pk == s.player_id}
+        by_seat = [None] * len(players)
+        for i, p in enumerate(players):
+            by_seat[seat_of[p.pk]] = i
+        for i in by_seat:  # each phone finds its seat at the new table
+            await sockets[i].send_json_to({"type": "sync"})
+            frames[i].append(await until(sockets[i], lambda f: f["type"] == "state"))
+        while True:
+            stored = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk))()
+            state = GAME.load_hand(stored.state)
+            frames_checked += check([frames[i] for i in by_seat], state.hands, [names[i] for i in by_seat])
+            if state.finished:
+                break
+            move = next(((s, m) for s in range(state.players) if (m := GAME.bot_action(state, s, rng))), None)
+            assert move is not None
+            seat, act = move
+            phone = sockets[by_seat[seat]]
+            await phone.send_json_to(action(act["type"], stored.version, **{k: v for k, v in act.items() if k != "type"}))
+            reply = await until(phone, lambda f: f["type"] in ("ok", "error"), seen=frames[by_seat[seat]])
+            assert reply["type"] == "ok", reply
+            for i in by_seat:
+                await until(sockets[i], lambda f: f.get("type") == "state" and f["view"]["version"] >= reply["version"], seen=frames[i])
+            actions += 1
+        hands_played += 1
+        await database_sync_to_async(services.close_hand)(drive)
+        await database_sync_to_async(services.start_hand)(drive)
+    for s in sockets:
+        await s.disconnect()
+    elapsed = time.monotonic() - started
+    print(f"{hands_played} hands, {actions} actions, {frames_checked} frames checked in {elapsed:.1f}s")
+    assert frames_checked > HANDS * 10
