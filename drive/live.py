@@ -1,17 +1,26 @@
 """What the live screens receive when a drive changes: built once per change, after commit.
 
 ``drive_changed(drive_id)`` is called by every service that changes what the room sees. Within
-one transaction it registers a single ``on_commit`` callback per drive; the callback reads the
-committed state once (``selectors.drive_view``), renders the board's, the dashboard's and every
-phone's fragments once, and sends one message to each group (group names: ``drive.broadcast``).
-Sockets only forward what they receive (a phone forwards its own fragment).
+one transaction it registers a single ``on_commit`` callback per drive; after the commit a
+worker thread reads the committed state once (``selectors.drive_view``), renders the board's,
+the dashboard's and every phone's fragments once, and sends one message to each group (group
+names: ``drive.broadcast``). Sockets only forward what they receive (a phone forwards its own
+fragment).
+
+Changes that arrive while a drive's update is being built are coalesced: one more update runs
+when the current one ends, and it reflects all of them. So a burst of results at the end of a
+hand costs a few renders, not one per result, and no request waits for rendering.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.template.loader import get_template
 
@@ -34,10 +43,58 @@ def drive_changed(drive_id: int) -> None:
                 return
 
     def send() -> None:
-        publish(drive_id)
+        _schedule(drive_id)
 
     send.live_drive_id = drive_id  # type: ignore[attr-defined]
     transaction.on_commit(send)
+
+
+log = logging.getLogger(__name__)
+_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-updates")
+_lock = threading.Lock()
+_idle = threading.Condition(_lock)
+_state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"
+
+
+def _schedule(drive_id: int) -> None:
+    if getattr(settings, "LIVE_UPDATES_INLINE", False):
+        # Tests: build in the committing thread (SQLite's shared in-memory test database locks
+        # whole tables across threads). Servers use the worker thread.
+        publish(drive_id)
+        return
+    with _lock:
+        state = _state.get(drive_id)
+        if state == "running":
+            _state[drive_id] = "again"  # the running build may have read the state before this commit
+            return
+        if state in ("queued", "again"):
+            return
+        _state[drive_id] = "queued"
+    _worker.submit(_run, drive_id)
+
+
+def _run(drive_id: int) -> None:
+    while True:
+        with _lock:
+            _state[drive_id] = "running"
+        try:
+            publish(drive_id)
+        except Exception:  # a failed update must not stop later ones; pages catch up on reconnect
+            log.exception("live update of drive %s failed", drive_id)
+        finally:
+            connection.close()  # give the connection back (pool / SQLite file) between bursts
+        with _lock:
+            if _state.get(drive_id) == "again":
+                continue
+            del _state[drive_id]
+            _idle.notify_all()
+            return
+
+
+def wait_idle(timeout: float = 10.0) -> bool:
+    """Block until no update is queued or running (tests, and a clean shutdown)."""
+    with _idle:
+        return _idle.wait_for(lambda: not _state, timeout=timeout)
 
 
 def _stamp() -> int:

@@ -62,3 +62,10 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("tests that did not run")
     for marker, count in sorted(_not_run.items()):
         terminalreporter.write_line(f"{count} {marker} test(s) did NOT run: {available[marker]}.")
+
+
+@pytest.fixture(autouse=True)
+def _live_updates_inline(settings):
+    """In tests, live updates are built in the committing thread (see drive.live._schedule)."""
+    settings.LIVE_UPDATES_INLINE = True
+    yield

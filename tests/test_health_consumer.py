@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
 from config.asgi import application
 
 ORIGIN = [(b"origin", b"http://localhost")]
+# Channels closes stale database connections around every consumer call, so even a consumer
+# that never queries needs database access allowed in tests.
+pytestmark = pytest.mark.django_db
 
 
 async def test_ping_travels_through_the_channel_layer_to_every_socket():

@@ -1,0 +1,48 @@
+"""The live-update worker coalesces a burst of changes into few builds, and never drops the last."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from drive import live
+
+
+def test_burst_of_changes_is_coalesced_and_the_last_one_is_built(settings, monkeypatch):
+    settings.LIVE_UPDATES_INLINE = False
+    built: list[int] = []
+    first_started = threading.Event()
+    release = threading.Event()
+
+    def slow_publish(drive_id: int) -> None:
+        built.append(drive_id)
+        first_started.set()
+        release.wait(5)
+
+    monkeypatch.setattr(live, "publish", slow_publish)
+    live._schedule(7)
+    assert first_started.wait(5)
+    for _ in range(20):  # changes committed while the first build runs
+        live._schedule(7)
+    release.set()
+    assert live.wait_idle(5)
+    # One build that was running, and exactly one more that includes all 20 later changes.
+    assert built == [7, 7]
+
+
+def test_a_failing_build_does_not_stop_later_ones(settings, monkeypatch):
+    settings.LIVE_UPDATES_INLINE = False
+    calls: list[int] = []
+
+    def flaky(drive_id: int) -> None:
+        calls.append(drive_id)
+        if len(calls) == 1:
+            raise RuntimeError("channel layer down")
+
+    monkeypatch.setattr(live, "publish", flaky)
+    live._schedule(3)
+    assert live.wait_idle(5)
+    live._schedule(3)
+    assert live.wait_idle(5)
+    time.sleep(0.05)
+    assert calls == [3, 3]
