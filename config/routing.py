@@ -1,5 +1,6 @@
 from django.urls import path
 
+from config import bench_routes
 from config.consumers import HealthConsumer
 from drive.routing import websocket_urlpatterns as drive_ws
 from tables.routing import websocket_urlpatterns as tables_ws
@@ -8,4 +9,5 @@ websocket_urlpatterns = [
     path("ws/health/", HealthConsumer.as_asgi()),
     *drive_ws,
     *tables_ws,
+    *bench_routes.websocket_urlpatterns(),  # empty unless BENCH_ROUTES=1 (make bench only)
 ]

@@ -2,9 +2,11 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from config import bench_routes
 from config.health import healthz
 
 urlpatterns = [
+    *bench_routes.urlpatterns(),  # empty unless BENCH_ROUTES=1 (make bench only)
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

@@ -1,0 +1,328 @@
+"""Shared helpers of the load benchmarks (bench/run.py, bench/hall.py): a throwaway database, a
+Redis database, daphne processes, HTTP with cookies and CSRF, websocket clients, percentiles.
+
+Everything is bounded (a count and a time limit on every loop) and talks only to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client as httpclient
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+BENCH_REDIS_DB = 5  # never 0; flushed at the start of every redis run
+DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS_URL = f"redis://127.0.0.1:6379/{BENCH_REDIS_DB}"
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+def percentile(samples: list[float], p: float) -> float | None:
+    """Nearest-rank percentile (p in 0..100) of ``samples``; None when empty."""
+    if not samples:
+        return None
+    s = sorted(samples)
+    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    return round(s[k], 2)
+
+
+def summary(samples: list[float]) -> dict:
+    return {"n": len(samples), "p50_ms": percentile(samples, 50), "p95_ms": percentile(samples, 95),
+            "p99_ms": percentile(samples, 99), "max_ms": round(max(samples), 2) if samples else None}
+
+
+# --- databases -----------------------------------------------------------------------------------
+
+
+def with_dbname(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+class ThrowawayDatabase:
+    """A SQLite file in a temporary folder, or a fresh PostgreSQL database (created, then dropped)
+    on the server of ``admin_url``. ``tmp`` is also used as the servers' DATA_DIR."""
+
+    def __init__(self, admin_url: str | None, prefix: str = "bench") -> None:
+        self.tmp = tempfile.mkdtemp(prefix=f"{prefix}_")
+        os.makedirs(os.path.join(self.tmp, "staticfiles"), exist_ok=True)
+        self.admin_url = admin_url
+        self.pg_name: str | None = None
+        if admin_url:
+            import psycopg
+
+            self.pg_name = f"{prefix}_{secrets.token_hex(4)}"
+            with psycopg.connect(admin_url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f'CREATE DATABASE "{self.pg_name}"')
+            self.url = with_dbname(admin_url, self.pg_name)
+        else:
+            # No DATABASE_URL at all: the embedded default (DATA_DIR/drive.sqlite3 with WAL,
+            # BEGIN IMMEDIATE and a 20 s busy timeout). A sqlite:// DATABASE_URL gets none of
+            # those options and fails with "database is locked" under concurrent writes.
+            self.url = None
+
+    def drop(self) -> None:
+        if self.pg_name:
+            import psycopg
+
+            with psycopg.connect(self.admin_url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+            self.pg_name = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def flush_redis(url: str) -> None:
+    import redis
+
+    db = int(urlsplit(url).path.strip("/") or 0)
+    if db == 0:
+        raise SystemExit("refusing to flush Redis database 0: give the bench another database number")
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    client.flushdb()
+    client.close()
+
+
+def redis_used_memory(url: str) -> int | None:
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=5)
+        value = client.info("memory").get("used_memory")
+        client.close()
+        return value
+    except Exception:
+        return None
+
+
+# --- servers ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def server_env(db_url: str | None, data_dir: str, redis_url: str | None, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "BENCH_ROUTES")}
+    if db_url:
+        env["DATABASE_URL"] = db_url
+    env.update({
+        "DATA_DIR": data_dir, "DEBUG": "0", "LOG_LEVEL": "WARNING",
+        "SECRET_KEY": "bench-" + "k" * 60, "ALLOWED_HOSTS": "127.0.0.1,localhost", "BENCH_ROUTES": "1",
+    })
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    env.update(extra)
+    return env
+
+
+class Servers:
+    """``count`` daphne processes on free ports of 127.0.0.1; ``urls`` once started."""
+
+    def __init__(self, count: int, env: dict[str, str], log_dir: str) -> None:
+        self.procs: list[subprocess.Popen] = []
+        self.urls: list[str] = []
+        self.logs = []
+        daphne = str(Path(sys.executable).parent / "daphne")
+        for i in range(count):
+            port = free_port()
+            log = open(os.path.join(log_dir, f"daphne-{i}.log"), "w")
+            self.logs.append(log)
+            self.procs.append(subprocess.Popen(
+                [daphne, "-b", HOST, "-p", str(port), "--websocket_timeout", "86400", "config.asgi:application"],
+                env={**env, "PORT": str(port)}, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            ))
+            self.urls.append(f"http://{HOST}:{port}")
+        deadline = time.monotonic() + 60
+        for url, proc in zip(self.urls, self.procs):
+            while True:
+                if proc.poll() is not None:
+                    self.stop()
+                    raise RuntimeError(f"daphne exited ({proc.returncode}); see {log_dir}")
+                try:
+                    status, _h, _b = http("GET", url, "/healthz", timeout=2)
+                    if status == 200:
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"daphne at {url} did not answer /healthz within 60 s")
+                time.sleep(0.2)
+
+    def url(self, i: int) -> str:
+        return self.urls[i % len(self.urls)]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        for log in self.logs:
+            log.close()
+
+
+# --- HTTP with cookies -----------------------------------------------------------------------------
+
+
+def http(method: str, base: str, path: str, *, headers: dict | None = None, body: bytes | None = None,
+         timeout: float = 60) -> tuple[int, list[tuple[str, str]], bytes]:
+    parts = urlsplit(base)
+    conn = httpclient.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, resp.getheaders(), resp.read()
+    finally:
+        conn.close()
+
+
+class Browser:
+    """One client's cookie jar (a phone or the organiser); ``request`` is blocking (run it in a
+    thread from asyncio). POSTs carry the CSRF token from the ``csrftoken`` cookie."""
+
+    def __init__(self, cookies: dict[str, str] | None = None) -> None:
+        self.cookies: dict[str, str] = dict(cookies or {})
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+    def request(self, method: str, base: str, path: str, data: dict | None = None,
+                accept: str = "text/html", timeout: float = 60) -> tuple[int, bytes]:
+        headers = {"Cookie": self.cookie_header(), "Accept": accept, "Host": urlsplit(base).netloc}
+        body = None
+        if method == "POST":
+            body = urlencode(data or {}).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            if "csrftoken" in self.cookies:
+                headers["X-CSRFToken"] = self.cookies["csrftoken"]
+        status, resp_headers, content = http(method, base, path, headers=headers, body=body, timeout=timeout)
+        for name, value in resp_headers:
+            if name.lower() == "set-cookie":
+                jar = SimpleCookie()
+                jar.load(value)
+                for key, morsel in jar.items():
+                    self.cookies[key] = morsel.value
+        return status, content
+
+
+# --- websockets ------------------------------------------------------------------------------------
+
+
+class Listener:
+    """A websocket client that records (receive time in ns, decoded message) for every frame."""
+
+    def __init__(self, name: str, url: str, cookies: dict[str, str] | None = None, mark: str | None = None) -> None:
+        self.name = name
+        self.url = url
+        self.cookies = cookies or {}
+        self.mark = mark  # a substring: frames containing it are also indexed in ``marked``
+        self.received: list[tuple[int, dict]] = []
+        self.by_stamp: dict[int, int] = {}  # stamp -> first receive time (ns)
+        self.marked: dict[int, int] = {}  # stamp -> first receive time of a frame containing ``mark``
+        self.ws = None
+        self.task: asyncio.Task | None = None
+        self.error: str | None = None
+        self.closed = False
+
+    async def connect(self, timeout: float = 30) -> None:
+        from websockets.asyncio.client import connect
+
+        origin = "http://" + urlsplit(self.url.replace("ws://", "http://")).netloc
+        headers = {"Origin": origin}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        self.ws = await asyncio.wait_for(
+            connect(self.url, additional_headers=headers, max_size=None, open_timeout=timeout, ping_interval=None),
+            timeout,
+        )
+        # The first frame is the snapshot (drive sockets) or "ready" (floor sockets).
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        self._record(time.time_ns(), raw)
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            async for raw in self.ws:
+                self._record(time.time_ns(), raw)
+        except Exception as exc:  # a dropped socket is an error of the run
+            if not self.closed:
+                self.error = f"{self.name}: {type(exc).__name__}: {exc}"
+        else:
+            if not self.closed:
+                self.error = f"{self.name}: closed by the server ({self.ws.close_code})"
+
+    def _record(self, now: int, raw: str) -> None:
+        msg = json.loads(raw)
+        self.received.append((now, msg))
+        stamp = msg.get("stamp")
+        if stamp is not None:
+            self.by_stamp.setdefault(stamp, now)
+            if self.mark and self.mark in raw:
+                self.marked.setdefault(stamp, now)
+
+    async def close(self) -> None:
+        self.closed = True
+        if self.ws is not None:
+            try:
+                await asyncio.wait_for(self.ws.close(), 5)
+            except Exception:
+                pass
+        if self.task is not None:
+            self.task.cancel()
+            try:
+                await self.task
+            except BaseException:
+                pass
+
+
+async def connect_all(listeners: list[Listener], concurrency: int = 20, timeout: float = 120) -> list[str]:
+    """Connect every listener (at most ``concurrency`` at once); returns the errors."""
+    sem = asyncio.Semaphore(concurrency)
+    errors: list[str] = []
+
+    async def one(listener: Listener) -> None:
+        async with sem:
+            try:
+                await listener.connect()
+            except Exception as exc:
+                errors.append(f"{listener.name}: connect failed: {type(exc).__name__}: {exc}")
+
+    await asyncio.wait_for(asyncio.gather(*(one(listener) for listener in listeners)), timeout)
+    return errors
+
+
+async def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
+    """Poll ``predicate`` until it is true or ``timeout`` seconds pass (a bounded loop)."""
+    deadline = time.monotonic() + timeout
+    for _ in range(int(timeout / step) + 2):
+        if predicate():
+            return True
+        if time.monotonic() > deadline:
+            break
+        await asyncio.sleep(step)
+    return bool(predicate())
+
+
+def ws_url(http_url: str, path: str) -> str:
+    return http_url.replace("http://", "ws://") + path

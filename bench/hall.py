@@ -1,0 +1,478 @@
+"""Load benchmark of the live updates through real daphne servers: the `hall` and `hand_end` scenarios.
+
+    python bench/hall.py --layer memory              # SQLite + in-memory layer, one daphne
+    python bench/hall.py --layer redis --processes 2 # PostgreSQL + Redis, two daphnes
+
+A drive of 200 players at 50 tables (built through the services in a throwaway database: a
+SQLite file, or a fresh PostgreSQL database on the server of BENCH_DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/postgres, dropped at the end; Redis database 5 of
+BENCH_REDIS_URL, flushed first). Then, against real daphne processes (DEBUG=0, BENCH_ROUTES=1):
+200 phone sockets (each with its player cookie), 4 board and 4 dashboard sockets (the organiser's
+session cookie), spread round-robin over the processes. For each of ``--hands`` hands:
+
+- ``hall``: one phone at each of the 50 tables POSTs its table's result to /<CODE>/enter
+  (HTTP, CSRF, like a phone), all within ``--spread`` seconds. Measured, per result: from the
+  result's commit (the ``on_commit`` publish starting in the server, recorded by
+  config/bench_routes.py) to the moment the LAST of the 8 boards and dashboards has received the
+  update (client receive time; same machine, same clock ``time.time_ns()``).
+- ``hand_end``: the organiser POSTs /drives/<id>/close (force=1: entered results are accepted).
+  Measured, per phone: from the close's commit to that phone receiving its fragment with
+  ``data-instruction`` (its movement instruction). ``all_ms``: until the last of the 200.
+  Then the organiser starts the next hand.
+
+The floor (same run, same servers and layer, the drive's sockets still open): a bare
+``group_send`` through the bench route /bench/floor, to 8 listeners with a payload the size of
+the board/dashboard updates (``hall``), and to 200 listeners with 200 parts the size of the
+phones' update (``hand_end``), measured from the send's stamp to the listeners the same way.
+
+Prints one JSON object {"entries": [...]} (``--json PATH`` also writes it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import common  # noqa: E402
+
+PHONES_PER_TABLE = 4
+BOARDS = 4
+DASHBOARDS = 4
+WAIT = 60.0  # seconds: the longest any one wait for messages may take
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--layer", choices=["memory", "redis"], default="memory")
+    p.add_argument("--processes", type=int, default=None, help="daphne processes (memory: 1; redis: 2)")
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--hands", type=int, default=3)
+    p.add_argument("--spread", type=float, default=5.0, help="seconds over which the 50 results arrive")
+    p.add_argument("--floor-sends", type=int, default=30)
+    p.add_argument("--json", metavar="PATH")
+    args = p.parse_args(argv)
+    args.processes = args.processes or (1 if args.layer == "memory" else 2)
+    if args.layer == "memory" and args.processes != 1:
+        p.error("the in-memory layer serves one process only")
+    if not (1 <= args.tables <= 100 and 1 <= args.hands <= 10 and 1 <= args.processes <= 4):
+        p.error("--tables 1..100, --hands 1..10, --processes 1..4")
+    return args
+
+
+# --- set-up in this process (Django, through the services) -----------------------------------------
+
+
+def setup_django(db_url: str | None, data_dir: str) -> None:
+    if db_url:
+        os.environ["DATABASE_URL"] = db_url
+    else:
+        os.environ.pop("DATABASE_URL", None)
+    os.environ["DATA_DIR"] = data_dir
+    os.environ.pop("REDIS_URL", None)  # this process only builds data: in-memory layer, no listeners
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "0"
+    os.environ["SECRET_KEY"] = "bench-" + "k" * 60
+    os.environ.pop("BENCH_ROUTES", None)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def build_drive(players: int) -> dict:
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+    from django.test import Client
+
+    from drive import services
+    from drive.access import player_cookie_name
+    from drive.models import Drive
+
+    user = get_user_model().objects.create_user("bench-organiser", password="bench-password-123")
+    drive = Drive.objects.create(organiser=user, name="Bench hall", target=Drive.Target.HANDS, target_hands=50,
+                                 preferred_table_size=PHONES_PER_TABLE, seed=4242)
+    services.add_players(drive, [f"Player {i:03d}" for i in range(1, players + 1)])
+    services.draw_seating(drive, random.Random(7))
+    services.start_hand(drive)
+    client = Client()
+    client.force_login(user)
+    info = {
+        "drive_id": drive.pk, "code": drive.join_code, "cookie": player_cookie_name(drive),
+        "session": client.cookies["sessionid"].value,
+        "tokens": dict(drive.players.values_list("pk", "token")),
+    }
+    connections.close_all()
+    return info
+
+
+def current_tables(drive_id: int) -> list[tuple[int, list[int]]]:
+    """(table number, player ids in seat order) of the current hand."""
+    from django.db import connections
+
+    from tables.models import Hand
+
+    hand = Hand.objects.filter(drive_id=drive_id).order_by("-number").first()
+    out = [(t.number, [s.player_id for s in t.seats.order_by("position")]) for t in hand.tables.order_by("number")]
+    connections.close_all()
+    return out
+
+
+# --- the run against the servers -------------------------------------------------------------------
+
+
+class ServerLog:
+    """What the servers' ``drive.live`` did (config/bench_routes.py): commits and publishes.
+
+    drive/live.py hands each commit to a worker thread that coalesces bursts: a change is shown by
+    the first publish of the same process that *started* (read the state) after its commit."""
+
+    def __init__(self, servers: common.Servers) -> None:
+        self.servers = servers
+        self.records: list[dict] = []
+        self.commits: list[dict] = []
+
+    async def pull(self) -> None:
+        for url in self.servers.urls:
+            status, _h, body = await asyncio.to_thread(common.http, "GET", url, "/bench/log", timeout=30)
+            if status != 200:
+                raise RuntimeError(f"/bench/log answered {status}")
+            data = json.loads(body)
+            self.records += data["records"]
+            if data.get("commits") is None:  # a live.py that publishes in the commit's thread
+                data["commits"] = [{"pid": r["pid"], "drive": r["drive"], "commit_ns": r["start_ns"]} for r in data["records"]]
+            self.commits += data["commits"]
+        self.records.sort(key=lambda r: r["start_ns"])
+        self.commits.sort(key=lambda c: c["commit_ns"])
+
+    def since(self, t0: int) -> tuple[list[dict], list[dict]]:
+        return ([c for c in self.commits if c["commit_ns"] >= t0], [r for r in self.records if r["start_ns"] >= t0])
+
+    def shown_by(self, commit: dict) -> dict | None:
+        for rec in self.records:
+            if rec["pid"] == commit["pid"] and rec["drive"] == commit["drive"] and rec["start_ns"] >= commit["commit_ns"]:
+                return rec
+        return None
+
+    async def settle(self, t0: int, expected_commits: int, timeout: float = WAIT) -> tuple[list[dict], list[dict]]:
+        """Pull until ``expected_commits`` commits since ``t0`` are all shown by a finished publish."""
+        deadline = time.monotonic() + timeout
+        for _ in range(int(timeout / 0.1) + 1):
+            await self.pull()
+            commits, records = self.since(t0)
+            if len(commits) >= expected_commits and all(self.shown_by(c) for c in commits):
+                break
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        return self.since(t0)
+
+
+def audience_of(group: str) -> str:
+    return group.rsplit("-", 1)[1]
+
+
+def stamps_of(record: dict) -> dict[str, int]:
+    """audience -> stamp of each group message of one publish."""
+    return {audience_of(s["group"]): s["stamp"] for s in record["sends"]}
+
+
+def first_recv(listener: common.Listener, stamp: int, contains: str | None = None) -> int | None:
+    """When ``listener`` first received the message with ``stamp`` (containing its mark if asked)."""
+    return (listener.marked if contains else listener.by_stamp).get(stamp)
+
+
+async def run(args, info: dict, servers: common.Servers) -> dict:
+    errors: list[str] = []
+    code, drive_id = info["code"], info["drive_id"]
+    phones = [
+        common.Listener(f"phone-{pid}", common.ws_url(servers.url(i), f"/ws/drive/{code}/phone/"), {info["cookie"]: tok},
+                        mark="data-instruction")
+        for i, (pid, tok) in enumerate(sorted(info["tokens"].items()))
+    ]
+    boards = [common.Listener(f"board-{i}", common.ws_url(servers.url(i), f"/ws/drive/{code}/board/"))
+              for i in range(BOARDS)]
+    dashboards = [
+        common.Listener(f"dashboard-{i}", common.ws_url(servers.url(i + 1), f"/ws/drive/{code}/organiser/"),
+                        {"sessionid": info["session"]})
+        for i in range(DASHBOARDS)
+    ]
+    screens = boards + dashboards
+    audience = {id(lst): ("board" if lst in boards else "organiser") for lst in screens}
+    everyone = phones + screens
+    t = time.monotonic()
+    errors += await common.connect_all(everyone)
+    connect_s = time.monotonic() - t
+
+    organiser = common.Browser({"sessionid": info["session"]})
+    status, _ = await asyncio.to_thread(organiser.request, "GET", servers.url(0), f"/drives/{drive_id}/")
+    if status != 200 or "csrftoken" not in organiser.cookies:
+        errors.append(f"organiser dashboard GET answered {status}")
+    log = ServerLog(servers)
+
+    def check_delivered(records: list[dict]) -> int:
+        """Messages of these publishes that some socket never received."""
+        missing = 0
+        for rec in records:
+            st = stamps_of(rec)
+            missing += sum(1 for lst in screens if not first_recv(lst, st[audience[id(lst)]]))
+            missing += sum(1 for p in phones if not first_recv(p, st["phones"]))
+        return missing
+
+    async def delivered(records: list[dict], timeout: float = WAIT) -> int:
+        await common.wait_until(lambda: check_delivered(records) == 0, timeout, step=0.05)
+        return check_delivered(records)
+
+    hall_samples, hall_stamp_samples, end_samples, end_all, post_ms = [], [], [], [], []
+    result_records, close_records, publishes_per_hand = [], [], []
+    lost = 0
+    rng = random.Random(11)
+    for hand_index in range(args.hands):
+        hand_no = hand_index + 1
+        tables = await asyncio.to_thread(current_tables, drive_id)
+        # One phone per table opens its entry page (CSRF cookie), as a phone would.
+        senders = []
+        for k, (number, seat_players) in enumerate(tables):
+            b = common.Browser({info["cookie"]: info["tokens"][seat_players[0]]})
+            status, _ = await asyncio.to_thread(b.request, "GET", servers.url(k), f"/{code}/enter")
+            if status != 200:
+                errors.append(f"hand {hand_no} table {number}: GET enter answered {status}")
+            senders.append((k, number, seat_players, b))
+        await log.settle(time.time_ns(), 0, timeout=1)
+
+        async def send_result(k, number, seat_players, browser, delay):
+            await asyncio.sleep(delay)
+            n = len(seat_players)
+            declarer = rng.randrange(n)
+            data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "declarer": str(declarer),
+                    "nine_card": "False", "dealer": "0"}
+            for i in range(n):
+                data[f"seat{i}_sets"] = str(rng.choice([0, 0, 1]) if i != declarer else 0)
+                data[f"seat{i}_ice"] = "none"
+            t0 = time.perf_counter()
+            status, body = await asyncio.to_thread(browser.request, "POST", servers.url(k), f"/{code}/enter", data,
+                                                   "application/json")
+            post_ms.append((time.perf_counter() - t0) * 1000)
+            if status != 200 or not json.loads(body or b"{}").get("ok"):
+                errors.append(f"hand {hand_no} table {number}: POST enter answered {status} {body[:200]!r}")
+
+        # hall: every table's result, within --spread seconds.
+        order = list(range(len(senders)))
+        rng.shuffle(order)
+        delays = sorted(rng.uniform(0, args.spread) for _ in order)
+        t0 = time.time_ns()
+        await asyncio.wait_for(asyncio.gather(*(send_result(*senders[j], delays[i]) for i, j in enumerate(order))),
+                               args.spread + 120)
+        commits, records = await log.settle(t0, len(tables))
+        if len(commits) != len(tables):
+            errors.append(f"hand {hand_no}: {len(commits)} commits for {len(tables)} results")
+        publishes_per_hand.append(len(records))
+        lost += await delivered(records)
+        for c in commits:
+            rec = log.shown_by(c)
+            if rec is None:
+                errors.append(f"hand {hand_no}: a result committed at {c['commit_ns']} was never published")
+                lost += len(screens)
+                continue
+            st = stamps_of(rec)
+            times = [first_recv(lst, st[audience[id(lst)]]) for lst in screens]
+            got = [x for x in times if x]
+            if len(got) == len(times):
+                hall_samples.append((max(got) - c["commit_ns"]) / 1e6)
+        for rec in records:
+            st = stamps_of(rec)
+            hall_stamp_samples.extend((first_recv(lst, st[audience[id(lst)]]) - st[audience[id(lst)]]) / 1e6
+                                      for lst in screens if first_recv(lst, st[audience[id(lst)]]))
+        result_records += records
+
+        # hand_end: the organiser closes the hand (force: entered results are accepted).
+        t1 = time.time_ns()
+        status, body = await asyncio.to_thread(organiser.request, "POST", servers.url(hand_index),
+                                               f"/drives/{drive_id}/close", {"force": "1"})
+        if status != 302:
+            errors.append(f"hand {hand_no}: close answered {status}")
+        commits, records = await log.settle(t1, 1)
+        if len(commits) != 1:
+            errors.append(f"hand {hand_no}: {len(commits)} commits for one close")
+        rec = log.shown_by(commits[0]) if commits else None
+        if rec is None:
+            errors.append(f"hand {hand_no}: the close was never published")
+        else:
+            stamp = stamps_of(rec)["phones"]
+            await common.wait_until(lambda: all(first_recv(p, stamp, "data-instruction") for p in phones), WAIT, 0.05)
+            times = [first_recv(p, stamp, "data-instruction") for p in phones]
+            missing = sum(1 for x in times if not x)
+            if missing:
+                errors.append(f"hand {hand_no}: {missing} phones never got their movement instruction")
+            got = [(x - commits[0]["commit_ns"]) / 1e6 for x in times if x]
+            end_samples += got
+            if got:
+                end_all.append(max(got))
+            close_records.append(rec)
+        lost += await delivered(records)
+
+        # The next hand starts (not measured); its update settles before the next burst.
+        t2 = time.time_ns()
+        status, _ = await asyncio.to_thread(organiser.request, "POST", servers.url(hand_index + 1),
+                                            f"/drives/{drive_id}/start")
+        if status != 302:
+            errors.append(f"hand {hand_no + 1}: start answered {status}")
+        _commits, records = await log.settle(t2, 1)
+        lost += await delivered(records)
+
+    # --- floors --------------------------------------------------------------------------------
+    screen_bytes = [s["bytes"] for r in result_records for s in r["sends"] if audience_of(s["group"]) != "phones"]
+    phone_bytes = [s["bytes"] for r in close_records for s in r["sends"] if audience_of(s["group"]) == "phones"]
+    hall_floor = await floor(servers, "floor-hall", len(screens), 1, int(statistics.mean(screen_bytes or [1000])),
+                             args.floor_sends, per_listener=False, errors=errors)
+    end_floor = await floor(servers, "floor-phones", len(phones), len(phones),
+                            int(statistics.mean(phone_bytes or [200000]) / len(phones)),
+                            max(5, args.floor_sends // 2), per_listener=True, errors=errors)
+
+    for lst in everyone:
+        if lst.error:
+            errors.append(lst.error)
+    await asyncio.gather(*(lst.close() for lst in everyone))
+    if lost:
+        errors.append(f"{lost} messages lost (published to a socket's group, never received)")
+
+    base = {"layer": args.layer, "processes": args.processes}
+    hall = {
+        "scenario": "hall", **base, "clients": len(everyone), **common.summary(hall_samples),
+        "floor_p95_ms": hall_floor["p95_ms"], "errors": errors,
+        "measure": "per result: its commit (server) -> the last of the 4 boards and 4 dashboards receiving the "
+                   "first update built after it (client)",
+        "results_sent": args.hands * args.tables, "publishes_per_hand": publishes_per_hand,
+        "from_stamp": common.summary(hall_stamp_samples), "floor": hall_floor,
+        "post_enter_ms": common.summary(post_ms),
+        "payload_bytes": {"board_dashboard_mean": int(statistics.mean(screen_bytes)) if screen_bytes else None},
+        "server_ms": breakdown(result_records), "connect_s": round(connect_s, 2),
+    }
+    end = {
+        "scenario": "hand_end", **base, "clients": len(everyone), **common.summary(end_samples),
+        "floor_p95_ms": end_floor["p95_ms"], "errors": errors,
+        "measure": "per phone: the close's commit (server) -> that phone receiving its fragment with "
+                   "data-instruction (client)",
+        "all_phones_ms": common.summary(end_all), "floor": end_floor,
+        "payload_bytes": {"phones_group_message": int(statistics.mean(phone_bytes)) if phone_bytes else None},
+        "server_ms": breakdown(close_records),
+    }
+    return {"entries": [hall, end]}
+
+
+def breakdown(records: list[dict]) -> dict:
+    """Median milliseconds of each step of the servers' publishes (from config/bench_routes.py)."""
+    steps: dict[str, list[float]] = defaultdict(list)
+    for rec in records:
+        seen: dict[str, float] = defaultdict(float)
+        for name, ms in rec["steps"]:
+            seen[name] += ms
+        for name, ms in seen.items():
+            steps[name].append(ms)
+        for s in rec["sends"]:
+            steps["group_send " + audience_of(s["group"])].append((s["done_ns"] - s["call_ns"]) / 1e6)
+            steps["start -> send " + audience_of(s["group"])].append((s["call_ns"] - rec["start_ns"]) / 1e6)
+        steps["publish total"].append((rec["end_ns"] - rec["start_ns"]) / 1e6)
+    return {k: round(statistics.median(v), 2) for k, v in steps.items()}
+
+
+
+async def floor(servers, group: str, listeners: int, parts: int, part_bytes: int, sends: int, *,
+                per_listener: bool, errors: list[str]) -> dict:
+    keys = [f"k{i}" for i in range(parts)]
+    socks = [common.Listener(f"{group}-{i}", common.ws_url(servers.url(i), f"/ws/bench/floor/{group}/{keys[i % parts]}/"))
+             for i in range(listeners)]
+    errors += await common.connect_all(socks)
+    samples = []
+    for seq in range(1, sends + 1):
+        body = json.dumps({"group": group, "keys": keys, "parts": parts, "part_bytes": part_bytes, "seq": seq}).encode()
+        status, _h, resp = await asyncio.to_thread(common.http, "POST", servers.url(seq), "/bench/floor",
+                                                   headers={"Content-Type": "application/json"}, body=body)
+        if status != 200:
+            errors.append(f"floor {group}: POST answered {status}")
+            break
+        stamp = json.loads(resp)["stamp"]
+        await common.wait_until(lambda: all(first_recv(s, stamp) for s in socks), 20)
+        times = [first_recv(s, stamp) for s in socks]
+        if not all(times):
+            errors.append(f"floor {group}: {sum(1 for x in times if not x)} listeners missed send {seq}")
+        got = [(x - stamp) / 1e6 for x in times if x]
+        if got:
+            samples += got if per_listener else [max(got)]
+        await asyncio.sleep(0.05)
+    for s in socks:
+        if s.error:
+            errors.append(s.error)
+    await asyncio.gather(*(s.close() for s in socks))
+    return {"listeners": listeners, "parts": parts, "part_bytes": part_bytes, "sends": sends,
+            "per": "listener" if per_listener else "send (last listener)", **common.summary(samples)}
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    started = time.monotonic()
+    admin_url = None
+    redis_url = None
+    if args.layer == "redis":
+        admin_url = os.environ.get("BENCH_DATABASE_URL", common.DEFAULT_PG_URL)
+        redis_url = os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL)
+        common.flush_redis(redis_url)
+    db = common.ThrowawayDatabase(admin_url, prefix="bench_hall")
+    servers = None
+    try:
+        setup_django(db.url, db.tmp)
+        info = build_drive(args.tables * PHONES_PER_TABLE)
+        env = common.server_env(db.url, db.tmp, redis_url, CHANNEL_PREFIX=f"bench{os.getpid()}")
+        servers = common.Servers(args.processes, env, db.tmp)
+        out = asyncio.run(asyncio.wait_for(run(args, info, servers), 600))
+        if redis_url:
+            for e in out["entries"]:
+                e["redis_used_memory"] = common.redis_used_memory(redis_url)
+    except Exception as exc:
+        out = {"entries": [
+            {"scenario": s, "layer": args.layer, "processes": args.processes, "clients": 0, "p50_ms": None,
+             "p95_ms": None, "p99_ms": None, "floor_p95_ms": None, "errors": [f"{type(exc).__name__}: {exc}"]}
+            for s in ("hall", "hand_end")
+        ]}
+        if servers is not None:
+            for i in range(len(servers.urls)):
+                try:
+                    out["entries"][0]["errors"].append(open(os.path.join(db.tmp, f"daphne-{i}.log")).read()[-2000:])
+                except OSError:
+                    pass
+    finally:
+        if servers is not None:
+            servers.stop()
+            logs = os.path.join(common.ROOT, "bench", "results", "logs")
+            os.makedirs(logs, exist_ok=True)
+            for i in range(len(servers.urls)):
+                src = os.path.join(db.tmp, f"daphne-{i}.log")
+                if os.path.exists(src):
+                    with open(src) as f_in, open(os.path.join(logs, f"hall-{args.layer}-daphne-{i}.log"), "w") as f_out:
+                        f_out.write(f_in.read()[-200_000:])
+        db.drop()
+        if redis_url:
+            common.flush_redis(redis_url)
+    for e in out["entries"]:
+        e["seconds"] = round(time.monotonic() - started, 1)
+    text = json.dumps(out)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text)
+    print(text)
+    return out
+
+
+if __name__ == "__main__":
+    main()

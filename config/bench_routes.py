@@ -1,0 +1,207 @@
+"""Bench-only routes and instrumentation: active only when the environment has BENCH_ROUTES=1.
+
+Used by ``make bench`` (bench/hall.py) against a real daphne; never enabled in production.
+
+- ``/ws/bench/floor/<group>/<key>/``: a bare consumer that joins ``group`` and forwards, for each
+  ``bench.floor`` group message, the part named ``key`` (as a phone socket forwards its own part).
+- ``POST /bench/floor``: ``{"group", "parts", "part_bytes", "seq"}``; builds a payload of that
+  shape and sends it with ``group_send`` exactly as ``drive.broadcast.send_now`` does (sync view,
+  ``async_to_sync``), ``stamp`` = time.time_ns() just before the send. This is the *floor*: what a
+  group send of the same size to the same listeners costs through the same server and layer.
+- ``GET /bench/log``: what ``drive.live`` did in this process since the last call: ``commits``,
+  the time of every change's commit (its ``on_commit`` callback, ``_schedule``, starting right
+  after COMMIT), and ``records``, one per ``publish``: when it started (it reads the committed
+  state after that), the time spent reading the view and rendering each audience's parts, each
+  ``group_send`` (its stamp, payload size, start and end). Recorded by wrapping the functions of
+  ``drive.live`` in this process (``install()``); drive/live.py itself is unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+BENCH_ENV = "BENCH_ROUTES"
+
+
+def enabled() -> bool:
+    return os.environ.get(BENCH_ENV) == "1"
+
+
+# --- instrumentation of drive.live -----------------------------------------------------------------
+
+_records: list[dict] = []
+_commits: list[dict] = []
+_records_lock = threading.Lock()
+_local = threading.local()
+_installed = False
+MAX_RECORDS = 5000
+
+
+def _current() -> dict | None:
+    return getattr(_local, "record", None)
+
+
+def _timed(name: str, fn):
+    def wrapper(*args, **kwargs):
+        rec = _current()
+        t = time.perf_counter_ns()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if rec is not None:
+                rec["steps"].append([name, (time.perf_counter_ns() - t) / 1e6])
+
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+def install() -> None:
+    """Wrap drive.live's publish, its parts builders, its stamp and broadcast.send_now (once)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    from drive import broadcast, live, selectors
+
+    original_publish = live.publish
+    original_stamp = live._stamp
+    original_send = broadcast.send_now
+
+    def publish(drive_id: int) -> None:
+        rec = {"pid": os.getpid(), "drive": drive_id, "start_ns": time.time_ns(), "steps": [], "sends": []}
+        _local.record = rec
+        try:
+            original_publish(drive_id)
+        finally:
+            _local.record = None
+            rec["end_ns"] = time.time_ns()
+            with _records_lock:
+                if len(_records) < MAX_RECORDS:
+                    _records.append(rec)
+
+    def stamp() -> int:
+        value = original_stamp()
+        rec = _current()
+        if rec is not None:
+            rec.setdefault("stamps", []).append(value)
+        return value
+
+    def send_now(group, message):
+        rec = _current()
+        t = time.time_ns()
+        try:
+            return original_send(group, message)
+        finally:
+            if rec is not None:
+                parts = message.get("parts", {}) if isinstance(message, dict) else {}
+                rec["sends"].append({
+                    "group": group, "stamp": message.get("stamp"), "parts": len(parts),
+                    "bytes": sum(len(v) for v in parts.values() if isinstance(v, str)),
+                    "call_ns": t, "done_ns": time.time_ns(),
+                })
+
+    original_schedule = getattr(live, "_schedule", None)
+    if original_schedule is not None:  # the on_commit callback hands the change to the worker
+
+        def schedule(drive_id: int) -> None:
+            with _records_lock:
+                if len(_commits) < MAX_RECORDS:
+                    _commits.append({"pid": os.getpid(), "drive": drive_id, "commit_ns": time.time_ns()})
+            return original_schedule(drive_id)
+
+        live._schedule = schedule
+    live.publish = publish
+    live._stamp = stamp
+    broadcast.send_now = send_now
+    live.selectors = _SelectorsProxy(selectors)
+    for name in ("dashboard_parts", "board_parts", "phone_parts"):
+        setattr(live, name, _timed(name, getattr(live, name)))
+
+
+class _SelectorsProxy:
+    """``drive.live.selectors`` with ``drive_view`` timed; everything else passes through."""
+
+    def __init__(self, module):
+        self._module = module
+        self.drive_view = _timed("drive_view", module.drive_view)
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+# --- the floor -------------------------------------------------------------------------------------
+
+
+def _consumer():
+    from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+    class FloorConsumer(AsyncJsonWebsocketConsumer):
+        async def connect(self):
+            kwargs = self.scope["url_route"]["kwargs"]
+            self.group, self.key = kwargs["group"], kwargs["key"]
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self.accept()
+            await self.send_json({"type": "ready"})
+
+        async def disconnect(self, code):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+        async def bench_floor(self, event):
+            part = event["parts"].get(self.key)
+            if part is None:
+                return
+            await self.send_json({"type": "floor", "seq": event["seq"], "stamp": event["stamp"], "parts": {"x": part}})
+
+    return FloorConsumer
+
+
+def websocket_urlpatterns() -> list:
+    if not enabled():
+        return []
+    from django.urls import re_path
+
+    install()
+    return [re_path(r"^ws/bench/floor/(?P<group>[A-Za-z0-9_.-]{1,80})/(?P<key>[A-Za-z0-9_-]{1,40})/$", _consumer().as_asgi())]
+
+
+def floor_view(request):
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+    from django.http import HttpResponseNotAllowed, JsonResponse
+
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    body = json.loads(request.body or b"{}")
+    group = str(body["group"])[:80]
+    n = max(1, min(int(body.get("parts", 1)), 5000))
+    size = max(1, min(int(body.get("part_bytes", 100)), 1_000_000))
+    keys = body.get("keys") or [str(i) for i in range(n)]
+    parts = {str(k): "x" * size for k in keys[:n]}
+    stamp = time.time_ns()
+    async_to_sync(get_channel_layer().group_send)(
+        group, {"type": "bench.floor", "seq": int(body.get("seq", 0)), "stamp": stamp, "parts": parts}
+    )
+    return JsonResponse({"stamp": stamp, "done_ns": time.time_ns(), "pid": os.getpid()})
+
+
+def log_view(request):
+    from django.http import JsonResponse
+
+    with _records_lock:
+        records, commits = list(_records), list(_commits)
+        _records.clear()
+        _commits.clear()
+    return JsonResponse({"pid": os.getpid(), "records": records, "commits": commits})
+
+
+def urlpatterns() -> list:
+    if not enabled():
+        return []
+    from django.urls import path
+    from django.views.decorators.csrf import csrf_exempt
+
+    install()
+    return [path("bench/floor", csrf_exempt(floor_view)), path("bench/log", log_view)]
