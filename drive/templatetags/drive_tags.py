@@ -50,5 +50,6 @@ def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
 
 
 @register.filter
-def esc(value) -> str:
-    return escape(value)
+def get_item(mapping, key):
+    """``{{ moves|get_item:player_id }}``: a dict lookup by a variable key."""
+    return mapping.get(key) if hasattr(mapping, "get") else None

@@ -293,3 +293,16 @@ def test_phone_and_board_queries_do_not_grow_with_players(organiser):
         counts.append((_queries(phone_for(drive, player), f"/{drive.join_code}/me"),
                        _queries(Client(), f"/{drive.join_code}/board")))
     assert counts[0] == counts[1], counts
+
+
+def test_board_shows_the_movement_after_a_hand(client, organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    for table in hand.tables.all():
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    up = hand.tables.get(number=2).seats.get(position=0).player.name
+    down = hand.tables.get(number=1).seats.get(position=1).player.name
+    services.close_hand(drive)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert f'<span class="mv-up">↑{up}</span>' in page
+    assert f'<span class="mv-down">↓{down}</span>' in page
