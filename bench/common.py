@@ -25,7 +25,17 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 BENCH_REDIS_DB = 5  # never 0; flushed at the start of every redis run
 DEFAULT_PG_URL = "postgres://postgres@127.0.0.1:5432/postgres"
-DEFAULT_REDIS_URL = f"redis://127.0.0.1:6379/{BENCH_REDIS_DB}"
+# socket_timeout: redis-py 8 reads with a 5 s socket timeout by default, shorter than or equal to
+# channels_redis's 5 s BZPOPMIN, so an idle socket's consumer dies with "Timeout reading from
+# 127.0.0.1:6379" (django/channels_redis#422). A longer timeout in the URL avoids it.
+DEFAULT_REDIS_URL = f"redis://127.0.0.1:6379/{BENCH_REDIS_DB}?socket_timeout=30"
+
+
+def with_socket_timeout(url: str, seconds: int = 30) -> str:
+    """``url`` with ``socket_timeout`` in its query unless it has one (see DEFAULT_REDIS_URL)."""
+    if "socket_timeout=" in url:
+        return url
+    return url + ("&" if "?" in url else "?") + f"socket_timeout={seconds}"
 
 
 # --- numbers -------------------------------------------------------------------------------------

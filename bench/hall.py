@@ -48,7 +48,7 @@ from bench import common  # noqa: E402
 PHONES_PER_TABLE = 4
 BOARDS = 4
 DASHBOARDS = 4
-WAIT = 60.0  # seconds: the longest any one wait for messages may take
+WAIT = 30.0  # seconds: the longest any one wait for messages may take
 
 
 def parse_args(argv=None):
@@ -426,7 +426,7 @@ def main(argv=None) -> dict:
     redis_url = None
     if args.layer == "redis":
         admin_url = os.environ.get("BENCH_DATABASE_URL", common.DEFAULT_PG_URL)
-        redis_url = os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL)
+        redis_url = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))
         common.flush_redis(redis_url)
     db = common.ThrowawayDatabase(admin_url, prefix="bench_hall")
     servers = None
