@@ -1,0 +1,283 @@
+"""Who may open what: every URL and socket against five personas (docs/security.md has the table).
+
+Personas: the organiser; a player of table 1; a player of table 2 (same drive); a player of
+another drive (their own cookie, for their drive); a stranger (no session, no cookie). Also: a
+second organiser (404 on this drive's pages), HTML in names shown as text everywhere, CSV formula
+injection neutralised, CSRF on every POST form.
+"""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from drive import services
+from scoring.models import Result
+from tests.factories import declared
+from tests.security.conftest import entry_data, snapshot
+
+pytestmark = pytest.mark.django_db
+
+ORGANISER_GET = ["/drives/{d}/", "/drives/{d}/edit", "/drives/{d}/results/{t}", "/drives/{d}/standings",
+                 "/drives/{d}/phones", "/drives/{d}/log", "/drives/{d}/hands/1", "/drives/{d}/export/hands.csv",
+                 "/drives/{d}/export/standings.csv", "/drives/{d}/print/tables", "/drives/{d}/print/scorecards"]
+ORGANISER_POST = ["/drives/{d}/edit", "/drives/{d}/players", "/drives/{d}/players/{p}/withdraw",
+                  "/drives/{d}/players/{p}/rejoin", "/drives/{d}/draw", "/drives/{d}/swap",
+                  "/drives/{d}/tables/1/mode", "/drives/{d}/start", "/drives/{d}/close", "/drives/{d}/end",
+                  "/drives/{d}/results/{t}", "/drives/{d}/phones/{p}/revoke", "/drives/{d}/prizes"]
+PHONE_PAGES = ["/{c}/me", "/{c}/enter"]
+
+
+def fill(path: str, world) -> str:
+    return path.format(d=world.drive.pk, t=world.t1.pk, p=world.table2[3].pk, c=world.code)
+
+
+def personas(world) -> dict[str, Client]:
+    return {
+        "player_of_table": world.phone(world.enterer),
+        "player_of_other_table": world.phone(world.other_table_player),
+        "player_of_other_drive": world.phone(world.other_drive_player),
+        "stranger": Client(),
+    }
+
+
+@pytest.mark.parametrize("path", ORGANISER_GET)
+def test_organiser_pages_get(world, path):
+    url = fill(path, world)
+    assert world.organiser_client().get(url).status_code == 200
+    assert world.other_organiser_client().get(url).status_code == 404
+    for who, client in personas(world).items():
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), who
+
+
+@pytest.mark.parametrize("path", ORGANISER_POST)
+def test_organiser_actions_post(world, path):
+    url = fill(path, world)
+    before = snapshot()
+    assert world.other_organiser_client().post(url, {"names": "Zed", "show": "0"}).status_code == 404
+    for who, client in personas(world).items():
+        response = client.post(url, {"names": "Zed", "show": "0"})
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), who
+    assert snapshot() == before
+    response = world.organiser_client().post(url, {"names": "Zed", "show": "0"})
+    assert response.status_code in (200, 302) and not response.get("Location", "").startswith("/login/")
+
+
+def test_organiser_gets_are_not_writes(world):
+    """GET on a POST-only action is refused (405), so a link or an image tag cannot act."""
+    client = world.organiser_client()
+    before = snapshot()
+    for path in ORGANISER_POST:
+        if path in ("/drives/{d}/edit", "/drives/{d}/results/{t}"):
+            continue  # pages with a form: GET shows it
+        assert client.get(fill(path, world)).status_code == 405, path
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("path", PHONE_PAGES)
+def test_player_pages_need_this_drives_player_cookie(world, path):
+    url = fill(path, world)
+    expected = {"player_of_table": 200, "player_of_other_table": 200,
+                "player_of_other_drive": 302, "stranger": 302}
+    for who, client in personas(world).items():
+        response = client.get(url)
+        assert response.status_code == expected[who], who
+        if expected[who] == 302:
+            assert response["Location"] == f"/{world.code}"
+    # Another drive's token under this drive's cookie name is no better than none.
+    forged = Client()
+    forged.cookies[f"ff_{world.code}"] = world.other_drive_player.token
+    assert forged.get(url).status_code == 302
+    assert world.organiser_client().get(url).status_code == 302  # the organiser is not a player
+
+
+def test_board_and_join_page_are_public_by_design(world):
+    for client in [*personas(world).values(), world.organiser_client()]:
+        assert client.get(f"/{world.code}/board").status_code == 200
+        assert client.get(f"/{world.code}").status_code in (200, 302)
+
+
+def test_confirm_and_dispute_only_by_another_player_of_that_table(world):
+    world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2))
+    before = snapshot()
+    for client in (world.phone(world.enterer), world.phone(world.other_table_player),
+                   world.phone(world.other_drive_player), Client(), world.organiser_client()):
+        for action in ("confirm", "dispute"):
+            client.post(f"/{world.code}/{action}", {"seen_revision": "1", "reason": "no"})
+    assert snapshot() == before
+    world.phone(world.confirmer).post(f"/{world.code}/confirm", {"seen_revision": "1"})
+    assert Result.objects.get().status == "confirmed"
+
+
+def test_preview_needs_a_player(world):
+    for client in (Client(), world.phone(world.other_drive_player)):
+        assert client.post(f"/{world.code}/preview", entry_data(4, 0)).status_code == 403
+
+
+# --- sockets ----------------------------------------------------------------------------------
+
+
+def session_cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+async def can_connect(path: str, cookie: str = "", origin: bytes = b"http://localhost") -> bool:
+    headers = [(b"origin", origin)] + ([(b"cookie", cookie.encode())] if cookie else [])
+    ws = WebsocketCommunicator(application, path, headers=headers)
+    ok, _ = await ws.connect(timeout=5)
+    if not ok:
+        return False
+    first = await ws.receive_json_from(timeout=5) if path != "/ws/health/" else {"type": "health"}
+    if first["type"] == "error":  # play/watch sockets accept, say why, and close with 4403
+        closed = await ws.receive_output(timeout=5)
+        assert closed["type"] == "websocket.close" and closed["code"] == 4403
+        return False
+    await ws.disconnect()
+    return True
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_socket_matrix(world):
+    from asgiref.sync import sync_to_async
+
+    code, other = world.code, world.other_drive.join_code
+    cookies = {
+        "organiser": await sync_to_async(session_cookie)(world.organiser),
+        "other_organiser": await sync_to_async(session_cookie)(world.other_organiser),
+        "player_of_table": f"ff_{code}={world.enterer.token}",
+        "player_of_other_table": f"ff_{code}={world.other_table_player.token}",
+        "player_of_other_drive": f"ff_{other}={world.other_drive_player.token}",
+        "other_drive_token_forged": f"ff_{code}={world.other_drive_player.token}",
+        "stranger": "",
+    }
+    expected = {
+        f"/ws/drive/{code}/board/": set(cookies),
+        f"/ws/drive/{code}/organiser/": {"organiser"},
+        f"/ws/drive/{code}/phone/": {"player_of_table", "player_of_other_table"},
+        f"/ws/watch/{code}/1/": {"organiser"},
+        "/ws/health/": set(cookies),
+    }
+    for path, allowed in expected.items():
+        for who, cookie in cookies.items():
+            assert await can_connect(path, cookie) == (who in allowed), (path, who)
+            # Origin is checked on every socket, whoever connects.
+            assert not await can_connect(path, cookie, origin=b"http://evil.example"), (path, who)
+    assert not await can_connect("/ws/drive/QQQQQ/board/")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_play_socket_needs_a_digital_seat_of_that_drive(world):
+    from asgiref.sync import sync_to_async
+
+    from tests.factories import make_drive
+
+    def setup():
+        drive = make_drive(world.organiser, 4, name="Digital", play_mode="digital", preferred_table_size=4)
+        services.draw_seating(drive)
+        services.start_hand(drive)
+        return drive, drive.players.first()
+
+    drive, player = await sync_to_async(setup)()
+    code = drive.join_code
+    assert await can_connect(f"/ws/play/{code}/", f"ff_{code}={player.token}")
+    assert not await can_connect(f"/ws/play/{code}/", f"ff_{code}={player.token}", origin=b"http://evil.example")
+    assert not await can_connect(f"/ws/play/{code}/", f"ff_{code}={world.enterer.token}")  # other drive
+    assert not await can_connect(f"/ws/play/{code}/")
+    assert not await can_connect(f"/ws/play/{code}/", await sync_to_async(session_cookie)(world.organiser))
+    # a player of a physical table has no digital seat
+    assert not await can_connect(f"/ws/play/{world.code}/", f"ff_{world.code}={world.enterer.token}")
+
+
+# --- names are text, never markup or formulas ----------------------------------------------------
+
+XSS = "<img src=x onerror=alert(1)>"
+SCRIPT = "<script>alert(2)</script>"
+FORMULA = '=HYPERLINK("http://x")'
+
+
+@pytest.fixture
+def hostile_names(organiser, other_organiser, settings):
+    from tests.security.conftest import World
+
+    world = World(organiser, other_organiser)
+    a, b, c = world.table1[0], world.table1[1], world.table1[2]
+    for player, name in ((a, XSS), (b, SCRIPT), (c, FORMULA)):
+        player.name = name
+        player.save(update_fields=["name"])
+    world.enterer.refresh_from_db()
+    services.organiser_result(world.drive, world.t1, declared(4, 0), organiser)
+    return world
+
+
+def assert_text_only(body: str, where: str) -> None:
+    assert XSS not in body and SCRIPT not in body, where
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body or "\\u003Cimg" in body, where
+
+
+def test_html_in_names_is_shown_as_text_on_every_page(hostile_names):
+    w = hostile_names
+    org = w.organiser_client()
+    for url in (f"/drives/{w.drive.pk}/", f"/drives/{w.drive.pk}/standings", f"/drives/{w.drive.pk}/phones",
+                f"/drives/{w.drive.pk}/hands/1", f"/drives/{w.drive.pk}/print/tables",
+                f"/drives/{w.drive.pk}/print/scorecards", f"/drives/{w.drive.pk}/results/{w.t1.pk}"):
+        assert_text_only(org.get(url).content.decode(), url)
+    assert_text_only(Client().get(f"/{w.code}/board").content.decode(), "board")
+    assert_text_only(Client().get(f"/{w.code}").content.decode(), "join")
+    assert_text_only(w.phone(w.table1[3]).get(f"/{w.code}/me").content.decode(), "phone")
+    assert_text_only(w.phone(w.table1[3]).get(f"/{w.code}/me?fragment=1").content.decode(), "phone fragment")
+
+
+def test_html_in_names_is_text_in_pushed_fragments(hostile_names):
+    from drive import live, selectors
+
+    w = hostile_names
+    private = selectors.drive_view(w.drive)
+    public = selectors.drive_view(w.drive, public=True)
+    for name, html in [*live.dashboard_parts(private).items(), *live.board_parts(public).items(),
+                       *live.phone_parts(public).items()]:
+        assert XSS not in html and SCRIPT not in html, name
+    assert "&lt;img" in live.board_parts(public)["board"]
+
+
+def test_csv_exports_neutralise_formulas(hostile_names):
+    w = hostile_names
+    org = w.organiser_client()
+    for url in (f"/drives/{w.drive.pk}/export/hands.csv", f"/drives/{w.drive.pk}/export/standings.csv"):
+        body = org.get(url).content.decode()
+        assert "'" + FORMULA.replace('"', '""') in body, url
+        assert "\n" + FORMULA not in body and "," + FORMULA not in body and ',"' + FORMULA[:3] not in body, url
+
+
+# --- CSRF -------------------------------------------------------------------------------------
+
+
+def test_every_post_form_needs_a_csrf_token(world):
+    organiser = world.organiser_client(enforce_csrf_checks=True)
+    phone = world.phone(world.confirmer, enforce_csrf_checks=True)
+    before = snapshot()
+    for path in ORGANISER_POST + ["/drives/new"]:
+        assert organiser.post(fill(path, world), {"names": "Zed", "name": "X"}).status_code == 403, path
+    for path in ("/{c}/join", "/{c}/enter", "/{c}/preview", "/{c}/confirm", "/{c}/dispute", "/{c}/forget"):
+        assert phone.post(fill(path, world), entry_data(4, 0)).status_code == 403, path
+    assert Client(enforce_csrf_checks=True).post("/login/", {"username": "olive", "password": "x"}).status_code == 403
+    assert snapshot() == before
+
+
+def test_joining_is_rate_limited_per_address(world):
+    from django.core.cache import cache
+
+    cache.clear()
+    client = Client()
+    for _ in range(20):
+        client.post(f"/{world.code}/join", {"player": "999999"})
+    before = snapshot()
+    response = client.post(f"/{world.code}/join", {"player": world.table2[2].pk}, follow=True)
+    assert "Too many tries" in response.content.decode()
+    assert snapshot() == before
+    other_address = Client(REMOTE_ADDR="10.0.0.9")
+    assert other_address.post(f"/{world.code}/join", {"player": world.table2[2].pk}).status_code == 302
