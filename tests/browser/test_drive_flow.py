@@ -83,7 +83,7 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     expect(phones[left_of_enterer].locator("[data-instruction]")).to_have_text("Move DOWN to Table 2")
     for name in at_table_1[2:]:
         expect(phones[name].locator("[data-instruction]")).to_have_text("Stay at Table 1")
-    expect(board.locator(".movement")).to_contain_text("T1")
+    expect(board.locator(".movement")).to_contain_text(f"↓{left_of_enterer}")
     expect(board.locator("table.standings")).to_contain_text(enterer)
 
     # Hand 2: both tables from the dashboard; after the close every phone knows where to go.
