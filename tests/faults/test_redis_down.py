@@ -1,0 +1,69 @@
+"""Redis stopped during a drive: phones still enter results over HTTP (the write commits; the
+failed live update is logged and swallowed by drive/broadcast.py); with Redis back on the same
+port, live updates resume: a new board socket gets the current state, then live changes.
+
+Needs only the ``redis-server`` binary (a private server on a free port), not the system Redis."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.faults.support import Phone, Redis, Server, entry, setup_drive, state_of, wait_for
+
+
+@pytest.fixture
+def redis():
+    r = Redis()
+    r.start()
+    yield r
+    r.stop()
+
+
+@pytest.fixture
+def server(tmp_path, redis):
+    s = Server(tmp_path, redis_url=redis.url)
+    yield s
+    s.stop()
+
+
+def board_socket(server: Server, code: str):
+    from websockets.sync.client import connect
+
+    return connect(f"ws://127.0.0.1:{server.port}/ws/drive/{code}/board/", origin=server.url, open_timeout=10)
+
+
+def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redis):
+    drive = setup_drive(server, 8)
+    code, (t1, _t2) = drive["code"], drive["tables"]
+    server.start()
+    with board_socket(server, code) as ws:
+        first = json.loads(ws.recv(timeout=10))
+        assert first["type"] == "update" and "0 of 2 tables done" in first["parts"]["board"]
+
+    redis.stop()
+    enterer, confirmer = Phone(server, code, t1[0]), Phone(server, code, t1[1])
+    status, _, headers = enterer.post(f"/{code}/enter", entry(4, 2, "while-down"))
+    assert status == 302 and headers["Location"] == f"/{code}/me"
+    assert confirmer.post(f"/{code}/confirm", {"seen_revision": confirmer.revision()})[0] == 302
+    assert [r[:2] for r in state_of(server, drive["id"])["results"]] == [[1, "confirmed"]]
+    log = (server.data / "daphne.log").read_text()
+    assert "live update to drive-" in log and "not sent" in log  # logged, not raised
+
+    redis.start()  # the same port: the server's REDIS_URL is unchanged
+    def board_state():
+        try:
+            with board_socket(server, code) as ws:
+                return json.loads(ws.recv(timeout=5))
+        except Exception:
+            return None
+
+    snapshot = wait_for(board_state, timeout=20, every=0.5, what="a board socket after Redis came back")
+    assert "1 of 2 tables done" in snapshot["parts"]["board"]
+    with board_socket(server, code) as ws:
+        json.loads(ws.recv(timeout=10))  # the current state
+        # a change now reaches the open socket live again
+        Phone(server, code, drive["tables"][1][0]).post(f"/{code}/enter", entry(4, 0, "after-up"))
+        update = json.loads(ws.recv(timeout=10))
+        assert update["type"] == "update" and "board" in update["parts"]
