@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce
 
 from drive.models import Drive, Player
 from scoring import standings as ranking
-from scoring.models import Correction, Result, Score
+from scoring.models import Correction, Score
 from tables.models import Hand, Seat, TableHand
 
 
@@ -94,18 +94,6 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 
 def corrections(drive: Drive) -> QuerySet[Correction]:
     return Correction.objects.filter(drive=drive).select_related("by", "result__table__hand").order_by("-at")
-
-
-def unseated_active(drive: Drive, hand: Hand | None) -> list[Player]:
-    """Active players not seated in ``hand`` (late arrivals waiting for the next hand)."""
-    players = drive.players.filter(active=True)
-    if hand is not None:
-        players = players.exclude(seats__hand=hand)
-    return list(players)
-
-
-def open_results(drive: Drive) -> QuerySet[Result]:
-    return Result.objects.filter(drive=drive, status=Result.Status.DISPUTED).select_related("table__hand")
 
 
 # --- phones and the board ----------------------------------------------------------------------

@@ -14,7 +14,6 @@ from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
 from drive.services import DriveError
 from games import get_game
 from scoring.forms import ResultForm
-from tables.models import Hand
 
 
 def _back(drive):
