@@ -1,18 +1,52 @@
-"""The first consumer: proves the websocket and channel-layer wiring end to end.
+"""Websocket basics shared by every socket, and the first consumer (health).
 
-A client sends ``{"type": "ping", "nonce": "…"}``; the server sends a group message to every
-socket in the ``health`` group, and each socket answers ``{"type": "pong", "nonce": …}``. So a
-pong has been through the channel layer, in-memory or Redis, and across processes with Redis.
+``JsonFrameConsumer`` refuses, with one error frame and without closing, everything that is not
+a short text frame holding a JSON object with a string ``type``: binary frames, empty frames,
+frames over ``max_frame`` characters, invalid JSON, arrays and scalars.
+
+``HealthConsumer`` proves the websocket and channel-layer wiring end to end: a client sends
+``{"type": "ping", "nonce": "…"}``; the server sends a group message to every socket in the
+``health`` group, and each socket answers ``{"type": "pong", "nonce": …}``. So a pong has been
+through the channel layer, in-memory or Redis, and across processes with Redis.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 GROUP = "health"
 
 
-class HealthConsumer(AsyncJsonWebsocketConsumer):
+class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
+    max_frame = 4096
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None:
+            await self.error("Send text frames holding JSON.")
+            return
+        if not text_data or len(text_data) > self.max_frame:
+            await self.error(f"A message must be JSON text of 1 to {self.max_frame} characters.")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.error("That message is not JSON.")
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.error("A message must be a JSON object with a 'type'.")
+            return
+        await self.receive_json(content)
+
+    async def error(self, message: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "message": message, **extra})
+
+
+class HealthConsumer(JsonFrameConsumer):
+    max_frame = 256
+
     async def connect(self):
         await self.channel_layer.group_add(GROUP, self.channel_name)
         await self.accept()
@@ -21,18 +55,11 @@ class HealthConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_discard(GROUP, self.channel_name)
 
     async def receive_json(self, content, **kwargs):
-        if not isinstance(content, dict) or content.get("type") != "ping":
-            await self.send_json({"type": "error", "message": 'Send {"type": "ping"}.'})
+        if content.get("type") != "ping":
+            await self.error('Send {"type": "ping"}.')
             return
         nonce = str(content.get("nonce", ""))[:64]
         await self.channel_layer.group_send(GROUP, {"type": "health.pong", "nonce": nonce})
 
     async def health_pong(self, event):
         await self.send_json({"type": "pong", "nonce": event["nonce"]})
-
-    @classmethod
-    async def decode_json(cls, text_data):
-        try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None

@@ -10,15 +10,14 @@ Clients send nothing but ``{"type": "ping"}``; anything else gets an error frame
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
 
+from config.consumers import JsonFrameConsumer
 from drive import access, broadcast, live, selectors
 
-MAX_FRAME = 1024
 
-
-class LiveConsumer(AsyncJsonWebsocketConsumer):
+class LiveConsumer(JsonFrameConsumer):
+    max_frame = 1024
     audience: str = ""
     drive_id: int | None = None
     player_id: int | None = None
@@ -68,24 +67,11 @@ class LiveConsumer(AsyncJsonWebsocketConsumer):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        if bytes_data is not None or text_data is None or len(text_data) > MAX_FRAME:
-            await self.send_json({"type": "error", "message": "Frames must be short JSON text."})
-            return
-        await super().receive(text_data=text_data, **kwargs)
-
-    @classmethod
-    async def decode_json(cls, text_data):
-        try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None
-
     async def receive_json(self, content, **kwargs):
-        if isinstance(content, dict) and content.get("type") == "ping":
+        if content.get("type") == "ping":
             await self.send_json({"type": "pong"})
         else:
-            await self.send_json({"type": "error", "message": 'This socket only listens; send {"type": "ping"}.'})
+            await self.error('This socket only listens; send {"type": "ping"}.')
 
     async def drive_update(self, event):
         if self.audience == "phone":

@@ -43,7 +43,7 @@ OBJECT = st.fixed_dictionaries(
 RAW = st.one_of(
     OBJECT,
     JSONISH.map(json.dumps),  # arrays and scalars
-    st.text(min_size=1, max_size=200),  # mostly invalid JSON (an empty frame: see the xfail tests)
+    st.text(min_size=1, max_size=200),  # mostly invalid JSON
     st.sampled_from(["{oops", "[]", "null", "1", '"ping"', "{}", '{"type": null}', "\ufeff{}", "{" * 500]),
 )
 FRAME = st.one_of(RAW.map(lambda t: ("text", t)), st.binary(min_size=1, max_size=100).map(lambda b: ("bytes", b)))
@@ -170,10 +170,6 @@ async def test_live_sockets_refuse_oversized_and_malformed_frames(live_paths, fr
         await ws.disconnect()
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "BUG drive/consumers.py LiveConsumer.receive: an empty text frame passes the size check and "
-    "reaches AsyncJsonWebsocketConsumer.receive, which raises ValueError ('No text section') and "
-    "kills the socket instead of sending an error frame"))
 async def test_live_socket_empty_text_frame_gets_an_error(live_paths):
     path, cookie = live_paths["board"]
     ws = await open_socket(path, cookie)
@@ -188,8 +184,6 @@ async def test_live_socket_empty_text_frame_gets_an_error(live_paths):
 async def _health_round(frames) -> None:
     ws = await open_socket("/ws/health/", greeting=False)
     for frame in frames:
-        if frame[0] == "bytes" or frame[1] == "":
-            continue  # known bug, see the xfail tests below
         await send(ws, frame)
         got = [await ws.receive_json_from(timeout=5)]  # exactly one answer per frame
         content = None
@@ -211,9 +205,6 @@ def test_health_socket_answers_every_frame(frames):
     async_to_sync(_health_round)(frames)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "BUG config/consumers.py HealthConsumer: a binary frame (or an empty text frame) reaches "
-    "AsyncJsonWebsocketConsumer.receive, which raises ValueError and kills the socket; no error frame"))
 @pytest.mark.parametrize("frame", [("bytes", b"\x00\x01"), ("text", "")])
 async def test_health_socket_refuses_binary_and_empty_frames(frame):
     ws = await open_socket("/ws/health/", greeting=False)
@@ -222,9 +213,6 @@ async def test_health_socket_refuses_binary_and_empty_frames(frame):
     await ws.disconnect()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG config/consumers.py HealthConsumer: no frame-size limit; a 100 KB ping is parsed and "
-    "answered with a pong instead of being refused like on every other socket"))
 async def test_health_socket_refuses_a_100_kb_frame():
     ws = await open_socket("/ws/health/", greeting=False)
     await ws.send_to(text_data=HUGE)
