@@ -1,0 +1,119 @@
+"""Two daphne processes on one PostgreSQL database and one Redis: a change made through one
+process reaches the sockets connected to the other (docs/operations.md, "Several processes").
+
+Runs only where DATABASE_URL is PostgreSQL and REDIS_URL is set. It creates a throwaway database
+on DATABASE_URL's server (dropped afterwards), migrates it with ``manage.py migrate``, and uses
+its own channel prefix on REDIS_URL's database, so it never touches other data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from bench import common
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+SETUP = """
+import json, random
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+user = get_user_model().objects.create_user("mp-organiser", password="mp-password-12345")
+drive = Drive.objects.create(organiser=user, name="Two servers", target="hands", target_hands=5,
+                             preferred_table_size=4)
+services.add_players(drive, ["Ann", "Bob", "Cat", "Dan"])
+services.draw_seating(drive, random.Random(3))
+services.start_hand(drive)
+table = drive.hands.get(number=1).tables.get()
+tokens = [s.player.token for s in table.seats.select_related("player").order_by("position")]
+print("SETUP" + json.dumps({"code": drive.join_code, "cookie": "ff_" + drive.join_code, "tokens": tokens}))
+"""
+
+
+@pytest.fixture(scope="module")
+def two_servers():
+    admin_url = os.environ["DATABASE_URL"]
+    redis_url = common.with_socket_timeout(os.environ["REDIS_URL"])
+    db = common.ThrowawayDatabase(admin_url, prefix="test_two_servers")
+    servers = None
+    try:
+        env = common.server_env(db.url, db.tmp, redis_url, BENCH_ROUTES="0", DEBUG="1",
+                                CHANNEL_PREFIX=f"mp{secrets.token_hex(4)}")
+        manage = [sys.executable, str(common.ROOT / "manage.py")]
+        subprocess.run([*manage, "migrate", "-v0"], env=env, cwd=common.ROOT, check=True, timeout=180)
+        out = subprocess.run([*manage, "shell", "-c", SETUP], env=env, cwd=common.ROOT, check=True, timeout=60,
+                             capture_output=True, text=True).stdout
+        data = json.loads(out.split("SETUP", 1)[1])
+        servers = common.Servers(2, env, db.tmp)
+        yield servers, data
+    finally:
+        if servers is not None:
+            servers.stop()
+        db.drop()
+
+
+def _form(players: int, declarer: int) -> dict:
+    data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "declarer": str(declarer),
+            "nine_card": "False", "dealer": "0"}
+    for i in range(players):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    return data
+
+
+async def _first(listener: common.Listener, predicate, after: int, timeout: float = 15) -> dict | None:
+    """The first frame received after the first ``after`` frames that satisfies ``predicate``."""
+    def found():
+        return next((m for _t, m in listener.received[after:] if predicate(m)), None)
+
+    await common.wait_until(lambda: found() is not None, timeout, step=0.05)
+    return found()
+
+
+async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_servers):
+    servers, data = two_servers
+    a, b = servers.urls
+    code, cookie, tokens = data["code"], data["cookie"], data["tokens"]
+    assert a != b
+    # The board and the second player's phone are connected to process B...
+    board = common.Listener("board", common.ws_url(b, f"/ws/drive/{code}/board/"))
+    mate = common.Listener("mate", common.ws_url(b, f"/ws/drive/{code}/phone/"), {cookie: tokens[1]})
+    try:
+        assert await common.connect_all([board, mate]) == []
+        assert "0 of 1 tables done" in board.received[0][1]["parts"]["board"]
+        seen_board, seen_mate = len(board.received), len(mate.received)
+
+        # ... the first player sends the table's result through process A, like a phone.
+        enterer = common.Browser({cookie: tokens[0]})
+        status, _ = await asyncio.to_thread(enterer.request, "GET", a, f"/{code}/enter")
+        assert status == 200 and "csrftoken" in enterer.cookies
+        status, body = await asyncio.to_thread(enterer.request, "POST", a, f"/{code}/enter", _form(4, 0),
+                                               "application/json")
+        assert status == 200 and json.loads(body)["ok"], body
+
+        # B's phone of a tablemate shows the entry to confirm; B's board gets the update.
+        msg = await _first(mate, lambda m: "waiting for confirmation" in m.get("parts", {}).get("phone", ""), seen_mate)
+        assert msg is not None, "process B's phone never received the result entered through process A"
+        assert await _first(board, lambda m: m.get("type") == "update", seen_board) is not None
+        seen_board = len(board.received)
+
+        # The tablemate confirms through process A: B's board shows the table done.
+        confirmer = common.Browser({cookie: tokens[1]})
+        status, page = await asyncio.to_thread(confirmer.request, "GET", a, f"/{code}/me")
+        assert status == 200
+        status, _ = await asyncio.to_thread(confirmer.request, "POST", a, f"/{code}/confirm", {"seen_revision": "1"})
+        assert status == 302
+        msg = await _first(board, lambda m: "1 of 1 tables done" in m.get("parts", {}).get("board", ""), seen_board)
+        assert msg is not None, "process B's board never showed the result confirmed through process A"
+        assert board.error is None and mate.error is None
+    finally:
+        await asyncio.gather(board.close(), mate.close())
