@@ -39,6 +39,7 @@ class _TableSocket(AsyncJsonWebsocketConsumer):
     table_id: int | None = None
     seat: int | None = None  # None: a spectator
     sent_version = -1
+    table_facts: dict[str, Any] | None = None
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if text_data is None:
@@ -74,11 +75,12 @@ class _TableSocket(AsyncJsonWebsocketConsumer):
 
     async def table_version(self, event: dict[str, Any]) -> None:
         """The table moved on: send this socket's own view, once per version."""
-        if event.get("version", 0) > self.sent_version:
-            await self.send_view()
+        version = event.get("version", 0)
+        if version > self.sent_version:
+            await self.send_view(version=version)
 
-    async def send_view(self, *, force: bool = False) -> None:
-        frame = await database_sync_to_async(self.load_frame)()
+    async def send_view(self, *, force: bool = False, version: int | None = None) -> None:
+        frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
         if frame is None:
             await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
             return
@@ -87,18 +89,21 @@ class _TableSocket(AsyncJsonWebsocketConsumer):
             self.sent_version = max(self.sent_version, version)
             await self.send_json(frame)
 
-    def load_frame(self) -> dict[str, Any] | None:
-        table = TableHand.objects.select_related("hand").filter(pk=self.table_id).first()
-        if table is None or table.state is None:
+    def load_frame(self, version: int | None = None) -> dict[str, Any] | None:
+        """This socket's frame: its seat's view at ``version`` (from this process's copy when it
+        holds one), with who sits where (read once per table)."""
+        found = digital.state_at(self.table_id, version)
+        if found is None:
             return None
-        return {
-            "type": "state",
-            "table": table.number,
-            "hand": table.hand.number,
-            "status": table.status,
-            "seats": digital.seat_names(table),
-            "view": digital.seat_view(table, self.seat),
-        }
+        state, _ = found
+        if self.table_facts is None or self.table_facts["id"] != self.table_id:
+            table = TableHand.objects.select_related("hand").get(pk=self.table_id)
+            self.table_facts = {"id": table.pk, "table": table.number, "hand": table.hand.number,
+                                "seats": digital.seat_names(table)}
+        facts = self.table_facts
+        return {"type": "state", "table": facts["table"], "hand": facts["hand"],
+                "status": "playing" if not state.finished else "done",
+                "seats": facts["seats"], "view": state.view(self.seat)}
 
 
 class PlayConsumer(_TableSocket):
@@ -144,7 +149,9 @@ class PlayConsumer(_TableSocket):
             return
         key = content.get("key")
         try:
-            applied = await database_sync_to_async(digital.apply_action)(
+            # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
+            # transactions) serialise what must be serialised.
+            applied = await database_sync_to_async(digital.apply_action, thread_sensitive=False)(
                 self.table_id, self.seat, content, player_id=self.player_id
             )
         except digital.DigitalError as exc:

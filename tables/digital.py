@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,13 +66,50 @@ def version_message(table_id: int, version: int) -> dict[str, Any]:
     return {"type": "table.version", "table": table_id, "version": version}
 
 
-def notify_table(table_id: int, version: int, bot_seats: list[int]) -> None:
+# Stored states by (table, version), newest last. A version's state never changes, so every
+# socket of this process that is told "table T is at version V" builds its seat's view from one
+# load (or from the state the applying thread just saved) instead of one database read each.
+_STATES: OrderedDict[tuple[int, int], Any] = OrderedDict()
+_STATES_LOCK = threading.Lock()
+KEEP_STATES = 256
+
+
+def _cache_state(table_id: int, version: int, data: dict[str, Any]) -> Any:
+    state = get_game(data.get("game", "film-fantasy")).load_hand(data)
+    with _STATES_LOCK:
+        _STATES[(table_id, version)] = state
+        while len(_STATES) > KEEP_STATES:
+            _STATES.popitem(last=False)
+    return state
+
+
+def state_at(table_id: int, version: int | None = None) -> tuple[Any, dict[str, Any]] | None:
+    """(engine state, table facts) of a table, at ``version`` if this process holds it, else as
+    stored now; None before the deal. The state is shared: read it (``view``), never apply to it."""
+    if version is not None:
+        with _STATES_LOCK:
+            state = _STATES.get((table_id, version))
+        if state is not None:
+            return state, {"version": version}
+    row = TableHand.objects.filter(pk=table_id).values("state", "version").first()
+    if row is None or row["state"] is None:
+        return None
+    with _STATES_LOCK:
+        state = _STATES.get((table_id, row["version"]))
+    if state is None:
+        state = _cache_state(table_id, row["version"], row["state"])
+    return state, {"version": row["version"]}
+
+
+def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[str, Any] | None = None) -> None:
     """After commit: tell the table's sockets it is at ``version``, and let its bots move."""
     from tables import bots  # bots imports this module
 
     seats = list(bot_seats or [])
 
     def send() -> None:
+        if data is not None:
+            _cache_state(table_id, version, data)
         bots.send_to_group(table_group(table_id), version_message(table_id, version))
         if seats:
             bots.schedule_table(table_id, seats)
@@ -182,7 +221,7 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
         table.bots = _bot_positions(table)
         table.client_keys = []
         table.save(update_fields=["state", "version", "bots", "client_keys", "updated_at"])
-        notify_table(table.pk, table.version, table.bots)
+        notify_table(table.pk, table.version, table.bots, table.state)
         dealt.append(table)
     return dealt
 
@@ -268,7 +307,7 @@ def apply_action(
         _record(table, state)
         fields.append("status")
     table.save(update_fields=fields)
-    notify_table(table.pk, table.version, table.bots)
+    notify_table(table.pk, table.version, table.bots, table.state)
     return Applied(table.pk, table.version, finished=state.finished)
 
 
@@ -345,7 +384,7 @@ def stop_playing_tables(drive, hand: Hand) -> list[TableHand]:
         table.version = state.version
         _record(table, state)
         table.save(update_fields=["state", "version", "status", "updated_at"])
-        notify_table(table.pk, table.version, table.bots)
+        notify_table(table.pk, table.version, table.bots, table.state)
         stopped.append(table)
     return stopped
 

@@ -1,0 +1,310 @@
+"""The ``digital`` scenario: 25 digital tables of four playing at once through a real daphne.
+
+    .venv/bin/python bench/digital.py                      # in-memory layer, SQLite (embedded default)
+    REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
+        .venv/bin/python bench/digital.py                  # Redis layer, a fresh PostgreSQL database
+
+Measures the time from an action being sent by a phone to all four phones at that table holding
+the new state (a ``state`` frame at the new version), for every action of every table's hand.
+Beside it, in the same run and through the same server and layer, the floor: a bare Channels
+group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1).
+Each phone chooses its moves with the engine's greedy bot from its own view only.
+Appends a JSON entry to bench/results/digital.json. Only talks to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from games.film_fantasy.bots import greedy_action  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results" / "digital.json"
+MAX_ACTIONS = 400  # per table: a hand that has not ended by then is left (counted, not an error)
+
+SETUP = """
+import json, random
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+user = get_user_model().objects.create_user(username="bench", password="bench-password-1")
+drive = Drive.objects.create(organiser=user, name="Bench", play_mode="digital", preferred_table_size=4,
+                             target="hands", target_hands=50)
+services.add_players(drive, ["P%03d" % i for i in range(1, {players} + 1)])
+services.draw_seating(drive, random.Random(1))
+services.start_hand(drive)
+hand = drive.hands.get(number=1)
+tables = [[s.player.token for s in t.seats.select_related("player").order_by("position")]
+          for t in hand.tables.order_by("number")]
+print("BENCH" + json.dumps({{"code": drive.join_code, "tables": tables}}))
+"""
+
+
+def percentile(samples: list[float], p: float) -> float | None:
+    if not samples:
+        return None
+    s = sorted(samples)
+    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    return round(s[k], 2)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- server ----------------------------------------------------------------------------------------
+
+
+class Server:
+    """A fresh database (SQLite in a temp dir, or a new PostgreSQL database), migrated, with one
+    drive of ``tables`` digital tables of four, and one daphne process."""
+
+    def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="bench_digital_")
+        self.pg_admin, self.pg_name = pg_admin_url, None
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env.update({"DATA_DIR": self.tmp, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(40),
+                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "BENCH_ROUTES": "1", "LOG_LEVEL": "WARNING"})
+        if pg_admin_url:
+            import psycopg
+
+            self.pg_name = f"bench_digital_{secrets.token_hex(4)}"
+            with psycopg.connect(pg_admin_url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f'CREATE DATABASE "{self.pg_name}"')
+            parts = urlsplit(pg_admin_url)
+            env["DATABASE_URL"] = urlunsplit((parts.scheme, parts.netloc, "/" + self.pg_name, parts.query, ""))
+        if redis_url:
+            env["REDIS_URL"] = redis_url
+            env["CHANNEL_PREFIX"] = f"benchdigital{secrets.token_hex(3)}"
+        self.env = env
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        subprocess.run([*manage, "migrate", "-v0"], env=env, cwd=ROOT, check=True, timeout=300)
+        out = subprocess.run([*manage, "shell", "-c", SETUP.format(players=4 * tables)], env=env, cwd=ROOT,
+                             check=True, timeout=300, capture_output=True, text=True).stdout
+        self.drive = json.loads(next(line for line in out.splitlines() if line.startswith("BENCH"))[5:])
+        self.port = free_port()
+        self.log = open(os.path.join(self.tmp, "daphne.log"), "w")
+        self.proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+            env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        for _ in range(150):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            self.stop()
+            raise SystemExit("daphne did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+        if self.pg_name:
+            import psycopg
+
+            with psycopg.connect(self.pg_admin, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# --- clients ---------------------------------------------------------------------------------------
+
+
+class Phone:
+    """One websocket; remembers its latest view and wakes whoever waits for a version."""
+
+    def __init__(self, ws) -> None:
+        self.ws, self.view, self.errors = ws, None, 0
+        self.changed = asyncio.Event()
+
+    async def read(self) -> None:
+        async for raw in self.ws:
+            frame = json.loads(raw)
+            if frame.get("type") == "state" and (self.view is None or frame["view"]["version"] >= self.view["version"]):
+                self.view = frame["view"]
+            elif frame.get("type") == "error":
+                self.errors += 1
+            self.changed.set()
+
+    async def at_version(self, version: int, timeout: float = 30) -> None:
+        deadline = time.perf_counter() + timeout
+        while self.view is None or self.view["version"] < version:
+            self.changed.clear()
+            await asyncio.wait_for(self.changed.wait(), max(0.001, deadline - time.perf_counter()))
+
+
+def seat_state(view: dict) -> SimpleNamespace:
+    """What the greedy bot reads, built from one seat's view only (others' cards unknown)."""
+    seat, n = view["seat"], view["players"]
+    hands = [[] for _ in range(n)]
+    hands[seat] = list(view["hand"])
+    passes = [None] * n
+    passes[seat] = view.get("my_pass")
+    offers = {o["id"]: {"id": o["id"], "from": o["from"], "to": o["to"],
+                        "cards": o.get("my_cards") or ["?"] * o["count"]} for o in view.get("offers", [])}
+    return SimpleNamespace(hands=hands, phase=view["phase"], passes=passes, offers=offers, players=n,
+                           log=list(view["log"]), finished=view["phase"] == "finished")
+
+
+async def connect(base: str, path: str, cookie: str | None = None):
+    from websockets.asyncio.client import connect as ws_connect
+
+    headers = {"Cookie": cookie} if cookie else {}
+    return await ws_connect(base + path, origin=f"http://{urlsplit(base).netloc}", additional_headers=headers,
+                            max_size=2**20, open_timeout=30)
+
+
+THINK = (0.25, 0.75)  # seconds a phone "thinks" before each action (0: back-to-back, saturating)
+
+
+async def think(rng) -> None:
+    lo, hi = THINK
+    if hi > 0:
+        await asyncio.sleep(rng.uniform(lo, hi))
+
+
+async def play_table(base: str, code: str, tokens: list[str], rng, samples: list[float], counts: dict) -> None:
+    phones = [Phone(await connect(base, f"/ws/play/{code}/", f"ff_{code}={t}")) for t in tokens]
+    readers = [asyncio.create_task(p.read()) for p in phones]
+    try:
+        for p in phones:
+            await p.at_version(0)
+        for _ in range(MAX_ACTIONS):
+            version = max(p.view["version"] for p in phones)
+            for p in phones:
+                await p.at_version(version)
+            if phones[0].view["phase"] == "finished":
+                counts["hands"] += 1
+                return
+            move = None
+            for seat in rng.sample(range(4), 4):
+                action = greedy_action(seat_state(phones[seat].view), seat, rng)
+                if action is not None:
+                    move = seat, action
+                    break
+            if move is None:
+                counts["stuck"] += 1
+                return
+            seat, action = move
+            await think(rng)
+            errors = phones[seat].errors
+            started = time.perf_counter()
+            await phones[seat].ws.send(json.dumps({**action, "version": version, "key": str(uuid.uuid4())}))
+            try:
+                for p in phones:
+                    await p.at_version(version + 1, timeout=30)
+            except asyncio.TimeoutError:
+                counts["errors"] += 1 if phones[seat].errors == errors else 0
+                counts["refused"] += phones[seat].errors - errors
+                continue
+            samples.append((time.perf_counter() - started) * 1000)
+        counts["unfinished"] += 1
+    finally:
+        for r in readers:
+            r.cancel()
+        for p in phones:
+            await p.ws.close()
+
+
+async def floor_group(base: str, name: str, rounds: int, samples: list[float], counts: dict) -> None:
+    """One sender and four listeners of a bench group: the time until all four hold each frame."""
+    sockets = [await connect(base, f"/ws/bench/echo-group/{name}/") for _ in range(4)]
+    try:
+        await asyncio.sleep(0.2)
+        import random
+
+        rng = random.Random(name)
+        for i in range(rounds):
+            await think(rng)
+            started = time.perf_counter()
+            await sockets[i % 4].send(json.dumps({"n": i, "pad": "x" * 600}))
+            try:
+                for s in sockets:
+                    while json.loads(await asyncio.wait_for(s.recv(), 30))["n"] != i:
+                        pass
+            except asyncio.TimeoutError:
+                counts["errors"] += 1
+                continue
+            samples.append((time.perf_counter() - started) * 1000)
+    finally:
+        for s in sockets:
+            await s.close()
+
+
+async def run(base: str, drive: dict, rounds: int) -> dict:
+    import random
+
+    floor: list[float] = []
+    digital: list[float] = []
+    counts = {"hands": 0, "unfinished": 0, "stuck": 0, "errors": 0, "refused": 0}
+    floor_counts = {"errors": 0}
+    tables = drive["tables"]
+    await asyncio.gather(*(floor_group(base, f"t{i}", rounds, floor, floor_counts) for i in range(len(tables))))
+    await asyncio.gather(*(play_table(base, drive["code"], tokens, random.Random(i), digital, counts)
+                           for i, tokens in enumerate(tables)))
+    return {"digital": digital, "floor": floor, "counts": counts, "floor_errors": floor_counts["errors"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=25)
+    parser.add_argument("--floor-rounds", type=int, default=60)
+    parser.add_argument("--think", default="0.25,0.75",
+                        help="seconds between a table's actions, 'lo,hi' (0: back-to-back, saturating)")
+    args = parser.parse_args()
+    global THINK
+    parts = [float(x) for x in args.think.split(",")]
+    THINK = (parts[0], parts[-1])
+    redis_url = os.environ.get("REDIS_URL")
+    pg_url = os.environ.get("DATABASE_URL") if redis_url else None
+    server = Server(args.tables, redis_url, pg_url)
+    try:
+        started = time.perf_counter()
+        out = asyncio.run(run(f"ws://127.0.0.1:{server.port}", server.drive, args.floor_rounds))
+        elapsed = time.perf_counter() - started
+    finally:
+        server.stop()
+    d, f, c = out["digital"], out["floor"], out["counts"]
+    entry = {
+        "scenario": "digital", "layer": "redis" if redis_url else "memory",
+        "database": "postgres" if pg_url else "sqlite", "processes": 1, "clients": 4 * args.tables,
+        "tables": args.tables, "actions": len(d), "hands_finished": c["hands"], "hands_unfinished": c["unfinished"],
+        "p50_ms": percentile(d, 50), "p95_ms": percentile(d, 95), "p99_ms": percentile(d, 99),
+        "floor_p50_ms": percentile(f, 50), "floor_p95_ms": percentile(f, 95), "floor_p99_ms": percentile(f, 99),
+        "floor_samples": len(f), "errors": c["errors"] + c["stuck"] + out["floor_errors"], "refused": c["refused"],
+        "think_ms": [int(THINK[0] * 1000), int(THINK[1] * 1000)], "seconds": round(elapsed, 1), "date": time.strftime("%Y-%m-%d"),
+    }
+    entry["p95_over_floor"] = round(entry["p95_ms"] / entry["floor_p95_ms"], 2) if d and f else None
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    existing = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
+    RESULTS.write_text(json.dumps([*existing, entry], indent=2) + "\n")
+    print(json.dumps(entry, indent=2))
+
+
+if __name__ == "__main__":
+    main()

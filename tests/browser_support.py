@@ -1,0 +1,95 @@
+"""Reusable pieces for browser tests: a real daphne server on a fresh SQLite file, manage.py in
+a subprocess against it, and Debian's Chromium through Playwright.
+
+    with live_server(tmp_path) as server:          # server.url, server.env, server.manage(...)
+        data = server.shell_json("print(json.dumps(...))")
+        with chromium() as browser: ...
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+PHONE = {"width": 360, "height": 740}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    url: str
+    env: dict
+    data_dir: Path
+
+    def manage(self, *args: str, timeout: float = 120) -> str:
+        done = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=self.env, cwd=ROOT,
+                              check=True, timeout=timeout, capture_output=True, text=True)
+        return done.stdout
+
+    def shell_json(self, code: str) -> object:
+        """Run Python in ``manage.py shell`` against the server's database; its last output line is JSON."""
+        out = self.manage("shell", "-c", "import json\n" + code)
+        return json.loads(out.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def live_server(tmp_path: Path, **env_extra: str):
+    """daphne on 127.0.0.1:<free port> with DATABASE_URL pointing at a fresh, migrated SQLite file."""
+    data = Path(tmp_path) / "server"
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"DATA_DIR": str(data), "DATABASE_URL": f"sqlite:///{data / 'drive.sqlite3'}", "PORT": str(port),
+                "DEBUG": "1", "BOT_DELAY_SECONDS": "0", **env_extra})
+    server = LiveServer(f"http://127.0.0.1:{port}", env, data)
+    server.manage("migrate", "-v0", timeout=300)
+    log = open(data / "daphne.log", "w")
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                             "config.asgi:application"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(150):
+            try:
+                urllib.request.urlopen(server.url + "/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise RuntimeError("daphne did not start: " + (data / "daphne.log").read_text())
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium():
+    """A headless Debian Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
