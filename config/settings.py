@@ -93,8 +93,17 @@ TEMPLATES = [
 
 # Database: SQLite file by default; DATABASE_URL (postgres://…) for bigger events.
 _database_url = env_url("DATABASE_URL", {"sqlite", "postgres", "postgresql"})
+_SQLITE_OPTIONS = {
+    # IMMEDIATE: a writer takes the lock at BEGIN, so two writers queue instead of failing
+    # with "database is locked" half-way through a transaction.
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        DATABASES["default"]["OPTIONS"] = dict(_SQLITE_OPTIONS)
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # psycopg's pool: persistent connections leak under ASGI, a pool does not.
         DATABASES["default"]["OPTIONS"] = {
@@ -105,13 +114,7 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "drive.sqlite3",
-            "OPTIONS": {
-                # IMMEDIATE: a writer takes the lock at BEGIN, so two writers queue instead of
-                # failing with "database is locked" half-way through a transaction.
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
+            "OPTIONS": dict(_SQLITE_OPTIONS),
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -125,7 +128,10 @@ if _redis_url:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [_redis_url],
+                # redis-py 8 times a socket out after 5 s, which is also how long channels_redis
+                # blocks reading an idle channel: every quiet socket would drop (channels_redis
+                # #422). No read timeout; connecting still fails fast.
+                "hosts": [{"address": _redis_url, "socket_timeout": None, "socket_connect_timeout": 5}],
                 "group_expiry": WEBSOCKET_TIMEOUT,
                 "prefix": env_str("CHANNEL_PREFIX", "drive"),
                 "capacity": 1500,

@@ -7,6 +7,7 @@ once per listener: the group message carries the rendered payload, each socket j
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -18,8 +19,8 @@ log = logging.getLogger(__name__)
 
 
 def drive_group(drive_id: int, audience: str) -> str:
-    """``audience``: "board" (projector), "organiser" (dashboard) or "phones" (every player)."""
-    assert audience in ("board", "organiser", "phones")
+    """``audience``: "board" (projector) or "organiser" (dashboard). Phones: ``player_group``."""
+    assert audience in ("board", "organiser")
     return f"drive-{drive_id}-{audience}"
 
 
@@ -36,6 +37,23 @@ def send_now(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
     except Exception:  # Redis down: the write has committed; pages say live updates are paused
         log.warning("live update to %s not sent: channel layer unavailable", group, exc_info=True)
+
+
+def send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send several group messages in one trip to the event loop (concurrently on Redis)."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+
+    async def send_all() -> None:
+        for start in range(0, len(messages), 50):
+            chunk = messages[start : start + 50]
+            await asyncio.gather(*(layer.group_send(group, message) for group, message in chunk))
+
+    try:
+        async_to_sync(send_all)()
+    except Exception:  # Redis down: the write has committed; pages say live updates are paused
+        log.warning("live update of %d groups not sent: channel layer unavailable", len(messages), exc_info=True)
 
 
 def send_on_commit(group: str, message: dict[str, Any]) -> None:

@@ -3,7 +3,8 @@
 ``/ws/drive/<CODE>/<audience>/`` with audience ``board`` (anyone with the join code: it shows
 what the room sees), ``organiser`` (the organiser's session) or ``phone`` (the player's cookie).
 On connect the socket gets the current state at once, so a reconnect never misses a change.
-After that it forwards what ``drive.live`` publishes; a phone forwards only its own part.
+After that it forwards what ``drive.live`` publishes (a phone listens in its player's group,
+so it receives only its own fragment).
 Clients send nothing but ``{"type": "ping"}``; anything else gets an error frame.
 """
 
@@ -29,7 +30,10 @@ class LiveConsumer(JsonFrameConsumer):
         if not allowed:
             await self.close(code=4403)
             return
-        group = broadcast.drive_group(self.drive_id, "phones" if self.audience == "phone" else self.audience)
+        if self.audience == "phone":
+            group = broadcast.player_group(self.player_id)
+        else:
+            group = broadcast.drive_group(self.drive_id, self.audience)
         self.groups_joined = [group]
         await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
@@ -74,9 +78,4 @@ class LiveConsumer(JsonFrameConsumer):
             await self.error('This socket only listens; send {"type": "ping"}.')
 
     async def drive_update(self, event):
-        if self.audience == "phone":
-            part = event["parts"].get(str(self.player_id))
-            if part is None:
-                return
-            event = {**event, "parts": {"phone": part}}
         await self.send_json({"type": "update", "stamp": event["stamp"], "parts": event["parts"]})

@@ -134,11 +134,21 @@ def message(parts: dict[str, Any], audience: str) -> dict[str, Any]:
 
 
 def publish(drive_id: int) -> None:
+    """Build and send one update of the drive: the room's screens first, then every phone.
+
+    Each phone gets only its own fragment, in its own group: one message of every player's
+    fragment would be copied to every phone (200 phones x 200 fragments)."""
     drive = Drive.objects.filter(pk=drive_id).first()
     if drive is None:
         return
     private = selectors.drive_view(drive)
     public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
-    broadcast.send_now(broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser"))
-    broadcast.send_now(broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board"))
-    broadcast.send_now(broadcast.drive_group(drive_id, "phones"), message(phone_parts(public), "phones"))
+    broadcast.send_many([
+        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser")),
+        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board")),
+    ])
+    stamp = _stamp()
+    broadcast.send_many([
+        (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
+        for pid, html in phone_parts(public).items()
+    ])

@@ -51,3 +51,19 @@ def test_layer_backend_matches_the_environment():
         assert settings.CHANNEL_LAYERS["default"]["CONFIG"]["group_expiry"] >= settings.WEBSOCKET_TIMEOUT
     else:
         assert backend == "channels.layers.InMemoryChannelLayer"
+
+
+@pytest.mark.redis
+async def test_an_idle_socket_survives_longer_than_redis_read_timeouts():
+    # redis-py 8 defaults to a 5 s socket timeout, the same as channels_redis's blocking read:
+    # without the setting in config/settings.py a socket quiet for 5 s is dropped.
+    import asyncio
+
+    hosts = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
+    assert hosts[0]["socket_timeout"] is None
+    socket = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
+    assert (await socket.connect())[0]
+    await asyncio.sleep(6.5)
+    await socket.send_json_to({"type": "ping", "nonce": "late"})
+    assert await socket.receive_json_from(timeout=5) == {"type": "pong", "nonce": "late"}
+    await socket.disconnect()

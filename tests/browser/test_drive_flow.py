@@ -53,7 +53,7 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     for name in at_table_1:
         phone = phone_page()
         phone.goto(f"{server}/{code.lower()}")
-        phone.get_by_role("button", name=name).click()
+        phone.get_by_role("button", name=name, exact=True).click()
         expect(phone.locator("h1")).to_have_text(name)
         expect(phone.locator("main")).to_contain_text("Table 1 — with")
         phones[name] = phone

@@ -18,7 +18,7 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
     name = table_players(organiser, 1)[0]
     phone = phone_page()
     phone.goto(f"{server}/{code}")
-    phone.get_by_role("button", name=name).click()
+    phone.get_by_role("button", name=name, exact=True).click()
     phone.get_by_role("link", name="Enter the result").click()
     phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).click()
     expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
