@@ -18,37 +18,93 @@ import random
 from typing import Any, Callable
 
 from ..base import GameError
-from .cards import CARD_FILM, ICE, JOKER, PACK
+from .cards import CARD_FILM, FILM_CARDS, ICE, JOKER, PACK
 from .hand import AUCTION, MAX_OFFER, PASSING, FilmFantasyHand
 from .scoring import can_declare
 
 RANDOM_DECLARE_CHANCE = 0.3
 _DECLARE = {"type": "declare"}
 
-# Assessment of one hand (a pure function of its cards in order, memoised):
-# (can declare, sort keys per code (value * 64 + rank), the strays weakest first then the kept cards
-# weakest first, how many strays).
-Assessment = tuple[bool, dict[str, int], list[str], int]
-_MEMO: dict[tuple[str, ...], Assessment] = {}
+# Assessment of one hand (a pure function of its cards as a multiset): (can declare, the strays
+# weakest first then the kept cards weakest first, how many strays).
+Assessment = tuple[bool, list[str], int]
 _FILM_NO = {c: (0 if c == JOKER else f) for c, f in CARD_FILM.items()}  # the Joker counts for no film
 _RANK = {c: i for i, c in enumerate(PACK)}  # tie-break between equal values: lower code first
 _SCALE = 64  # sort key = value * 64 + rank (rank < 64), so one int orders and carries the value
 _FILM_RANK = {c: (_FILM_NO[c], _RANK[c]) for c in _FILM_NO}
 
+# The fast path (a hand without spare copies, so always with one pack). The hand is a 45-bit mask:
+# film f's cards 1-4 are bits 4(f-1)..4f-1, the Joker bit 44. Each film held gets one int key
+# ((different cards * 64 + film + 32 for Ice Follies beside the Joker) * 16 + its 4-bit nibble):
+# sorted, the keys give the plan (the last two) and the order of the cards in the sort-key order
+# of _assess_counts (value = 10 per different card, ties the lower film, cards by number). The
+# Joker's key puts it after the films of 0, 1 or 4 different cards (value 0, 15 or 45).
+# tests/games/test_film_fantasy_bots.py checks the fast path equals _assess_counts.
+_BIT = {c: 1 << (4 * (f - 1) + i) for f in range(1, 12) for i, c in enumerate(FILM_CARDS[f])}
+_BIT[JOKER] = 1 << 44
+_FKEY = [[((m.bit_count() * 64 + f) << 4) | m for m in range(16)] for f in range(12)]
+_ICE_BUMP = 32 << 4
+_IKEY = [k + _ICE_BUMP for k in _FKEY[ICE]]
+_JKEY = [((d * 64 + 63) << 4) | 15 for d in (0, 0, 1, 4, 4)]  # by different Ice Follies cards
+_DECLARABLE = (4 * 64) << 4  # a film key at or above: all four different cards
+_HELD: dict[int, tuple[str, ...]] = {k: (JOKER,) for k in _JKEY}  # key -> the cards, in number order
+for _f in range(1, 12):
+    for _m in range(1, 16):
+        _HELD[_FKEY[_f][_m]] = _held = tuple(c for i, c in enumerate(FILM_CARDS[_f]) if _m >> i & 1)
+        if _f == ICE:
+            _HELD[_IKEY[_m]] = _held
+
+
+def _film_keys(first: int, films: int, joker_bit: bool = False) -> tuple[tuple[int, ...], ...]:
+    """Per value of the mask bits of ``films`` films from ``first`` (and the Joker bit after them):
+    the keys of the films held."""
+    table = []
+    for v in range(1 << (4 * films + joker_bit)):
+        keys = []
+        for i in range(films):
+            f, m = first + i, v >> (4 * i) & 15
+            if m:
+                keys.append(_IKEY[m] if f == ICE and joker_bit and v >> (4 * films) else _FKEY[f][m])
+        table.append(tuple(keys))
+    return tuple(table)
+
+
+_KEYS_1_3, _KEYS_4_6, _KEYS_7_9, _KEYS_10_J = _film_keys(1, 3), _film_keys(4, 3), _film_keys(7, 3), _film_keys(10, 2, True)
+
 
 def _assess(hand: list[str]) -> Assessment:
-    """The hand's assessment, memoised on its cards in order: in the auction most hands are asked
-    about again and again unchanged."""
-    key = tuple(hand)
-    found = _MEMO.get(key)
-    if found is None:
-        if len(_MEMO) > 100_000:
-            _MEMO.clear()
-        found = _MEMO[key] = _assess_uncached(hand)
-    return found
+    """The hand's assessment: who declares, what is a stray, in which order the bot gives cards."""
+    mask = sum(map(_BIT.__getitem__, hand))
+    if mask.bit_count() != len(hand):  # spare copies (two packs): the general path
+        a = _assess_counts(hand)
+        return a[0], a[2], a[3]
+    keys = [*_KEYS_1_3[mask & 4095], *_KEYS_4_6[mask >> 12 & 4095], *_KEYS_7_9[mask >> 24 & 4095],
+            *_KEYS_10_J[mask >> 36]]
+    keys.sort()
+    kept = keys[-2:]
+    del keys[-2:]
+    declarable = len(kept) == 2 and kept[0] >= _DECLARABLE
+    if mask >> 44:  # the Joker: kept beside Ice Follies when that is collected, else a stray
+        ice = mask >> 40 & 15
+        if ice and _IKEY[ice] >= kept[0]:
+            kept.append(_JKEY[ice.bit_count()])
+            kept.sort()
+        else:
+            keys.append(_JKEY[ice.bit_count()])
+            keys.sort()
+    held = _HELD
+    order: list[str] = []
+    for k in keys:
+        order += held[k]
+    n = len(order)
+    for k in kept:
+        order += held[k]
+    return declarable, order, n
 
 
-def _assess_uncached(hand: list[str]) -> Assessment:
+def _assess_counts(hand: list[str]) -> tuple[bool, dict[str, int], list[str], int]:
+    """The assessment from card counts, any hand (spare copies too), with the sort key per code
+    (value * 64 + rank): (can declare, keys, strays weakest first then kept weakest first, strays)."""
     counts: dict[str, int] = {}
     distinct: dict[int, int] = {}  # film -> different cards held (the Joker as film 0)
     fr = _FILM_RANK
@@ -105,7 +161,7 @@ def _assess_uncached(hand: list[str]) -> Assessment:
 def card_values(hand: list[str]) -> dict[str, int]:
     """How much the seat wants to keep each code: 10 per different card held of its film, a spare
     copy 15 less; the Joker is kept only beside two or more different Ice Follies cards."""
-    return {c: k // _SCALE for c, k in _assess(hand)[1].items()}
+    return {c: k // _SCALE for c, k in _assess_counts(hand)[1].items()}
 
 
 def strays(hand: list[str]) -> list[str]:
@@ -113,7 +169,7 @@ def strays(hand: list[str]) -> list[str]:
     holds most different cards of (and the Joker beside Ice Follies, when that is one of them);
     a spare copy is always a stray."""
     a = _assess(hand)
-    return a[2][: a[3]]
+    return a[1][: a[2]]
 
 
 def _free_cards(state: FilmFantasyHand, seat: int, cards: list[str] | None = None) -> list[str]:
@@ -187,7 +243,7 @@ def greedy_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict
     phase = state.phase
     if phase != PASSING and phase != AUCTION:
         return None
-    declarable, _keys, weakest_first, n_strays = _assess(hand)
+    declarable, weakest_first, n_strays = _assess(hand)
     if declarable:
         return _DECLARE
     if phase == PASSING:

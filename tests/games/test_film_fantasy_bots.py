@@ -3,8 +3,12 @@
 import json
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from games.film_fantasy import FilmFantasyHand, bot_action
-from games.film_fantasy.bots import strays
+from games.film_fantasy.bots import _assess, _assess_counts, card_values, strays
+from games.film_fantasy.cards import PACK
 from games.film_fantasy.hand import AUCTION
 from games.film_fantasy.simulate import CAPPED, simulate
 
@@ -79,3 +83,38 @@ def test_greedy_beats_random_clearly():
     r = simulate(4, 300, 5, ["greedy", "random", "greedy", "random"], rotate=True)
     m = r.mean_by_bot()
     assert m["greedy"] - m["random"] > 5
+
+
+_FILMS = st.lists(st.integers(1, 11), min_size=1, max_size=4, unique=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(packs=st.integers(1, 2), films=st.one_of(st.none(), _FILMS), size=st.integers(0, 24),
+       seed=st.integers(0, 2**32))
+def test_fast_assessment_equals_the_assessment_from_counts(packs, films, size, seed):
+    """The bit-mask fast path (hands without spare copies) decides exactly as the count-based
+    assessment: same declarable, same strays, same order of the cards (by card_values, then code)."""
+    pool = [c for c in PACK * packs if films is None or c == "J" or int(c.split("-")[0]) in films]
+    hand = random.Random(seed).sample(pool, min(size, len(pool)))
+    declarable, keys, order, n = _assess_counts(hand)
+    assert _assess(hand) == (declarable, order, n)
+    assert sorted(order) == sorted(hand)
+    values = card_values(hand)
+    rank = {c: i for i, c in enumerate(PACK)}
+    assert order[:n] == sorted(order[:n], key=lambda c: (values[c], rank[c]))
+    assert order[n:] == sorted(order[n:], key=lambda c: (values[c], rank[c]))
+
+
+def test_fast_assessment_on_jokers_beside_ice_follies():
+    # the Joker's value: 45 beside three or four different Ice Follies (after the films), 15 beside
+    # two (after the films of one different card), else 0 (first)
+    for hand, want in [
+        (["11-1", "11-2", "11-3", "11-4", "J"], (False, ["11-1", "11-2", "11-3", "11-4", "J"], 0)),
+        (["J"], (False, ["J"], 1)),
+        ([], (False, [], 0)),
+        (["11-1", "11-2", "J", "1-1", "1-2", "1-3", "2-1", "2-2"], (False, ["2-1", "2-2", "J", "11-1", "11-2", "1-1", "1-2", "1-3"], 2)),
+        (["11-1", "J", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], (True, ["J", "11-1", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], 2)),
+    ]:
+        assert _assess(hand) == want
+        d, _keys, order, n = _assess_counts(hand)
+        assert (d, order, n) == want
