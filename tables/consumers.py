@@ -103,7 +103,7 @@ class _TableSocket(AsyncJsonWebsocketConsumer):
         facts = self.table_facts
         return {"type": "state", "table": facts["table"], "hand": facts["hand"],
                 "status": "playing" if not state.finished else "done",
-                "seats": facts["seats"], "view": state.view(self.seat)}
+                "seats": facts["seats"], "view": digital.view_with_basis(state, self.seat)}
 
 
 class PlayConsumer(_TableSocket):

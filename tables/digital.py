@@ -19,6 +19,8 @@ Entry points:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import random
 import threading
@@ -37,7 +39,7 @@ log = logging.getLogger(__name__)
 
 KEEP_CLIENT_KEYS = 64  # per table; a resend older than that also carries a stale version: refused
 MAX_KEY_LENGTH = 64
-CONTROL_FIELDS = ("version", "key", "seat")  # what the socket adds around an engine action
+CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds around an engine action
 
 
 class DigitalError(Exception):
@@ -186,6 +188,27 @@ def is_bot(player) -> bool:
     return BotPlayer.objects.filter(player=player).exists()
 
 
+def seat_basis(view: dict[str, Any]) -> str:
+    """A fingerprint of what a seat's choices rest on: its view less the game's public chatter.
+
+    Passes are simultaneous: while Ann chooses, Bob's pass bumps the table's version, although
+    nothing Ann sees of her own situation has changed. An action sent with a stale version is
+    still accepted when the sender's basis is unchanged (its cards, the phase, the round, the
+    offers it is part of); otherwise it is refused as stale. Which view keys are chatter is the
+    game's knowledge (``chatter_keys``)."""
+    game = get_game(view.get("game", "film-fantasy"))
+    chatter = set(getattr(game, "chatter_keys", ("version", "log")))
+    material = {k: v for k, v in view.items() if k not in chatter and k != "basis"}
+    return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def view_with_basis(state: Any, seat: int | None) -> dict[str, Any]:
+    view = state.view(seat)
+    if seat is not None:
+        view["basis"] = seat_basis(view)
+    return view
+
+
 # --- the deal -----------------------------------------------------------------------------------
 
 
@@ -287,12 +310,12 @@ def apply_action(
         raise DigitalError("This hand is over.")
     if version is None:
         raise DigitalError("Send the version your phone last saw with every action.")
-    if version != table.version:
+    state = load_state(table)
+    if version != table.version and not _same_basis(state, seat, message.get("basis")):
         raise DigitalError(
             f"The table has moved on since your phone last looked (version {version}, now {table.version}): "
             "look again and choose."
         )
-    state = load_state(table)
     try:
         state.apply(seat, action)
     except GameError as exc:
@@ -309,6 +332,10 @@ def apply_action(
     table.save(update_fields=fields)
     notify_table(table.pk, table.version, table.bots, table.state)
     return Applied(table.pk, table.version, finished=state.finished)
+
+
+def _same_basis(state: Any, seat: int, basis: Any) -> bool:
+    return isinstance(basis, str) and not state.finished and seat_basis(state.view(seat)) == basis
 
 
 def _record(table: TableHand, state) -> Result:

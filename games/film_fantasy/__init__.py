@@ -35,6 +35,9 @@ class FilmFantasy:
         self.declarer_joker_penalty = declarer_joker_penalty
 
     HOUSE_RULES = ("declarer_joker_penalty",)
+    # View keys that change with other seats' moves but not with what a seat decides on
+    # (tables.digital.seat_basis): who has still to pass, the log, the version.
+    chatter_keys = ("version", "log", "pass_pending")
 
     def with_rules(self, rules: dict[str, Any]) -> "FilmFantasy":
         """This game with the drive's house rules; an unknown rule or a non-boolean is refused."""

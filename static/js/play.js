@@ -64,7 +64,9 @@
 
   function send(action) {
     if (WATCH || !view || pending || !ws || ws.readyState !== 1) return;
-    var frame = Object.assign({}, action, { version: view.version, key: key() });
+    // basis: what this seat's choice rests on; the server accepts it despite a newer version
+    // when only other seats' simultaneous moves happened meanwhile.
+    var frame = Object.assign({}, action, { version: view.version, basis: view.basis, key: key() });
     pending = { key: frame.key, frame: frame };
     $("message").textContent = "";
     ws.send(JSON.stringify(frame));

@@ -170,3 +170,40 @@ async def test_a_restart_mid_hand_resumes_from_the_database(four_at_a_table):
     assert (await stored(table.pk)).status == TableHand.Status.CONFIRMED
     for s in sockets:
         await s.disconnect()
+
+
+async def test_simultaneous_passes_are_accepted_when_only_other_seats_moved(four_at_a_table):
+    drive, table, players = four_at_a_table
+    ann, ann_first = await connected(drive, players[0])
+    bob, bob_first = await connected(drive, players[1])
+    seen = bob_first["view"]  # Bob chooses from this view while Ann passes
+    await ann.send_json_to(action("pass", ann_first["view"]["version"], card=ann_first["view"]["hand"][0]))
+    assert (await until(ann, lambda f: f["type"] in ("ok", "error")))["type"] == "ok"
+    # Bob's version is now stale, but nothing he decides on changed: his pass goes through.
+    await bob.send_json_to({**action("pass", seen["version"], card=seen["hand"][0]), "basis": seen["basis"]})
+    assert (await until(bob, lambda f: f["type"] in ("ok", "error")))["type"] == "ok"
+    await ann.disconnect()
+    await bob.disconnect()
+
+
+async def test_a_stale_action_whose_basis_changed_is_refused(four_at_a_table):
+    drive, table, players = four_at_a_table
+    sockets, views = [], []
+    for p in players:
+        s, first = await connected(drive, p)
+        sockets.append(s)
+        views.append(first["view"])
+    old = views[0]
+    version = old["version"]
+    for seat, s in enumerate(sockets):  # everyone passes: the round ends, hands change
+        await s.send_json_to(action("pass", version, card=views[seat]["hand"][0]))
+        reply = await until(s, lambda f: f["type"] in ("ok", "error"))
+        assert reply["type"] == "ok", reply
+        version = reply["version"]
+    before = await stored(table.pk)
+    reply = await refused(sockets[0], {**action("pass", old["version"], card=old["hand"][1]), "basis": old["basis"]})
+    assert "moved on" in reply["message"]
+    assert (await stored(table.pk)).version == before.version
+    await refused(sockets[0], {**action("pass", old["version"], card=old["hand"][1]), "basis": "forged"})
+    for s in sockets:
+        await s.disconnect()
