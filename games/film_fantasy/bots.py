@@ -35,37 +35,30 @@ _FILM_RANK = {c: (_FILM_NO[c], _RANK[c]) for c in _FILM_NO}
 
 # The fast path (a hand without spare copies, so always with one pack). The hand is a 45-bit mask:
 # film f's cards 1-4 are bits 4(f-1)..4f-1, the Joker bit 44. Each film held gets one int key
-# ((different cards * 64 + film + 32 for Ice Follies beside the Joker) * 16 + its 4-bit nibble):
-# sorted, the keys give the plan (the last two) and the order of the cards in the sort-key order
-# of _assess_counts (value = 10 per different card, ties the lower film, cards by number). The
-# Joker's key puts it after the films of 0, 1 or 4 different cards (value 0, 15 or 45).
-# tests/games/test_film_fantasy_bots.py checks the fast path equals _assess_counts.
+# ((different cards * 64 + film) * 16 + its 4-bit nibble): sorted, the keys give the plan (the
+# last two: most different cards, ties the higher film, so Ice Follies, film 11, wins its ties
+# with or without the Joker) and the order of _assess_counts's sort keys (value 10 per different
+# card, ties the lower film, cards by number). The Joker's key puts it after the films of 0, 1 or
+# 4 different cards (its value 0, 15 or 45 beside 0-1, 2 or 3-4 different Ice Follies cards).
+# tests/games/test_film_fantasy_bots.py checks that the fast path equals _assess_counts.
 _BIT = {c: 1 << (4 * (f - 1) + i) for f in range(1, 12) for i, c in enumerate(FILM_CARDS[f])}
 _BIT[JOKER] = 1 << 44
 _FKEY = [[((m.bit_count() * 64 + f) << 4) | m for m in range(16)] for f in range(12)]
-_ICE_BUMP = 32 << 4
-_IKEY = [k + _ICE_BUMP for k in _FKEY[ICE]]
+_ICE_KEY = _FKEY[ICE]
 _JKEY = [((d * 64 + 63) << 4) | 15 for d in (0, 0, 1, 4, 4)]  # by different Ice Follies cards
 _DECLARABLE = (4 * 64) << 4  # a film key at or above: all four different cards
 _HELD: dict[int, tuple[str, ...]] = {k: (JOKER,) for k in _JKEY}  # key -> the cards, in number order
 for _f in range(1, 12):
     for _m in range(1, 16):
-        _HELD[_FKEY[_f][_m]] = _held = tuple(c for i, c in enumerate(FILM_CARDS[_f]) if _m >> i & 1)
-        if _f == ICE:
-            _HELD[_IKEY[_m]] = _held
+        _HELD[_FKEY[_f][_m]] = tuple(c for i, c in enumerate(FILM_CARDS[_f]) if _m >> i & 1)
 
 
 def _film_keys(first: int, films: int, joker_bit: bool = False) -> tuple[tuple[int, ...], ...]:
-    """Per value of the mask bits of ``films`` films from ``first`` (and the Joker bit after them):
-    the keys of the films held."""
+    """Per value of the mask bits of ``films`` films from ``first`` (and the Joker bit after
+    them, ignored): the keys of the films held."""
     table = []
     for v in range(1 << (4 * films + joker_bit)):
-        keys = []
-        for i in range(films):
-            f, m = first + i, v >> (4 * i) & 15
-            if m:
-                keys.append(_IKEY[m] if f == ICE and joker_bit and v >> (4 * films) else _FKEY[f][m])
-        table.append(tuple(keys))
+        table.append(tuple(_FKEY[first + i][v >> (4 * i) & 15] for i in range(films) if v >> (4 * i) & 15))
     return tuple(table)
 
 
@@ -86,7 +79,7 @@ def _assess(hand: list[str]) -> Assessment:
     declarable = len(kept) == 2 and kept[0] >= _DECLARABLE
     if mask >> 44:  # the Joker: kept beside Ice Follies when that is collected, else a stray
         ice = mask >> 40 & 15
-        if ice and _IKEY[ice] >= kept[0]:
+        if ice and _ICE_KEY[ice] >= kept[0]:
             kept.append(_JKEY[ice.bit_count()])
             kept.sort()
         else:
