@@ -141,6 +141,22 @@ if _redis_url:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
 
+
+
+def _bot_delay() -> tuple[float, float]:
+    """BOT_DELAY_SECONDS: "0.8,2" (a random pause between the two) or "0"; bots play at a human pace."""
+    raw = env_str("BOT_DELAY_SECONDS", "0.8,2")
+    try:
+        parts = [float(p) for p in raw.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) not in (1, 2) or any(not 0 <= p <= 60 for p in parts) or parts[0] > parts[-1]:
+        raise ImproperlyConfigured(f"BOT_DELAY_SECONDS must be seconds like 0.8,2 or 0 (0 to 60); got {raw!r}.")
+    return parts[0], parts[-1]
+
+
+BOT_DELAY_SECONDS = _bot_delay()
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

@@ -4,3 +4,11 @@ from django.apps import AppConfig
 class DriveConfig(AppConfig):
     name = "drive"
     verbose_name = "Drives"
+
+    def ready(self) -> None:
+        from drive import live
+        from tables import digital
+
+        # A digital hand's result refreshes the drive's live screens (tables never imports drive).
+        if live.drive_changed not in digital.drive_listeners:
+            digital.drive_listeners.append(live.drive_changed)

@@ -32,8 +32,9 @@ from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.conf import settings
+
+from config import layer
 
 log = logging.getLogger(__name__)
 
@@ -48,16 +49,8 @@ _again: set[tuple[int, int]] = set()  # …that must look again: the table moved
 
 
 def bot_delay() -> tuple[float, float]:
-    """Seconds a bot waits before each move: settings.BOT_DELAY_SECONDS, else the environment's
-    BOT_DELAY_SECONDS ("0.8,2" or "0"), else 0.8 to 2 s."""
-    value: Any = getattr(settings, "BOT_DELAY_SECONDS", None)
-    if value is None:
-        value = os.environ.get("BOT_DELAY_SECONDS")
-    if value is None or value == "":
-        return DEFAULT_DELAY
-    if isinstance(value, str):
-        parts = [float(p) for p in value.replace("-", ",").split(",") if p.strip()]
-        value = parts if len(parts) > 1 else parts[0]
+    """Seconds a bot waits before each move, (shortest, longest): settings.BOT_DELAY_SECONDS."""
+    value: Any = getattr(settings, "BOT_DELAY_SECONDS", DEFAULT_DELAY)
     if isinstance(value, (int, float)):
         return float(value), float(value)
     lo, hi = value
@@ -66,13 +59,7 @@ def bot_delay() -> tuple[float, float]:
 
 def send_to_group(group: str, message: dict[str, Any]) -> None:
     """Send after commit; a channel layer that is down is logged, never raised at the writer."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:
-        log.warning("table update to %s not sent: channel layer unavailable", group, exc_info=True)
+    layer.send(group, message)
 
 
 # --- which loop runs the bots ------------------------------------------------------------------

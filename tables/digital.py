@@ -26,7 +26,7 @@ import random
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from django.db import transaction
 
@@ -40,6 +40,17 @@ log = logging.getLogger(__name__)
 KEEP_CLIENT_KEYS = 64  # per table; a resend older than that also carries a stale version: refused
 MAX_KEY_LENGTH = 64
 CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds around an engine action
+
+
+# Called with the drive's id, inside the transaction, when something digital changes what the
+# drive's screens show (a result entered, a bot seated). The drive registers its live-screen
+# refresh here (drive.apps), so this module needs nothing from the drive's services.
+drive_listeners: list[Callable[[int], None]] = []
+
+
+def _drive_changed(drive_id: int) -> None:
+    for listener in drive_listeners:
+        listener(drive_id)
 
 
 class DigitalError(Exception):
@@ -117,22 +128,6 @@ def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[s
             bots.schedule_table(table_id, seats)
 
     transaction.on_commit(send, robust=True)
-
-
-def drive_changed(drive_id: int) -> None:
-    """A digital result entered the drive: after commit, refresh the live screens (``drive.live``).
-
-    Run as a robust commit hook of its own, so a failing live update is logged and can never
-    stop the table's own notification or turn an applied action into an error."""
-
-    def refresh() -> None:
-        try:
-            from drive import live
-        except ImportError:  # the live screens are optional for digital play
-            return
-        live.drive_changed(drive_id)  # outside any transaction now: publishes at once
-
-    transaction.on_commit(refresh, robust=True)
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -346,47 +341,21 @@ def _record(table: TableHand, state) -> Result:
         players=players,
         hand_number=table.hand.number,
         outcome=state.outcome(),
-        summary=summary_of(state),
+        summary=summary_of(table, state),
         source=Result.Source.DIGITAL,
         confirmed=True,
     )
     table.status = TableHand.Status.CONFIRMED
-    drive_changed(table.hand.drive_id)
+    _drive_changed(table.hand.drive_id)
     return result
 
 
-def summary_of(state) -> dict[str, Any]:
+def summary_of(table: TableHand, state) -> dict[str, Any]:
     """The finished hand in the game's entry format (so a correction form starts from it), with
     the engine's own points alongside under ``digital``."""
-    from collections import Counter
-
-    from games.film_fantasy.cards import FILM_CARDS, ICE_CARDS, JOKER, REGULAR_FILMS
-
-    def holding(cards: list[str]) -> dict[str, Any]:
-        counts = Counter(cards)
-        sets = sum(min(counts[c] for c in FILM_CARDS[f]) for f in REGULAR_FILMS)
-        ice = [min(1, counts[c]) for c in ICE_CARDS]
-        jokers = counts[JOKER]
-        if sum(ice) == 4:
-            group = "five" if jokers else "four"
-        elif sum(ice) == 3 and jokers:
-            group = "joker_three"
-        else:
-            group = "joker" if jokers else "none"
-        return {"sets": sets, "ice": group}
-
-    hands = [list(h) for h in state.hands]
-    if state.declarer is not None and state.declaration:
-        rest = Counter(hands[state.declarer])
-        rest.subtract(state.declaration)
-        hands[state.declarer] = list(rest.elements())
-    return {
-        "declarer": state.declarer,
-        "nine_card": state.nine_card,
-        "dealer": state.dealer,
-        "holdings": [holding(h) for h in hands],
-        "digital": {"points": list(state.points or []), "ended_by": state.ended_by, "version": state.version},
-    }
+    summary = game_for(table.hand.drive).hand_summary(state)
+    summary["digital"] = {"points": list(state.points or []), "ended_by": state.ended_by, "version": state.version}
+    return summary
 
 
 # --- the bell -------------------------------------------------------------------------------------
@@ -453,5 +422,5 @@ def add_bot(drive, table_id: int):
     Seat.objects.create(table=table, hand=table.hand, player=player, position=seats)
     table.bots = sorted({*(table.bots or []), seats})
     table.save(update_fields=["bots", "updated_at"])
-    drive_changed(drive.pk)
+    _drive_changed(drive.pk)
     return player

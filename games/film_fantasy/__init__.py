@@ -14,7 +14,7 @@ from .. import register
 from ..base import GameError, Outcome
 from .bots import bot_action
 from .cards import FILM_NAMES, JOKER, cards_in_play, deck, end_hand_size, group_by_film, packs_for
-from .entry import entry_spec
+from .entry import entry_spec, summary_of_hand
 from .hand import FilmFantasyHand
 from .scoring import declaration, score_hand
 from .simulate import simulate
@@ -51,6 +51,10 @@ class FilmFantasy:
 
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(players)
+
+    def hand_summary(self, state: FilmFantasyHand) -> dict[str, Any]:
+        """A finished digital hand as an entry summary (for the organiser's correction form)."""
+        return summary_of_hand(state)
 
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
         return outcome_from_summary(players, summary, declarer_joker_penalty=self.declarer_joker_penalty)

@@ -6,9 +6,10 @@ The drive renders this spec as a form and sends the answers back as the summary 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from .cards import check_players, end_hand_size, packs_for
+from .cards import FILM_CARDS, ICE_CARDS, JOKER, REGULAR_FILMS, check_players, end_hand_size, packs_for
 
 ICE_CHOICES = [
     ["none", "No Ice Follies group"],
@@ -46,3 +47,51 @@ def entry_spec(players: int) -> dict[str, Any]:
         "seat": seat_fields,
         "seat_help": "For the declarer: only the cards outside the declaration.",
     }
+
+
+def summary_of_hand(state: Any) -> dict[str, Any]:
+    """A finished digital hand in the entry format above, so an organiser's correction form
+    starts from what was played. The declarer's holding is the cards outside the declaration.
+    With two packs a second Ice Follies group goes in ``ice2``."""
+    hands = [list(h) for h in state.hands]
+    if state.declarer is not None and state.declaration:
+        rest = Counter(hands[state.declarer])
+        rest.subtract(state.declaration)
+        hands[state.declarer] = list(rest.elements())
+    two_packs = packs_for(state.players) == 2
+    return {
+        "declarer": state.declarer,
+        "nine_card": state.nine_card,
+        "dealer": state.dealer,
+        "holdings": [_holding(h, two_packs) for h in hands],
+    }
+
+
+def _ice_group(ice: list[int], jokers: int) -> str:
+    held = sum(1 for n in ice if n)
+    if held == 4:
+        return "five" if jokers else "four"
+    if held == 3 and jokers:
+        return "joker_three"
+    return "joker" if jokers else "none"
+
+
+def _holding(cards: list[str], two_packs: bool) -> dict[str, Any]:
+    counts = Counter(cards)
+    holding: dict[str, Any] = {
+        "sets": sum(min(counts[c] for c in FILM_CARDS[f]) for f in REGULAR_FILMS),
+    }
+    ice = [counts[c] for c in ICE_CARDS]
+    jokers = counts[JOKER]
+    first = _ice_group([min(1, n) for n in ice], min(1, jokers))
+    holding["ice"] = first
+    if two_packs:
+        used_jokers = 1 if first in ("five", "joker_three", "joker") else 0
+        used = [1 if n and first in ("four", "five", "joker_three") else 0 for n in ice]
+        if first == "joker_three":  # only three of the four were used
+            used = [min(1, n) for n in ice]
+        rest = [max(0, n - u) for n, u in zip(ice, used)]
+        second = _ice_group([min(1, n) for n in rest], max(0, jokers - used_jokers))
+        if second != "none":
+            holding["ice2"] = second
+    return holding

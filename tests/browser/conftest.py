@@ -36,7 +36,7 @@ def server(tmp_path_factory):
     env = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
         "DATA_DIR": str(data), "PORT": str(port), "DEBUG": "1",
-        "DJANGO_SUPERUSER_PASSWORD": ORGANISER_PASSWORD, "BOT_DELAY": "0.05",
+        "DJANGO_SUPERUSER_PASSWORD": ORGANISER_PASSWORD, "BOT_DELAY_SECONDS": "0.05",
     }
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=ROOT, timeout=120)

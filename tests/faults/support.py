@@ -53,7 +53,7 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")},
-            "DATA_DIR": str(data), "PORT": str(self.port), "DEBUG": "1", "BOT_DELAY": "0.05",
+            "DATA_DIR": str(data), "PORT": str(self.port), "DEBUG": "1", "BOT_DELAY_SECONDS": "0.05",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
         }
         if redis_url:
