@@ -54,7 +54,7 @@ def two_servers():
                              capture_output=True, text=True).stdout
         data = json.loads(out.split("SETUP", 1)[1])
         servers = common.Servers(2, env, db.tmp)
-        yield servers, data
+        yield servers, data, env
     finally:
         if servers is not None:
             servers.stop()
@@ -80,7 +80,7 @@ async def _first(listener: common.Listener, predicate, after: int, timeout: floa
 
 
 async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_servers):
-    servers, data = two_servers
+    servers, data, _env = two_servers
     a, b = servers.urls
     code, cookie, tokens = data["code"], data["cookie"], data["tokens"]
     assert a != b
@@ -117,3 +117,104 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
         assert board.error is None and mate.error is None
     finally:
         await asyncio.gather(board.close(), mate.close())
+
+
+DIGITAL_SETUP = """
+import json, random
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+user = get_user_model().objects.get(username="mp-organiser")
+drive = Drive.objects.create(organiser=user, name="Digital on two servers", play_mode="digital",
+                             preferred_table_size=4)
+services.add_players(drive, ["Eve", "Fay", "Gil", "Hal"])
+services.draw_seating(drive, random.Random(5))
+services.start_hand(drive)
+table = drive.hands.get(number=1).tables.get()
+tokens = [s.player.token for s in table.seats.select_related("player").order_by("position")]
+print("SETUP" + json.dumps({"code": drive.join_code, "cookie": "ff_" + drive.join_code, "tokens": tokens,
+                            "table": table.pk}))
+"""
+
+STATE = """
+import json
+from tables.models import TableHand
+t = TableHand.objects.get(pk=%d)
+print("STATE" + json.dumps({"version": t.version, "state": t.state}))
+"""
+
+
+def _shell(env, code: str, marker: str) -> dict:
+    out = subprocess.run([sys.executable, str(common.ROOT / "manage.py"), "shell", "-c", code], env=env,
+                         cwd=common.ROOT, check=True, timeout=60, capture_output=True, text=True).stdout
+    return json.loads(out.split(marker, 1)[1])
+
+
+async def _frame(ws, types: set[str], timeout: float = 10) -> dict:
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+        if message.get("type") in types:
+            return message
+
+
+async def _latest_view(ws, view: dict) -> dict:
+    """Drain what has arrived, then ask for the current view; keep the newest one seen."""
+    await ws.send(json.dumps({"type": "sync"}))
+    while True:
+        message = await _frame(ws, {"state", "ok", "error"})
+        if message["type"] == "state" and message["view"]["version"] >= view["version"]:
+            view = message["view"]
+            try:
+                more = json.loads(await asyncio.wait_for(ws.recv(), 0.3))
+            except asyncio.TimeoutError:
+                return view
+            if more.get("type") == "state" and more["view"]["version"] >= view["version"]:
+                view = more["view"]
+            return view
+
+
+async def test_digital_actions_through_both_processes_never_interleave(two_servers):
+    import websockets
+
+    from games import get_game
+    from games.film_fantasy import cards_in_play
+
+    servers, _data, env = two_servers
+    a, b = servers.urls
+    data = await asyncio.to_thread(_shell, env, DIGITAL_SETUP, "SETUP")
+    code, cookie, tokens = data["code"], data["cookie"], data["tokens"]
+    urls = [a, b, a, b]  # the four seats alternate between the two processes
+    sockets = []
+    try:
+        for seat, url in enumerate(urls):
+            sockets.append(await websockets.connect(
+                common.ws_url(url, f"/ws/play/{code}/"),
+                additional_headers={"Cookie": f"{cookie}={tokens[seat]}", "Origin": url},
+            ))
+        views = [(await _frame(ws, {"state"}))["view"] for ws in sockets]
+        start = views[0]["version"]
+        accepted = 0
+        for round_ in range(8):  # every seat chooses (or changes) its pass at once, from both servers
+            async def act(seat: int) -> dict | None:
+                view = views[seat]
+                if view["phase"] != "passing":
+                    return None
+                card = view["hand"][round_ % len(view["hand"])]
+                await sockets[seat].send(json.dumps({"type": "pass", "card": card, "version": view["version"],
+                                                     "basis": view["basis"], "key": uuid.uuid4().hex}))
+                return await _frame(sockets[seat], {"ok", "error"})
+
+            replies = await asyncio.gather(*(act(seat) for seat in range(4)))
+            accepted += sum(1 for r in replies if r and r["type"] == "ok")
+            views = [await _latest_view(ws, view) for ws, view in zip(sockets, views)]
+        assert accepted >= 8, "too few actions were accepted to prove anything"
+        final = await asyncio.to_thread(_shell, env, STATE % data["table"], "STATE")
+        # Every accepted action added exactly one version: none was lost or applied twice...
+        assert final["version"] == start + accepted
+        # ...and the stored hand is whole: every card of the pack is somewhere, once.
+        hand = get_game("film-fantasy").load_hand(final["state"])
+        held = [c for h in hand.hands for c in h] + list(hand.stack) + list(hand.odd)
+        assert len(held) == cards_in_play(4) and len(set(held)) == len(held)
+        assert all(view["version"] <= final["version"] for view in views)
+    finally:
+        await asyncio.gather(*(ws.close() for ws in sockets))
