@@ -11,6 +11,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from tables.models import TableHand
+
 # Letters nobody confuses when read off a projector or typed on a phone (no I, L, O, 0, 1, U/V).
 JOIN_ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ"
 JOIN_CODE_LENGTH = 5
@@ -39,9 +41,7 @@ class Drive(models.Model):
         PLAYING = "playing", "Playing"
         FINISHED = "finished", "Finished"
 
-    class PlayMode(models.TextChoices):
-        PHYSICAL = "physical", "Cards on the table"
-        DIGITAL = "digital", "On the phones"
+    PlayMode = TableHand.PlayMode  # one list of play modes, the tables' own
 
     name = models.CharField(max_length=120)
     date = models.DateField(default=timezone.localdate)

@@ -15,7 +15,6 @@ Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "ke
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -23,6 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
 
+from config.consumers import JsonFrameConsumer
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
 from tables.models import TableHand
@@ -33,33 +33,15 @@ MAX_FRAME = 4096
 REFUSED = 4403  # close code: not a player of this drive / not the organiser
 
 
-class _TableSocket(AsyncJsonWebsocketConsumer):
+class _TableSocket(JsonFrameConsumer):
+    max_frame = MAX_FRAME
+
     """What both sockets share: frame checks, the table group, sending a view once per version."""
 
     table_id: int | None = None
     seat: int | None = None  # None: a spectator
     sent_version = -1
     table_facts: dict[str, Any] | None = None
-
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
-        if text_data is None:
-            await self.error("Send text frames holding JSON.")
-            return
-        if len(text_data) > MAX_FRAME:
-            await self.error(f"That message is too long (at most {MAX_FRAME} characters).")
-            return
-        try:
-            content = json.loads(text_data)
-        except ValueError:
-            await self.error("That message is not JSON.")
-            return
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.error("A message must be a JSON object with a 'type'.")
-            return
-        await self.receive_json(content)
-
-    async def error(self, message: str, **extra: Any) -> None:
-        await self.send_json({"type": "error", "message": message, **extra})
 
     async def join_table(self, table_id: int) -> None:
         if self.table_id == table_id:
