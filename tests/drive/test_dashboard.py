@@ -186,3 +186,20 @@ def test_query_count_does_not_grow_with_tables(organiser_client, organiser, page
         finish_all_tables(drive, organiser)
     counts = [_query_count(organiser_client, f"/drives/{d.pk}/{page}") for d in (small, big)]
     assert counts[0] == counts[1], counts
+
+
+@pytest.mark.parametrize("url", ["/admin/drive/drive/", "/admin/drive/player/", "/admin/tables/hand/",
+                                 "/admin/tables/tablehand/", "/admin/scoring/result/", "/admin/scoring/correction/"])
+def test_admin_shows_the_raw_data(client, django_user_model, organiser, url):
+    drive = seated_drive(organiser, 4)
+    finish_all_tables(drive, organiser)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 1), organiser, reason="Bob declared")
+    admin_user = django_user_model.objects.create_superuser(username="root", password="root-password-123")
+    client.force_login(admin_user)
+    response = client.get(url)
+    assert response.status_code == 200
+    model = {"drive": Drive, "player": drive.players.model, "hand": drive.hands.model, "tablehand": type(table),
+             "result": Result, "correction": Correction}[url.rstrip("/").rsplit("/", 1)[1]]
+    detail = client.get(f"{url}{model.objects.first().pk}/change/")
+    assert detail.status_code == 200
