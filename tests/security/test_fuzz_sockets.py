@@ -76,8 +76,9 @@ async def send(ws, frame) -> None:
 
 
 async def replies(ws, quiet: float = 0.05) -> list[dict]:
-    """Everything the socket says until it goes quiet."""
-    out = []
+    """Everything the socket says in answer to a frame: the first answer (waited for, however
+    loaded the machine is), then whatever follows until it goes quiet."""
+    out = [await ws.receive_json_from(timeout=10)]
     while not await ws.receive_nothing(timeout=quiet):
         out.append(await ws.receive_json_from(timeout=5))
     return out
