@@ -6,6 +6,7 @@ secret key generated once into ``data/secret_key``. See docs/operations.md for p
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -115,6 +116,9 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "drive.sqlite3",
             "OPTIONS": dict(_SQLITE_OPTIONS),
+            # Tests use a file too (one per run): an in-memory database shared between threads
+            # locks whole tables ("database table is locked") where a WAL file just waits.
+            "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
