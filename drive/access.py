@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.http import Http404
 
 from drive.models import Drive, Player
@@ -53,11 +55,20 @@ def drive_by_code(code: str) -> Drive:
         raise Http404("No drive has that code.") from None
 
 
-def player_by_token(drive: Drive, token: str | None) -> Player | None:
-    """The active player of ``drive`` whose token this is, or None."""
-    if not token or len(token) > 64:
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def well_formed_token(token: str | None) -> bool:
+    """Tokens are URL-safe base64; anything else (NUL bytes included) never reaches the database."""
+    return bool(token) and TOKEN.match(token) is not None
+
+
+def player_by_token(drive: Drive, token: str | None, *, active_only: bool = True) -> Player | None:
+    """The (active) player of ``drive`` whose token this is, or None."""
+    if not well_formed_token(token):
         return None
-    return drive.players.filter(token=token, active=True).first()
+    players = drive.players.filter(token=token)
+    return (players.filter(active=True) if active_only else players).first()
 
 
 def player_for_request(request, drive: Drive) -> Player | None:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from drive import live, phone_links, results, selectors, services
-from drive.access import drive_by_code, player_cookie_name, player_for_request
+from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, without_control_characters
 from drive.models import Drive, Player
 from drive.services import DriveError
@@ -106,7 +106,7 @@ def claim(request, code: str):
 def private_link(request, code: str, token: str):
     """The organiser's private link for one player: this phone becomes that player."""
     drive = drive_by_code(code)
-    player = drive.players.filter(token=token).first()
+    player = player_by_token(drive, token, active_only=False)
     if player is None or _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)

@@ -16,6 +16,19 @@ import pytest
 from tests.personas import *  # noqa: F401,F403  (fixtures: organiser, drive, players…)
 
 
+def _no_connection_pool_in_tests() -> None:
+    """Tests start a new event loop (and its executor threads) for every async test and every
+    hypothesis example; a pooled PostgreSQL connection left in a finished thread would never go
+    back to the pool. Without the pool each thread's connection simply closes with it. Servers
+    (daphne subprocesses in the browser, fault and multi-process tests) keep the pool."""
+    from django.conf import settings
+
+    settings.DATABASES["default"].get("OPTIONS", {}).pop("pool", None)
+
+
+_no_connection_pool_in_tests()
+
+
 def _available() -> dict[str, str | None]:
     """For each service marker: None when available, else why not."""
     url = os.environ.get("DATABASE_URL", "")
@@ -69,3 +82,16 @@ def _live_updates_inline(settings):
     """In tests, live updates are built in the committing thread (see drive.live._schedule)."""
     settings.LIVE_UPDATES_INLINE = True
     yield
+
+
+@pytest.fixture(autouse=True)
+def _close_sync_thread_connections(django_db_blocker):
+    """Consumers use Django from asgiref's sync thread. Close that thread's connections after
+    each test (Django's close: a pooled PostgreSQL connection goes back to its pool), so no test
+    meets another's open connection and the pool never runs dry."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)

@@ -84,23 +84,6 @@ async def replies(ws, quiet: float = 0.05) -> list[dict]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def close_socket_thread_connections(django_db_blocker):
-    """As in tests/tables/conftest.py: drop asgiref's sync thread's connection after each test."""
-    yield
-    from asgiref.sync import SyncToAsync
-    from django.db import connections
-
-    def drop():
-        for conn in connections.all(initialized_only=True):
-            if conn.connection is not None:
-                conn.connection.close()
-                conn.connection = None
-
-    with django_db_blocker.unblock():
-        SyncToAsync.single_thread_executor.submit(drop).result(timeout=10)
-
-
 def session_cookie(user) -> str:
     client = Client()
     client.force_login(user)
@@ -108,7 +91,9 @@ def session_cookie(user) -> str:
 
 
 @pytest.fixture
-def live_paths(world):
+def live_paths(transactional_db, world):
+    # Sockets read the database from other threads: the data must be committed (and no test
+    # transaction may hold locks they wait for), so these tests use transactional_db.
     code = world.code
     return {
         "board": (f"/ws/drive/{code}/board/", ""),
@@ -225,7 +210,7 @@ async def test_health_socket_refuses_a_100_kb_frame():
 
 
 @pytest.fixture
-def digital(world, settings):
+def digital(transactional_db, world, settings):
     settings.BOT_DELAY_SECONDS = 0
     drive = make_drive(world.organiser, 4, name="Digital drive", play_mode="digital", preferred_table_size=4)
     services.draw_seating(drive)

@@ -41,29 +41,6 @@ def four_at_a_table(transactional_db, organiser):
     return drive, table, seated_players(table)
 
 
-def _drop_thread_connections() -> None:
-    # The test database is SQLite in memory (shared cache), whose wrapper ignores close(); the
-    # main thread's connection keeps the database alive, so this thread's one can simply go.
-    from django.db import connections
-
-    for conn in connections.all(initialized_only=True):
-        if conn.connection is not None:
-            conn.connection.close()
-            conn.connection = None
-
-
-@pytest.fixture(autouse=True)
-def close_socket_thread_connections(django_db_blocker):
-    """Async consumers use Django from asgiref's one sync thread; drop its connection after each
-    test, so a later test without database access (tests/test_health_consumer.py) never meets
-    it open (channels checks old connections on every frame)."""
-    yield
-    from asgiref.sync import SyncToAsync
-
-    with django_db_blocker.unblock():
-        SyncToAsync.single_thread_executor.submit(_drop_thread_connections).result(timeout=10)
-
-
 @pytest.fixture(autouse=True)
 def no_live_screens(monkeypatch):
     """The drive's live screens (drive.live) rebuild in a worker thread after every commit; on the
