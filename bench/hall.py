@@ -180,7 +180,8 @@ class ServerLog:
 
 
 def audience_of(group: str) -> str:
-    return group.rsplit("-", 1)[1]
+    """drive-<id>-board / drive-<id>-organiser, or player-<id> (each phone's own group)."""
+    return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]
 
 
 def stamps_of(record: dict) -> dict[str, int]:
@@ -336,9 +337,11 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
     phone_bytes = [s["bytes"] for r in close_records for s in r["sends"] if audience_of(s["group"]) == "phones"]
     hall_floor = await floor(servers, "floor-hall", len(screens), 1, int(statistics.mean(screen_bytes or [1000])),
                              args.floor_sends, per_listener=False, errors=errors)
+    # Each phone's fragment goes to its own group (drive.live): the floor sends one message of
+    # the same size to each listener's own group, in one batch, the same way.
     end_floor = await floor(servers, "floor-phones", len(phones), len(phones),
-                            int(statistics.mean(phone_bytes or [200000]) / len(phones)),
-                            max(5, args.floor_sends // 2), per_listener=True, errors=errors)
+                            int(statistics.mean(phone_bytes or [1000])),
+                            max(5, args.floor_sends // 2), per_listener=True, per_key=True, errors=errors)
 
     for lst in everyone:
         if lst.error:
@@ -365,7 +368,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         "measure": "per phone: the close's commit (server) -> that phone receiving its fragment with "
                    "data-instruction (client)",
         "all_phones_ms": common.summary(end_all), "floor": end_floor,
-        "payload_bytes": {"phones_group_message": int(statistics.mean(phone_bytes)) if phone_bytes else None},
+        "payload_bytes": {"phone_fragment": int(statistics.mean(phone_bytes)) if phone_bytes else None},
         "server_ms": breakdown(close_records),
     }
     return {"entries": [hall, end]}
@@ -389,14 +392,15 @@ def breakdown(records: list[dict]) -> dict:
 
 
 async def floor(servers, group: str, listeners: int, parts: int, part_bytes: int, sends: int, *,
-                per_listener: bool, errors: list[str]) -> dict:
+                per_listener: bool, errors: list[str], per_key: bool = False) -> dict:
     keys = [f"k{i}" for i in range(parts)]
     socks = [common.Listener(f"{group}-{i}", common.ws_url(servers.url(i), f"/ws/bench/floor/{group}/{keys[i % parts]}/"))
              for i in range(listeners)]
     errors += await common.connect_all(socks)
     samples = []
     for seq in range(1, sends + 1):
-        body = json.dumps({"group": group, "keys": keys, "parts": parts, "part_bytes": part_bytes, "seq": seq}).encode()
+        body = json.dumps({"group": group, "keys": keys, "parts": parts, "part_bytes": part_bytes, "seq": seq,
+                           "per_key": per_key}).encode()
         status, _h, resp = await asyncio.to_thread(common.http, "POST", servers.url(seq), "/bench/floor",
                                                    headers={"Content-Type": "application/json"}, body=body)
         if status != 200:

@@ -58,6 +58,13 @@ def _timed(name: str, fn):
     return wrapper
 
 
+def _keep(rec: dict) -> None:
+    with _records_lock:
+        if len(_records) < MAX_RECORDS and not rec.get("kept"):
+            rec["kept"] = True
+            _records.append(rec)
+
+
 def install() -> None:
     """Wrap drive.live's publish, its parts builders, its stamp and broadcast.send_now (once)."""
     global _installed
@@ -69,6 +76,7 @@ def install() -> None:
     original_publish = live.publish
     original_stamp = live._stamp
     original_send = broadcast.send_now
+    original_send_many = broadcast.send_many
 
     def publish(drive_id: int) -> None:
         rec = {"pid": os.getpid(), "drive": drive_id, "start_ns": time.time_ns(), "steps": [], "sends": []}
@@ -78,9 +86,8 @@ def install() -> None:
         finally:
             _local.record = None
             rec["end_ns"] = time.time_ns()
-            with _records_lock:
-                if len(_records) < MAX_RECORDS:
-                    _records.append(rec)
+            if not rec.get("phones_queued"):
+                _keep(rec)
 
     def stamp() -> int:
         value = original_stamp()
@@ -103,6 +110,22 @@ def install() -> None:
                     "call_ns": t, "done_ns": time.time_ns(),
                 })
 
+    def send_many(messages):
+        rec = _current()
+        t = time.time_ns()
+        try:
+            return original_send_many(messages)
+        finally:
+            if rec is not None:
+                done = time.time_ns()
+                for group, message in messages:
+                    parts = message.get("parts", {}) if isinstance(message, dict) else {}
+                    rec["sends"].append({
+                        "group": group, "stamp": message.get("stamp"), "parts": len(parts),
+                        "bytes": sum(len(v) for v in parts.values() if isinstance(v, str)),
+                        "call_ns": t, "done_ns": done,
+                    })
+
     original_schedule = getattr(live, "_schedule", None)
     if original_schedule is not None:  # the on_commit callback hands the change to the worker
 
@@ -113,9 +136,41 @@ def install() -> None:
             return original_schedule(drive_id)
 
         live._schedule = schedule
+    # The phones' part is sent by its own thread: carry the publish's record over to it.
+    original_queue_phones = live._queue_phones
+    original_send_phones = live.send_phones
+
+    def queue_phones(drive_id, view):
+        rec = _current()
+        if rec is not None:
+            rec["phones_queued"] = True
+            view._bench_record = rec
+            superseded = live._phones_latest.get(drive_id)  # its phones go out with this view's
+            if superseded is not None and getattr(superseded, "_bench_record", None) is not None:
+                old = superseded._bench_record
+                rec.setdefault("covers", []).extend([old, *old.pop("covers", [])])
+        return original_queue_phones(drive_id, view)
+
+    def send_phones(view):
+        rec = getattr(view, "_bench_record", None)
+        _local.record = rec
+        try:
+            return original_send_phones(view)
+        finally:
+            _local.record = None
+            if rec is not None:
+                phone_sends = [x for x in rec["sends"] if str(x.get("group", "")).startswith("player-")]
+                for covered in rec.pop("covers", []):
+                    covered["sends"].extend(phone_sends)
+                    _keep(covered)
+                _keep(rec)
+
+    live._queue_phones = queue_phones
+    live.send_phones = send_phones
     live.publish = publish
     live._stamp = stamp
     broadcast.send_now = send_now
+    broadcast.send_many = send_many
     live.selectors = _SelectorsProxy(selectors)
     for name in ("dashboard_parts", "board_parts", "phone_parts"):
         setattr(live, name, _timed(name, getattr(live, name)))
@@ -143,6 +198,8 @@ def _consumer():
             kwargs = self.scope["url_route"]["kwargs"]
             self.group, self.key = kwargs["group"], kwargs["key"]
             await self.channel_layer.group_add(self.group, self.channel_name)
+            # Its own group too: the floor of "each phone its own fragment in its own group".
+            await self.channel_layer.group_add(f"{self.group}.{self.key}", self.channel_name)
             await self.accept()
             await self.send_json({"type": "ready"})
 
@@ -181,9 +238,16 @@ def floor_view(request):
     keys = body.get("keys") or [str(i) for i in range(n)]
     parts = {str(k): "x" * size for k in keys[:n]}
     stamp = time.time_ns()
-    async_to_sync(get_channel_layer().group_send)(
-        group, {"type": "bench.floor", "seq": int(body.get("seq", 0)), "stamp": stamp, "parts": parts}
-    )
+    seq = int(body.get("seq", 0))
+    if body.get("per_key"):  # one small message per listener's own group, as drive.live sends phones
+        from config import layer
+
+        layer.send_many([(f"{group}.{k}", {"type": "bench.floor", "seq": seq, "stamp": stamp, "parts": {k: v}})
+                         for k, v in parts.items()])
+    else:
+        async_to_sync(get_channel_layer().group_send)(
+            group, {"type": "bench.floor", "seq": seq, "stamp": stamp, "parts": parts}
+        )
     return JsonResponse({"stamp": stamp, "done_ns": time.time_ns(), "pid": os.getpid()})
 
 

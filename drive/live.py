@@ -54,6 +54,39 @@ _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-updates")
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"
+_phones_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-phones")
+_phones_latest: dict[int, Any] = {}  # drive id -> newest view whose phones are not sent yet
+_phones_busy: set[int] = set()
+
+
+def _queue_phones(drive_id: int, view: Any) -> None:
+    """Send the phones' fragments of ``view``; if the phones' sender is busy with this drive,
+    only the newest view waits (an older one would be overtaken anyway)."""
+    if getattr(settings, "LIVE_UPDATES_INLINE", False):
+        send_phones(view)
+        return
+    with _lock:
+        fresh = drive_id not in _phones_latest and drive_id not in _phones_busy
+        _phones_latest[drive_id] = view
+    if fresh:
+        _phones_worker.submit(_run_phones, drive_id)
+
+
+def _run_phones(drive_id: int) -> None:
+    while True:
+        with _lock:
+            view = _phones_latest.pop(drive_id, None)
+            if view is None:
+                _phones_busy.discard(drive_id)
+                _idle.notify_all()
+                return
+            _phones_busy.add(drive_id)
+        try:
+            send_phones(view)
+        except Exception:
+            log.exception("phones' update of drive %s failed", drive_id)
+        finally:
+            connection.close()  # rendering may have read a related row: give the connection back
 
 
 def _schedule(drive_id: int) -> None:
@@ -94,7 +127,7 @@ def _run(drive_id: int) -> None:
 def wait_idle(timeout: float = 10.0) -> bool:
     """Block until no update is queued or running (tests, and a clean shutdown)."""
     with _idle:
-        return _idle.wait_for(lambda: not _state, timeout=timeout)
+        return _idle.wait_for(lambda: not _state and not _phones_latest and not _phones_busy, timeout=timeout)
 
 
 def _stamp() -> int:
@@ -134,10 +167,12 @@ def message(parts: dict[str, Any], audience: str) -> dict[str, Any]:
 
 
 def publish(drive_id: int) -> None:
-    """Build and send one update of the drive: the room's screens first, then every phone.
+    """Build and send one update of the drive: the room's screens, then (handed to the phones'
+    sender) every phone.
 
     Each phone gets only its own fragment, in its own group: one message of every player's
-    fragment would be copied to every phone (200 phones x 200 fragments)."""
+    fragment would be copied to every phone (200 phones x 200 fragments). The phones' part runs
+    on its own thread, so the board and the dashboard never wait behind 200 phone sends."""
     drive = Drive.objects.filter(pk=drive_id).first()
     if drive is None:
         return
@@ -147,8 +182,12 @@ def publish(drive_id: int) -> None:
         (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser")),
         (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board")),
     ])
+    _queue_phones(drive_id, public)
+
+
+def send_phones(view: selectors.DriveView) -> None:
     stamp = _stamp()
     broadcast.send_many([
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
-        for pid, html in phone_parts(public).items()
+        for pid, html in phone_parts(view).items()
     ])
