@@ -181,7 +181,7 @@ class ServerLog:
 
 def audience_of(group: str) -> str:
     """drive-<id>-board / drive-<id>-organiser, or player-<id> (each phone's own group)."""
-    return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]
+    return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]  # drive-<id>-phones too
 
 
 def stamps_of(record: dict) -> dict[str, int]:
@@ -339,9 +339,12 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
                              args.floor_sends, per_listener=False, errors=errors)
     # Each phone's fragment goes to its own group (drive.live): the floor sends one message of
     # the same size to each listener's own group, in one batch, the same way.
-    end_floor = await floor(servers, "floor-phones", len(phones), len(phones),
-                            int(statistics.mean(phone_bytes or [1000])),
-                            max(5, args.floor_sends // 2), per_listener=True, per_key=True, errors=errors)
+    # (drive.live.send_phones: in memory one small message per phone group; through Redis one
+    # message with every phone's part to the phones group.) The floor sends the same way.
+    per_key = args.layer == "memory"
+    part = statistics.mean(phone_bytes or [1000]) / (1 if per_key else len(phones))
+    end_floor = await floor(servers, "floor-phones", len(phones), len(phones), int(part),
+                            max(5, args.floor_sends // 2), per_listener=True, per_key=per_key, errors=errors)
 
     for lst in everyone:
         if lst.error:

@@ -11,18 +11,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from config.layer import remember_server_loop  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
-router = ProtocolTypeRouter(
+application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
-
-
-async def application(scope, receive, send):
-    """The router, after noting the server's event loop (config.layer sends live updates on it)."""
-    remember_server_loop()
-    return await router(scope, receive, send)

@@ -159,7 +159,8 @@ def install() -> None:
         finally:
             _local.record = None
             if rec is not None:
-                phone_sends = [x for x in rec["sends"] if str(x.get("group", "")).startswith("player-")]
+                phone_sends = [x for x in rec["sends"]
+                               if str(x.get("group", "")).startswith("player-") or str(x.get("group", "")).endswith("-phones")]
                 for covered in rec.pop("covers", []):
                     covered["sends"].extend(phone_sends)
                     _keep(covered)

@@ -16,30 +16,6 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 CHUNK = 50
-SEND_TIMEOUT = 30
-
-# The server's own event loop (recorded by config.asgi on every call). Sends from worker threads
-# run on it: the channel layer's connections (Redis pools are per loop) and the in-memory layer's
-# queues belong to that loop; a fresh loop per send would open new connections every time and
-# wake no one reliably.
-_server_loop: asyncio.AbstractEventLoop | None = None
-
-
-def remember_server_loop() -> None:
-    global _server_loop
-    _server_loop = asyncio.get_running_loop()
-
-
-def _run(coroutine_factory) -> None:
-    loop = _server_loop
-    try:
-        current = asyncio.get_running_loop()
-    except RuntimeError:
-        current = None
-    if loop is not None and loop.is_running() and not loop.is_closed() and current is not loop:
-        asyncio.run_coroutine_threadsafe(coroutine_factory(), loop).result(SEND_TIMEOUT)
-    else:
-        async_to_sync(coroutine_factory)()
 
 
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
@@ -56,7 +32,7 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
             await asyncio.gather(*(layer.group_send(group, message) for group, message in chunk))
 
     try:
-        _run(send_all)
+        async_to_sync(send_all)()
     except Exception:
         log.warning("live update of %d group(s) not sent: channel layer unavailable", len(messages), exc_info=True)
         return False

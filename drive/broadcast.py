@@ -15,9 +15,17 @@ from config import layer
 
 
 def drive_group(drive_id: int, audience: str) -> str:
-    """``audience``: "board" (projector) or "organiser" (dashboard). Phones: ``player_group``."""
-    assert audience in ("board", "organiser")
+    """``audience``: "board" (projector), "organiser" (dashboard) or "phones" (every phone of the
+    drive, used through Redis; in memory each phone has its own ``player_group``)."""
+    assert audience in ("board", "organiser", "phones")
     return f"drive-{drive_id}-{audience}"
+
+
+def one_message_for_all_phones() -> bool:
+    """True on Redis (see drive.live.send_phones), False on the in-memory layer."""
+    from django.conf import settings
+
+    return "Redis" in settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
 
 
 def player_group(player_id: int) -> str:

@@ -30,12 +30,12 @@ class LiveConsumer(JsonFrameConsumer):
         if not allowed:
             await self.close(code=4403)
             return
-        if self.audience == "phone":
-            group = broadcast.player_group(self.player_id)
+        if self.audience == "phone":  # its own group (in memory) and the drive's phones group (Redis)
+            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones")]
         else:
-            group = broadcast.drive_group(self.drive_id, self.audience)
-        self.groups_joined = [group]
-        await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience)]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         snapshot = await database_sync_to_async(self._snapshot)()
         await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"]})
@@ -78,4 +78,10 @@ class LiveConsumer(JsonFrameConsumer):
             await self.error('This socket only listens; send {"type": "ping"}.')
 
     async def drive_update(self, event):
-        await self.send_json({"type": "update", "stamp": event["stamp"], "parts": event["parts"]})
+        parts = event["parts"]
+        if self.audience == "phone" and "phone" not in parts:  # every phone's part: forward our own
+            own = parts.get(str(self.player_id))
+            if own is None:
+                return
+            parts = {"phone": own}
+        await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts})

@@ -186,8 +186,17 @@ def publish(drive_id: int) -> None:
 
 
 def send_phones(view: selectors.DriveView) -> None:
+    """Every phone's fragment, rendered once. How they travel depends on the layer: in memory a
+    message is copied for every receiver, so each phone gets its own small message in its own
+    group; through Redis each group send costs round trips, so one message carrying every
+    fragment goes to the drive's phones group and each socket forwards only its own part."""
     stamp = _stamp()
+    parts = phone_parts(view)
+    if broadcast.one_message_for_all_phones():
+        broadcast.send_many([(broadcast.drive_group(view.drive.pk, "phones"),
+                              {"type": "drive.update", "stamp": stamp, "parts": parts})])
+        return
     broadcast.send_many([
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
-        for pid, html in phone_parts(view).items()
+        for pid, html in parts.items()
     ])
