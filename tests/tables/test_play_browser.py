@@ -6,6 +6,7 @@ import random
 from collections import OrderedDict
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from games import get_game
 from tests.browser_support import PHONE, chromium, live_server
@@ -58,6 +59,16 @@ print(json.dumps({"code": drive.join_code, "tokens": {p.name: p.token for p in d
 """
 
 
+def tap(page, selector: str) -> None:
+    """Tap a card. The hand re-renders whenever a state frame arrives (other phones' moves), so
+    a button can be replaced between finding and clicking it: tap the current one, and if it was
+    replaced meanwhile, the loop simply tries again on its next round."""
+    try:
+        page.locator(selector).first.dispatch_event("click", timeout=2000)
+    except PlaywrightError:
+        pass
+
+
 @pytest.mark.timeout(240)
 def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
     seed = next(s for s in range(1, 5000) if declares_while_passing(s))
@@ -84,7 +95,7 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
                 status = page.inner_text("#status")
                 if "choose a card" in status:
                     cards = page.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
-                    page.click(f'#hand button.c[data-card="{pick(cards)}"]')
+                    tap(page, f'#hand button.c[data-card="{pick(cards)}"]')
             if declared:
                 break
             pages[0].wait_for_timeout(150)
