@@ -1,11 +1,21 @@
 """ASGI entry point: HTTP through Django, websockets through Channels with Origin checks."""
 
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
+
+from config import sqlite_anchor  # noqa: E402
+
+sqlite_anchor.hold_open()  # SQLite: closing a request's connection must not checkpoint the WAL
+
+# A busy thread (a live update rendering the board) hands the interpreter over every 5 ms by
+# default; each of an action's hops between the event loop and a thread could wait that long.
+# 1 ms keeps the sockets responsive while a render runs (docs/benchmarks.md, digital).
+sys.setswitchinterval(float(os.environ.get("GIL_SWITCH_INTERVAL", "0.001")))
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

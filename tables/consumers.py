@@ -62,7 +62,11 @@ class _TableSocket(JsonFrameConsumer):
             await self.send_view(version=version)
 
     async def send_view(self, *, force: bool = False, version: int | None = None) -> None:
-        frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
+        # On the event loop when this process holds the version (it applied or loaded it): a
+        # view is microseconds of work, a trip to a thread is not. Else from the database.
+        frame = self.cached_frame(version)
+        if frame is None:
+            frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
         if frame is None:
             await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
             return
@@ -70,6 +74,18 @@ class _TableSocket(JsonFrameConsumer):
         if force or version > self.sent_version:
             self.sent_version = max(self.sent_version, version)
             await self.send_json(frame)
+
+    def cached_frame(self, version: int | None) -> dict[str, Any] | None:
+        if version is None or self.table_facts is None or self.table_facts["id"] != self.table_id:
+            return None
+        state = digital.cached_state(self.table_id, version)
+        return None if state is None else self.frame_of(state)
+
+    def frame_of(self, state: Any) -> dict[str, Any]:
+        facts = self.table_facts
+        return {"type": "state", "table": facts["table"], "hand": facts["hand"],
+                "status": "playing" if not state.finished else "done",
+                "seats": facts["seats"], "view": digital.view_with_basis(state, self.seat)}
 
     def load_frame(self, version: int | None = None) -> dict[str, Any] | None:
         """This socket's frame: its seat's view at ``version`` (from this process's copy when it
@@ -82,10 +98,7 @@ class _TableSocket(JsonFrameConsumer):
             table = TableHand.objects.select_related("hand").get(pk=self.table_id)
             self.table_facts = {"id": table.pk, "table": table.number, "hand": table.hand.number,
                                 "seats": digital.seat_names(table)}
-        facts = self.table_facts
-        return {"type": "state", "table": facts["table"], "hand": facts["hand"],
-                "status": "playing" if not state.finished else "done",
-                "seats": facts["seats"], "view": digital.view_with_basis(state, self.seat)}
+        return self.frame_of(state)
 
 
 class PlayConsumer(_TableSocket):
@@ -133,8 +146,8 @@ class PlayConsumer(_TableSocket):
         try:
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
-            applied = await database_sync_to_async(digital.apply_action, thread_sensitive=False)(
-                self.table_id, self.seat, content, player_id=self.player_id
+            applied = await digital.in_apply_thread(
+                digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id, notify=False
             )
         except digital.DigitalError as exc:
             extra = {"key": key} if isinstance(key, str) else {}
@@ -145,11 +158,12 @@ class PlayConsumer(_TableSocket):
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
             return
+        await digital.announce(self.channel_layer, applied)  # committed: the table's sockets first
         await self.send_json(
             {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
              "duplicate": applied.duplicate}
         )
-        await self.send_view(force=applied.duplicate)
+        await self.send_view(force=applied.duplicate, version=None if applied.duplicate else applied.version)
 
 
 class WatchConsumer(_TableSocket):

@@ -19,16 +19,21 @@ Entry points:
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import hashlib
 import json
 import logging
 import random
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from games import GameError, get_game
 from scoring import services as scoring
@@ -65,6 +70,9 @@ class Applied:
     version: int
     duplicate: bool = False
     finished: bool = False
+    # With ``notify=False``: what the caller must announce after the commit (``announce``).
+    state: Any = field(default=None, compare=False, repr=False)
+    bots: tuple[int, ...] = ()
 
 
 # --- names of groups, and what goes through them -----------------------------------------------
@@ -87,13 +95,22 @@ _STATES_LOCK = threading.Lock()
 KEEP_STATES = 256
 
 
-def _cache_state(table_id: int, version: int, data: dict[str, Any]) -> Any:
-    state = get_game(data.get("game", "film-fantasy")).load_hand(data)
+def _cache_state(table_id: int, version: int, data: dict[str, Any] | None = None, state: Any = None) -> Any:
+    """Keep a committed version's state: ``state`` itself when the caller holds it (it must
+    not be applied to again), else loaded from its stored JSON ``data``."""
+    if state is None:
+        state = get_game(data.get("game", "film-fantasy")).load_hand(data)
     with _STATES_LOCK:
         _STATES[(table_id, version)] = state
         while len(_STATES) > KEEP_STATES:
             _STATES.popitem(last=False)
     return state
+
+
+def cached_state(table_id: int, version: int) -> Any:
+    """The state of ``table_id`` at ``version`` if this process holds it, else None (no I/O)."""
+    with _STATES_LOCK:
+        return _STATES.get((table_id, version))
 
 
 def state_at(table_id: int, version: int | None = None) -> tuple[Any, dict[str, Any]] | None:
@@ -114,20 +131,39 @@ def state_at(table_id: int, version: int | None = None) -> tuple[Any, dict[str, 
     return state, {"version": row["version"]}
 
 
-def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[str, Any] | None = None) -> None:
+def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[str, Any] | None = None,
+                 state: Any = None) -> None:
     """After commit: tell the table's sockets it is at ``version``, and let its bots move."""
     from tables import bots  # bots imports this module
 
     seats = list(bot_seats or [])
 
     def send() -> None:
-        if data is not None:
-            _cache_state(table_id, version, data)
+        if data is not None or state is not None:
+            _cache_state(table_id, version, data, state)
         bots.send_to_group(table_group(table_id), version_message(table_id, version))
         if seats:
             bots.schedule_table(table_id, seats)
 
     transaction.on_commit(send, robust=True)
+
+
+async def announce(channel_layer: Any, applied: "Applied") -> None:
+    """From a socket's own event loop, once ``apply_action(..., notify=False)`` has returned
+    (committed): keep the state, tell the table's sockets, let its bots move. The same as
+    ``notify_table`` without the trip from the worker thread back to the loop."""
+    from tables import bots
+
+    if applied.duplicate or applied.state is None:
+        return
+    _cache_state(applied.table_id, applied.version, state=applied.state)
+    try:
+        await channel_layer.group_send(table_group(applied.table_id), version_message(applied.table_id, applied.version))
+    except Exception:  # committed already: sockets catch up on their next sync
+        log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
+                    applied.version, exc_info=True)
+    if applied.bots:
+        bots.schedule_table(applied.table_id, list(applied.bots))
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -239,12 +275,32 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
         table.bots = _bot_positions(table)
         table.client_keys = []
         table.save(update_fields=["state", "version", "bots", "client_keys", "updated_at"])
-        notify_table(table.pk, table.version, table.bots, table.state)
+        notify_table(table.pk, table.version, table.bots, state=state)
         dealt.append(table)
     return dealt
 
 
 # --- actions ------------------------------------------------------------------------------------
+
+# The threads that apply the phones' actions. Their own, few and long-lived, so that on SQLite
+# each keeps its connection open between actions (opening one costs more than the action's
+# transaction); on PostgreSQL the connection goes back to the pool after each action.
+_APPLY_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="digital-apply")
+
+
+def _keeping_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if connection.vendor != "sqlite" or connection.errors_occurred or connection.in_atomic_block:
+            connection.close()
+
+
+async def in_apply_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run ``fn`` (``apply_action``) in one of the apply threads, from a socket's event loop."""
+    loop = asyncio.get_running_loop()
+    ctx = contextvars.copy_context()
+    return await loop.run_in_executor(_APPLY_THREADS, functools.partial(ctx.run, _keeping_connection, fn, *args, **kwargs))
 
 
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
@@ -261,9 +317,14 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
     return action, version, key, message.get("seat")
 
 
+# What an action reads of the table and its hand (the drive is read only when the hand ends).
+_ACTION_FIELDS = ("id", "number", "hand_id", "play_mode", "status", "state", "version", "bots", "client_keys",
+                  "hand__id", "hand__number", "hand__status", "hand__drive_id")
+
+
 def _locked_table(table_id: int) -> TableHand:
     try:
-        return TableHand.objects.select_for_update().select_related("hand", "hand__drive").get(pk=table_id)
+        return TableHand.objects.select_for_update(of=("self",)).select_related("hand").only(*_ACTION_FIELDS).get(pk=table_id)
     except TableHand.DoesNotExist:
         raise DigitalError("That table no longer exists.") from None
 
@@ -276,6 +337,7 @@ def apply_action(
     *,
     player_id: int | None = None,
     bot: bool = False,
+    notify: bool = True,
 ) -> Applied:
     """Apply one seat's action under the table's row lock.
 
@@ -285,6 +347,9 @@ def apply_action(
     seat). Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
     Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
     over or not dealt, and anything the engine refuses.
+
+    ``notify=False`` (a socket, which is on the event loop once this returns): nothing is sent
+    on commit; the caller passes the returned ``Applied`` to ``announce``.
     """
     action, version, key, claimed = split_message(message)
     table = _locked_table(table_id)
@@ -324,9 +389,13 @@ def apply_action(
     if state.finished:
         _record(table, state)
         fields.append("status")
-    table.save(update_fields=fields)
-    notify_table(table.pk, table.version, table.bots, table.state)
-    return Applied(table.pk, table.version, finished=state.finished)
+    # One UPDATE of the changed columns (no model signals are listened to on TableHand).
+    table.updated_at = timezone.now()
+    TableHand.objects.filter(pk=table.pk).update(**{f: getattr(table, f) for f in fields})
+    if notify:
+        notify_table(table.pk, table.version, table.bots, state=state)
+        return Applied(table.pk, table.version, finished=state.finished)
+    return Applied(table.pk, table.version, finished=state.finished, state=state, bots=tuple(table.bots or ()))
 
 
 def _same_basis(state: Any, seat: int, basis: Any) -> bool:
@@ -380,7 +449,7 @@ def stop_playing_tables(drive, hand: Hand) -> list[TableHand]:
         table.version = state.version
         _record(table, state)
         table.save(update_fields=["state", "version", "status", "updated_at"])
-        notify_table(table.pk, table.version, table.bots, table.state)
+        notify_table(table.pk, table.version, table.bots, state=state)
         stopped.append(table)
     return stopped
 

@@ -1,0 +1,37 @@
+"""One SQLite connection held open for the server process's lifetime (SQLite only).
+
+Django opens and closes a connection around every request and every ``database_sync_to_async``
+call (``CONN_MAX_AGE = 0``). In WAL mode the *last* connection to a database file that closes
+checkpoints the write-ahead log into the database and deletes it, an fsync and a file
+re-creation on the next write: with no other connection open, that happened after nearly every
+action of a digital table. Holding one idle connection keeps the WAL in place, so closing a
+request's connection is cheap; SQLite still checkpoints on its own every 1,000 pages.
+
+The anchor never reads or writes and holds no lock. ``asgi.py`` opens it for the server.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+_anchor: sqlite3.Connection | None = None
+_lock = threading.Lock()
+
+
+def hold_open(db: dict | None = None) -> bool:
+    """Open the anchor for the default database (or ``db``, a DATABASES entry) if it is a
+    SQLite file; True if one is held."""
+    global _anchor
+    if db is None:
+        from django.conf import settings
+
+        db = settings.DATABASES["default"]
+    name = str(db.get("NAME") or "")
+    if db["ENGINE"] != "django.db.backends.sqlite3" or not name or name == ":memory:" or name.startswith("file:"):
+        return False
+    with _lock:
+        if _anchor is None:
+            _anchor = sqlite3.connect(name, timeout=20, check_same_thread=False)
+            _anchor.execute("PRAGMA journal_mode=WAL")
+        return True
