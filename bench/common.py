@@ -250,6 +250,7 @@ class Listener:
         self.received: list[tuple[int, dict]] = []
         self.by_stamp: dict[int, int] = {}  # stamp -> first receive time (ns)
         self.marked: dict[int, int] = {}  # stamp -> first receive time of a frame containing ``mark``
+        self.results: dict[int, int] = {}  # a "result" frame's commit stamp -> first receive time (ns)
         self.ws = None
         self.task: asyncio.Task | None = None
         self.error: str | None = None
@@ -285,6 +286,8 @@ class Listener:
     def _record(self, now: int, raw: str) -> None:
         msg = json.loads(raw)
         self.received.append((now, msg))
+        if msg.get("type") == "result" and msg.get("commit") is not None:
+            self.results.setdefault(msg["commit"], now)
         stamp = msg.get("stamp")
         if stamp is not None:
             self.by_stamp.setdefault(stamp, now)

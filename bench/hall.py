@@ -12,9 +12,10 @@ session cookie), spread round-robin over the processes. For each of ``--hands`` 
 
 - ``hall``: one phone at each of the 50 tables POSTs its table's result to /<CODE>/enter
   (HTTP, CSRF, like a phone), all within ``--spread`` seconds. Measured, per result: from the
-  result's commit (the ``on_commit`` publish starting in the server, recorded by
-  config/bench_routes.py) to the moment the LAST of the 8 boards and dashboards has received the
-  update (client receive time; same machine, same clock ``time.time_ns()``).
+  result's commit (its first ``on_commit`` callback, recorded by config/bench_routes.py) to the
+  moment the LAST of the 8 boards and dashboards has received the result's own message
+  (``drive.live.table_changed``; client receive time; same machine, same clock
+  ``time.time_ns()``). ``full_update``: the same to the first full update built after it.
 - ``hand_end``: the organiser POSTs /drives/<id>/close (force=1: entered results are accepted).
   Measured, per phone: from the close's commit to that phone receiving its fragment with
   ``data-instruction`` (its movement instruction). ``all_ms``: until the last of the 200.
@@ -142,6 +143,7 @@ class ServerLog:
         self.servers = servers
         self.records: list[dict] = []
         self.commits: list[dict] = []
+        self.deltas: list[dict] = []
 
     async def pull(self) -> None:
         for url in self.servers.urls:
@@ -153,8 +155,18 @@ class ServerLog:
             if data.get("commits") is None:  # a live.py that publishes in the commit's thread
                 data["commits"] = [{"pid": r["pid"], "drive": r["drive"], "commit_ns": r["start_ns"]} for r in data["records"]]
             self.commits += data["commits"]
+            self.deltas += data.get("deltas", [])
+        self.deltas.sort(key=lambda r: r["start_ns"])
         self.records.sort(key=lambda r: r["start_ns"])
         self.commits.sort(key=lambda c: c["commit_ns"])
+
+    def delta_of(self, commit: dict) -> dict | None:
+        """The result message sent by the commit's own thread right after it (drive.live.table_changed)."""
+        for rec in self.deltas:
+            if (rec["pid"] == commit["pid"] and rec.get("thread") == commit.get("thread")
+                    and rec["start_ns"] >= commit["commit_ns"]):
+                return rec
+        return None
 
     def since(self, t0: int) -> tuple[list[dict], list[dict]]:
         return ([c for c in self.commits if c["commit_ns"] >= t0], [r for r in self.records if r["start_ns"] >= t0])
@@ -222,13 +234,27 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         errors.append(f"organiser dashboard GET answered {status}")
     log = ServerLog(servers)
 
+    phone_by_id = {str(pid): p for pid, p in zip(sorted(info["tokens"]), phones)}
+
+    def phones_sent(rec: dict) -> list:
+        """The phones a publish sent a fragment to (drive.live sends only fragments that changed)."""
+        out = []
+        for send in rec["sends"]:
+            group = str(send["group"])
+            if group.startswith("player-"):
+                out.append(phone_by_id[group.split("-", 1)[1]])
+            elif group.endswith("-phones"):
+                out += [phone_by_id[k] for k in send.get("keys") or []]
+        return out
+
     def check_delivered(records: list[dict]) -> int:
         """Messages of these publishes that some socket never received."""
         missing = 0
         for rec in records:
             st = stamps_of(rec)
             missing += sum(1 for lst in screens if not first_recv(lst, st[audience[id(lst)]]))
-            missing += sum(1 for p in phones if not first_recv(p, st["phones"]))
+            if "phones" in st:
+                missing += sum(1 for p in phones_sent(rec) if not first_recv(p, st["phones"]))
         return missing
 
     async def delivered(records: list[dict], timeout: float = WAIT) -> int:
@@ -236,6 +262,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         return check_delivered(records)
 
     hall_samples, hall_stamp_samples, end_samples, end_all, post_ms = [], [], [], [], []
+    full_samples, delta_bytes = [], []
     result_records, close_records, publishes_per_hand = [], [], []
     lost = 0
     rng = random.Random(11)
@@ -290,7 +317,22 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
             times = [first_recv(lst, st[audience[id(lst)]]) for lst in screens]
             got = [x for x in times if x]
             if len(got) == len(times):
-                hall_samples.append((max(got) - c["commit_ns"]) / 1e6)
+                full_samples.append((max(got) - c["commit_ns"]) / 1e6)
+            # What the hall measures: the result's own message (sent at its commit), on every screen.
+            delta = log.delta_of(c)
+            if delta is None or not delta["sends"]:
+                errors.append(f"hand {hand_no}: a result committed at {c['commit_ns']} sent no result message")
+                lost += len(screens)
+                continue
+            stamp = delta["sends"][0]["stamp"]
+            delta_bytes.append(max(s["bytes"] for s in delta["sends"]))
+            await common.wait_until(lambda: all(lst.results.get(stamp) for lst in screens), WAIT, step=0.05)
+            times = [lst.results.get(stamp) for lst in screens]
+            if not all(times):
+                errors.append(f"hand {hand_no}: {sum(1 for x in times if not x)} screens never got a result message")
+                lost += sum(1 for x in times if not x)
+                continue
+            hall_samples.append((max(times) - c["commit_ns"]) / 1e6)
         for rec in records:
             st = stamps_of(rec)
             hall_stamp_samples.extend((first_recv(lst, st[audience[id(lst)]]) - st[audience[id(lst)]]) / 1e6
@@ -335,7 +377,8 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
     # --- floors --------------------------------------------------------------------------------
     screen_bytes = [s["bytes"] for r in result_records for s in r["sends"] if audience_of(s["group"]) != "phones"]
     phone_bytes = [s["bytes"] for r in close_records for s in r["sends"] if audience_of(s["group"]) == "phones"]
-    hall_floor = await floor(servers, "floor-hall", len(screens), 1, int(statistics.mean(screen_bytes or [1000])),
+    # The hall's floor: a bare group_send of the result message's size to the 8 screens.
+    hall_floor = await floor(servers, "floor-hall", len(screens), 1, int(statistics.mean(delta_bytes or [600])),
                              args.floor_sends, per_listener=False, errors=errors)
     # Each phone's fragment goes to its own group (drive.live): the floor sends one message of
     # the same size to each listener's own group, in one batch, the same way.
@@ -358,11 +401,14 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         "scenario": "hall", **base, "clients": len(everyone), **common.summary(hall_samples),
         "floor_p95_ms": hall_floor["p95_ms"], "errors": errors,
         "measure": "per result: its commit (server) -> the last of the 4 boards and 4 dashboards receiving the "
-                   "first update built after it (client)",
+                   "result's own message (drive.live.table_changed, sent at the commit; client)",
+        "full_update": {**common.summary(full_samples),
+                        "measure": "commit -> the last screen receiving the first full update built after it"},
         "results_sent": args.hands * args.tables, "publishes_per_hand": publishes_per_hand,
         "from_stamp": common.summary(hall_stamp_samples), "floor": hall_floor,
         "post_enter_ms": common.summary(post_ms),
-        "payload_bytes": {"board_dashboard_mean": int(statistics.mean(screen_bytes)) if screen_bytes else None},
+        "payload_bytes": {"board_dashboard_mean": int(statistics.mean(screen_bytes)) if screen_bytes else None,
+                          "result_message_mean": int(statistics.mean(delta_bytes)) if delta_bytes else None},
         "server_ms": breakdown(result_records), "connect_s": round(connect_s, 2),
     }
     end = {

@@ -15,7 +15,20 @@ sqlite_anchor.hold_open()  # SQLite: closing a request's connection must not che
 # A busy thread (a live update rendering the board) hands the interpreter over every 5 ms by
 # default; each of an action's hops between the event loop and a thread could wait that long.
 # 1 ms keeps the sockets responsive while a render runs (docs/benchmarks.md, digital).
-sys.setswitchinterval(float(os.environ.get("GIL_SWITCH_INTERVAL", "0.001")))
+def _switch_interval() -> float:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raw = os.environ.get("GIL_SWITCH_INTERVAL", "0.001")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0001 <= value <= 0.1:
+        raise ImproperlyConfigured(f"GIL_SWITCH_INTERVAL must be seconds from 0.0001 to 0.1; got {raw!r}.")
+    return value
+
+
+sys.setswitchinterval(_switch_interval())
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

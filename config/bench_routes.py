@@ -34,6 +34,7 @@ def enabled() -> bool:
 
 _records: list[dict] = []
 _commits: list[dict] = []
+_deltas: list[dict] = []  # drive.live.send_result_delta: a table's result message, sent at commit
 _records_lock = threading.Lock()
 _local = threading.local()
 _installed = False
@@ -121,21 +122,42 @@ def install() -> None:
                 for group, message in messages:
                     parts = message.get("parts", {}) if isinstance(message, dict) else {}
                     rec["sends"].append({
-                        "group": group, "stamp": message.get("stamp"), "parts": len(parts),
-                        "bytes": sum(len(v) for v in parts.values() if isinstance(v, str)),
+                        "group": group, "stamp": message.get("stamp", message.get("commit")), "parts": len(parts),
+                        "keys": list(parts) if str(group).endswith("-phones") else None,
+                        "bytes": (sum(len(v) for v in parts.values() if isinstance(v, str)) if parts
+                                  else len(json.dumps(message))),
                         "call_ns": t, "done_ns": done,
                     })
 
     original_schedule = getattr(live, "_schedule", None)
     if original_schedule is not None:  # the on_commit callback hands the change to the worker
 
-        def schedule(drive_id: int) -> None:
+        def schedule(drive_id: int, *args) -> None:
             with _records_lock:
                 if len(_commits) < MAX_RECORDS:
-                    _commits.append({"pid": os.getpid(), "drive": drive_id, "commit_ns": time.time_ns()})
-            return original_schedule(drive_id)
+                    _commits.append({"pid": os.getpid(), "drive": drive_id, "commit_ns": time.time_ns(),
+                                     "thread": threading.get_ident()})
+            return original_schedule(drive_id, *args)
 
         live._schedule = schedule
+
+    # A table's result message goes out in the committing thread, after its _schedule above.
+    original_send_delta = live.send_result_delta
+
+    def send_result_delta(delta):
+        rec = {"pid": os.getpid(), "drive": delta["drive"], "start_ns": time.time_ns(), "steps": [], "sends": [],
+               "thread": threading.get_ident()}
+        _local.record = rec
+        try:
+            return original_send_delta(delta)
+        finally:
+            _local.record = None
+            rec["end_ns"] = time.time_ns()
+            with _records_lock:
+                if len(_deltas) < MAX_RECORDS:
+                    _deltas.append(rec)
+
+    live.send_result_delta = send_result_delta
     # The phones' part is sent by its own thread: carry the publish's record over to it.
     original_queue_phones = live._queue_phones
     original_send_phones = live.send_phones
@@ -256,10 +278,11 @@ def log_view(request):
     from django.http import JsonResponse
 
     with _records_lock:
-        records, commits = list(_records), list(_commits)
+        records, commits, deltas = list(_records), list(_commits), list(_deltas)
         _records.clear()
         _commits.clear()
-    return JsonResponse({"pid": os.getpid(), "records": records, "commits": commits})
+        _deltas.clear()
+    return JsonResponse({"pid": os.getpid(), "records": records, "commits": commits, "deltas": deltas})
 
 
 def urlpatterns() -> list:

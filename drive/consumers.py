@@ -38,7 +38,8 @@ class LiveConsumer(JsonFrameConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         snapshot = await database_sync_to_async(self._snapshot)()
-        await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"]})
+        await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"],
+                              "read": snapshot.get("read")})
 
     def _authorise(self, code: str) -> bool:
         try:
@@ -58,14 +59,15 @@ class LiveConsumer(JsonFrameConsumer):
 
     def _snapshot(self) -> dict:
         """The current state for this one socket (on connect only; changes are built once)."""
+        read = live._stamp()
         drive = access.Drive.objects.get(pk=self.drive_id)
         if self.audience == "organiser":
-            return live.message(live.dashboard_parts(selectors.drive_view(drive)), "organiser")
+            return live.message(live.dashboard_parts(selectors.drive_view(drive)), "organiser", read)
         view = selectors.drive_view(drive, public=True)
         if self.audience == "board":
-            return live.message(live.board_parts(view), "board")
+            return live.message(live.board_parts(view), "board", read)
         me = [p for p in view.players if p.pk == self.player_id]
-        return live.message({"phone": live.phone_parts(view, me).get(str(self.player_id), "")}, "phone")
+        return live.message({"phone": live.phone_parts(view, me).get(str(self.player_id), "")}, "phone", read)
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):
@@ -84,4 +86,14 @@ class LiveConsumer(JsonFrameConsumer):
             if own is None:
                 return
             parts = {"phone": own}
-        await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts})
+        await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts, "read": event.get("read")})
+
+    async def drive_result(self, event):
+        """A table's result changed (``drive.live.table_changed``): the board and the dashboard
+        apply it at once; the full update follows. The board gets no totals during suspense."""
+        if self.audience not in ("board", "organiser"):
+            return
+        frame = {k: event[k] for k in ("hand", "table", "current", "status", "status_label", "progress", "commit")}
+        if self.audience == "organiser" or event["board_totals"]:
+            frame["totals"] = event["totals"]
+        await self.send_json({"type": "result", **frame})

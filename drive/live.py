@@ -26,37 +26,116 @@ from django.template.loader import get_template
 
 from drive import broadcast, selectors
 from drive.models import Drive
-from tables.models import Hand
+from tables.models import Hand, TableHand
 
 BOARD_TEMPLATE = "board/partials/live.html"
 DASHBOARD_TEMPLATE = "drive/partials/live.html"
 PHONE_TEMPLATE = "phone/partials/live.html"
 
 
-def drive_changed(drive_id: int) -> None:
-    """Schedule one live update of this drive for when the current transaction commits."""
+def drive_changed(drive_id: int, *, gather: bool = False) -> None:
+    """Schedule one live update of this drive for when the current transaction commits.
+
+    ``gather``: the change has already been shown by its own message (``table_changed``), so
+    the full update may wait ``LIVE_GATHER_SECONDS`` for the rest of a burst of results to
+    commit and show them all in one build. Any other change cuts the wait short."""
     # One callback per drive per transaction. Django drops pending callbacks on rollback, so
     # looking at its own list never leaves a stale "already scheduled" mark behind.
     if connection.in_atomic_block:
         for entry in connection.run_on_commit:
             if getattr(entry[1], "live_drive_id", None) == drive_id:
+                entry[1].live_gather = entry[1].live_gather and gather
                 return
 
     def send() -> None:
-        _schedule(drive_id)
+        _schedule(drive_id, send.live_gather)
 
     send.live_drive_id = drive_id  # type: ignore[attr-defined]
+    send.live_gather = gather  # type: ignore[attr-defined]
     transaction.on_commit(send)
 
 
+def table_changed(table: Any) -> None:
+    """A table's result changed (entered, confirmed, disputed, corrected, recorded by the engine):
+    the drive's full update as ``drive_changed``, and before it, the moment the transaction
+    commits, a small message to the board and the dashboard with what changed at this table
+    (its status, the hand's progress, its players' new totals), which their pages apply at once.
+
+    The message is read now, inside the transaction, so it holds exactly what commits; the
+    full update that follows (built by the worker) replaces it, and pages ignore a message
+    older than the update they show (``commit`` against the update's ``read``)."""
+    drive_changed(table.hand.drive_id, gather=True)
+    delta = result_delta(table)
+    transaction.on_commit(lambda: send_result_delta(delta), robust=True)
+
+
+def result_delta(table: Any) -> dict[str, Any]:
+    from scoring.models import Score
+
+    hand = table.hand
+    statuses = [TableHand(status=s) for s in hand.tables.values_list("status", flat=True)]
+    done = selectors.progress(statuses)
+    seated = list(table.seats.values_list("player_id", flat=True))
+    rows = {pid: {"total": 0, "declarations": 0, "nine": 0, "hands": 0} for pid in seated}
+    for pid, points, declared, nine in Score.objects.filter(player_id__in=seated, counted=True).values_list(
+        "player_id", "points", "declared", "nine_card"
+    ):
+        row = rows[pid]
+        row["total"] += points
+        row["declarations"] += bool(declared)
+        row["nine"] += bool(nine)
+        row["hands"] += 1
+    drive = hand.drive
+    return {
+        "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
+        # A correction of an earlier hand changes totals, not the current hand's progress.
+        "current": not drive.hands.filter(number__gt=hand.number).exists(),
+        "status": table.status, "status_label": table.get_status_display(),
+        "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
+        "totals": {str(pid): row for pid, row in rows.items()},
+        # The board keeps its standings secret during the suspense hands: no totals for it then.
+        "board_totals": selectors.suspense_from(drive) is None or hand.number <= selectors.suspense_from(drive),
+    }
+
+
+def send_result_delta(delta: dict[str, Any]) -> None:
+    message = {**delta, "commit": _stamp()}
+    broadcast.send_many([(broadcast.drive_group(delta["drive"], "board"), message),
+                         (broadcast.drive_group(delta["drive"], "organiser"), message)])
+
+
 log = logging.getLogger(__name__)
-_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-updates")
+_worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-updates")  # one drive at a time each
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"
+_hurry: dict[int, threading.Event] = {}  # set: the next build of that drive must not wait
 _phones_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-phones")
 _phones_latest: dict[int, Any] = {}  # drive id -> newest view whose phones are not sent yet
 _phones_busy: set[int] = set()
+
+
+_phones_shown: dict[int, dict[str, str]] = {}  # drive id -> player id -> the fragment last sent
+
+
+def _changed_only(drive_id: int, parts: dict[str, str]) -> dict[str, str]:
+    """The fragments that differ from what this process last sent each phone. A result
+    entered at one table changes its four phones, not the other 196; a socket that connects
+    gets its own current fragment at once (``LiveConsumer``), so nothing depends on a resend."""
+    with _lock:
+        shown = _phones_shown.setdefault(drive_id, {})
+        changed = {pid: html for pid, html in parts.items() if shown.get(pid) != html}
+        shown.update(changed)
+    return changed
+
+
+def forget_phones(drive_id: int | None = None) -> None:
+    """Send every phone its fragment with the next update (tests; a drive deleted)."""
+    with _lock:
+        if drive_id is None:
+            _phones_shown.clear()
+        else:
+            _phones_shown.pop(drive_id, None)
 
 
 def _queue_phones(drive_id: int, view: Any) -> None:
@@ -89,13 +168,20 @@ def _run_phones(drive_id: int) -> None:
             connection.close()  # rendering may have read a related row: give the connection back
 
 
-def _schedule(drive_id: int) -> None:
+def gather_seconds() -> float:
+    return float(getattr(settings, "LIVE_GATHER_SECONDS", 0.5))
+
+
+def _schedule(drive_id: int, gather: bool = False) -> None:
     if getattr(settings, "LIVE_UPDATES_INLINE", False):
         # Tests: build in the committing thread (SQLite's shared in-memory test database locks
         # whole tables across threads). Servers use the worker thread.
         publish(drive_id)
         return
     with _lock:
+        hurry = _hurry.setdefault(drive_id, threading.Event())
+        if not gather:
+            hurry.set()
         state = _state.get(drive_id)
         if state == "running":
             _state[drive_id] = "again"  # the running build may have read the state before this commit
@@ -109,6 +195,10 @@ def _schedule(drive_id: int) -> None:
 def _run(drive_id: int) -> None:
     while True:
         with _lock:
+            hurry = _hurry.setdefault(drive_id, threading.Event())
+        hurry.wait(gather_seconds())  # at once unless every change waiting was a shown result
+        with _lock:
+            _hurry[drive_id] = threading.Event()  # changes from now on decide the next build's wait
             _state[drive_id] = "running"
         try:
             publish(drive_id)
@@ -120,6 +210,7 @@ def _run(drive_id: int) -> None:
             if _state.get(drive_id) == "again":
                 continue
             del _state[drive_id]
+            _hurry.pop(drive_id, None)
             _idle.notify_all()
             return
 
@@ -162,8 +253,9 @@ def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
     }
 
 
-def message(parts: dict[str, Any], audience: str) -> dict[str, Any]:
-    return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts}
+def message(parts: dict[str, Any], audience: str, read: int | None = None) -> dict[str, Any]:
+    """``read``: when the state shown was read (every commit before it is in it)."""
+    return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read}
 
 
 def publish(drive_id: int) -> None:
@@ -173,14 +265,15 @@ def publish(drive_id: int) -> None:
     Each phone gets only its own fragment, in its own group: one message of every player's
     fragment would be copied to every phone (200 phones x 200 fragments). The phones' part runs
     on its own thread, so the board and the dashboard never wait behind 200 phone sends."""
+    read = _stamp()
     drive = Drive.objects.filter(pk=drive_id).first()
     if drive is None:
         return
     private = selectors.drive_view(drive)
     public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
     broadcast.send_many([
-        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser")),
-        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board")),
+        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
+        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
     ])
     _queue_phones(drive_id, public)
 
@@ -191,7 +284,9 @@ def send_phones(view: selectors.DriveView) -> None:
     group; through Redis each group send costs round trips, so one message carrying every
     fragment goes to the drive's phones group and each socket forwards only its own part."""
     stamp = _stamp()
-    parts = phone_parts(view)
+    parts = _changed_only(view.drive.pk, phone_parts(view))
+    if not parts:
+        return
     if broadcast.one_message_for_all_phones():
         broadcast.send_many([(broadcast.drive_group(view.drive.pk, "phones"),
                               {"type": "drive.update", "stamp": stamp, "parts": parts})])

@@ -94,7 +94,7 @@ def enter(drive: Drive, player: Player, summary: dict, *, client_key: str | None
         )
     table.status = TableHand.Status.ENTERED
     table.save(update_fields=["status", "updated_at"])
-    live.drive_changed(drive.pk)
+    live.table_changed(table)
     return Submitted(result, repeated=False)
 
 
@@ -119,7 +119,7 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int) -> Result:
     scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
-    live.drive_changed(drive.pk)
+    live.table_changed(table)
     return result
 
 
@@ -131,5 +131,5 @@ def dispute(drive: Drive, player: Player, *, seen_revision: int, reason: str) ->
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])
-    live.drive_changed(drive.pk)
+    live.table_changed(table)
     return result

@@ -316,7 +316,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
-    live.drive_changed(drive.pk)
+    live.table_changed(table)
     return result
 
 

@@ -42,3 +42,16 @@ def test_no_anchor_for_databases_that_are_not_a_file(monkeypatch, name):
 def test_no_anchor_on_postgresql(monkeypatch):
     monkeypatch.setattr(sqlite_anchor, "_anchor", None)
     assert sqlite_anchor.hold_open({"ENGINE": "django.db.backends.postgresql", "NAME": "x"}) is False
+
+
+def test_a_bad_gil_switch_interval_is_a_clear_error(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config import asgi
+
+    for raw in ("abc", "0", "5"):
+        monkeypatch.setenv("GIL_SWITCH_INTERVAL", raw)
+        with pytest.raises(ImproperlyConfigured, match="GIL_SWITCH_INTERVAL"):
+            asgi._switch_interval()
+    monkeypatch.setenv("GIL_SWITCH_INTERVAL", "0.002")
+    assert asgi._switch_interval() == 0.002

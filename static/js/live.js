@@ -8,7 +8,7 @@
   var root = document.querySelector("[data-ws]");
   if (!root) return;
   var statusEl = document.querySelector("[data-live-status]");
-  var lastStamp = 0, delay = 500, socket = null, pingTimer = null, pollTimer = null, deferred = null;
+  var lastStamp = 0, lastRead = 0, results = [], delay = 500, socket = null, pingTimer = null, pollTimer = null, deferred = null;
   var pageIndex = 0, pagerTimer = null;
 
   function csrfToken() {
@@ -31,20 +31,84 @@
     var a = document.activeElement;
     return a && el.contains(a) && (a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT") && a.value;
   }
-  function apply(parts, stamp) {
+  function apply(parts, stamp, read) {
     if (stamp && stamp < lastStamp) return;  // an older update arriving late
     if (stamp) lastStamp = stamp;
     Object.keys(parts).forEach(function (key) {
       var el = document.querySelector('[data-live="' + key + '"]');
       if (!el) return;
-      if (busy(el)) { deferred = {parts: parts, stamp: stamp}; return; }  // never wipe what is being typed
+      if (busy(el)) { deferred = {parts: parts, stamp: stamp, read: read}; return; }  // never wipe what is being typed
       el.innerHTML = parts[key];
       addCsrf(el);
     });
+    if (read) {
+      // The update shows every change committed before it was read; a result message newer
+      // than that is shown again on top of it (its update is on its way).
+      lastRead = Math.max(lastRead, read);
+      results = results.filter(function (r) { return r.commit > lastRead; });
+      results.forEach(showResult);
+    }
     paginate(true);
   }
+
+  /* A table's result changed: {"type": "result", "table", "current", "status", "status_label",
+     "progress": {done, total}, "totals": {player id: {total, declarations, nine, hands}},
+     "commit"}. Shown at once; the full update that follows replaces it. */
+  function onResult(r) {
+    if (r.commit && r.commit <= lastRead) return;  // the page already shows it
+    results.push(r);
+    showResult(r);
+    paginate(true);
+  }
+  function showResult(r) {
+    if (r.current) {
+      document.querySelectorAll("[data-progress]").forEach(function (el) {
+        el.textContent = r.progress.done + " of " + r.progress.total + " tables done";
+      });
+      var card = document.getElementById("table-" + r.table);
+      if (card) {
+        card.dataset.status = r.status;
+        var badge = card.querySelector(".badge");
+        if (badge) { badge.className = "badge st-" + r.status; badge.textContent = r.status_label; }
+      }
+    }
+    if (r.totals) document.querySelectorAll("table[data-standings]").forEach(function (t) { retotal(t, r.totals); });
+  }
+  function cell(row, cls, text) { var c = row.querySelector("." + cls); if (c) c.textContent = text; }
+  function rankKey(a, b) {  // scoring/standings.py: total, declarations, nine-card, then name
+    var d = (+b.dataset.total - +a.dataset.total) || (+b.dataset.decl - +a.dataset.decl) || (+b.dataset.nine - +a.dataset.nine);
+    if (d) return d;
+    var na = a.querySelector(".name").textContent, nb = b.querySelector(".name").textContent;
+    var fa = na.toLowerCase(), fb = nb.toLowerCase();
+    return fa < fb ? -1 : fa > fb ? 1 : na < nb ? -1 : na > nb ? 1 : (a.dataset.player < b.dataset.player ? -1 : 1);
+  }
+  function retotal(table, totals) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.filter.call(body.rows, function (row) { return row.dataset.player; });
+    var changed = false;
+    rows.forEach(function (row) {
+      var t = totals[row.dataset.player];
+      if (!t) return;
+      changed = true;
+      row.dataset.total = t.total; row.dataset.decl = t.declarations; row.dataset.nine = t.nine;
+      cell(row, "total", t.total);
+      cell(row, "decl", t.declarations + (t.nine ? " (" + t.nine + "\u00d725)" : ""));
+      cell(row, "hands", t.hands);
+    });
+    if (!changed) return;
+    rows.sort(rankKey);
+    var i = 0;
+    while (i < rows.length) {  // competition ranking: "=3" when shared, the next is 5th
+      var j = i;
+      while (j < rows.length && !(+rows[j].dataset.total - +rows[i].dataset.total) && rows[j].dataset.decl === rows[i].dataset.decl
+             && rows[j].dataset.nine === rows[i].dataset.nine) j++;
+      for (var k = i; k < j; k++) cell(rows[k], "rank", (j - i > 1 ? "=" : "") + (i + 1));
+      i = j;
+    }
+    rows.forEach(function (row) { body.appendChild(row); });
+  }
   document.addEventListener("focusout", function () {
-    setTimeout(function () { if (deferred && !busy(root)) { var d = deferred; deferred = null; lastStamp = 0; apply(d.parts, d.stamp); } }, 50);
+    setTimeout(function () { if (deferred && !busy(root)) { var d = deferred; deferred = null; lastStamp = 0; apply(d.parts, d.stamp, d.read); } }, 50);
   });
   function setStatus(live) {
     if (!statusEl) return;
@@ -69,7 +133,8 @@
     };
     socket.onmessage = function (e) {
       var data; try { data = JSON.parse(e.data); } catch (err) { return; }
-      if (data.type === "update") apply(data.parts, data.stamp);
+      if (data.type === "update") apply(data.parts, data.stamp, data.read);
+      else if (data.type === "result") onResult(data);
     };
     socket.onclose = function () {
       setStatus(false); clearInterval(pingTimer);
@@ -98,5 +163,6 @@
   window.addEventListener("resize", function () { paginate(false); });
   addCsrf(document);
   paginate(false);
+  window.liveResult = onResult;  // used by tests/browser/test_result_messages.py
   connect();
 })();

@@ -53,10 +53,26 @@ async def test_board_sees_a_result_after_commit(drive_of_eight, organiser):
     await ws.receive_json_from(timeout=5)
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
-    update = await ws.receive_json_from(timeout=5)
+    frames = [await ws.receive_json_from(timeout=5), await ws.receive_json_from(timeout=5)]
+    assert await ws.receive_nothing(timeout=0.3)  # one change: its result message and one update
+    update = next(f for f in frames if f["type"] == "update")
     assert "1 of 2 tables done" in update["parts"]["board"]
-    assert await ws.receive_nothing(timeout=0.3)  # one change, one message
+    result = next(f for f in frames if f["type"] == "result")
+    seated = await sync_to_async(lambda: {str(s.player_id): s.player.name for s in table.seats.select_related("player")})()
+    assert result["table"] == 1 and result["status"] == "confirmed" and result["current"] is True
+    assert result["progress"] == {"done": 1, "total": 2, "entered": 0, "disputed": 0}
+    assert set(result["totals"]) == set(seated)
+    assert sorted(t["total"] for t in result["totals"].values()) == sorted(update_totals(update, seated))
+    assert result["commit"] > update["read"]  # read by the update before, so the page shows it again
     await ws.disconnect()
+
+
+def update_totals(update, seated):
+    """The totals the board's update shows for the seated players (rows marked data-player)."""
+    import re
+
+    html = update["parts"]["board"]
+    return [int(re.search(rf'data-player="{pid}" data-total="(-?\d+)"', html).group(1)) for pid in seated]
 
 
 async def test_refused_write_sends_nothing(drive_of_eight, organiser):

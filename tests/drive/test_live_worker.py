@@ -67,3 +67,33 @@ def test_phones_are_sent_by_their_own_worker_newest_view_only(settings, monkeypa
     release.set()
     assert live.wait_idle(5)
     assert sent == ["v1", "v4"]
+
+
+def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wait(settings, monkeypatch):
+    settings.LIVE_UPDATES_INLINE = False
+    settings.LIVE_GATHER_SECONDS = 0.4
+    built: list[float] = []
+    monkeypatch.setattr(live, "publish", lambda drive_id: built.append(time.monotonic()))
+
+    t0 = time.monotonic()
+    for _ in range(10):  # a burst of results, each already shown by its own message
+        live._schedule(5, True)
+    assert live.wait_idle(5)
+    assert len(built) == 1 and built[0] - t0 >= 0.35  # one build, after the gathering wait
+
+    built.clear()
+    t0 = time.monotonic()
+    live._schedule(5, True)
+    live._schedule(5)  # e.g. the organiser closes the hand: no waiting
+    assert live.wait_idle(5)
+    assert len(built) == 1 and built[0] - t0 < 0.3
+
+
+def test_phones_get_only_the_fragments_that_changed():
+    live.forget_phones()
+    assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}) == {"1": "<p>a</p>", "2": "<p>b</p>"}
+    assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>B</p>"}) == {"2": "<p>B</p>"}
+    assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>B</p>"}) == {}
+    assert live._changed_only(5, {"1": "<p>a</p>"}) == {"1": "<p>a</p>"}  # per drive
+    live.forget_phones(4)
+    assert live._changed_only(4, {"1": "<p>a</p>"}) == {"1": "<p>a</p>"}

@@ -1,0 +1,81 @@
+"""A "result" message moves the board's and the dashboard's standings, progress and table badge at
+once (static/js/live.js onResult, exposed as ``window.liveResult``); an older one changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_drive_flow import organiser_sets_up, table_players
+
+pytestmark = pytest.mark.browser
+
+# Count the full updates that carry "read" (the snapshot sent on connect is one), so the test
+# knows the page's lastRead is set before checking that an older result is ignored.
+COUNT_READS = """(() => {
+  const Native = window.WebSocket; window.__reads = 0;
+  window.WebSocket = function (url, protocols) {
+    const s = new Native(url, protocols);
+    s.addEventListener("message", (e) => { try { if (JSON.parse(e.data).read) window.__reads++; } catch (x) {} });
+    return s;
+  };
+})();"""
+
+
+def rows(page) -> list[list[str]]:
+    """(rank, name, total) of every standings row, in page order."""
+    return page.eval_on_selector_all(
+        "table[data-standings] tbody tr[data-player]",
+        "trs => trs.map(r => [r.querySelector('.rank').textContent, r.querySelector('.name').textContent,"
+        " r.querySelector('.total').textContent])")
+
+
+def result(ids: list[str], totals: list[int], decls: list[int], commit: int | float) -> str:
+    return "liveResult(" + json.dumps({
+        "type": "result", "table": 1, "current": True, "status": "confirmed", "status_label": "Confirmed",
+        "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "commit": commit,
+        "totals": {i: {"total": t, "declarations": d, "nine": 0, "hands": 1} for i, t, d in zip(ids, totals, decls)},
+    }) + ")"
+
+
+def test_result_message_reorders_standings_and_older_one_is_ignored(server, browser):
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser.add_init_script(COUNT_READS)
+    code = organiser_sets_up(organiser, server)  # 8 players, 2 tables, hand 1 playing
+    at_table_1 = table_players(organiser, 1)
+    board = browser.new_page(viewport={"width": 1280, "height": 900})
+    board.add_init_script(COUNT_READS)
+    board.goto(f"{server}/{code}/board")
+    expect(board.locator("table[data-standings] tbody tr[data-player]")).to_have_count(8)
+    expect(organiser.locator("table[data-standings] tbody tr[data-player]")).to_have_count(8)
+    ids = board.eval_on_selector_all("tr[data-player]", "trs => Object.fromEntries(trs.map("
+                                     "r => [r.querySelector('.name').textContent, r.dataset.player]))")
+    table_1_ids = [ids[name] for name in at_table_1]
+    others = sorted((n for n in ids if n not in at_table_1), key=str.lower)
+    top, tens, last = at_table_1[0], sorted(at_table_1[1:3], key=str.lower), at_table_1[3]
+    expected = ([["1", top, "30"]] + [["=2", n, "10"] for n in tens]
+                + [["=4", n, "0"] for n in sorted([last, *others], key=str.lower)])
+
+    for page in (board, organiser):
+        page.wait_for_function("window.__reads > 0")  # the connect snapshot has set lastRead
+        expect(page.locator("[data-progress]")).to_have_text("0 of 2 tables done")
+        page.evaluate(result(table_1_ids, [30, 10, 10, 0], [1, 0, 0, 0], 9e18))
+        expect(page.locator("[data-progress]")).to_have_text("1 of 2 tables done")
+        assert rows(page) == expected
+        before = rows(page)
+        # Older than the update the page shows: ignored entirely.
+        stale = result(table_1_ids, [0, 0, 0, 99], [0, 0, 0, 3], 1).replace('"done": 1', '"done": 2')
+        page.evaluate(stale.replace('"confirmed"', '"disputed"').replace('"Confirmed"', '"Disputed"'))
+        assert rows(page) == before
+        expect(page.locator("[data-progress]")).to_have_text("1 of 2 tables done")
+
+    badge = organiser.locator("#table-1 .badge")
+    expect(badge).to_have_text("Confirmed")
+    expect(badge).to_have_class("badge st-confirmed")
+    expect(organiser.locator("#table-1")).to_have_attribute("data-status", "confirmed")
+    top_row = organiser.locator(f"table[data-standings] tr[data-player='{ids[top]}']")
+    expect(top_row.locator(".decl")).to_have_text("1")
+    expect(top_row.locator(".hands")).to_have_text("1")
+    expect(organiser.locator("#table-2 .badge")).to_have_text("Playing")
