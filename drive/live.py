@@ -73,7 +73,9 @@ def result_delta(table: Any) -> dict[str, Any]:
     from scoring.models import Score
 
     hand = table.hand
-    statuses = [TableHand(status=s) for s in hand.tables.values_list("status", flat=True)]
+    # This table's status as the caller has it (the engine saves it after recording the result).
+    statuses = [TableHand(status=table.status if pk == table.pk else status)
+                for pk, status in hand.tables.values_list("pk", "status")]
     done = selectors.progress(statuses)
     seated = list(table.seats.values_list("player_id", flat=True))
     rows = {pid: {"total": 0, "declarations": 0, "nine": 0, "hands": 0} for pid in seated}

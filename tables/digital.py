@@ -51,6 +51,8 @@ CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds aro
 # drive's screens show (a result entered, a bot seated). The drive registers its live-screen
 # refresh here (drive.apps), so this module needs nothing from the drive's services.
 drive_listeners: list[Callable[[int], None]] = []
+# Called with the table, inside the transaction, when the engine records a table's result.
+table_listeners: list[Callable[[TableHand], None]] = []
 
 
 def _drive_changed(drive_id: int) -> None:
@@ -415,7 +417,8 @@ def _record(table: TableHand, state) -> Result:
         confirmed=True,
     )
     table.status = TableHand.Status.CONFIRMED
-    _drive_changed(table.hand.drive_id)
+    for listener in table_listeners:  # the drive's screens: the result's own message, then a full update
+        listener(table)
     return result
 
 

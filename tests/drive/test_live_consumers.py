@@ -150,3 +150,23 @@ async def test_bad_frames_get_an_error(drive_of_eight):
     await ws.send_json_to({"type": "ping"})
     assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
     await ws.disconnect()
+
+
+async def test_a_digital_table_stopped_by_the_bell_sends_its_result_message(organiser):
+    drive = await sync_to_async(seated_drive)(organiser, 8, start=False)
+    await sync_to_async(services.set_table_mode)(drive, 2, "digital")
+    await sync_to_async(services.start_hand)(drive)
+    ws = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    await ws.receive_json_from(timeout=5)
+    table1 = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table1, declared(4, 0), organiser)
+    await sync_to_async(services.close_hand)(drive, force=True)
+    frames = []
+    while not await ws.receive_nothing(timeout=0.5):
+        frames.append(await ws.receive_json_from(timeout=5))
+    results = [f for f in frames if f["type"] == "result"]
+    assert [r["table"] for r in results] == [1, 2]
+    digital = results[1]  # recorded by the engine (no declaration), before the table's row is saved
+    assert digital["status"] == "confirmed" and digital["progress"]["done"] == 2
+    assert len(digital["totals"]) == 4
+    await ws.disconnect()

@@ -50,4 +50,4 @@ def no_live_screens(monkeypatch):
         from drive import live
     except ImportError:
         return
-    monkeypatch.setattr(live, "drive_changed", lambda drive_id: None)
+    monkeypatch.setattr(live, "drive_changed", lambda drive_id, **kwargs: None)
