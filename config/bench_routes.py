@@ -87,8 +87,7 @@ def install() -> None:
         finally:
             _local.record = None
             rec["end_ns"] = time.time_ns()
-            if not rec.get("phones_queued"):
-                _keep(rec)
+            _keep(rec)
 
     def stamp() -> int:
         value = original_stamp()
@@ -158,38 +157,6 @@ def install() -> None:
                     _deltas.append(rec)
 
     live.send_result_delta = send_result_delta
-    # The phones' part is sent by its own thread: carry the publish's record over to it.
-    original_queue_phones = live._queue_phones
-    original_send_phones = live.send_phones
-
-    def queue_phones(drive_id, view):
-        rec = _current()
-        if rec is not None:
-            rec["phones_queued"] = True
-            view._bench_record = rec
-            superseded = live._phones_latest.get(drive_id)  # its phones go out with this view's
-            if superseded is not None and getattr(superseded, "_bench_record", None) is not None:
-                old = superseded._bench_record
-                rec.setdefault("covers", []).extend([old, *old.pop("covers", [])])
-        return original_queue_phones(drive_id, view)
-
-    def send_phones(view):
-        rec = getattr(view, "_bench_record", None)
-        _local.record = rec
-        try:
-            return original_send_phones(view)
-        finally:
-            _local.record = None
-            if rec is not None:
-                phone_sends = [x for x in rec["sends"]
-                               if str(x.get("group", "")).startswith("player-") or str(x.get("group", "")).endswith("-phones")]
-                for covered in rec.pop("covers", []):
-                    covered["sends"].extend(phone_sends)
-                    _keep(covered)
-                _keep(rec)
-
-    live._queue_phones = queue_phones
-    live.send_phones = send_phones
     live.publish = publish
     live._stamp = stamp
     broadcast.send_now = send_now

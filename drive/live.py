@@ -112,9 +112,6 @@ _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"
 _hurry: dict[int, threading.Event] = {}  # set: the next build of that drive must not wait
-_phones_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-phones")
-_phones_latest: dict[int, Any] = {}  # drive id -> newest view whose phones are not sent yet
-_phones_busy: set[int] = set()
 
 
 _phones_shown: dict[int, dict[str, str]] = {}  # drive id -> player id -> the fragment last sent
@@ -138,36 +135,6 @@ def forget_phones(drive_id: int | None = None) -> None:
             _phones_shown.clear()
         else:
             _phones_shown.pop(drive_id, None)
-
-
-def _queue_phones(drive_id: int, view: Any) -> None:
-    """Send the phones' fragments of ``view``; if the phones' sender is busy with this drive,
-    only the newest view waits (an older one would be overtaken anyway)."""
-    if getattr(settings, "LIVE_UPDATES_INLINE", False):
-        send_phones(view)
-        return
-    with _lock:
-        fresh = drive_id not in _phones_latest and drive_id not in _phones_busy
-        _phones_latest[drive_id] = view
-    if fresh:
-        _phones_worker.submit(_run_phones, drive_id)
-
-
-def _run_phones(drive_id: int) -> None:
-    while True:
-        with _lock:
-            view = _phones_latest.pop(drive_id, None)
-            if view is None:
-                _phones_busy.discard(drive_id)
-                _idle.notify_all()
-                return
-            _phones_busy.add(drive_id)
-        try:
-            send_phones(view)
-        except Exception:
-            log.exception("phones' update of drive %s failed", drive_id)
-        finally:
-            connection.close()  # rendering may have read a related row: give the connection back
 
 
 def gather_seconds() -> float:
@@ -220,7 +187,7 @@ def _run(drive_id: int) -> None:
 def wait_idle(timeout: float = 10.0) -> bool:
     """Block until no update is queued or running (tests, and a clean shutdown)."""
     with _idle:
-        return _idle.wait_for(lambda: not _state and not _phones_latest and not _phones_busy, timeout=timeout)
+        return _idle.wait_for(lambda: not _state, timeout=timeout)
 
 
 def _stamp() -> int:
@@ -261,23 +228,22 @@ def message(parts: dict[str, Any], audience: str, read: int | None = None) -> di
 
 
 def publish(drive_id: int) -> None:
-    """Build and send one update of the drive: the room's screens, then (handed to the phones'
-    sender) every phone.
+    """Build and send one update of the drive: the phones first, then the room's screens.
 
-    Each phone gets only its own fragment, in its own group: one message of every player's
-    fragment would be copied to every phone (200 phones x 200 fragments). The phones' part runs
-    on its own thread, so the board and the dashboard never wait behind 200 phone sends."""
+    Phones first: after a close each player needs to know where to go next, and the board and
+    the dashboard have already shown every result by its own message (``table_changed``). Each
+    phone gets only its own fragment, and only when it changed (``_changed_only``)."""
     read = _stamp()
     drive = Drive.objects.filter(pk=drive_id).first()
     if drive is None:
         return
     private = selectors.drive_view(drive)
     public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
+    send_phones(public)
     broadcast.send_many([
         (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
         (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
     ])
-    _queue_phones(drive_id, public)
 
 
 def send_phones(view: selectors.DriveView) -> None:

@@ -48,27 +48,6 @@ def test_a_failing_build_does_not_stop_later_ones(settings, monkeypatch):
     assert calls == [3, 3]
 
 
-def test_phones_are_sent_by_their_own_worker_newest_view_only(settings, monkeypatch):
-    settings.LIVE_UPDATES_INLINE = False
-    sent: list[str] = []
-    started = threading.Event()
-    release = threading.Event()
-
-    def slow_send(view) -> None:
-        sent.append(view)
-        started.set()
-        release.wait(5)
-
-    monkeypatch.setattr(live, "send_phones", slow_send)
-    live._queue_phones(9, "v1")
-    assert started.wait(5)
-    for v in ("v2", "v3", "v4"):  # newer views while v1's phones are being sent
-        live._queue_phones(9, v)
-    release.set()
-    assert live.wait_idle(5)
-    assert sent == ["v1", "v4"]
-
-
 def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wait(settings, monkeypatch):
     settings.LIVE_UPDATES_INLINE = False
     settings.LIVE_GATHER_SECONDS = 0.4
