@@ -129,7 +129,7 @@ WEBSOCKET_TIMEOUT = 86400
 # A result's own message reaches the board and the dashboard at its commit (drive.live
 # table_changed); their full re-render then waits this long (milliseconds) for the rest of a
 # burst of results, so 50 results at the end of a hand cost a few renders, not fifty.
-LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 500, minimum=0, maximum=5000) / 1000
+LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 1000, minimum=0, maximum=5000) / 1000
 _redis_url = env_url("REDIS_URL", {"redis", "rediss", "unix"})
 if _redis_url:
     CHANNEL_LAYERS = {

@@ -138,7 +138,7 @@ def forget_phones(drive_id: int | None = None) -> None:
 
 
 def gather_seconds() -> float:
-    return float(getattr(settings, "LIVE_GATHER_SECONDS", 0.5))
+    return float(getattr(settings, "LIVE_GATHER_SECONDS", 1.0))
 
 
 def _schedule(drive_id: int, gather: bool = False) -> None:
