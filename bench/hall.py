@@ -382,7 +382,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
                              args.floor_sends, per_listener=False, errors=errors)
     # Each phone's fragment goes to its own group (drive.live): the floor sends one message of
     # the same size to each listener's own group, in one batch, the same way.
-    # (drive.live.send_phones: in memory one small message per phone group; through Redis one
+    # (drive.live.phone_messages: in memory one small message per phone group; through Redis one
     # message with every phone's part to the phones group.) The floor sends the same way.
     per_key = args.layer == "memory"
     part = statistics.mean(phone_bytes or [1000]) / (1 if per_key else len(phones))

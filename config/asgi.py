@@ -30,6 +30,10 @@ def _switch_interval() -> float:
 
 sys.setswitchinterval(_switch_interval())
 
+from drive import render  # noqa: E402
+
+render.start()  # the process that builds the live updates, ready before the first change
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

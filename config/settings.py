@@ -129,6 +129,8 @@ WEBSOCKET_TIMEOUT = 86400
 # A result's own message reaches the board and the dashboard at its commit (drive.live
 # table_changed); their full re-render then waits this long (milliseconds) for the rest of a
 # burst of results, so 50 results at the end of a hand cost a few renders, not fifty.
+# Full live updates are built in a child process of the server (drive/render.py).
+LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 1000, minimum=0, maximum=5000) / 1000
 _redis_url = env_url("REDIS_URL", {"redis", "rediss", "unix"})
 if _redis_url:

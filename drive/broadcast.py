@@ -15,14 +15,15 @@ from config import layer
 
 
 def drive_group(drive_id: int, audience: str) -> str:
-    """``audience``: "board" (projector), "organiser" (dashboard) or "phones" (every phone of the
-    drive, used through Redis; in memory each phone has its own ``player_group``)."""
-    assert audience in ("board", "organiser", "phones")
+    """``audience``: "board" (projector), "organiser" (dashboard), "screens" (both: a table's
+    result message, one send for the two) or "phones" (every phone of the drive, used through
+    Redis; in memory each phone has its own ``player_group``)."""
+    assert audience in ("board", "organiser", "screens", "phones")
     return f"drive-{drive_id}-{audience}"
 
 
 def one_message_for_all_phones() -> bool:
-    """True on Redis (see drive.live.send_phones), False on the in-memory layer."""
+    """True on Redis (see drive.live.phone_messages), False on the in-memory layer."""
     from django.conf import settings
 
     return "Redis" in settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]

@@ -32,8 +32,9 @@ class LiveConsumer(JsonFrameConsumer):
             return
         if self.audience == "phone":  # its own group (in memory) and the drive's phones group (Redis)
             self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones")]
-        else:
-            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience)]
+        else:  # its audience's updates, and the tables' result messages (drive.live.table_changed)
+            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
+                                  broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()

@@ -102,8 +102,8 @@ def result_delta(table: Any) -> dict[str, Any]:
 
 def send_result_delta(delta: dict[str, Any]) -> None:
     message = {**delta, "commit": _stamp()}
-    broadcast.send_many([(broadcast.drive_group(delta["drive"], "board"), message),
-                         (broadcast.drive_group(delta["drive"], "organiser"), message)])
+    # One group for the board and the dashboard: each socket takes what its audience may see.
+    broadcast.send_many([(broadcast.drive_group(delta["drive"], "screens"), message)])
 
 
 log = logging.getLogger(__name__)
@@ -227,39 +227,53 @@ def message(parts: dict[str, Any], audience: str, read: int | None = None) -> di
     return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read}
 
 
+def build(drive_id: int) -> tuple[list, list] | None:
+    """One update of the drive as (phones' messages, screens' messages), or None if the drive is
+    gone. Pure reading and rendering: it runs in the render process (``drive.render``) when the
+    server has one, so the server's interpreter stays free for the sockets while it renders."""
+    read = _stamp()
+    drive = Drive.objects.filter(pk=drive_id).first()
+    if drive is None:
+        return None
+    private = selectors.drive_view(drive)
+    public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
+    phones = phone_messages(public)
+    screens = [
+        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
+        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
+    ]
+    return phones, screens
+
+
 def publish(drive_id: int) -> None:
     """Build and send one update of the drive: the phones first, then the room's screens.
 
     Phones first: after a close each player needs to know where to go next, and the board and
     the dashboard have already shown every result by its own message (``table_changed``). Each
     phone gets only its own fragment, and only when it changed (``_changed_only``)."""
-    read = _stamp()
-    drive = Drive.objects.filter(pk=drive_id).first()
-    if drive is None:
+    from drive import render
+
+    built = render.run(build, drive_id)
+    if built is None:
         return
-    private = selectors.drive_view(drive)
-    public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
-    send_phones(public)
-    broadcast.send_many([
-        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
-        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
-    ])
+    phones, screens = built
+    if phones:
+        broadcast.send_many(phones)
+    broadcast.send_many(screens)
 
 
-def send_phones(view: selectors.DriveView) -> None:
-    """Every phone's fragment, rendered once. How they travel depends on the layer: in memory a
-    message is copied for every receiver, so each phone gets its own small message in its own
-    group; through Redis each group send costs round trips, so one message carrying every
-    fragment goes to the drive's phones group and each socket forwards only its own part."""
+def phone_messages(view: selectors.DriveView) -> list[tuple[str, dict[str, Any]]]:
+    """Every phone's fragment that changed, rendered once. How they travel depends on the layer:
+    in memory a message is copied for every receiver, so each phone gets its own small message
+    in its own group; through Redis each group send costs round trips, so one message carrying
+    every fragment goes to the drive's phones group and each socket forwards only its own part."""
     stamp = _stamp()
     parts = _changed_only(view.drive.pk, phone_parts(view))
     if not parts:
-        return
+        return []
     if broadcast.one_message_for_all_phones():
-        broadcast.send_many([(broadcast.drive_group(view.drive.pk, "phones"),
-                              {"type": "drive.update", "stamp": stamp, "parts": parts})])
-        return
-    broadcast.send_many([
+        return [(broadcast.drive_group(view.drive.pk, "phones"), {"type": "drive.update", "stamp": stamp, "parts": parts})]
+    return [
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
         for pid, html in parts.items()
-    ])
+    ]

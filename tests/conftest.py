@@ -29,6 +29,17 @@ def _no_connection_pool_in_tests() -> None:
 _no_connection_pool_in_tests()
 
 
+def _no_render_process_in_tests() -> None:
+    """Tests build live updates in the committing thread; the servers they start (daphne
+    subprocesses) build them in their render process, as in production (drive/render.py)."""
+    from django.conf import settings
+
+    settings.LIVE_RENDER_PROCESS = False
+
+
+_no_render_process_in_tests()
+
+
 def _available() -> dict[str, str | None]:
     """For each service marker: None when available, else why not."""
     url = os.environ.get("DATABASE_URL", "")

@@ -1,0 +1,72 @@
+"""drive/render.py: full live updates are built in a child process of the server, and in the
+server's own thread when that child cannot be used."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from drive import live, render
+
+
+@pytest.fixture
+def render_process(settings):
+    settings.LIVE_RENDER_PROCESS = True
+    settings.LIVE_UPDATES_INLINE = False
+    yield
+    if render._pool is not None:
+        render._discard(render._pool)
+
+
+def test_a_build_runs_in_the_render_process(render_process):
+    assert render.start() is True
+    child = render.run(os.getpid)
+    assert isinstance(child, int) and child != os.getpid()
+    assert render.run(os.getpid) == child  # one child, kept between builds
+
+
+def test_a_dead_render_process_is_replaced_and_the_build_still_happens(render_process):
+    first = render.run(os.getpid)
+    os.kill(first, 9)
+    assert render.run(os.getpid) == os.getpid()  # this build: in the server, nothing lost
+    second = render.run(os.getpid)
+    assert second not in (first, os.getpid())  # the next: a new child
+
+
+def test_an_error_in_a_build_is_raised_to_the_caller_and_the_child_stays(render_process):
+    child = render.run(os.getpid)
+    with pytest.raises(FileNotFoundError):
+        render.run(os.stat, "/no/such/file")
+    assert render.run(os.getpid) == child
+
+
+def test_without_the_render_process_builds_run_here(settings):
+    settings.LIVE_RENDER_PROCESS = False
+    settings.LIVE_UPDATES_INLINE = False
+    assert render.start() is False
+    assert render.run(os.getpid) == os.getpid()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_render_process_builds_a_drives_update_from_the_same_database(render_process, organiser):
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8)  # its changes are published by the worker, through the child
+    assert live.wait_idle(20)
+    phones, screens = render.run(live.build, drive.pk)
+    assert [g for g, _ in screens] == [f"drive-{drive.pk}-organiser", f"drive-{drive.pk}-board"]
+    assert "0 of 2 tables done" in screens[1][1]["parts"]["board"] and screens[1][1]["read"] > 0
+    assert phones == []  # the child already sent every phone its fragment: nothing changed since
+    render._discard(render._pool)
+    phones, _ = render.run(live.build, drive.pk)  # a new child has sent nothing yet
+    assert phone_ids(phones) == sorted(str(p.pk) for p in drive.players.all())
+
+
+def phone_ids(messages):
+    """Whose fragments the phones' messages carry: one group per phone (in memory), or one
+    message for every phone whose parts are keyed by player (Redis)."""
+    ids = []
+    for group, msg in messages:
+        ids += [group.split("-", 1)[1]] if group.startswith("player-") else list(msg["parts"])
+    return sorted(ids)
