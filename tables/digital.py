@@ -287,7 +287,18 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
 # The threads that apply the phones' actions. Their own, few and long-lived, so that on SQLite
 # each keeps its connection open between actions (opening one costs more than the action's
 # transaction); on PostgreSQL the connection goes back to the pool after each action.
-_APPLY_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="digital-apply")
+_APPLY_THREADS: ThreadPoolExecutor | None = None
+
+
+def _apply_threads() -> ThreadPoolExecutor:
+    """SQLite takes one writer at a time, and a writer that finds the file locked sleeps in
+    steps of milliseconds: one thread queues the actions instead. PostgreSQL locks a table's
+    row only: four threads apply at four tables at once."""
+    global _APPLY_THREADS
+    if _APPLY_THREADS is None:
+        workers = 1 if connection.vendor == "sqlite" else 4
+        _APPLY_THREADS = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digital-apply")
+    return _APPLY_THREADS
 
 
 def _keeping_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -302,7 +313,7 @@ async def in_apply_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> 
     """Run ``fn`` (``apply_action``) in one of the apply threads, from a socket's event loop."""
     loop = asyncio.get_running_loop()
     ctx = contextvars.copy_context()
-    return await loop.run_in_executor(_APPLY_THREADS, functools.partial(ctx.run, _keeping_connection, fn, *args, **kwargs))
+    return await loop.run_in_executor(_apply_threads(), functools.partial(ctx.run, _keeping_connection, fn, *args, **kwargs))
 
 
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
@@ -319,16 +330,61 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
     return action, version, key, message.get("seat")
 
 
-# What an action reads of the table and its hand (the drive is read only when the hand ends).
-_ACTION_FIELDS = ("id", "number", "hand_id", "play_mode", "status", "state", "version", "bots", "client_keys",
-                  "hand__id", "hand__number", "hand__status", "hand__drive_id")
+# An action is the hottest write of the application (every card passed, every offer): its
+# read, its seat check and its write are three hand-written statements, not ORM queries, whose
+# building cost more than SQLite's work. Columns are named from the models, values converted by
+# the models' own fields, so both databases and the JSON columns behave as through the ORM.
+
+
+def _sql_names() -> dict[str, str]:
+    q = connection.ops.quote_name
+    t, h, st = TableHand._meta, Hand._meta, Seat._meta
+    return {"t": q(t.db_table), "h": q(h.db_table), "seat": q(st.db_table)}
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def _locked_table(table_id: int) -> TableHand:
-    try:
-        return TableHand.objects.select_for_update(of=("self",)).select_related("hand").only(*_ACTION_FIELDS).get(pk=table_id)
-    except TableHand.DoesNotExist:
-        raise DigitalError("That table no longer exists.") from None
+    n = _sql_names()
+    sql = (
+        f"SELECT t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
+        f"h.number, h.status, h.drive_id FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id WHERE t.id = %s"
+    )
+    if connection.features.has_select_for_update_of:
+        sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise DigitalError("That table no longer exists.")
+    pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id = row
+    table = TableHand(id=pk, number=number, hand_id=hand_id, play_mode=mode, status=status, state=_json(state),
+                      version=version, bots=_json(bots), client_keys=_json(keys))
+    table.hand = Hand(id=hand_id, number=hand_number, status=hand_status, drive_id=drive_id)
+    return table
+
+
+def _sits_at(table: TableHand, seat: int, player_id: int) -> bool:
+    n = _sql_names()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {n['seat']} WHERE table_id = %s AND position = %s AND player_id = %s",
+                       [table.pk, seat, player_id])
+        return cursor.fetchone() is not None
+
+
+def _write(table: TableHand, fields: list[str]) -> None:
+    """One UPDATE of ``fields`` of the table's row, each value prepared by its model field."""
+    n = _sql_names()
+    q = connection.ops.quote_name
+    columns, values = [], []
+    for name in fields:
+        field = TableHand._meta.get_field(name)
+        columns.append(f"{q(field.column)} = %s")
+        values.append(field.get_db_prep_save(getattr(table, name), connection))
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {n['t']} SET {', '.join(columns)} WHERE id = %s", [*values, table.pk])
 
 
 @transaction.atomic
@@ -364,7 +420,7 @@ def apply_action(
     if bot:
         if seat not in (table.bots or []):
             raise DigitalError(f"Seat {seat + 1} is not played by a bot.")
-    elif player_id is None or not table.seats.filter(position=seat, player_id=player_id).exists():
+    elif player_id is None or not _sits_at(table, seat, player_id):
         raise DigitalError("You do not sit at that seat of this table.")
     if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
         raise DigitalError("This table is not playing on the phones.")
@@ -391,9 +447,8 @@ def apply_action(
     if state.finished:
         _record(table, state)
         fields.append("status")
-    # One UPDATE of the changed columns (no model signals are listened to on TableHand).
     table.updated_at = timezone.now()
-    TableHand.objects.filter(pk=table.pk).update(**{f: getattr(table, f) for f in fields})
+    _write(table, fields)  # no model signals are listened to on TableHand
     if notify:
         notify_table(table.pk, table.version, table.bots, state=state)
         return Applied(table.pk, table.version, finished=state.finished)
