@@ -59,7 +59,7 @@ def parse_args(argv=None):
     p.add_argument("--tables", type=int, default=50)
     p.add_argument("--hands", type=int, default=3)
     p.add_argument("--spread", type=float, default=5.0, help="seconds over which the 50 results arrive")
-    p.add_argument("--floor-sends", type=int, default=30)
+    p.add_argument("--floor-sends", type=int, default=100, help="floor sends (hall; half as many for hand_end)")
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
     args.processes = args.processes or (1 if args.layer == "memory" else 2)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from concurrent.futures.process import BrokenProcessPool
@@ -35,10 +36,22 @@ def enabled() -> bool:
     return bool(getattr(settings, "LIVE_RENDER_PROCESS", False)) and not getattr(settings, "LIVE_UPDATES_INLINE", False)
 
 
-def _setup_child(database_name: str) -> None:
+def _watch_parent(parent_pid: int) -> None:
+    """The child ends when its server does, even a server killed with SIGKILL."""
+    import os
+    import time
+
+    while os.getppid() == parent_pid:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def _setup_child(database_name: str, parent_pid: int) -> None:
     import os
 
     import django
+
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-server", daemon=True).start()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
@@ -67,7 +80,7 @@ def _get_pool() -> ProcessPoolExecutor:
             # spawn: a fresh interpreter, not a fork of a server with threads and sockets open
             _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_setup_child,
-                                        initargs=(str(settings.DATABASES["default"]["NAME"]),))
+                                        initargs=(str(settings.DATABASES["default"]["NAME"]), os.getpid()))
         return _pool
 
 

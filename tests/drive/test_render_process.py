@@ -70,3 +70,47 @@ def phone_ids(messages):
     for group, msg in messages:
         ids += [group.split("-", 1)[1]] if group.startswith("player-") else list(msg["parts"])
     return sorted(ids)
+
+
+SERVER = """
+import os, sys, time
+import django
+django.setup()
+from django.conf import settings
+settings.LIVE_RENDER_PROCESS = True
+from drive import render
+print(render.run(os.getpid), flush=True)
+time.sleep(60)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return any(line.startswith("State:") and "Z" in line for line in f)  # a zombie has ended
+    except FileNotFoundError:
+        return True
+
+
+def test_the_render_process_ends_when_its_server_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATA_DIR": str(tmp_path),
+           "LIVE_RENDER_PROCESS": "1"}
+    env.pop("DATABASE_URL", None)
+    server = subprocess.Popen([sys.executable, "-c", SERVER], env=env, stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    try:
+        child = int(server.stdout.readline())
+        assert child != server.pid and not _gone(child)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        deadline = time.monotonic() + 10
+        while not _gone(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(child)
+    finally:
+        server.kill()
