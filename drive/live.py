@@ -227,22 +227,45 @@ def message(parts: dict[str, Any], audience: str, read: int | None = None) -> di
     return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read}
 
 
-def build(drive_id: int) -> tuple[list, list] | None:
-    """One update of the drive as (phones' messages, screens' messages), or None if the drive is
-    gone. Pure reading and rendering: it runs in the render process (``drive.render``) when the
-    server has one, so the server's interpreter stays free for the sockets while it renders."""
+# In the process that builds (the render process, or the server's thread): the views of the
+# update whose phones have been built and whose screens come next, by drive.
+_views: dict[int, tuple[int, Any, Any]] = {}
+
+
+def _read(drive_id: int) -> tuple[int, Any, Any] | None:
     read = _stamp()
     drive = Drive.objects.filter(pk=drive_id).first()
     if drive is None:
         return None
     private = selectors.drive_view(drive)
     public = selectors.drive_view(drive, public=True) if drive.suspense_hands else private
-    phones = phone_messages(public)
-    screens = [
+    return read, private, public
+
+
+def build_phones(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
+    """The first half of one update: read the drive, and the phones' messages (None: the drive
+    is gone). Pure reading and rendering: it runs in the render process (``drive.render``) when
+    the server has one, so the server's interpreter stays free for the sockets meanwhile."""
+    views = _read(drive_id)
+    if views is None:
+        _views.pop(drive_id, None)
+        return None
+    messages = phone_messages(views[2])
+    _views[drive_id] = views
+    return messages
+
+
+def build_screens(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
+    """The second half: the dashboard's and the board's messages, from the views read by
+    ``build_phones`` (read again if this process has not got them)."""
+    views = _views.pop(drive_id, None) or _read(drive_id)
+    if views is None:
+        return None
+    read, private, public = views
+    return [
         (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
         (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
     ]
-    return phones, screens
 
 
 def publish(drive_id: int) -> None:
@@ -250,16 +273,13 @@ def publish(drive_id: int) -> None:
 
     Phones first: after a close each player needs to know where to go next, and the board and
     the dashboard have already shown every result by its own message (``table_changed``). Each
-    phone gets only its own fragment, and only when it changed (``_changed_only``)."""
+    phone gets only its own fragment, and only when it changed (``_changed_only``). In the
+    render process the screens are rendered while the server sends the phones."""
     from drive import render
 
-    built = render.run(build, drive_id)
-    if built is None:
-        return
-    phones, screens = built
-    if phones:
-        broadcast.send_many(phones)
-    broadcast.send_many(screens)
+    for messages in render.run_in_order([(build_phones, drive_id), (build_screens, drive_id)]):
+        if messages:
+            broadcast.send_many(messages)
 
 
 def phone_messages(view: selectors.DriveView) -> list[tuple[str, dict[str, Any]]]:

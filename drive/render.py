@@ -21,7 +21,7 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from django.conf import settings
 
@@ -102,18 +102,32 @@ def _discard(pool: ProcessPoolExecutor) -> None:
 
 def run(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` in the render process if enabled (``fn`` must be importable), else here."""
+    return next(run_in_order([(fn, *args)]))
+
+
+def run_in_order(calls: list[tuple]) -> Iterator[Any]:
+    """The results of ``[(fn, *args), …]`` in order, each yielded as soon as it is ready: in
+    the render process the later calls are already running while the caller handles the
+    earlier results. A call the child cannot answer runs here instead."""
     if not enabled():
-        return fn(*args)
+        for fn, *args in calls:
+            yield fn(*args)
+        return
     pool = _get_pool()
     try:
-        future = pool.submit(_in_child, fn, *args)
+        futures = [pool.submit(_in_child, fn, *args) for fn, *args in calls]
     except RuntimeError:  # the pool broke or was shut down: a new one next time
         log.warning("the render process is gone; building this update in the server", exc_info=True)
         _discard(pool)
-        return fn(*args)
-    try:
-        return future.result(timeout=TIMEOUT)
-    except (BrokenProcessPool, TimeoutError):
-        log.warning("the render process failed; building this update in the server", exc_info=True)
-        _discard(pool)
-        return fn(*args)
+        futures = [None] * len(calls)
+    for (fn, *args), future in zip(calls, futures):
+        if future is None:
+            yield fn(*args)
+            continue
+        try:
+            result = future.result(timeout=TIMEOUT)
+        except (BrokenProcessPool, TimeoutError):
+            log.warning("the render process failed; building this update in the server", exc_info=True)
+            _discard(pool)
+            result = fn(*args)
+        yield result

@@ -54,12 +54,12 @@ def test_the_render_process_builds_a_drives_update_from_the_same_database(render
 
     drive = seated_drive(organiser, 8)  # its changes are published by the worker, through the child
     assert live.wait_idle(20)
-    phones, screens = render.run(live.build, drive.pk)
+    phones, screens = render.run_in_order([(live.build_phones, drive.pk), (live.build_screens, drive.pk)])
     assert [g for g, _ in screens] == [f"drive-{drive.pk}-organiser", f"drive-{drive.pk}-board"]
     assert "0 of 2 tables done" in screens[1][1]["parts"]["board"] and screens[1][1]["read"] > 0
     assert phones == []  # the child already sent every phone its fragment: nothing changed since
     render._discard(render._pool)
-    phones, _ = render.run(live.build, drive.pk)  # a new child has sent nothing yet
+    phones = render.run(live.build_phones, drive.pk)  # a new child has sent nothing yet
     assert phone_ids(phones) == sorted(str(p.pk) for p in drive.players.all())
 
 
@@ -114,3 +114,19 @@ def test_the_render_process_ends_when_its_server_is_killed(tmp_path):
         assert _gone(child)
     finally:
         server.kill()
+
+
+def test_the_screens_come_from_the_views_read_for_the_phones(settings, monkeypatch):
+    settings.LIVE_RENDER_PROCESS = False
+    reads = []
+    monkeypatch.setattr(live, "_read", lambda drive_id: reads.append(drive_id) or (7, "private", "public"))
+    monkeypatch.setattr(live, "phone_messages", lambda view: [("player-1", {"view": view})])
+    monkeypatch.setattr(live, "dashboard_parts", lambda view: {"dashboard": view})
+    monkeypatch.setattr(live, "board_parts", lambda view: {"board": view})
+    phones, screens = render.run_in_order([(live.build_phones, 3), (live.build_screens, 3)])
+    assert phones == [("player-1", {"view": "public"})]
+    assert [(g, m["parts"], m["read"]) for g, m in screens] == [
+        ("drive-3-organiser", {"dashboard": "private"}, 7), ("drive-3-board", {"board": "public"}, 7)]
+    assert reads == [3]  # one read for both halves
+    live.build_screens(3)  # without its phones' half first: it reads for itself
+    assert reads == [3, 3]
