@@ -27,6 +27,7 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 TIMEOUT = 60.0
+NICE = 10
 
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
@@ -52,6 +53,10 @@ def _setup_child(database_name: str, parent_pid: int) -> None:
     import django
 
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-server", daemon=True).start()
+    try:
+        os.nice(NICE)  # background work: on a busy machine the server's sockets get the cores first
+    except OSError:
+        pass
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
