@@ -24,6 +24,7 @@ def test_a_build_runs_in_the_render_process(render_process):
     child = render.run(os.getpid)
     assert isinstance(child, int) and child != os.getpid()
     assert render.run(os.getpid) == child  # one child, kept between builds
+    assert render.run(os.nice, 0) == min(19, os.nice(0) + render.NICE)  # background priority
 
 
 def test_a_dead_render_process_is_replaced_and_the_build_still_happens(render_process):
