@@ -88,15 +88,18 @@ def result_delta(table: Any) -> dict[str, Any]:
         row["nine"] += bool(nine)
         row["hands"] += 1
     drive = hand.drive
+    latest = drive.hands.order_by("-number").values_list("number", flat=True).first() or hand.number
+    frozen_at = selectors.suspense_from(drive)
     return {
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
         # A correction of an earlier hand changes totals, not the current hand's progress.
-        "current": not drive.hands.filter(number__gt=hand.number).exists(),
+        "current": hand.number >= latest,
         "status": table.status, "status_label": table.get_status_display(),
         "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
         "totals": {str(pid): row for pid, row in rows.items()},
-        # The board keeps its standings secret during the suspense hands: no totals for it then.
-        "board_totals": selectors.suspense_from(drive) is None or hand.number <= selectors.suspense_from(drive),
+        # The board keeps its standings secret while the drive is in its suspense hands (as
+        # selectors.drive_view): no totals for it then, whichever hand the result belongs to.
+        "board_totals": frozen_at is None or latest <= frozen_at,
     }
 
 

@@ -170,3 +170,34 @@ async def test_a_digital_table_stopped_by_the_bell_sends_its_result_message(orga
     assert digital["status"] == "confirmed" and digital["progress"]["done"] == 2
     assert len(digital["totals"]) == 4
     await ws.disconnect()
+
+
+async def test_the_board_gets_no_totals_during_suspense_even_for_a_correction_of_an_earlier_hand(organiser):
+    def setup():
+        drive = seated_drive(organiser, 4, target="hands", target_hands=3, suspense_hands=1)
+        for number in (1, 2):
+            services.organiser_result(drive, drive.hands.get(number=number).tables.get(), declared(4, 0), organiser)
+            services.close_hand(drive)
+            services.start_hand(drive)
+        return drive  # hand 3 is a suspense hand: the board shows the standings after hand 2
+
+    drive = await sync_to_async(setup)()
+    board = await connected(f"/ws/drive/{drive.join_code}/board/")
+    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    await board.receive_json_from(timeout=5)
+    await dashboard.receive_json_from(timeout=5)
+    old = await sync_to_async(lambda: drive.hands.get(number=1).tables.get())()
+    await sync_to_async(services.organiser_result)(drive, old, declared(4, 1), organiser, "wrong declarer")
+
+    async def result_of(ws):
+        frames = []
+        while not await ws.receive_nothing(timeout=0.3):
+            frames.append(await ws.receive_json_from(timeout=5))
+        return next(f for f in frames if f["type"] == "result")
+
+    on_board, on_dashboard = await result_of(board), await result_of(dashboard)
+    assert on_board["hand"] == 1 and on_board["current"] is False
+    assert "totals" not in on_board  # the suspense hand's scores must not leak through hand 1
+    assert len(on_dashboard["totals"]) == 4  # the organiser sees everything
+    await board.disconnect()
+    await dashboard.disconnect()
