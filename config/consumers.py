@@ -17,11 +17,17 @@ from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from config import layer
+
 GROUP = "health"
 
 
 class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
     max_frame = 4096
+
+    async def websocket_connect(self, message):
+        layer.remember_loop()  # where sends from the server's own threads must run (config/layer.py)
+        await super().websocket_connect(message)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         if text_data is None:

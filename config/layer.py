@@ -16,6 +16,35 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 CHUNK = 50
+TIMEOUT = 30.0
+
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_loop() -> None:
+    """Called on the server's event loop (every socket's connect): the loop the in-memory
+    layer's queues belong to."""
+    global _server_loop
+    _server_loop = asyncio.get_running_loop()
+
+
+def _loop_for(layer: Any) -> asyncio.AbstractEventLoop | None:
+    """The in-memory layer wakes its receivers through asyncio futures of the server's loop, so a
+    send from a thread of our own (the live-update worker, the apply threads) must run on that
+    loop; ``async_to_sync`` would run it on a new loop of its own, where setting those futures
+    is not thread-safe and a receiver may not wake until something else wakes the server.
+    Redis needs no such thing (its receivers read from Redis)."""
+    from channels.layers import InMemoryChannelLayer
+
+    loop = _server_loop
+    if loop is None or loop.is_closed() or not loop.is_running() or not isinstance(layer, InMemoryChannelLayer):
+        return None
+    try:
+        if asyncio.get_running_loop() is loop:
+            return None
+    except RuntimeError:
+        pass
+    return loop
 
 
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
@@ -32,7 +61,11 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
             await asyncio.gather(*(layer.group_send(group, message) for group, message in chunk))
 
     try:
-        async_to_sync(send_all)()
+        loop = _loop_for(layer)
+        if loop is not None:
+            asyncio.run_coroutine_threadsafe(send_all(), loop).result(TIMEOUT)
+        else:
+            async_to_sync(send_all)()
     except Exception:
         log.warning("live update of %d group(s) not sent: channel layer unavailable", len(messages), exc_info=True)
         return False

@@ -67,3 +67,25 @@ async def test_an_idle_socket_survives_longer_than_redis_read_timeouts():
     await socket.send_json_to({"type": "ping", "nonce": "late"})
     assert await socket.receive_json_from(timeout=5) == {"type": "pong", "nonce": "late"}
     await socket.disconnect()
+
+
+async def test_a_send_from_a_thread_of_the_servers_own_reaches_a_socket_at_once():
+    """The live-update worker and the apply threads are plain threads: their sends must run on
+    the server's loop, whose futures the in-memory layer sets (config/layer.py)."""
+    import threading
+    import time
+
+    from config import layer
+
+    ws = WebsocketCommunicator(application, "/ws/health/", headers=[(b"origin", b"http://localhost")])
+    assert (await ws.connect(timeout=5))[0]
+    sent = []
+    thread = threading.Thread(target=lambda: sent.append(layer.send_many(
+        [("health", {"type": "health.pong", "nonce": "from-a-thread"})])))
+    t0 = time.monotonic()
+    thread.start()
+    reply = await ws.receive_json_from(timeout=2)
+    assert reply == {"type": "pong", "nonce": "from-a-thread"} and time.monotonic() - t0 < 0.5
+    thread.join(5)
+    assert sent == [True]
+    await ws.disconnect()
