@@ -37,8 +37,9 @@ def send_now(group: str, message: dict[str, Any]) -> None:
     layer.send(group, message)
 
 
-def send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    layer.send_many(messages)
+def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
+    """False when the channel layer could not take them (logged by config.layer)."""
+    return layer.send_many(messages)
 
 
 def send_on_commit(group: str, message: dict[str, Any]) -> None:

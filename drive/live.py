@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.template.loader import get_template
 
-from drive import broadcast, selectors
+from drive import broadcast, render, selectors
 from drive.models import Drive
 from tables.models import Hand, TableHand
 
@@ -124,6 +124,10 @@ def _changed_only(drive_id: int, parts: dict[str, str]) -> dict[str, str]:
     """The fragments that differ from what this process last sent each phone. A result
     entered at one table changes its four phones, not the other 196; a socket that connects
     gets its own current fragment at once (``LiveConsumer``), so nothing depends on a resend."""
+    if broadcast.one_message_for_all_phones():
+        # Several server processes (Redis): each would remember only what it sent itself, and
+        # skip a fragment another process has since replaced. All of them go, in one message.
+        return parts
     with _lock:
         shown = _phones_shown.setdefault(drive_id, {})
         changed = {pid: html for pid, html in parts.items() if shown.get(pid) != html}
@@ -132,12 +136,22 @@ def _changed_only(drive_id: int, parts: dict[str, str]) -> dict[str, str]:
 
 
 def forget_phones(drive_id: int | None = None) -> None:
-    """Send every phone its fragment with the next update (tests; a drive deleted)."""
+    """Send every phone its fragment with the next update (tests; a send that failed)."""
     with _lock:
         if drive_id is None:
             _phones_shown.clear()
         else:
             _phones_shown.pop(drive_id, None)
+
+
+def _forget_local() -> None:
+    """A build falls back to this process (drive.render): what it remembers from earlier
+    fallbacks is older than what the render process has sent since."""
+    forget_phones()
+    _views.clear()
+
+
+render.on_fallback.append(_forget_local)
 
 
 def gather_seconds() -> float:
@@ -177,7 +191,10 @@ def _run(drive_id: int) -> None:
         except Exception:  # a failed update must not stop later ones; pages catch up on reconnect
             log.exception("live update of drive %s failed", drive_id)
         finally:
-            connection.close()  # give the connection back (pool / SQLite file) between bursts
+            try:
+                connection.close()  # give the connection back (pool / SQLite file) between bursts
+            except Exception:
+                log.exception("closing the live worker's connection failed")
         with _lock:
             if _state.get(drive_id) == "again":
                 continue
@@ -278,11 +295,9 @@ def publish(drive_id: int) -> None:
     the dashboard have already shown every result by its own message (``table_changed``). Each
     phone gets only its own fragment, and only when it changed (``_changed_only``). In the
     render process the screens are rendered while the server sends the phones."""
-    from drive import render
-
-    for messages in render.run_in_order([(build_phones, drive_id), (build_screens, drive_id)]):
-        if messages:
-            broadcast.send_many(messages)
+    for index, messages in enumerate(render.run_in_order([(build_phones, drive_id), (build_screens, drive_id)])):
+        if messages and not broadcast.send_many(messages) and index == 0:
+            render.run(forget_phones, drive_id)  # not sent: they must all go next time
 
 
 def phone_messages(view: selectors.DriveView) -> list[tuple[str, dict[str, Any]]]:

@@ -97,12 +97,27 @@ def start() -> bool:
     return True
 
 
+# Called before a build runs in the server's own thread instead of the child (drive.live
+# forgets what it remembers of earlier fallbacks: the child has sent newer things since).
+on_fallback: list[Callable[[], None]] = []
+
+
 def _discard(pool: ProcessPoolExecutor) -> None:
     global _pool
     with _lock:
         if _pool is pool:
             _pool = None
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:  # a hung child must not keep running (and holding a connection)
+        if process.is_alive():
+            process.terminate()
+
+
+def _fallback(fn: Callable[..., Any], *args: Any) -> Any:
+    for hook in on_fallback:
+        hook()
+    return fn(*args)
 
 
 def run(fn: Callable[..., Any], *args: Any) -> Any:
@@ -125,14 +140,17 @@ def run_in_order(calls: list[tuple]) -> Iterator[Any]:
         log.warning("the render process is gone; building this update in the server", exc_info=True)
         _discard(pool)
         futures = [None] * len(calls)
+    fell_back = False
     for (fn, *args), future in zip(calls, futures):
-        if future is None:
-            yield fn(*args)
+        if future is None or fell_back:
+            yield fn(*args) if fell_back else _fallback(fn, *args)
+            fell_back = True
             continue
         try:
             result = future.result(timeout=TIMEOUT)
         except (BrokenProcessPool, TimeoutError):
             log.warning("the render process failed; building this update in the server", exc_info=True)
             _discard(pool)
-            result = fn(*args)
+            result = _fallback(fn, *args)
+            fell_back = True
         yield result

@@ -157,8 +157,12 @@
     var pages = Math.ceil(rows.length / perPage);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;
     rows.forEach(function (r, i) { r.hidden = Math.floor(i / perPage) !== pageIndex; });
-    clearTimeout(pagerTimer);
-    if (pages > 1) pagerTimer = setTimeout(function () { pageIndex = (pageIndex + 1) % pages; paginate(true); }, 8000);
+    // Keep the page turning every 8 s: an update arriving meanwhile must not restart the clock
+    // (in a burst of results the board would never leave its first page).
+    if (pages > 1 && (!pagerTimer || !keepPage)) {
+      clearTimeout(pagerTimer);
+      pagerTimer = setTimeout(function () { pagerTimer = null; pageIndex = (pageIndex + 1) % pages; paginate(true); }, 8000);
+    } else if (pages <= 1) { clearTimeout(pagerTimer); pagerTimer = null; }
   }
   window.addEventListener("resize", function () { paginate(false); });
   addCsrf(document);

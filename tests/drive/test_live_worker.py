@@ -68,7 +68,8 @@ def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wa
     assert len(built) == 1 and built[0] - t0 < 0.3
 
 
-def test_phones_get_only_the_fragments_that_changed():
+def test_phones_get_only_the_fragments_that_changed(monkeypatch):
+    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: False)  # one process
     live.forget_phones()
     assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}) == {"1": "<p>a</p>", "2": "<p>b</p>"}
     assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>B</p>"}) == {"2": "<p>B</p>"}
@@ -76,3 +77,12 @@ def test_phones_get_only_the_fragments_that_changed():
     assert live._changed_only(5, {"1": "<p>a</p>"}) == {"1": "<p>a</p>"}  # per drive
     live.forget_phones(4)
     assert live._changed_only(4, {"1": "<p>a</p>"}) == {"1": "<p>a</p>"}
+
+
+def test_with_several_processes_every_phone_gets_its_fragment(monkeypatch):
+    """Through Redis each process would remember only its own sends: nothing is skipped."""
+    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: True)
+    live.forget_phones()
+    parts = {"1": "<p>a</p>", "2": "<p>b</p>"}
+    assert live._changed_only(4, parts) == parts
+    assert live._changed_only(4, parts) == parts
