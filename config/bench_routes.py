@@ -5,7 +5,7 @@ Used by ``make bench`` (bench/hall.py) against a real daphne; never enabled in p
 - ``/ws/bench/floor/<group>/<key>/``: a bare consumer that joins ``group`` and forwards, for each
   ``bench.floor`` group message, the part named ``key`` (as a phone socket forwards its own part).
 - ``POST /bench/floor``: ``{"group", "parts", "part_bytes", "seq"}``; builds a payload of that
-  shape and sends it with ``group_send`` exactly as ``drive.broadcast.send_now`` does (sync view,
+  shape and sends it with ``group_send`` as ``drive.broadcast.send_many`` does (sync view,
   ``async_to_sync``), ``stamp`` = time.time_ns() just before the send. This is the *floor*: what a
   group send of the same size to the same listeners costs through the same server and layer.
 - ``GET /bench/log``: what ``drive.live`` did in this process since the last call: ``commits``,
@@ -59,35 +59,36 @@ def _timed(name: str, fn):
     return wrapper
 
 
-def _keep(rec: dict) -> None:
-    with _records_lock:
-        if len(_records) < MAX_RECORDS and not rec.get("kept"):
-            rec["kept"] = True
-            _records.append(rec)
+def _recorded(fn, into: list[dict], drive_of):
+    """``fn`` recording one entry in ``into``: when it ran, in which thread, what it sent."""
+
+    def wrapper(*args):
+        rec = {"pid": os.getpid(), "drive": drive_of(*args), "start_ns": time.time_ns(), "steps": [], "sends": [],
+               "thread": threading.get_ident()}
+        _local.record = rec
+        try:
+            return fn(*args)
+        finally:
+            _local.record = None
+            rec["end_ns"] = time.time_ns()
+            with _records_lock:
+                if len(into) < MAX_RECORDS:
+                    into.append(rec)
+
+    return wrapper
 
 
 def install() -> None:
-    """Wrap drive.live's publish, its parts builders, its stamp and broadcast.send_now (once)."""
+    """Wrap drive.live's publish and result messages, its parts builders, its stamp and
+    broadcast.send_many (once)."""
     global _installed
     if _installed:
         return
     _installed = True
     from drive import broadcast, live, selectors
 
-    original_publish = live.publish
     original_stamp = live._stamp
-    original_send = broadcast.send_now
     original_send_many = broadcast.send_many
-
-    def publish(drive_id: int) -> None:
-        rec = {"pid": os.getpid(), "drive": drive_id, "start_ns": time.time_ns(), "steps": [], "sends": []}
-        _local.record = rec
-        try:
-            original_publish(drive_id)
-        finally:
-            _local.record = None
-            rec["end_ns"] = time.time_ns()
-            _keep(rec)
 
     def stamp() -> int:
         value = original_stamp()
@@ -95,20 +96,6 @@ def install() -> None:
         if rec is not None:
             rec.setdefault("stamps", []).append(value)
         return value
-
-    def send_now(group, message):
-        rec = _current()
-        t = time.time_ns()
-        try:
-            return original_send(group, message)
-        finally:
-            if rec is not None:
-                parts = message.get("parts", {}) if isinstance(message, dict) else {}
-                rec["sends"].append({
-                    "group": group, "stamp": message.get("stamp"), "parts": len(parts),
-                    "bytes": sum(len(v) for v in parts.values() if isinstance(v, str)),
-                    "call_ns": t, "done_ns": time.time_ns(),
-                })
 
     def send_many(messages):
         rec = _current()
@@ -141,25 +128,9 @@ def install() -> None:
         live._schedule = schedule
 
     # A table's result message goes out in the committing thread, after its _schedule above.
-    original_send_delta = live.send_result_delta
-
-    def send_result_delta(delta):
-        rec = {"pid": os.getpid(), "drive": delta["drive"], "start_ns": time.time_ns(), "steps": [], "sends": [],
-               "thread": threading.get_ident()}
-        _local.record = rec
-        try:
-            return original_send_delta(delta)
-        finally:
-            _local.record = None
-            rec["end_ns"] = time.time_ns()
-            with _records_lock:
-                if len(_deltas) < MAX_RECORDS:
-                    _deltas.append(rec)
-
-    live.send_result_delta = send_result_delta
-    live.publish = publish
+    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta: delta["drive"])
+    live.publish = _recorded(live.publish, _records, lambda drive_id: drive_id)
     live._stamp = stamp
-    broadcast.send_now = send_now
     broadcast.send_many = send_many
     live.selectors = _SelectorsProxy(selectors)
     for name in ("dashboard_parts", "board_parts", "phone_parts"):

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
 from config import layer
 
 
@@ -33,14 +31,7 @@ def player_group(player_id: int) -> str:
     return f"player-{player_id}"
 
 
-def send_now(group: str, message: dict[str, Any]) -> None:
-    layer.send(group, message)
-
-
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     """False when the channel layer could not take them (logged by config.layer)."""
     return layer.send_many(messages)
 
-
-def send_on_commit(group: str, message: dict[str, Any]) -> None:
-    transaction.on_commit(lambda: send_now(group, message))

@@ -70,25 +70,14 @@ def table_changed(table: Any) -> None:
 
 
 def result_delta(table: Any) -> dict[str, Any]:
-    from scoring.models import Score
-
     hand = table.hand
+    drive = hand.drive
     # This table's status as the caller has it (the engine saves it after recording the result).
     statuses = [TableHand(status=table.status if pk == table.pk else status)
                 for pk, status in hand.tables.values_list("pk", "status")]
     done = selectors.progress(statuses)
     seated = list(table.seats.values_list("player_id", flat=True))
-    rows = {pid: {"total": 0, "declarations": 0, "nine": 0, "hands": 0} for pid in seated}
-    for pid, points, declared, nine in Score.objects.filter(player_id__in=seated, counted=True).values_list(
-        "player_id", "points", "declared", "nine_card"
-    ):
-        row = rows[pid]
-        row["total"] += points
-        row["declarations"] += bool(declared)
-        row["nine"] += bool(nine)
-        row["hands"] += 1
-    drive = hand.drive
-    latest = drive.hands.order_by("-number").values_list("number", flat=True).first() or hand.number
+    latest = selectors.current_hand(drive).number
     frozen_at = selectors.suspense_from(drive)
     return {
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
@@ -96,7 +85,9 @@ def result_delta(table: Any) -> dict[str, Any]:
         "current": hand.number >= latest,
         "status": table.status, "status_label": table.get_status_display(),
         "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
-        "totals": {str(pid): row for pid, row in rows.items()},
+        "totals": {str(r.player_id): {"total": r.total, "declarations": r.declarations,
+                                      "nine": r.nine_card_declarations, "hands": r.hands_played}
+                   for r in selectors.totals_of(drive, seated)},
         # The board keeps its standings secret while the drive is in its suspense hands (as
         # selectors.drive_view): no totals for it then, whichever hand the result belongs to.
         "board_totals": frozen_at is None or latest <= frozen_at,

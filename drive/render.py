@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, TimeoutError
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator
@@ -39,17 +40,12 @@ def enabled() -> bool:
 
 def _watch_parent(parent_pid: int) -> None:
     """The child ends when its server does, even a server killed with SIGKILL."""
-    import os
-    import time
-
     while os.getppid() == parent_pid:
         time.sleep(0.5)
     os._exit(0)
 
 
 def _setup_child(database_name: str, parent_pid: int) -> None:
-    import os
-
     import django
 
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-server", daemon=True).start()
@@ -114,12 +110,6 @@ def _discard(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
-def _fallback(fn: Callable[..., Any], *args: Any) -> Any:
-    for hook in on_fallback:
-        hook()
-    return fn(*args)
-
-
 def run(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` in the render process if enabled (``fn`` must be importable), else here."""
     return next(run_in_order([(fn, *args)]))
@@ -142,15 +132,15 @@ def run_in_order(calls: list[tuple]) -> Iterator[Any]:
         futures = [None] * len(calls)
     fell_back = False
     for (fn, *args), future in zip(calls, futures):
-        if future is None or fell_back:
-            yield fn(*args) if fell_back else _fallback(fn, *args)
+        if future is not None and not fell_back:
+            try:
+                yield future.result(timeout=TIMEOUT)
+                continue
+            except (BrokenProcessPool, TimeoutError):
+                log.warning("the render process failed; building this update in the server", exc_info=True)
+                _discard(pool)
+        if not fell_back:  # from here on everything is built in this process
             fell_back = True
-            continue
-        try:
-            result = future.result(timeout=TIMEOUT)
-        except (BrokenProcessPool, TimeoutError):
-            log.warning("the render process failed; building this update in the server", exc_info=True)
-            _discard(pool)
-            result = _fallback(fn, *args)
-            fell_back = True
-        yield result
+            for hook in on_fallback:
+                hook()
+        yield fn(*args)

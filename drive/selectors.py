@@ -29,9 +29,17 @@ def standings_rows(drive: Drive, *, live: bool = False) -> list[ranking.Row]:
     return _rows(drive, Q(scores__counted=True))
 
 
-def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
+def totals_of(drive: Drive, player_ids: list[int]) -> list[ranking.Row]:
+    """The standings' rows of these players only (one query): a table's result message."""
+    return _rows(drive, Q(scores__counted=True), player_ids)
+
+
+def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list[ranking.Row]:
     """One aggregate query; only the columns a row needs (no full Player objects)."""
-    players = Player.objects.filter(drive=drive).values_list("pk", "name").annotate(
+    players = Player.objects.filter(drive=drive)
+    if player_ids is not None:
+        players = players.filter(pk__in=player_ids)
+    players = players.values_list("pk", "name").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
         n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),

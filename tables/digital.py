@@ -337,13 +337,18 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
 
 
 def _sql_names() -> dict[str, str]:
+    return _quoted_names(connection.vendor)
+
+
+@functools.lru_cache(maxsize=4)
+def _quoted_names(vendor: str) -> dict[str, str]:
     q = connection.ops.quote_name
-    t, h, st = TableHand._meta, Hand._meta, Seat._meta
-    return {"t": q(t.db_table), "h": q(h.db_table), "seat": q(st.db_table)}
+    return {"t": q(TableHand._meta.db_table), "h": q(Hand._meta.db_table), "seat": q(Seat._meta.db_table)}
 
 
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, (str, bytes)) else value
+def _from_db(name: str, value: Any) -> Any:
+    """A column read by hand, converted as the ORM would (JSON text to Python on both databases)."""
+    return TableHand._meta.get_field(name).from_db_value(value, None, connection)
 
 
 def _locked_table(table_id: int) -> TableHand:
@@ -360,8 +365,9 @@ def _locked_table(table_id: int) -> TableHand:
     if row is None:
         raise DigitalError("That table no longer exists.")
     pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id = row
-    table = TableHand(id=pk, number=number, hand_id=hand_id, play_mode=mode, status=status, state=_json(state),
-                      version=version, bots=_json(bots), client_keys=_json(keys))
+    table = TableHand(id=pk, number=number, hand_id=hand_id, play_mode=mode, status=status,
+                      state=_from_db("state", state), version=version, bots=_from_db("bots", bots),
+                      client_keys=_from_db("client_keys", keys))
     table.hand = Hand(id=hand_id, number=hand_number, status=hand_status, drive_id=drive_id)
     return table
 
