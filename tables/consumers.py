@@ -15,11 +15,15 @@ Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "ke
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
+from collections import defaultdict
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import InMemoryChannelLayer
 from django.http import Http404
 
 from config.consumers import JsonFrameConsumer
@@ -31,6 +35,24 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096
 REFUSED = 4403  # close code: not a player of this drive / not the organiser
+
+# This process's sockets of each table. A socket that applied an action tells the others of
+# this process itself, at once, without a trip through the channel layer; the layer carries the
+# version to the sockets of other processes (Redis). The in-memory layer has no other process.
+_LOCAL: defaultdict[int, weakref.WeakSet] = defaultdict(weakref.WeakSet)
+
+
+def reaches_other_processes(channel_layer: Any) -> bool:
+    """Whether sockets of other processes listen on this layer (the in-memory layer has none)."""
+    return not isinstance(channel_layer, InMemoryChannelLayer)
+
+
+def _leave_local(table_id: int, socket: "_TableSocket") -> None:
+    sockets = _LOCAL.get(table_id)
+    if sockets is not None:
+        sockets.discard(socket)
+        if not sockets:
+            _LOCAL.pop(table_id, None)
 
 
 class _TableSocket(JsonFrameConsumer):
@@ -47,12 +69,15 @@ class _TableSocket(JsonFrameConsumer):
         if self.table_id == table_id:
             return
         if self.table_id is not None:
+            _leave_local(self.table_id, self)
             await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
         self.table_id, self.sent_version = table_id, -1
         await self.channel_layer.group_add(digital.table_group(table_id), self.channel_name)
+        _LOCAL[table_id].add(self)
 
     async def disconnect(self, code):
         if self.table_id is not None:
+            _leave_local(self.table_id, self)
             await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
 
     async def table_version(self, event: dict[str, Any]) -> None:
@@ -60,6 +85,34 @@ class _TableSocket(JsonFrameConsumer):
         version = event.get("version", 0)
         if version > self.sent_version:
             await self.send_view(version=version)
+
+    async def push(self, version: int) -> None:
+        """Another socket of this process applied ``version``: send this seat's view now, from the
+        state that socket kept (or, for a socket that has not read its table yet, from the
+        database in a task of its own, so the other sockets do not wait for it)."""
+        if version <= self.sent_version:
+            return
+        frame = self.cached_frame(version)
+        if frame is None:
+            asyncio.ensure_future(self.send_view(version=version))
+            return
+        self.sent_version = version
+        await self.send_json(frame)
+
+    async def announce(self, applied: digital.Applied) -> None:
+        """After the commit of an action this socket applied: every other socket of the table on
+        this process, then (Redis) the other processes through the layer, then the bots."""
+        if applied.duplicate or applied.state is None:
+            return
+        digital.keep_state(applied)
+        for socket in list(_LOCAL.get(applied.table_id, ())):
+            if socket is not self and socket.table_id == applied.table_id:
+                try:
+                    await socket.push(applied.version)
+                except Exception:  # that socket's problem (closing): it catches up on its next sync
+                    log.warning("table %s: a local socket missed version %s", applied.table_id, applied.version,
+                                exc_info=True)
+        await digital.announce(self.channel_layer, applied, through_layer=reaches_other_processes(self.channel_layer))
 
     async def send_view(self, *, force: bool = False, version: int | None = None) -> None:
         # On the event loop when this process holds the version (it applied or loaded it): a
@@ -158,7 +211,7 @@ class PlayConsumer(_TableSocket):
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
             return
-        await digital.announce(self.channel_layer, applied)  # committed: the table's sockets first
+        await self.announce(applied)  # committed: the table's other sockets first
         await self.send_json(
             {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
              "duplicate": applied.duplicate}

@@ -150,20 +150,29 @@ def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[s
     transaction.on_commit(send, robust=True)
 
 
-async def announce(channel_layer: Any, applied: "Applied") -> None:
+def keep_state(applied: "Applied") -> None:
+    """Keep an applied action's state as its version's, for this process's sockets' views."""
+    if not applied.duplicate and applied.state is not None:
+        _cache_state(applied.table_id, applied.version, state=applied.state)
+
+
+async def announce(channel_layer: Any, applied: "Applied", *, through_layer: bool = True) -> None:
     """From a socket's own event loop, once ``apply_action(..., notify=False)`` has returned
-    (committed): keep the state, tell the table's sockets, let its bots move. The same as
+    (committed): keep the state, tell the table's sockets through the layer (``through_layer``;
+    the caller may have reached every socket itself), let its bots move. The same as
     ``notify_table`` without the trip from the worker thread back to the loop."""
     from tables import bots
 
     if applied.duplicate or applied.state is None:
         return
-    _cache_state(applied.table_id, applied.version, state=applied.state)
-    try:
-        await channel_layer.group_send(table_group(applied.table_id), version_message(applied.table_id, applied.version))
-    except Exception:  # committed already: sockets catch up on their next sync
-        log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
-                    applied.version, exc_info=True)
+    keep_state(applied)
+    if through_layer:
+        try:
+            await channel_layer.group_send(table_group(applied.table_id),
+                                           version_message(applied.table_id, applied.version))
+        except Exception:  # committed already: sockets catch up on their next sync
+            log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
+                        applied.version, exc_info=True)
     if applied.bots:
         bots.schedule_table(applied.table_id, list(applied.bots))
 
@@ -331,7 +340,7 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
 
 
 # An action is the hottest write of the application (every card passed, every offer): its
-# read, its seat check and its write are three hand-written statements, not ORM queries, whose
+# read with its seat check, and its write, are two hand-written statements, not ORM queries, whose
 # building cost more than SQLite's work. Columns are named from the models, values converted by
 # the models' own fields, so both databases and the JSON columns behave as through the ORM.
 
@@ -351,33 +360,28 @@ def _from_db(name: str, value: Any) -> Any:
     return TableHand._meta.get_field(name).from_db_value(value, None, connection)
 
 
-def _locked_table(table_id: int) -> TableHand:
+def _locked_table(table_id: int, seat: int, player_id: int | None) -> tuple[TableHand, bool]:
+    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there."""
     n = _sql_names()
     sql = (
         f"SELECT t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
-        f"h.number, h.status, h.drive_id FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id WHERE t.id = %s"
+        f"h.number, h.status, h.drive_id, EXISTS (SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id "
+        f"AND s.position = %s AND s.player_id = %s) FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id "
+        f"WHERE t.id = %s"
     )
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
     with connection.cursor() as cursor:
-        cursor.execute(sql, [table_id])
+        cursor.execute(sql, [seat, player_id, table_id])
         row = cursor.fetchone()
     if row is None:
         raise DigitalError("That table no longer exists.")
-    pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id = row
+    pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id, sits = row
     table = TableHand(id=pk, number=number, hand_id=hand_id, play_mode=mode, status=status,
                       state=_from_db("state", state), version=version, bots=_from_db("bots", bots),
                       client_keys=_from_db("client_keys", keys))
     table.hand = Hand(id=hand_id, number=hand_number, status=hand_status, drive_id=drive_id)
-    return table
-
-
-def _sits_at(table: TableHand, seat: int, player_id: int) -> bool:
-    n = _sql_names()
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {n['seat']} WHERE table_id = %s AND position = %s AND player_id = %s",
-                       [table.pk, seat, player_id])
-        return cursor.fetchone() is not None
+    return table, player_id is not None and bool(sits)
 
 
 def _write(table: TableHand, fields: list[str]) -> None:
@@ -416,7 +420,7 @@ def apply_action(
     on commit; the caller passes the returned ``Applied`` to ``announce``.
     """
     action, version, key, claimed = split_message(message)
-    table = _locked_table(table_id)
+    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id)
     if key is not None:
         for seen, at in table.client_keys or []:
             if seen == key:
@@ -426,7 +430,7 @@ def apply_action(
     if bot:
         if seat not in (table.bots or []):
             raise DigitalError(f"Seat {seat + 1} is not played by a bot.")
-    elif player_id is None or not _sits_at(table, seat, player_id):
+    elif not sender_sits:
         raise DigitalError("You do not sit at that seat of this table.")
     if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
         raise DigitalError("This table is not playing on the phones.")

@@ -1,0 +1,115 @@
+"""An applied action reaches the table's other sockets of the same process directly (not through
+the channel layer), once each; other processes are reached through the layer (Redis)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tables import consumers, digital
+from tests.tables.phones import action, at_version, connected, until
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def table_sends(monkeypatch):
+    """Every group_send to a table's group, from whichever socket makes it."""
+    sent: list[tuple[str, dict]] = []
+    from channels.layers import get_channel_layer
+
+    layer = type(get_channel_layer())
+    real = layer.group_send
+
+    async def spy(self, group, message):
+        if group.startswith("table-"):
+            sent.append((group, message))
+        return await real(self, group, message)
+
+    monkeypatch.setattr(layer, "group_send", spy)
+    return sent
+
+
+async def _four(drive, players):
+    pairs = [await connected(drive, p) for p in players]
+    return [s for s, _ in pairs], [f for _, f in pairs]
+
+
+async def _states_after(socket, quiet: float = 0.3) -> list[dict]:
+    """Every state frame that arrives until the socket has been quiet for ``quiet`` seconds."""
+    frames = []
+    while not await socket.receive_nothing(timeout=quiet):
+        frame = await socket.receive_json_from()
+        if frame["type"] == "state":
+            frames.append(frame)
+    return frames
+
+
+async def test_the_other_phones_of_this_process_get_the_view_without_the_layer(four_at_a_table, table_sends):
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    drive, table, players = four_at_a_table
+    in_memory = isinstance(get_channel_layer(), InMemoryChannelLayer)
+    sockets, firsts = await _four(drive, players)
+    version = firsts[0]["view"]["version"]
+    await sockets[0].send_json_to(action("pass", version, card=firsts[0]["view"]["hand"][0]))
+    ok = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
+    assert ok["type"] == "ok"
+    for seat, socket in enumerate(sockets):
+        states = await _states_after(socket)
+        # exactly one view of the new version, and it is this seat's own
+        assert [f["view"]["version"] for f in states] == [ok["version"]], seat
+        assert states[0]["view"]["seat"] == seat
+    if in_memory:  # nothing went through the layer: every socket is in this process
+        assert table_sends == []
+    else:  # Redis: other processes' sockets hear of the version through it (no card)
+        assert table_sends == [(digital.table_group(table.pk), digital.version_message(table.pk, ok["version"]))]
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_with_other_processes_the_layer_carries_the_version_and_nobody_gets_it_twice(
+    four_at_a_table, table_sends, monkeypatch
+):
+    drive, table, players = four_at_a_table
+    monkeypatch.setattr(consumers, "reaches_other_processes", lambda layer: True)  # as on Redis
+    sockets, firsts = await _four(drive, players)
+    version = firsts[1]["view"]["version"]
+    await sockets[1].send_json_to(action("pass", version, card=firsts[1]["view"]["hand"][0]))
+    ok = await until(sockets[1], lambda f: f["type"] in ("ok", "error"))
+    assert ok["type"] == "ok"
+    for socket in sockets:
+        assert [f["view"]["version"] for f in await _states_after(socket)] == [ok["version"]]
+    assert table_sends == [(digital.table_group(table.pk), digital.version_message(table.pk, ok["version"]))]
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_socket_without_its_table_read_gets_its_view_from_the_database(four_at_a_table):
+    drive, table, players = four_at_a_table
+    sockets, firsts = await _four(drive, players)
+    local = [s for s in consumers._LOCAL[table.pk] if s.seat == 2]
+    assert len(local) == 1
+    local[0].table_facts = None  # as a socket that has not built a view of this table yet
+    version = firsts[0]["view"]["version"]
+    await sockets[0].send_json_to(action("pass", version, card=firsts[0]["view"]["hand"][0]))
+    ok = await until(sockets[0], lambda f: f["type"] == "ok")
+    frame = await until(sockets[2], at_version(ok["version"]))
+    assert frame["view"]["seat"] == 2 and [s["name"] for s in frame["seats"]] == [p.name for p in players]
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_closed_socket_leaves_the_table_and_the_others_still_get_the_view(four_at_a_table):
+    drive, table, players = four_at_a_table
+    sockets, firsts = await _four(drive, players)
+    assert len(consumers._LOCAL[table.pk]) == 4
+    await sockets[3].disconnect()
+    assert {s.seat for s in consumers._LOCAL[table.pk]} == {0, 1, 2}
+    version = firsts[0]["view"]["version"]
+    await sockets[0].send_json_to(action("pass", version, card=firsts[0]["view"]["hand"][0]))
+    ok = await until(sockets[0], lambda f: f["type"] == "ok")
+    for socket in sockets[1:3]:
+        await until(socket, at_version(ok["version"]))
+    for socket in sockets[:3]:
+        await socket.disconnect()
+    assert table.pk not in consumers._LOCAL
