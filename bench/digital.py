@@ -1,13 +1,17 @@
-"""The ``digital`` scenario: 25 digital tables of four playing at once through a real daphne.
+"""The ``digital`` scenario: 25 digital tables of four playing at once through real daphnes.
 
-    .venv/bin/python bench/digital.py                      # in-memory layer, SQLite (embedded default)
+    .venv/bin/python bench/digital.py                      # in-memory layer, SQLite, one daphne
     REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
-        .venv/bin/python bench/digital.py                  # Redis layer, a fresh PostgreSQL database
+        .venv/bin/python bench/digital.py                  # Redis, a fresh PostgreSQL database, two daphnes
+
+With two processes each table's seats alternate between them (as a proxy spreads phones), so
+half of every table's phones hear of an action through Redis; the floor's listeners likewise.
 
 Measures the time from an action being sent by a phone to all four phones at that table holding
 the new state (a ``state`` frame at the new version), for every action of every table's hand.
 Beside it, in the same run and through the same server and layer, the floor: a bare Channels
-group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1).
+group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1) of
+frames as long as the views the phones received on average (measured first).
 Each phone chooses its moves with the engine's greedy bot from its own view only.
 Appends a JSON entry to bench/results/digital.json. Only talks to 127.0.0.1.
 """
@@ -76,9 +80,9 @@ def free_port() -> int:
 
 class Server:
     """A fresh database (SQLite in a temp dir, or a new PostgreSQL database), migrated, with one
-    drive of ``tables`` digital tables of four, and one daphne process."""
+    drive of ``tables`` digital tables of four, and ``processes`` daphne processes."""
 
-    def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None) -> None:
+    def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None, processes: int = 1) -> None:
         self.tmp = tempfile.mkdtemp(prefix="bench_digital_")
         self.pg_admin, self.pg_name = pg_admin_url, None
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
@@ -101,28 +105,38 @@ class Server:
         out = subprocess.run([*manage, "shell", "-c", SETUP.format(players=4 * tables)], env=env, cwd=ROOT,
                              check=True, timeout=300, capture_output=True, text=True).stdout
         self.drive = json.loads(next(line for line in out.splitlines() if line.startswith("BENCH"))[5:])
-        self.port = free_port()
+        self.ports = [free_port() for _ in range(processes)]
         self.log = open(os.path.join(self.tmp, "daphne.log"), "w")
-        self.proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
-            env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        for _ in range(150):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            self.stop()
-            raise SystemExit("daphne did not start")
+        self.procs = [
+            subprocess.Popen(
+                [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+                env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            )
+            for port in self.ports
+        ]
+        for port in self.ports:
+            for _ in range(150):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            else:
+                self.stop()
+                raise SystemExit("daphne did not start")
+
+    @property
+    def bases(self) -> list[str]:
+        return [f"ws://127.0.0.1:{port}" for port in self.ports]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         self.log.close()
         if self.pg_name:
             import psycopg
@@ -138,8 +152,8 @@ class Server:
 class Phone:
     """One websocket; remembers its latest view and wakes whoever waits for a version."""
 
-    def __init__(self, ws) -> None:
-        self.ws, self.view, self.errors = ws, None, 0
+    def __init__(self, ws, sizes: list[int] | None = None) -> None:
+        self.ws, self.view, self.errors, self.sizes = ws, None, 0, sizes
         self.changed = asyncio.Event()
 
     async def read(self) -> None:
@@ -147,6 +161,8 @@ class Phone:
             frame = json.loads(raw)
             if frame.get("type") == "state" and (self.view is None or frame["view"]["version"] >= self.view["version"]):
                 self.view = frame["view"]
+                if self.sizes is not None:
+                    self.sizes.append(len(raw))
             elif frame.get("type") == "error":
                 self.errors += 1
             self.changed.set()
@@ -188,8 +204,11 @@ async def think(rng) -> None:
         await asyncio.sleep(rng.uniform(lo, hi))
 
 
-async def play_table(base: str, code: str, tokens: list[str], rng, samples: list[float], counts: dict) -> None:
-    phones = [Phone(await connect(base, f"/ws/play/{code}/", f"ff_{code}={t}")) for t in tokens]
+async def play_table(bases: list[str], code: str, tokens: list[str], rng, samples: list[float], counts: dict,
+                     sizes: list[int]) -> None:
+    # With several processes the seats alternate between them, as a proxy spreads the phones.
+    phones = [Phone(await connect(bases[i % len(bases)], f"/ws/play/{code}/", f"ff_{code}={t}"), sizes)
+              for i, t in enumerate(tokens)]
     readers = [asyncio.create_task(p.read()) for p in phones]
     try:
         for p in phones:
@@ -231,9 +250,11 @@ async def play_table(base: str, code: str, tokens: list[str], rng, samples: list
             await p.ws.close()
 
 
-async def floor_group(base: str, name: str, rounds: int, samples: list[float], counts: dict) -> None:
-    """One sender and four listeners of a bench group: the time until all four hold each frame."""
-    sockets = [await connect(base, f"/ws/bench/echo-group/{name}/") for _ in range(4)]
+async def floor_group(bases: list[str], name: str, rounds: int, samples: list[float], counts: dict,
+                      size: int) -> None:
+    """One sender and four listeners of a bench group: the time until all four hold each frame
+    of ``size`` characters (spread over the processes as the phones are)."""
+    sockets = [await connect(bases[i % len(bases)], f"/ws/bench/echo-group/{name}/") for i in range(4)]
     try:
         await asyncio.sleep(0.2)
         import random
@@ -242,7 +263,7 @@ async def floor_group(base: str, name: str, rounds: int, samples: list[float], c
         for i in range(rounds):
             await think(rng)
             started = time.perf_counter()
-            await sockets[i % 4].send(json.dumps({"n": i, "pad": "x" * 600}))
+            await sockets[i % 4].send(json.dumps({"n": i, "pad": "x" * max(0, size - 30)}))
             try:
                 for s in sockets:
                     while json.loads(await asyncio.wait_for(s.recv(), 30))["n"] != i:
@@ -256,7 +277,7 @@ async def floor_group(base: str, name: str, rounds: int, samples: list[float], c
             await s.close()
 
 
-async def run(base: str, drive: dict, rounds: int) -> dict:
+async def run(bases: list[str], drive: dict, rounds: int) -> dict:
     import random
 
     floor: list[float] = []
@@ -264,16 +285,23 @@ async def run(base: str, drive: dict, rounds: int) -> dict:
     counts = {"hands": 0, "unfinished": 0, "stuck": 0, "errors": 0, "refused": 0}
     floor_counts = {"errors": 0}
     tables = drive["tables"]
-    await asyncio.gather(*(floor_group(base, f"t{i}", rounds, floor, floor_counts) for i in range(len(tables))))
-    await asyncio.gather(*(play_table(base, drive["code"], tokens, random.Random(i), digital, counts)
+    sizes: list[int] = []
+    await asyncio.gather(*(play_table(bases, drive["code"], tokens, random.Random(i), digital, counts, sizes)
                            for i, tokens in enumerate(tables)))
-    return {"digital": digital, "floor": floor, "counts": counts, "floor_errors": floor_counts["errors"]}
+    # The floor carries frames of the views' mean size: what it leaves out is the server's own
+    # work (the locked write, the views), not the bytes every phone must receive anyway.
+    size = round(sum(sizes) / len(sizes)) if sizes else 600
+    await asyncio.gather(*(floor_group(bases, f"t{i}", rounds, floor, floor_counts, size) for i in range(len(tables))))
+    return {"digital": digital, "floor": floor, "counts": counts, "floor_errors": floor_counts["errors"],
+            "frame_chars": size}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=25)
     parser.add_argument("--floor-rounds", type=int, default=60)
+    parser.add_argument("--processes", type=int, default=None,
+                        help="daphne processes (default: 1 on the in-memory layer, 2 on Redis)")
     parser.add_argument("--think", default="0.25,0.75",
                         help="seconds between a table's actions, 'lo,hi' (0: back-to-back, saturating)")
     args = parser.parse_args()
@@ -282,21 +310,24 @@ def main() -> None:
     THINK = (parts[0], parts[-1])
     redis_url = os.environ.get("REDIS_URL")
     pg_url = os.environ.get("DATABASE_URL") if redis_url else None
-    server = Server(args.tables, redis_url, pg_url)
+    processes = args.processes or (2 if redis_url else 1)
+    if processes < 1 or (processes > 1 and not redis_url):
+        parser.error("--processes above 1 needs REDIS_URL (the in-memory layer is one process's)")
+    server = Server(args.tables, redis_url, pg_url, processes)
     try:
         started = time.perf_counter()
-        out = asyncio.run(run(f"ws://127.0.0.1:{server.port}", server.drive, args.floor_rounds))
+        out = asyncio.run(run(server.bases, server.drive, args.floor_rounds))
         elapsed = time.perf_counter() - started
     finally:
         server.stop()
     d, f, c = out["digital"], out["floor"], out["counts"]
     entry = {
         "scenario": "digital", "layer": "redis" if redis_url else "memory",
-        "database": "postgres" if pg_url else "sqlite", "processes": 1, "clients": 4 * args.tables,
+        "database": "postgres" if pg_url else "sqlite", "processes": processes, "clients": 4 * args.tables,
         "tables": args.tables, "actions": len(d), "hands_finished": c["hands"], "hands_unfinished": c["unfinished"],
         "p50_ms": percentile(d, 50), "p95_ms": percentile(d, 95), "p99_ms": percentile(d, 99),
         "floor_p50_ms": percentile(f, 50), "floor_p95_ms": percentile(f, 95), "floor_p99_ms": percentile(f, 99),
-        "floor_samples": len(f), "errors": c["errors"] + c["stuck"] + out["floor_errors"], "refused": c["refused"],
+        "floor_samples": len(f), "floor_frame_chars": out["frame_chars"], "errors": c["errors"] + c["stuck"] + out["floor_errors"], "refused": c["refused"],
         "think_ms": [int(THINK[0] * 1000), int(THINK[1] * 1000)], "seconds": round(elapsed, 1), "date": time.strftime("%Y-%m-%d"),
     }
     entry["p95_over_floor"] = round(entry["p95_ms"] / entry["floor_p95_ms"], 2) if d and f else None

@@ -31,6 +31,14 @@ def player_group(player_id: int) -> str:
     return f"player-{player_id}"
 
 
+SIGNED_OUT = 4401  # close code: the organiser signed this phone out
+
+
+def signed_out_message(player_id: int) -> tuple[str, dict[str, Any]]:
+    """(group, message) that closes every socket of the player's phone (``revoke_phone``)."""
+    return player_group(player_id), {"type": "phone.signed_out", "player": player_id}
+
+
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     """False when the channel layer could not take them (logged by config.layer)."""
     return layer.send_many(messages)

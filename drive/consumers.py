@@ -89,6 +89,10 @@ class LiveConsumer(JsonFrameConsumer):
             parts = {"phone": own}
         await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts, "read": event.get("read")})
 
+    async def phone_signed_out(self, event):
+        await self.error("The organiser signed this phone out. Join again to follow the drive.")
+        await self.close(code=broadcast.SIGNED_OUT)
+
     async def drive_result(self, event):
         """A table's result changed (``drive.live.table_changed``): the board and the dashboard
         apply it at once; the full update follows. The board gets no totals during suspense."""

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
-from drive import live, movement, seating
+from drive import broadcast, live, movement, seating
 from drive.models import Drive, Player, new_token
 from games import GameError, get_game
 from games.base import Outcome
@@ -115,6 +115,9 @@ def revoke_phone(drive: Drive, player: Player) -> Player:
     player.token = new_token()
     player.phone_joined_at = None
     player.save(update_fields=["token", "phone_joined_at"])
+    # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
+    revoked = broadcast.signed_out_message(player.pk)
+    transaction.on_commit(lambda: broadcast.send_many([revoked]), robust=True)
     return player
 
 

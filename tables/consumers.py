@@ -27,6 +27,7 @@ from channels.layers import InMemoryChannelLayer
 from django.http import Http404
 
 from config.consumers import JsonFrameConsumer
+from drive import broadcast
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
 from tables.models import TableHand
@@ -118,6 +119,9 @@ class _TableSocket(JsonFrameConsumer):
         # On the event loop when this process holds the version (it applied or loaded it): a
         # view is microseconds of work, a trip to a thread is not. Else from the database.
         frame = self.cached_frame(version)
+        if frame is None and version is not None and self.knows_table():
+            state = await digital.state_read(self.table_id, version)  # applied by another process
+            frame = None if state is None else self.frame_of(state)
         if frame is None:
             frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
         if frame is None:
@@ -128,8 +132,12 @@ class _TableSocket(JsonFrameConsumer):
             self.sent_version = max(self.sent_version, version)
             await self.send_json(frame)
 
+    def knows_table(self) -> bool:
+        """Whether this socket has read its table's facts (who sits where) already."""
+        return self.table_facts is not None and self.table_facts["id"] == self.table_id
+
     def cached_frame(self, version: int | None) -> dict[str, Any] | None:
-        if version is None or self.table_facts is None or self.table_facts["id"] != self.table_id:
+        if version is None or not self.knows_table():
             return None
         state = digital.cached_state(self.table_id, version)
         return None if state is None else self.frame_of(state)
@@ -166,9 +174,21 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             await self.close(code=REFUSED)
             return
+        # The player's group: the organiser signing this phone out closes the socket at once.
+        self.player_group = broadcast.player_group(self.player_id)
+        await self.channel_layer.group_add(self.player_group, self.channel_name)
         await self.join_table(found)
         await self.send_view()
         bots.schedule_table(found)  # bots of a hand that outlived a restart pick up again
+
+    async def disconnect(self, code):
+        if getattr(self, "player_group", None):
+            await self.channel_layer.group_discard(self.player_group, self.channel_name)
+        await super().disconnect(code)
+
+    async def phone_signed_out(self, event):
+        await self.error("The organiser signed this phone out. Join the drive again to play.")
+        await self.close(code=broadcast.SIGNED_OUT)
 
     def identify(self) -> int | str:
         """The table id of this player's digital seat in the current hand, or why not."""

@@ -325,6 +325,31 @@ async def in_apply_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> 
     return await loop.run_in_executor(_apply_threads(), functools.partial(ctx.run, _keeping_connection, fn, *args, **kwargs))
 
 
+_READS: dict[tuple[int, int, int], asyncio.Future] = {}
+
+
+async def state_read(table_id: int, version: int) -> Any:
+    """The state of ``table_id`` at ``version`` or later, for a socket told of a version that
+    another process applied: one read per process and version, however many of this process's
+    sockets sit at the table, in an apply thread (which keeps its connection on SQLite).
+    None before the deal."""
+    state = cached_state(table_id, version)
+    if state is not None:
+        return state
+    key = (id(asyncio.get_running_loop()), table_id, version)
+    future = _READS.get(key)
+    if future is None:
+        future = asyncio.ensure_future(in_apply_thread(_stored_state, table_id))
+        _READS[key] = future
+        future.add_done_callback(lambda _done: _READS.pop(key, None))
+    return await asyncio.shield(future)
+
+
+def _stored_state(table_id: int) -> Any:
+    found = state_at(table_id)
+    return None if found is None else found[0]
+
+
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
     """A phone's frame -> (engine action, version seen, client key, claimed seat); refused if odd."""
     if not isinstance(message, dict):
@@ -363,12 +388,18 @@ def _from_db(name: str, value: Any) -> Any:
 def _locked_table(table_id: int, seat: int, player_id: int | None) -> tuple[TableHand, bool]:
     """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there."""
     n = _sql_names()
-    sql = (
-        f"SELECT t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
+    columns = (
+        "t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
         f"h.number, h.status, h.drive_id, EXISTS (SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id "
-        f"AND s.position = %s AND s.player_id = %s) FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id "
-        f"WHERE t.id = %s"
+        "AND s.position = %s AND s.player_id = %s)"
     )
+    if connection.vendor == "postgresql":
+        # A move commits without waiting for its WAL to reach the disk, as on SQLite (WAL,
+        # synchronous=NORMAL): it survives the server process being killed, and only a crash
+        # of PostgreSQL's machine within a fraction of a second could lose it. The move that
+        # ends the hand, whose result enters the drive, waits as every result does (_durable).
+        columns += ", set_config('synchronous_commit', 'off', true)"
+    sql = f"SELECT {columns} FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id WHERE t.id = %s"
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
     with connection.cursor() as cursor:
@@ -376,12 +407,19 @@ def _locked_table(table_id: int, seat: int, player_id: int | None) -> tuple[Tabl
         row = cursor.fetchone()
     if row is None:
         raise DigitalError("That table no longer exists.")
-    pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id, sits = row
+    pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id, sits = row[:13]
     table = TableHand(id=pk, number=number, hand_id=hand_id, play_mode=mode, status=status,
                       state=_from_db("state", state), version=version, bots=_from_db("bots", bots),
                       client_keys=_from_db("client_keys", keys))
     table.hand = Hand(id=hand_id, number=hand_number, status=hand_status, drive_id=drive_id)
     return table, player_id is not None and bool(sits)
+
+
+def _durable() -> None:
+    """This transaction's commit waits for the disk (undoes _locked_table's relaxation)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('synchronous_commit', 'on', true)")
 
 
 def _write(table: TableHand, fields: list[str]) -> None:
@@ -455,6 +493,7 @@ def apply_action(
         table.client_keys = [*(table.client_keys or []), [key, table.version]][-KEEP_CLIENT_KEYS:]
         fields.append("client_keys")
     if state.finished:
+        _durable()
         _record(table, state)
         fields.append("status")
     table.updated_at = timezone.now()

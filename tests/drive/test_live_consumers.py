@@ -201,3 +201,31 @@ async def test_the_board_gets_no_totals_during_suspense_even_for_a_correction_of
     assert len(on_dashboard["totals"]) == 4  # the organiser sees everything
     await board.disconnect()
     await dashboard.disconnect()
+
+
+async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await sync_to_async(digital_drive)(organiser, 4)
+    players = await sync_to_async(lambda: seated_players(table_of(drive)))()
+    player, other = players[0], players[1]
+    cookie = f"ff_{drive.join_code}={player.token}"
+    live_socket = await connected(f"/ws/drive/{drive.join_code}/phone/", cookie)
+    await live_socket.receive_json_from(timeout=5)
+    play_socket = await connected(f"/ws/play/{drive.join_code}/", cookie)
+    assert (await play_socket.receive_json_from(timeout=5))["type"] == "state"
+    others = await connected(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={other.token}")
+    await others.receive_json_from(timeout=5)
+
+    await sync_to_async(services.revoke_phone)(drive, player)
+    for ws in (live_socket, play_socket):
+        frame = await ws.receive_json_from(timeout=5)
+        assert frame["type"] == "error" and "signed this phone out" in frame["message"]
+        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert await others.receive_nothing(timeout=0.3)  # another player's phone is not touched
+    await others.disconnect()
+    # and the old cookie cannot come back
+    again = socket(f"/ws/play/{drive.join_code}/", cookie)
+    await again.connect(timeout=5)
+    assert (await again.receive_json_from(timeout=5))["type"] == "error"
+    await again.disconnect()

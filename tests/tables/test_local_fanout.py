@@ -113,3 +113,27 @@ async def test_a_closed_socket_leaves_the_table_and_the_others_still_get_the_vie
     for socket in sockets[:3]:
         await socket.disconnect()
     assert table.pk not in consumers._LOCAL
+
+
+async def test_a_version_applied_by_another_process_is_read_once_for_all_sockets_here(four_at_a_table, monkeypatch):
+    from channels.db import database_sync_to_async
+    from channels.layers import get_channel_layer
+
+    drive, table, players = four_at_a_table
+    sockets, firsts = await _four(drive, players)
+    reads = []
+    real = digital._stored_state
+    monkeypatch.setattr(digital, "_stored_state", lambda table_id: reads.append(table_id) or real(table_id))
+    # Another process applies a pass and announces it through the layer: its state is not here.
+    view = firsts[0]["view"]
+    applied = await database_sync_to_async(digital.apply_action)(
+        table.pk, 0, {"type": "pass", "card": view["hand"][0], "version": view["version"]},
+        player_id=players[0].pk, notify=False,
+    )
+    await get_channel_layer().group_send(digital.table_group(table.pk), digital.version_message(table.pk, applied.version))
+    for seat, socket in enumerate(sockets):
+        frame = await until(socket, at_version(applied.version))
+        assert frame["view"]["seat"] == seat and frame["view"]["version"] == applied.version
+    assert reads == [table.pk]  # one read of the table for the four sockets
+    for socket in sockets:
+        await socket.disconnect()
