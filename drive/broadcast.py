@@ -34,9 +34,14 @@ def player_group(player_id: int) -> str:
 SIGNED_OUT = 4401  # close code: the organiser signed this phone out
 
 
+def phone_group(player_id: int) -> str:
+    """Every socket of the player's phone (live updates, a digital seat): only told to close."""
+    return f"phone-{player_id}"
+
+
 def signed_out_message(player_id: int) -> tuple[str, dict[str, Any]]:
     """(group, message) that closes every socket of the player's phone (``revoke_phone``)."""
-    return player_group(player_id), {"type": "phone.signed_out", "player": player_id}
+    return phone_group(player_id), {"type": "phone.signed_out", "player": player_id}
 
 
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:

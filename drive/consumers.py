@@ -30,8 +30,9 @@ class LiveConsumer(JsonFrameConsumer):
         if not allowed:
             await self.close(code=4403)
             return
-        if self.audience == "phone":  # its own group (in memory) and the drive's phones group (Redis)
-            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones")]
+        if self.audience == "phone":  # its own group (in memory), the drive's phones group (Redis), sign-out
+            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones"),
+                                  broadcast.phone_group(self.player_id)]
         else:  # its audience's updates, and the tables' result messages (drive.live.table_changed)
             self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
                                   broadcast.drive_group(self.drive_id, "screens")]

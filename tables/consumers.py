@@ -175,15 +175,15 @@ class PlayConsumer(_TableSocket):
             await self.close(code=REFUSED)
             return
         # The player's group: the organiser signing this phone out closes the socket at once.
-        self.player_group = broadcast.player_group(self.player_id)
-        await self.channel_layer.group_add(self.player_group, self.channel_name)
+        self.phone_group = broadcast.phone_group(self.player_id)
+        await self.channel_layer.group_add(self.phone_group, self.channel_name)
         await self.join_table(found)
         await self.send_view()
         bots.schedule_table(found)  # bots of a hand that outlived a restart pick up again
 
     async def disconnect(self, code):
         if getattr(self, "player_group", None):
-            await self.channel_layer.group_discard(self.player_group, self.channel_name)
+            await self.channel_layer.group_discard(self.phone_group, self.channel_name)
         await super().disconnect(code)
 
     async def phone_signed_out(self, event):

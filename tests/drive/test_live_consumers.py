@@ -216,6 +216,13 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
     assert (await play_socket.receive_json_from(timeout=5))["type"] == "state"
     others = await connected(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={other.token}")
     await others.receive_json_from(timeout=5)
+    # The drive's live updates reach the phone's live socket, not its play socket.
+    from drive import live
+
+    live.forget_phones(drive.pk)  # every phone's fragment goes with the next update
+    await sync_to_async(live.drive_changed)(drive.pk)
+    assert (await live_socket.receive_json_from(timeout=5))["type"] == "update"
+    assert await play_socket.receive_nothing(timeout=0.3)
 
     await sync_to_async(services.revoke_phone)(drive, player)
     for ws in (live_socket, play_socket):
