@@ -293,20 +293,23 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
 
 # --- actions ------------------------------------------------------------------------------------
 
-# The threads that apply the phones' actions. Their own, few and long-lived, so that on SQLite
-# each keeps its connection open between actions (opening one costs more than the action's
-# transaction); on PostgreSQL the connection goes back to the pool after each action.
+# The threads that apply the phones' actions (and read versions applied by other processes).
+# Their own, few and long-lived, and each keeps its database connection between actions:
+# opening one (SQLite) or taking one from the pool and setting it up (PostgreSQL) costs more
+# than an action's transaction. A connection that saw an error is closed; the next action opens
+# a new one.
 _APPLY_THREADS: ThreadPoolExecutor | None = None
+_APPLY_WORKERS = 0
 
 
 def _apply_threads() -> ThreadPoolExecutor:
     """SQLite takes one writer at a time, and a writer that finds the file locked sleeps in
     steps of milliseconds: one thread queues the actions instead. PostgreSQL locks a table's
     row only: four threads apply at four tables at once."""
-    global _APPLY_THREADS
+    global _APPLY_THREADS, _APPLY_WORKERS
     if _APPLY_THREADS is None:
-        workers = 1 if connection.vendor == "sqlite" else 4
-        _APPLY_THREADS = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="digital-apply")
+        _APPLY_WORKERS = 1 if connection.vendor == "sqlite" else 4
+        _APPLY_THREADS = ThreadPoolExecutor(max_workers=_APPLY_WORKERS, thread_name_prefix="digital-apply")
     return _APPLY_THREADS
 
 
@@ -314,8 +317,30 @@ def _keeping_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> An
     try:
         return fn(*args, **kwargs)
     finally:
-        if connection.vendor != "sqlite" or connection.errors_occurred or connection.in_atomic_block:
+        if connection.errors_occurred or connection.in_atomic_block:
             connection.close()
+
+
+def close_apply_connections(timeout: float = 10) -> None:
+    """Close the connection each apply thread keeps (before a test database is dropped). The
+    threads wait for each other, so each of them runs one close."""
+    global _APPLY_THREADS
+    pool = _APPLY_THREADS
+    if pool is None:
+        return
+    barrier = threading.Barrier(_APPLY_WORKERS)
+
+    def close() -> None:
+        try:
+            barrier.wait(timeout)
+        except threading.BrokenBarrierError:
+            pass  # fewer threads were ever started: each of those still closes its own
+        connection.close()
+
+    for future in [pool.submit(close) for _ in range(_APPLY_WORKERS)]:
+        future.result(timeout + 5)
+    pool.shutdown(wait=True)
+    _APPLY_THREADS = None
 
 
 async def in_apply_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

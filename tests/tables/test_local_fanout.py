@@ -3,6 +3,8 @@ the channel layer), once each; other processes are reached through the layer (Re
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tables import consumers, digital
@@ -137,3 +139,35 @@ async def test_a_version_applied_by_another_process_is_read_once_for_all_sockets
     assert reads == [table.pk]  # one read of the table for the four sockets
     for socket in sockets:
         await socket.disconnect()
+
+
+def test_the_apply_threads_keep_their_connection_and_close_it_on_request(four_at_a_table):
+    import asyncio
+
+    from django.db import connection
+    from django.db.backends.signals import connection_created
+
+    opened: list[str] = []
+
+    def count(sender, connection, **kwargs):
+        opened.append(threading.current_thread().name)
+
+    def use() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+
+    async def three_uses() -> None:
+        for _ in range(3):
+            await digital.in_apply_thread(use)
+
+    digital.close_apply_connections()
+    connection_created.connect(count)
+    try:
+        asyncio.run(three_uses())
+        assert len(opened) == 1 and opened[0].startswith("digital-apply")  # one for three uses
+        digital.close_apply_connections()
+        assert digital._APPLY_THREADS is None
+        asyncio.run(three_uses())
+        assert len(opened) == 2  # a new thread opens its own once
+    finally:
+        connection_created.disconnect(count)
