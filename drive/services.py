@@ -21,7 +21,7 @@ from games import GameError, get_game
 from games.base import Outcome
 from scoring import services as scoring
 from scoring.models import Result, Score
-from tables.models import Hand, Seat, TableHand
+from tables.models import BotPlayer, Hand, Seat, TableHand
 
 MAX_NAME = 40
 
@@ -155,9 +155,13 @@ def _create_hand(drive: Drive, number: int, seating_: Sequence[Sequence[str]], m
 
 
 def _seat(drive: Drive, hand: Hand, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> None:
+    """Each table keeps its number's play mode, except that a table where a bot sits (one that
+    moved, or was swapped, from a table on the phones) plays on the phones: a bot cannot hold cards."""
+    bots = {str(pid) for pid in BotPlayer.objects.filter(player__drive=drive).values_list("player_id", flat=True)}
     tables = TableHand.objects.bulk_create(
-        TableHand(hand=hand, number=n, play_mode=modes.get(n, drive.play_mode))
-        for n in range(1, len(seating_) + 1)
+        TableHand(hand=hand, number=n, play_mode=TableHand.PlayMode.DIGITAL if bots.intersection(players)
+                  else modes.get(n, drive.play_mode))
+        for n, players in enumerate(seating_, start=1)
     )
     Seat.objects.bulk_create(
         Seat(table=table, hand=hand, player_id=int(pid), position=pos)
@@ -242,6 +246,10 @@ def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
         raise DriveError("A table's mode can be changed only between hands.")
     if mode not in TableHand.PlayMode.values:
         raise DriveError("Unknown play mode.")
+    bot = (BotPlayer.objects.filter(player__seats__table__hand=hand, player__seats__table__number=table_number)
+           .select_related("player").first())
+    if bot is not None and mode == TableHand.PlayMode.PHYSICAL:
+        raise DriveError(f"{bot.player.name} sits at Table {table_number}: a table with a bot plays on the phones.")
     if not hand.tables.filter(number=table_number).update(play_mode=mode):
         raise DriveError(f"There is no Table {table_number}.")
     live.drive_changed(drive.pk)

@@ -67,11 +67,14 @@ async def test_a_lone_player_plays_a_whole_hand_with_three_bots(organiser):
 def test_bots_join_only_digital_tables_between_hands(transactional_db, organiser):
     drive = digital_drive(organiser, 4, start=False)
     table = table_of(drive)
-    digital.add_bot(drive, table.pk)
     services.set_table_mode(drive, 1, "physical")
     with pytest.raises(digital.DigitalError, match="plays with cards"):
         digital.add_bot(drive, table.pk)
     services.set_table_mode(drive, 1, "digital")
+    digital.add_bot(drive, table.pk)
+    with pytest.raises(services.DriveError, match="Bot 1 sits at Table 1: a table with a bot plays on the phones"):
+        services.set_table_mode(drive, 1, "physical")
+    assert table_of(drive).play_mode == "digital"
     services.start_hand(drive)
     with pytest.raises(digital.DigitalError, match="between hands"):
         digital.add_bot(drive, table.pk)
@@ -129,3 +132,17 @@ async def test_the_organiser_watches_a_table_and_sees_no_cards(organiser):
     stranger = phone(drive, path=f"/ws/watch/{drive.join_code}/1/")
     assert (await stranger.connect())[0]
     assert (await stranger.receive_json_from(timeout=5))["type"] == "error"
+
+
+def test_a_bot_that_lands_at_a_table_with_cards_makes_it_play_on_the_phones(transactional_db, organiser):
+    drive = digital_drive(organiser, 8, start=False, preferred_table_size=4)
+    services.set_table_mode(drive, 1, "physical")
+    bot = digital.add_bot(drive, table_of(drive, 2).pk)
+    human = seated_players(table_of(drive, 1))[0]
+    services.swap_players(drive, bot, human)  # the bot now sits at table 1, which had cards
+    assert bot in seated_players(table_of(drive, 1))
+    assert table_of(drive, 1).play_mode == "digital"
+    assert table_of(drive, 2).play_mode == "digital"
+    services.start_hand(drive)
+    dealt = table_of(drive, 1)
+    assert dealt.state is not None and dealt.bots == [seated_players(dealt).index(bot)]
