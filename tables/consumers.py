@@ -66,13 +66,14 @@ class _TableSocket(JsonFrameConsumer):
     sent_version = -1
     table_facts: dict[str, Any] | None = None
 
-    async def join_table(self, table_id: int) -> None:
-        if self.table_id == table_id:
+    async def join_table(self, table_id: int, seat: int | None = None) -> None:
+        if self.table_id == table_id and self.seat == seat:
             return
         if self.table_id is not None:
             _leave_local(self.table_id, self)
             await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
-        self.table_id, self.sent_version = table_id, -1
+        # Table and seat change together, on the loop: a view is never built for one with the other.
+        self.table_id, self.seat, self.sent_version = table_id, seat, -1
         await self.channel_layer.group_add(digital.table_group(table_id), self.channel_name)
         _LOCAL[table_id].add(self)
 
@@ -85,7 +86,7 @@ class _TableSocket(JsonFrameConsumer):
         """The table moved on: send this socket's own view, once per version."""
         version = event.get("version", 0)
         if version > self.sent_version:
-            await self.send_view(version=version)
+            await self.send_view(version=version, quiet=True)
 
     async def push(self, version: int) -> None:
         """Another socket of this process applied ``version``: send this seat's view now, from the
@@ -95,7 +96,7 @@ class _TableSocket(JsonFrameConsumer):
             return
         frame = self.cached_frame(version)
         if frame is None:
-            asyncio.ensure_future(self.send_view(version=version))
+            asyncio.ensure_future(self.send_view(version=version, quiet=True))
             return
         self.sent_version = version
         await self.send_json(frame)
@@ -115,7 +116,29 @@ class _TableSocket(JsonFrameConsumer):
                                 exc_info=True)
         await digital.announce(self.channel_layer, applied, through_layer=reaches_other_processes(self.channel_layer))
 
-    async def send_view(self, *, force: bool = False, version: int | None = None) -> None:
+    async def send_view(self, *, force: bool = False, version: int | None = None, quiet: bool = False) -> None:
+        """Send this socket's view: at ``version`` if newer than the last one sent, else (``force``)
+        the current one again. Never an older one: another socket of this process may have pushed
+        a newer version while this one was reading (``push``). ``quiet`` (a version told by
+        another socket or process): a failed read is logged and told to the phone, the socket
+        stays open, and the table's next version tries again."""
+        try:
+            frame = await self.frame_at(version)
+        except Exception:
+            if not quiet:
+                raise
+            log.warning("table %s: version %s not read for a socket", self.table_id, version, exc_info=True)
+            await self.error("The table could not be read just now; its next move will show here.")
+            return
+        if frame is None:
+            await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
+            return
+        version = frame["view"]["version"]
+        if version > self.sent_version or (force and version == self.sent_version):
+            self.sent_version = version
+            await self.send_json(frame)
+
+    async def frame_at(self, version: int | None) -> dict[str, Any] | None:
         # On the event loop when this process holds the version (it applied or loaded it): a
         # view is microseconds of work, a trip to a thread is not. Else from the database.
         frame = self.cached_frame(version)
@@ -124,13 +147,7 @@ class _TableSocket(JsonFrameConsumer):
             frame = None if state is None else self.frame_of(state)
         if frame is None:
             frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
-        if frame is None:
-            await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
-            return
-        version = frame["view"]["version"]
-        if force or version > self.sent_version:
-            self.sent_version = max(self.sent_version, version)
-            await self.send_json(frame)
+        return frame
 
     def knows_table(self) -> bool:
         """Whether this socket has read its table's facts (who sits where) already."""
@@ -174,15 +191,16 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             await self.close(code=REFUSED)
             return
+        table_id, self.player_id, seat = found
         # The player's group: the organiser signing this phone out closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
-        await self.join_table(found)
+        await self.join_table(table_id, seat)
         await self.send_view()
-        bots.schedule_table(found)  # bots of a hand that outlived a restart pick up again
+        bots.schedule_table(table_id)  # bots of a hand that outlived a restart pick up again
 
     async def disconnect(self, code):
-        if getattr(self, "player_group", None):
+        if getattr(self, "phone_group", None):
             await self.channel_layer.group_discard(self.phone_group, self.channel_name)
         await super().disconnect(code)
 
@@ -190,8 +208,9 @@ class PlayConsumer(_TableSocket):
         await self.error("The organiser signed this phone out. Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def identify(self) -> int | str:
-        """The table id of this player's digital seat in the current hand, or why not."""
+    def identify(self) -> tuple[int, int, int] | str:
+        """(table id, player id, seat) of this player's digital seat in the current hand, or why
+        not. Sets nothing: the caller switches table and seat together on the loop."""
         try:
             drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
         except Http404:
@@ -202,8 +221,7 @@ class PlayConsumer(_TableSocket):
         seat = digital.digital_seat_of(drive, player)
         if seat is None:
             return "You are not seated at a table played on the phones in this hand."
-        self.player_id, self.seat = player.pk, seat.position
-        return seat.table_id
+        return seat.table_id, player.pk, seat.position
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -212,7 +230,8 @@ class PlayConsumer(_TableSocket):
             if isinstance(found, str):
                 await self.error(found)
                 return
-            await self.join_table(found)
+            table_id, _player, seat = found
+            await self.join_table(table_id, seat)
             await self.send_view(force=True)
             return
         key = content.get("key")

@@ -27,6 +27,7 @@ import json
 import logging
 import random
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -313,12 +314,34 @@ def _apply_threads() -> ThreadPoolExecutor:
     return _APPLY_THREADS
 
 
+CHECK_IDLE_SECONDS = 30  # a kept connection idle this long is checked before use
+RENEW_SECONDS = 600  # and one this old is closed (back to the pool) and opened anew
+_kept = threading.local()
+
+
 def _keeping_connection(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    _check_kept_connection()
     try:
         return fn(*args, **kwargs)
     finally:
         if connection.errors_occurred or connection.in_atomic_block:
             connection.close()
+        _kept.used = time.monotonic()
+
+
+def _check_kept_connection() -> None:
+    """A database restart, an idle timeout or a proxy may have cut a connection kept idle: check
+    it (one round trip) after a pause, so an action does not fail on a dead one; renew an old
+    one so that the pool's limits still apply."""
+    if connection.connection is None:
+        _kept.opened = time.monotonic()
+        return
+    now = time.monotonic()
+    if now - getattr(_kept, "opened", now) > RENEW_SECONDS or (
+        now - getattr(_kept, "used", now) > CHECK_IDLE_SECONDS and not connection.is_usable()
+    ):
+        connection.close()
+        _kept.opened = now
 
 
 def close_apply_connections(timeout: float = 10) -> None:

@@ -136,7 +136,8 @@
       if (data.type === "update") apply(data.parts, data.stamp, data.read);
       else if (data.type === "result") onResult(data);
     };
-    socket.onclose = function () {
+    socket.onclose = function (e) {
+      if (e.code === 4401) { location.reload(); return; }  // this phone was signed out: back to joining
       setStatus(false); clearInterval(pingTimer);
       if (!pollTimer && root.dataset.fallback) pollTimer = setInterval(poll, 10000);
       setTimeout(connect, delay);

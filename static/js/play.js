@@ -10,7 +10,7 @@
   var WATCH = root.dataset.mode === "watch";
   var $ = function (id) { return document.getElementById(id); };
 
-  var ws = null, backoff = 500, view = null, seats = [], stopped = false;
+  var ws = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null;
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var chosen = [];             // auction: cards tapped to offer or to give in exchange
   var accepting = null;        // the offer being accepted (its id)
@@ -56,6 +56,7 @@
     ws.onclose = function (event) {
       ws = null;
       if (event.code === 4403 || stopped) return;   // refused: reconnecting would not help
+      if (event.code === 4401) { location.reload(); return; }   // signed out: the page sends the phone to join
       $("conn").hidden = false;
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, 10000);
@@ -74,6 +75,9 @@
 
   function receive(msg) {
     if (msg.type === "state") {
+      // Never go back: a view older than the one shown (same table and hand) is stale.
+      if (view && msg.table === shownTable && msg.hand === shownHand && msg.view.version < view.version) return;
+      shownTable = msg.table; shownHand = msg.hand;
       seats = msg.seats || seats;
       if (!view || msg.view.version !== view.version) { chosen = []; accepting = null; }
       view = msg.view;

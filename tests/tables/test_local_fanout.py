@@ -3,6 +3,7 @@ the channel layer), once each; other processes are reached through the layer (Re
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -171,3 +172,84 @@ def test_the_apply_threads_keep_their_connection_and_close_it_on_request(four_at
         assert len(opened) == 2  # a new thread opens its own once
     finally:
         connection_created.disconnect(count)
+
+
+async def _drain(socket, quiet: float = 0.4) -> list[dict]:
+    frames = []
+    while not await socket.receive_nothing(timeout=quiet):
+        frames.append(await socket.receive_json_from())
+    return frames
+
+
+async def test_a_forced_view_read_slowly_never_replaces_a_newer_pushed_one(four_at_a_table, monkeypatch):
+    import time
+
+    drive, table, players = four_at_a_table
+    sockets, firsts = await _four(drive, players)
+    real = consumers._TableSocket.load_frame
+
+    def slow(self, version=None):
+        frame = real(self, version)  # the current version, read from the database...
+        if self.seat == 1 and version is None:
+            time.sleep(0.5)  # ...and slow to come back, while another phone's move is pushed
+        return frame
+
+    monkeypatch.setattr(consumers._TableSocket, "load_frame", slow)
+    await sockets[1].send_json_to({"type": "sync"})  # a forced view, reading
+    await asyncio.sleep(0.1)
+    view = firsts[0]["view"]
+    await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    ok = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
+    assert ok["type"] == "ok"
+    seen = [f["view"]["version"] for f in await _drain(sockets[1]) if f["type"] == "state"]
+    assert seen == [ok["version"]]  # the newer view, and not the older one after it
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_failed_read_of_a_version_leaves_every_socket_open(four_at_a_table, monkeypatch):
+    from channels.layers import get_channel_layer
+    from django.db import OperationalError
+
+    drive, table, players = four_at_a_table
+    sockets, firsts = await _four(drive, players)
+
+    def broken(table_id):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(digital, "_stored_state", broken)
+    await get_channel_layer().group_send(digital.table_group(table.pk), digital.version_message(table.pk, 999))
+    for socket in sockets:
+        frame = await socket.receive_json_from(timeout=5)
+        assert frame["type"] == "error" and "could not be read" in frame["message"]
+    monkeypatch.undo()
+    # still open and working: the next move reaches everyone
+    view = firsts[0]["view"]
+    await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    ok = await until(sockets[0], lambda f: f["type"] == "ok")
+    for socket in sockets:
+        await until(socket, at_version(ok["version"]))
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_closed_play_socket_leaves_its_phone_group(four_at_a_table, monkeypatch):
+    from channels.layers import get_channel_layer
+
+    from drive import broadcast
+
+    drive, table, players = four_at_a_table
+    left: list[tuple[str, str]] = []
+    layer = type(get_channel_layer())
+    real = layer.group_discard
+
+    async def spy(self, group, channel):
+        left.append((group, channel))
+        return await real(self, group, channel)
+
+    monkeypatch.setattr(layer, "group_discard", spy)
+    socket, _ = await connected(drive, players[0])
+    channel = next(iter(consumers._LOCAL[table.pk])).channel_name
+    await socket.disconnect()
+    assert (broadcast.phone_group(players[0].pk), channel) in left
+    assert (digital.table_group(table.pk), channel) in left

@@ -41,3 +41,36 @@ def test_moves_commit_lazily_and_the_last_move_durably(four_at_a_table, monkeypa
     with connection.cursor() as cursor:  # and nothing leaked out of the transactions
         cursor.execute("SHOW synchronous_commit")
         assert cursor.fetchone()[0] == "on"
+
+
+async def test_a_kept_connection_cut_while_idle_is_replaced_before_the_next_move(four_at_a_table, monkeypatch):
+    """A database restart or an idle timeout cuts the connection an apply thread keeps: after a
+    pause it is checked before use, so the next move does not fail on it."""
+    from asgiref.sync import sync_to_async
+
+    from tests.tables.phones import action, connected, until
+
+    monkeypatch.setattr(digital, "CHECK_IDLE_SECONDS", 0)
+    drive, table, players = four_at_a_table
+    pairs = [await connected(drive, p) for p in players]
+    sockets, firsts = [s for s, _ in pairs], [f for _, f in pairs]
+
+    def backend_pid() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    def terminate(pid: int) -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+            return cursor.fetchone()[0]
+
+    killed = await digital.in_apply_thread(backend_pid)
+    assert await sync_to_async(terminate)(killed)
+    view = firsts[1]["view"]
+    await sockets[1].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    reply = await until(sockets[1], lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "ok", reply
+    assert await digital.in_apply_thread(backend_pid) != killed
+    for socket in sockets:
+        await socket.disconnect()
