@@ -182,6 +182,8 @@ class _TableSocket(JsonFrameConsumer):
 class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
+    token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
+
     async def connect(self):
         bots.remember_loop()
         await self.accept()
@@ -191,7 +193,7 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             await self.close(code=REFUSED)
             return
-        table_id, self.player_id, seat = found
+        table_id, self.player_id, seat, self.token = found
         # The player's group: the organiser signing this phone out closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
@@ -208,9 +210,10 @@ class PlayConsumer(_TableSocket):
         await self.error("The organiser signed this phone out. Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def identify(self) -> tuple[int, int, int] | str:
-        """(table id, player id, seat) of this player's digital seat in the current hand, or why
-        not. Sets nothing: the caller switches table and seat together on the loop."""
+    def identify(self) -> tuple[int, int, int, str] | str:
+        """(table id, player id, seat, the phone's token) of this player's digital seat in the
+        current hand, or why not. Sets nothing: the caller switches table and seat together on
+        the loop."""
         try:
             drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
         except Http404:
@@ -221,7 +224,7 @@ class PlayConsumer(_TableSocket):
         seat = digital.digital_seat_of(drive, player)
         if seat is None:
             return "You are not seated at a table played on the phones in this hand."
-        return seat.table_id, player.pk, seat.position
+        return seat.table_id, player.pk, seat.position, player.token
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -230,7 +233,7 @@ class PlayConsumer(_TableSocket):
             if isinstance(found, str):
                 await self.error(found)
                 return
-            table_id, _player, seat = found
+            table_id, _player, seat, _token = found
             await self.join_table(table_id, seat)
             await self.send_view(force=True)
             return
@@ -239,7 +242,8 @@ class PlayConsumer(_TableSocket):
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
             applied = await digital.in_apply_thread(
-                digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id, notify=False
+                digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id, token=self.token,
+                notify=False,
             )
         except digital.DigitalError as exc:
             extra = {"key": key} if isinstance(key, str) else {}

@@ -425,7 +425,8 @@ def _sql_names() -> dict[str, str]:
 @functools.lru_cache(maxsize=4)
 def _quoted_names(vendor: str) -> dict[str, str]:
     q = connection.ops.quote_name
-    return {"t": q(TableHand._meta.db_table), "h": q(Hand._meta.db_table), "seat": q(Seat._meta.db_table)}
+    return {"t": q(TableHand._meta.db_table), "h": q(Hand._meta.db_table), "seat": q(Seat._meta.db_table),
+            "player": q(Seat._meta.get_field("player").related_model._meta.db_table)}
 
 
 def _from_db(name: str, value: Any) -> Any:
@@ -433,13 +434,19 @@ def _from_db(name: str, value: Any) -> Any:
     return TableHand._meta.get_field(name).from_db_value(value, None, connection)
 
 
-def _locked_table(table_id: int, seat: int, player_id: int | None) -> tuple[TableHand, bool]:
-    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there."""
+def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | None = None
+                  ) -> tuple[TableHand, bool]:
+    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there
+    (and, given the ``token`` its phone joined with, still holds it: not signed out since)."""
     n = _sql_names()
+    sits = f"SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id AND s.position = %s AND s.player_id = %s"
+    params: list[Any] = [seat, player_id]
+    if token is not None:
+        sits += f" AND EXISTS (SELECT 1 FROM {n['player']} p WHERE p.id = s.player_id AND p.token = %s)"
+        params.append(token)
     columns = (
         "t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
-        f"h.number, h.status, h.drive_id, EXISTS (SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id "
-        "AND s.position = %s AND s.player_id = %s)"
+        f"h.number, h.status, h.drive_id, EXISTS ({sits})"
     )
     if connection.vendor == "postgresql":
         # A move commits without waiting for its WAL to reach the disk, as on SQLite (WAL,
@@ -451,7 +458,7 @@ def _locked_table(table_id: int, seat: int, player_id: int | None) -> tuple[Tabl
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
     with connection.cursor() as cursor:
-        cursor.execute(sql, [seat, player_id, table_id])
+        cursor.execute(sql, [*params, table_id])
         row = cursor.fetchone()
     if row is None:
         raise DigitalError("That table no longer exists.")
@@ -490,6 +497,7 @@ def apply_action(
     message: dict[str, Any],
     *,
     player_id: int | None = None,
+    token: str | None = None,
     bot: bool = False,
     notify: bool = True,
 ) -> Applied:
@@ -497,8 +505,8 @@ def apply_action(
 
     ``message`` is the engine action plus ``version`` (the version the sender saw; required),
     ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
-    sender is ``player_id`` (a phone: must sit at ``seat``) or ``bot`` (``seat`` must be a bot
-    seat). Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
+    sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
+    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat). Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
     Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
     over or not dealt, and anything the engine refuses.
 
@@ -506,7 +514,7 @@ def apply_action(
     on commit; the caller passes the returned ``Applied`` to ``announce``.
     """
     action, version, key, claimed = split_message(message)
-    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id)
+    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id, token)
     if key is not None:
         for seen, at in table.client_keys or []:
             if seen == key:
@@ -517,6 +525,8 @@ def apply_action(
         if seat not in (table.bots or []):
             raise DigitalError(f"Seat {seat + 1} is not played by a bot.")
     elif not sender_sits:
+        if token is not None:  # a phone: not seated there, or signed out since it connected
+            raise DigitalError("This phone does not hold that seat (any more): join the drive again.")
         raise DigitalError("You do not sit at that seat of this table.")
     if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
         raise DigitalError("This table is not playing on the phones.")

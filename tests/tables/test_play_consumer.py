@@ -207,3 +207,18 @@ async def test_a_stale_action_whose_basis_changed_is_refused(four_at_a_table):
     await refused(sockets[0], {**action("pass", old["version"], card=old["hand"][1]), "basis": "forged"})
     for s in sockets:
         await s.disconnect()
+
+
+async def test_a_phone_signed_out_after_connecting_cannot_act_even_if_its_socket_stayed_open(four_at_a_table):
+    from drive.models import Player, new_token
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    # The sign-out's close message missed this socket (it came between its checks): the token changed.
+    await database_sync_to_async(Player.objects.filter(pk=players[0].pk).update)(token=new_token())
+    view = first["view"]
+    await socket.send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    reply = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "error" and "join the drive again" in reply["message"]
+    assert (await stored(table.pk)).version == view["version"]  # nothing applied
+    await socket.disconnect()
