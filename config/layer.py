@@ -47,6 +47,23 @@ def _loop_for(layer: Any) -> asyncio.AbstractEventLoop | None:
     return loop
 
 
+def run_soon(make_coroutine: Any) -> bool:
+    """Run ``make_coroutine()`` on the server's event loop without waiting for it, from any
+    thread. False when there is no running server loop (nothing is run then)."""
+    loop = _server_loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return False
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        loop.create_task(make_coroutine())
+    else:
+        asyncio.run_coroutine_threadsafe(make_coroutine(), loop)
+    return True
+
+
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     """Send (group, message) pairs in one trip to the event loop (concurrently on Redis).
 

@@ -7,9 +7,49 @@ once per listener: the group message carries the rendered payload, each socket j
 
 from __future__ import annotations
 
+import logging
+import weakref
+from collections import defaultdict
 from typing import Any
 
 from config import layer
+
+log = logging.getLogger(__name__)
+
+# This process's board and dashboard sockets, by drive (drive.consumers.LiveConsumer adds and
+# removes itself). A table's result message reaches them straight from the committing thread's
+# hand-over to the event loop, not through each socket's queue of layer messages.
+_screens: defaultdict[int, weakref.WeakSet] = defaultdict(weakref.WeakSet)
+
+
+def add_screen(drive_id: int, socket: Any) -> None:
+    _screens[drive_id].add(socket)
+
+
+def remove_screen(drive_id: int, socket: Any) -> None:
+    sockets = _screens.get(drive_id)
+    if sockets is not None:
+        sockets.discard(socket)
+        if not sockets:
+            _screens.pop(drive_id, None)
+
+
+def send_result(drive_id: int, message: dict[str, Any]) -> None:
+    """A table's result message (drive.live.table_changed) to every board and dashboard: this
+    process's directly on its event loop; through the layer to other processes' (Redis), or to
+    all when this process cannot reach its loop. A socket reached both ways shows it once."""
+    sockets = list(_screens.get(drive_id, ()))
+
+    async def deliver() -> None:
+        for socket in sockets:
+            try:
+                await socket.drive_result(message)
+            except Exception:  # that socket is closing: its page catches up on reconnect
+                log.warning("a screen of drive %s missed a result message", drive_id, exc_info=True)
+
+    local = bool(sockets) and layer.run_soon(deliver)
+    if not local or one_message_for_all_phones():
+        send_many([(drive_group(drive_id, "screens"), message)])
 
 
 def drive_group(drive_id: int, audience: str) -> str:

@@ -22,6 +22,7 @@ class LiveConsumer(JsonFrameConsumer):
     audience: str = ""
     drive_id: int | None = None
     player_id: int | None = None
+    results_shown: tuple = ()  # the last result messages sent, as (hand, table, commit)
 
     async def connect(self):
         kwargs = self.scope["url_route"]["kwargs"]
@@ -38,6 +39,8 @@ class LiveConsumer(JsonFrameConsumer):
                                   broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        if self.audience != "phone":
+            broadcast.add_screen(self.drive_id, self)
         await self.accept()
         snapshot = await database_sync_to_async(self._snapshot)()
         await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"],
@@ -72,6 +75,8 @@ class LiveConsumer(JsonFrameConsumer):
         return live.message({"phone": live.phone_parts(view, me).get(str(self.player_id), "")}, "phone", read)
 
     async def disconnect(self, code):
+        if self.drive_id is not None:
+            broadcast.remove_screen(self.drive_id, self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -99,6 +104,10 @@ class LiveConsumer(JsonFrameConsumer):
         apply it at once; the full update follows. The board gets no totals during suspense."""
         if self.audience not in ("board", "organiser"):
             return
+        seen = (event["hand"], event["table"], event["commit"])
+        if seen in self.results_shown:  # reached both directly and through the layer (Redis)
+            return
+        self.results_shown = (self.results_shown + (seen,))[-32:]
         frame = {k: event[k] for k in ("hand", "table", "current", "status", "status_label", "progress", "commit")}
         if self.audience == "organiser" or event["board_totals"]:
             frame["totals"] = event["totals"]

@@ -96,8 +96,8 @@ def result_delta(table: Any) -> dict[str, Any]:
 
 def send_result_delta(delta: dict[str, Any]) -> None:
     message = {**delta, "commit": _stamp()}
-    # One group for the board and the dashboard: each socket takes what its audience may see.
-    broadcast.send_many([(broadcast.drive_group(delta["drive"], "screens"), message)])
+    # The board and the dashboard: each socket takes what its audience may see.
+    broadcast.send_result(delta["drive"], message)
 
 
 log = logging.getLogger(__name__)

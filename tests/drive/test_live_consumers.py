@@ -236,3 +236,55 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
     await again.connect(timeout=5)
     assert (await again.receive_json_from(timeout=5))["type"] == "error"
     await again.disconnect()
+
+
+@pytest.fixture
+def screens_sends(monkeypatch):
+    """Every group_send to a drive's screens group."""
+    from channels.layers import get_channel_layer
+
+    sent: list[str] = []
+    layer = type(get_channel_layer())
+    real = layer.group_send
+
+    async def spy(self, group, message):
+        if group.endswith("-screens"):
+            sent.append(group)
+        return await real(self, group, message)
+
+    monkeypatch.setattr(layer, "group_send", spy)
+    return sent
+
+
+async def _result_frames(ws) -> list[dict]:
+    frames = []
+    while not await ws.receive_nothing(timeout=0.4):
+        frame = await ws.receive_json_from()
+        if frame["type"] == "result":
+            frames.append(frame)
+    return frames
+
+
+@pytest.mark.parametrize("several_processes", [False, True])
+async def test_a_result_message_reaches_this_processes_screens_directly_and_once(
+    drive_of_eight, organiser, screens_sends, monkeypatch, several_processes
+):
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
+    drive = drive_of_eight
+    board = await connected(f"/ws/drive/{drive.join_code}/board/")
+    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    for ws in (board, dashboard):
+        await ws.receive_json_from(timeout=5)
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=2))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    for ws in (board, dashboard):
+        results = await _result_frames(ws)
+        assert [(r["table"], r["status"]) for r in results] == [(2, "confirmed")]
+    # In one process nothing goes through the layer; with several (Redis) the other processes'
+    # screens hear of it through it, and this process's screens still show it once.
+    assert screens_sends == ([f"drive-{drive.pk}-screens"] if several_processes else [])
+    await board.disconnect()
+    await dashboard.disconnect()
+    assert drive.pk not in broadcast._screens
