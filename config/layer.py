@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
+from collections import defaultdict
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -19,6 +21,35 @@ CHUNK = 50
 TIMEOUT = 30.0
 
 _server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def several_processes(channel_layer: Any = None) -> bool:
+    """Whether sockets of other server processes may listen on the layer (Redis); the
+    in-memory layer is one process's own."""
+    from channels.layers import InMemoryChannelLayer
+
+    return not isinstance(channel_layer or get_channel_layer(), InMemoryChannelLayer)
+
+
+class LocalSockets(defaultdict):
+    """This process's sockets by key (a table, a drive), held weakly: what a sender on this
+    process reaches directly, without a trip through the layer."""
+
+    def __init__(self) -> None:
+        super().__init__(weakref.WeakSet)
+
+    def add(self, key: Any, socket: Any) -> None:
+        self[key].add(socket)
+
+    def discard(self, key: Any, socket: Any) -> None:
+        sockets = self.get(key)
+        if sockets is not None:
+            sockets.discard(socket)
+            if not sockets:
+                self.pop(key, None)
+
+    def of(self, key: Any) -> list[Any]:
+        return list(self.get(key, ()))
 
 
 def remember_loop() -> None:

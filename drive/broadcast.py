@@ -8,8 +8,6 @@ once per listener: the group message carries the rendered payload, each socket j
 from __future__ import annotations
 
 import logging
-import weakref
-from collections import defaultdict
 from typing import Any
 
 from config import layer
@@ -19,26 +17,16 @@ log = logging.getLogger(__name__)
 # This process's board and dashboard sockets, by drive (drive.consumers.LiveConsumer adds and
 # removes itself). A table's result message reaches them straight from the committing thread's
 # hand-over to the event loop, not through each socket's queue of layer messages.
-_screens: defaultdict[int, weakref.WeakSet] = defaultdict(weakref.WeakSet)
-
-
-def add_screen(drive_id: int, socket: Any) -> None:
-    _screens[drive_id].add(socket)
-
-
-def remove_screen(drive_id: int, socket: Any) -> None:
-    sockets = _screens.get(drive_id)
-    if sockets is not None:
-        sockets.discard(socket)
-        if not sockets:
-            _screens.pop(drive_id, None)
+_screens = layer.LocalSockets()
+add_screen = _screens.add
+remove_screen = _screens.discard
 
 
 def send_result(drive_id: int, message: dict[str, Any]) -> None:
     """A table's result message (drive.live.table_changed) to every board and dashboard: this
     process's directly on its event loop; through the layer to other processes' (Redis), or to
     all when this process cannot reach its loop. A socket reached both ways shows it once."""
-    sockets = list(_screens.get(drive_id, ()))
+    sockets = _screens.of(drive_id)
 
     async def deliver() -> None:
         for socket in sockets:
@@ -62,9 +50,7 @@ def drive_group(drive_id: int, audience: str) -> str:
 
 def one_message_for_all_phones() -> bool:
     """True on Redis (see drive.live.phone_messages), False on the in-memory layer."""
-    from django.conf import settings
-
-    return "Redis" in settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
+    return layer.several_processes()
 
 
 def player_group(player_id: int) -> str:

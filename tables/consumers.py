@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
-from collections import defaultdict
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import InMemoryChannelLayer
 from django.http import Http404
 
+from config import layer
 from config.consumers import JsonFrameConsumer
 from drive import broadcast
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
@@ -40,20 +38,11 @@ REFUSED = 4403  # close code: not a player of this drive / not the organiser
 # This process's sockets of each table. A socket that applied an action tells the others of
 # this process itself, at once, without a trip through the channel layer; the layer carries the
 # version to the sockets of other processes (Redis). The in-memory layer has no other process.
-_LOCAL: defaultdict[int, weakref.WeakSet] = defaultdict(weakref.WeakSet)
+_LOCAL = layer.LocalSockets()
 
 
 def reaches_other_processes(channel_layer: Any) -> bool:
-    """Whether sockets of other processes listen on this layer (the in-memory layer has none)."""
-    return not isinstance(channel_layer, InMemoryChannelLayer)
-
-
-def _leave_local(table_id: int, socket: "_TableSocket") -> None:
-    sockets = _LOCAL.get(table_id)
-    if sockets is not None:
-        sockets.discard(socket)
-        if not sockets:
-            _LOCAL.pop(table_id, None)
+    return layer.several_processes(channel_layer)
 
 
 class _TableSocket(JsonFrameConsumer):
@@ -70,16 +59,16 @@ class _TableSocket(JsonFrameConsumer):
         if self.table_id == table_id and self.seat == seat:
             return
         if self.table_id is not None:
-            _leave_local(self.table_id, self)
+            _LOCAL.discard(self.table_id, self)
             await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
         # Table and seat change together, on the loop: a view is never built for one with the other.
         self.table_id, self.seat, self.sent_version = table_id, seat, -1
         await self.channel_layer.group_add(digital.table_group(table_id), self.channel_name)
-        _LOCAL[table_id].add(self)
+        _LOCAL.add(table_id, self)
 
     async def disconnect(self, code):
         if self.table_id is not None:
-            _leave_local(self.table_id, self)
+            _LOCAL.discard(self.table_id, self)
             await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
 
     async def table_version(self, event: dict[str, Any]) -> None:
@@ -107,7 +96,7 @@ class _TableSocket(JsonFrameConsumer):
         if applied.duplicate or applied.state is None:
             return
         digital.keep_state(applied)
-        for socket in list(_LOCAL.get(applied.table_id, ())):
+        for socket in _LOCAL.of(applied.table_id):
             if socket is not self and socket.table_id == applied.table_id:
                 try:
                     await socket.push(applied.version)

@@ -159,14 +159,13 @@ def keep_state(applied: "Applied") -> None:
 
 async def announce(channel_layer: Any, applied: "Applied", *, through_layer: bool = True) -> None:
     """From a socket's own event loop, once ``apply_action(..., notify=False)`` has returned
-    (committed): keep the state, tell the table's sockets through the layer (``through_layer``;
-    the caller may have reached every socket itself), let its bots move. The same as
-    ``notify_table`` without the trip from the worker thread back to the loop."""
+    (committed) and the caller has kept the state (``keep_state``) and told this process's
+    sockets: tell the other processes' through the layer (``through_layer``), let the bots
+    move. The same as ``notify_table`` without the trip from the worker thread to the loop."""
     from tables import bots
 
     if applied.duplicate or applied.state is None:
         return
-    keep_state(applied)
     if through_layer:
         try:
             await channel_layer.group_send(table_group(applied.table_id),
@@ -506,7 +505,8 @@ def apply_action(
     ``message`` is the engine action plus ``version`` (the version the sender saw; required),
     ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
     sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
-    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat). Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
+    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat).
+    Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
     Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
     over or not dealt, and anything the engine refuses.
 
