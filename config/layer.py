@@ -120,5 +120,23 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     return True
 
 
+def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:
+    """``send_many`` without waiting: handed to the server's event loop when there is one (a
+    committing thread goes on at once; a failure is logged there), else sent as ``send_many``."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return layer is not None
+
+    async def send_all() -> None:
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(layer.group_send(group, message) for group, message in messages)), TIMEOUT
+            )
+        except Exception:
+            log.warning("live update of %d group(s) not sent: channel layer unavailable", len(messages), exc_info=True)
+
+    return run_soon(send_all) or send_many(messages)
+
+
 def send(group: str, message: dict[str, Any]) -> bool:
     return send_many([(group, message)])

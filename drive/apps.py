@@ -12,5 +12,5 @@ class DriveConfig(AppConfig):
         # A digital hand's result refreshes the drive's live screens (tables never imports drive).
         if live.drive_changed not in digital.drive_listeners:
             digital.drive_listeners.append(live.drive_changed)
-        if live.table_changed not in digital.table_listeners:
-            digital.table_listeners.append(live.table_changed)
+        if live.table_finished not in digital.table_listeners:
+            digital.table_listeners.append(live.table_finished)

@@ -37,7 +37,8 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
 
     local = bool(sockets) and layer.run_soon(deliver)
     if not local or one_message_for_all_phones():
-        send_many([(drive_group(drive_id, "screens"), message)])
+        # Not waited for: the committing thread (a digital table's apply thread) goes on.
+        layer.send_soon([(drive_group(drive_id, "screens"), message)])
 
 
 def drive_group(drive_id: int, audience: str) -> str:

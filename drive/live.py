@@ -69,15 +69,38 @@ def table_changed(table: Any) -> None:
     transaction.on_commit(lambda: send_result_delta(delta), robust=True)
 
 
+def table_finished(table: Any) -> None:
+    """A digital table's hand ended: the engine recorded its result inside the move's
+    transaction, under the table's lock, in the thread that applies moves. As
+    ``table_changed``, but the result's message is read after the commit, in a thread of its
+    own (``_messages``): the table's lock, and the phones' last view, do not wait for it. Read
+    later, it holds at least what committed."""
+    drive_changed(table.hand.drive_id, gather=True)
+
+    def read_and_send() -> None:
+        try:
+            send_result_delta(result_delta(table))
+        except Exception:  # the full update that follows shows the result all the same
+            log.exception("result message of table %s not sent", table.pk)
+        finally:
+            connection.close()
+
+    if getattr(settings, "LIVE_UPDATES_INLINE", False):
+        transaction.on_commit(lambda: send_result_delta(result_delta(table)), robust=True)
+    else:
+        transaction.on_commit(lambda: _messages.submit(read_and_send), robust=True)
+
+
 def result_delta(table: Any) -> dict[str, Any]:
     hand = table.hand
     drive = hand.drive
     # This table's status as the caller has it (the engine saves it after recording the result).
+    # (No ordering: the models' default ones would join up to the drive for nothing.)
     statuses = [TableHand(status=table.status if pk == table.pk else status)
-                for pk, status in hand.tables.values_list("pk", "status")]
+                for pk, status in hand.tables.order_by().values_list("pk", "status")]
     done = selectors.progress(statuses)
-    seated = list(table.seats.values_list("player_id", flat=True))
-    latest = selectors.current_hand(drive).number
+    seated = list(table.seats.order_by().values_list("player_id", flat=True))
+    latest = selectors.latest_hand_number(drive)
     frozen_at = selectors.suspense_from(drive)
     return {
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
@@ -102,6 +125,7 @@ def send_result_delta(delta: dict[str, Any]) -> None:
 
 log = logging.getLogger(__name__)
 _worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-updates")  # one drive at a time each
+_messages = ThreadPoolExecutor(max_workers=1, thread_name_prefix="result-messages")  # table_finished, in order
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"

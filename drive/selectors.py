@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from drive.models import Drive, Player
@@ -20,6 +20,11 @@ def drives_for(user) -> QuerySet[Drive]:
 
 def current_hand(drive: Drive) -> Hand | None:
     return drive.hands.order_by("-number").first()
+
+
+def latest_hand_number(drive: Drive) -> int:
+    """The current hand's number (0 before the first), without loading the hand."""
+    return drive.hands.aggregate(latest=Max("number"))["latest"] or 0
 
 
 def standings_rows(drive: Drive, *, live: bool = False) -> list[ranking.Row]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from drive import live
 
 
@@ -86,3 +88,34 @@ def test_with_several_processes_every_phone_gets_its_fragment(monkeypatch):
     parts = {"1": "<p>a</p>", "2": "<p>b</p>"}
     assert live._changed_only(4, parts) == parts
     assert live._changed_only(4, parts) == parts
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_digital_tables_result_message_is_read_after_its_commit_off_the_applying_thread(
+    settings, monkeypatch, organiser
+):
+    """The engine records a digital table's result in the thread that applies moves, under the
+    table's lock: its result message (several queries) is read after the commit in a thread of
+    its own, and says what committed."""
+    from drive import services
+    from drive.selectors import totals_of
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    services.start_hand(drive)
+    settings.LIVE_UPDATES_INLINE = False
+    monkeypatch.setattr(live, "_schedule", lambda *args: None)  # no full updates in this test
+    sent: list[tuple[int, dict]] = []
+    monkeypatch.setattr(live, "send_result_delta", lambda delta: sent.append((threading.get_ident(), delta)))
+
+    services.close_hand(drive, force=True)  # the bell ends the digital table: the engine records it
+    live._messages.submit(lambda: None).result(5)  # the message thread has done what was queued
+
+    assert [(delta["table"], delta["status"]) for _thread, delta in sent] == [(2, "confirmed")]
+    thread, delta = sent[0]
+    assert thread != threading.get_ident()
+    assert delta["progress"]["done"] == 2
+    table = drive.hands.get(number=1).tables.get(number=2)
+    committed = {str(r.player_id): r.total for r in totals_of(drive, [s.player_id for s in table.seats.all()])}
+    assert {pid: t["total"] for pid, t in delta["totals"].items()} == committed
