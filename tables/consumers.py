@@ -91,11 +91,17 @@ class _TableSocket(JsonFrameConsumer):
         await self.send_json(frame)
 
     async def announce(self, applied: digital.Applied) -> None:
-        """After the commit of an action this socket applied: every other socket of the table on
-        this process, then (Redis) the other processes through the layer, then the bots."""
+        """After the commit of an action this socket applied: (Redis) the other processes through
+        the layer, every other socket of the table on this process, then the bots."""
         if applied.duplicate or applied.state is None:
             return
         digital.keep_state(applied)
+        through_layer = reaches_other_processes(self.channel_layer)
+        remote = asyncio.ensure_future(digital.announce(self.channel_layer, applied, through_layer=through_layer))
+        if through_layer:
+            # The other processes' trip is the longest: it starts (its first command is on its
+            # way to Redis) before this process's views are built, and goes on while they are.
+            await asyncio.sleep(0)
         for socket in _LOCAL.of(applied.table_id):
             if socket is not self and socket.table_id == applied.table_id:
                 try:
@@ -103,7 +109,7 @@ class _TableSocket(JsonFrameConsumer):
                 except Exception:  # that socket's problem (closing): it catches up on its next sync
                     log.warning("table %s: a local socket missed version %s", applied.table_id, applied.version,
                                 exc_info=True)
-        await digital.announce(self.channel_layer, applied, through_layer=reaches_other_processes(self.channel_layer))
+        await remote
 
     async def send_view(self, *, force: bool = False, version: int | None = None, quiet: bool = False) -> None:
         """Send this socket's view: at ``version`` if newer than the last one sent, else (``force``)

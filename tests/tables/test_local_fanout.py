@@ -87,6 +87,30 @@ async def test_with_other_processes_the_layer_carries_the_version_and_nobody_get
         await socket.disconnect()
 
 
+async def test_with_other_processes_the_layer_send_starts_before_the_local_views(
+    four_at_a_table, table_sends, monkeypatch
+):
+    """The other processes' trip (Redis) is the longest: it is on its way before this process
+    builds its sockets' views."""
+    drive, table, players = four_at_a_table
+    monkeypatch.setattr(consumers, "reaches_other_processes", lambda layer: True)  # as on Redis
+    order: list[str] = []
+    real_push = consumers._TableSocket.push
+
+    async def push(self, version):
+        order.append(f"push {len(table_sends)}")  # how many layer sends had begun by then
+        return await real_push(self, version)
+
+    monkeypatch.setattr(consumers._TableSocket, "push", push)
+    sockets, firsts = await _four(drive, players)
+    await sockets[2].send_json_to(action("pass", firsts[2]["view"]["version"], card=firsts[2]["view"]["hand"][0]))
+    ok = await until(sockets[2], lambda f: f["type"] in ("ok", "error"))
+    assert ok["type"] == "ok"
+    assert order == ["push 1"] * 3  # each of the three other local sockets, after the layer send began
+    for socket in sockets:
+        await socket.disconnect()
+
+
 async def test_a_socket_without_its_table_read_gets_its_view_from_the_database(four_at_a_table):
     drive, table, players = four_at_a_table
     sockets, firsts = await _four(drive, players)
