@@ -12,7 +12,9 @@ the new state (a ``state`` frame at the new version), for every action of every 
 Beside it, in the same run and through the same server and layer, the floor: a bare Channels
 group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1) of
 frames as long as the views the phones received on average (measured first).
-Each phone chooses its moves with the engine's greedy bot from its own view only.
+Each phone chooses its moves with the engine's greedy bot from its own view only. A table plays
+its hand to the end, or for ``--play-seconds`` (45) at most: a long auction is cut off there and
+counted as unfinished, so that ``make bench`` stays under five minutes.
 Appends a JSON entry to bench/results/digital.json. Only talks to 127.0.0.1.
 """
 
@@ -42,6 +44,7 @@ from games.film_fantasy.bots import greedy_action  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "digital.json"
 MAX_ACTIONS = 400  # per table: a hand that has not ended by then is left (counted, not an error)
+PLAY_SECONDS = 45.0  # and a table still playing then stops (a long auction must not stretch `make bench`)
 
 SETUP = """
 import json, random
@@ -213,7 +216,10 @@ async def play_table(bases: list[str], code: str, tokens: list[str], rng, sample
     try:
         for p in phones:
             await p.at_version(0)
+        stop_at = time.perf_counter() + PLAY_SECONDS
         for _ in range(MAX_ACTIONS):
+            if time.perf_counter() > stop_at:
+                break
             version = max(p.view["version"] for p in phones)
             for p in phones:
                 await p.at_version(version)
@@ -297,15 +303,20 @@ async def run(bases: list[str], drive: dict, rounds: int) -> dict:
 
 
 def main() -> None:
+    global THINK, PLAY_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=25)
-    parser.add_argument("--floor-rounds", type=int, default=60)
+    parser.add_argument("--floor-rounds", type=int, default=40)
+    parser.add_argument("--play-seconds", type=float, default=PLAY_SECONDS,
+                        help="a table still playing after this long stops (counted as unfinished)")
     parser.add_argument("--processes", type=int, default=None,
                         help="daphne processes (default: 1 on the in-memory layer, 2 on Redis)")
     parser.add_argument("--think", default="0.25,0.75",
                         help="seconds between a table's actions, 'lo,hi' (0: back-to-back, saturating)")
     args = parser.parse_args()
-    global THINK
+    if not 1 <= args.play_seconds <= 600 or not 1 <= args.floor_rounds <= 1000:
+        parser.error("--play-seconds 1..600, --floor-rounds 1..1000")
+    PLAY_SECONDS = args.play_seconds
     parts = [float(x) for x in args.think.split(",")]
     THINK = (parts[0], parts[-1])
     redis_url = os.environ.get("REDIS_URL")

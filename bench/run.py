@@ -37,7 +37,7 @@ from bench import common  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 TARGET_RATIO = 1.5
 HALL_TIMEOUT = 170  # seconds per layer
-DIGITAL_TIMEOUT = 100
+DIGITAL_TIMEOUT = 120
 
 
 def run_hall(layer: str, hands: int) -> list[dict]:
