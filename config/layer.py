@@ -120,6 +120,72 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     return True
 
 
+# This process's inbox: one channel of the layer, read by one task on the server's loop, that
+# joins groups in the process's name. A message to such a group crosses the layer once per
+# process, however many of the process's sockets it is for; a handler (by message type) hands
+# it to them. Per loop and layer (tests run one loop each).
+_inboxes: dict[tuple[int, int], tuple[str, asyncio.Task, set[str]]] = {}
+_inbox_handlers: dict[str, Any] = {}
+
+
+def on_inbox(message_type: str, handler: Any) -> None:
+    """``await handler(message)`` for every message of that type that reaches the inbox."""
+    _inbox_handlers[message_type] = handler
+
+
+async def join_inbox(group: str, channel_layer: Any = None) -> None:
+    """This process's inbox joins ``group`` (again: a join also renews the group's expiry)."""
+    channel_layer = channel_layer or get_channel_layer()
+    key = (id(asyncio.get_running_loop()), id(channel_layer))
+    inbox = _inboxes.get(key)
+    if inbox is None or inbox[1].done():
+        # The layer's own kind of name: channels_redis reads every such channel of a process
+        # through one receiver, which a name of another kind would wait behind.
+        channel = await channel_layer.new_channel()
+        inbox = _inboxes[key] = (channel, asyncio.ensure_future(_read_inbox(channel_layer, channel)), set())
+    inbox[2].add(group)
+    await channel_layer.group_add(group, inbox[0])
+
+
+async def close_inbox(channel_layer: Any = None) -> None:
+    """The inbox leaves its groups and stops reading (no socket of this process needs it now;
+    the next ``join_inbox`` opens a new one)."""
+    channel_layer = channel_layer or get_channel_layer()
+    inbox = _inboxes.pop((id(asyncio.get_running_loop()), id(channel_layer)), None)
+    if inbox is None:
+        return
+    channel, task, groups = inbox
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    for group in groups:
+        try:
+            await channel_layer.group_discard(group, channel)
+        except Exception:  # Redis away: the membership expires on its own
+            log.warning("this process's inbox could not leave %s", group, exc_info=True)
+
+
+async def _read_inbox(channel_layer: Any, channel: str) -> None:
+    while True:
+        try:
+            message = await channel_layer.receive(channel)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis away: try again; sockets that reconnect join anew
+            log.warning("this process's inbox could not read the channel layer; retrying", exc_info=True)
+            await asyncio.sleep(1)
+            continue
+        handler = _inbox_handlers.get(message.get("type"))
+        if handler is None:
+            continue
+        try:
+            await handler(message)
+        except Exception:
+            log.exception("a %s message to this process was not handled", message.get("type"))
+
+
 def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     """``send_many`` without waiting: handed to the server's event loop when there is one (a
     committing thread goes on at once; a failure is logged there), else sent as ``send_many``."""

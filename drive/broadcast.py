@@ -22,6 +22,35 @@ add_screen = _screens.add
 remove_screen = _screens.discard
 
 
+# This process's phone sockets, by drive. On Redis a drive's phone update (one message with
+# every phone's fragment) reaches each process once, through its inbox, and is handed to them
+# here; in memory each phone has its own small message in its player group.
+_phones = layer.LocalSockets()
+
+
+async def add_phone(drive_id: int, socket: Any) -> None:
+    _phones.add(drive_id, socket)
+    if one_message_for_all_phones():
+        await layer.join_inbox(drive_group(drive_id, "phones"))
+
+
+async def remove_phone(drive_id: int, socket: Any) -> None:
+    _phones.discard(drive_id, socket)
+    if not _phones and one_message_for_all_phones():
+        await layer.close_inbox()  # no phone here any more: the process stops reading for them
+
+
+async def _to_phones(message: dict[str, Any]) -> None:
+    for socket in _phones.of(message.get("drive")):
+        try:
+            await socket.drive_update(message)  # each socket sends its own fragment
+        except Exception:  # that socket is closing: its page catches up on reconnect
+            log.warning("a phone of drive %s missed an update", message.get("drive"), exc_info=True)
+
+
+layer.on_inbox("drive.update", _to_phones)
+
+
 def send_result(drive_id: int, message: dict[str, Any]) -> None:
     """A table's result message (drive.live.table_changed) to every board and dashboard: this
     process's directly on its event loop; through the layer to other processes' (Redis), or to
@@ -44,7 +73,8 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
 def drive_group(drive_id: int, audience: str) -> str:
     """``audience``: "board" (projector), "organiser" (dashboard), "screens" (both: a table's
     result message, one send for the two) or "phones" (every phone of the drive, used through
-    Redis; in memory each phone has its own ``player_group``)."""
+    Redis, where the processes' inboxes join it, not the sockets; in memory each phone has its
+    own ``player_group``)."""
     assert audience in ("board", "organiser", "screens", "phones")
     return f"drive-{drive_id}-{audience}"
 

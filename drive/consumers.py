@@ -31,15 +31,16 @@ class LiveConsumer(JsonFrameConsumer):
         if not allowed:
             await self.close(code=4403)
             return
-        if self.audience == "phone":  # its own group (in memory), the drive's phones group (Redis), sign-out
-            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones"),
-                                  broadcast.phone_group(self.player_id)]
+        if self.audience == "phone":  # its own group (in memory), sign-out; Redis: see broadcast.add_phone
+            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]
         else:  # its audience's updates, and the tables' result messages (drive.live.table_changed)
             self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
                                   broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        if self.audience != "phone":
+        if self.audience == "phone":
+            await broadcast.add_phone(self.drive_id, self)
+        else:
             broadcast.add_screen(self.drive_id, self)
         await self.accept()
         snapshot = await database_sync_to_async(self._snapshot)()
@@ -77,6 +78,8 @@ class LiveConsumer(JsonFrameConsumer):
     async def disconnect(self, code):
         if self.drive_id is not None:
             broadcast.remove_screen(self.drive_id, self)
+            if self.audience == "phone":
+                await broadcast.remove_phone(self.drive_id, self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 

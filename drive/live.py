@@ -319,13 +319,15 @@ def phone_messages(view: selectors.DriveView) -> list[tuple[str, dict[str, Any]]
     """Every phone's fragment that changed, rendered once. How they travel depends on the layer:
     in memory a message is copied for every receiver, so each phone gets its own small message
     in its own group; through Redis each group send costs round trips, so one message carrying
-    every fragment goes to the drive's phones group and each socket forwards only its own part."""
+    every fragment goes to the drive's phones group, which each process's inbox joins (not each
+    socket: the message crosses Redis once per process), and each socket sends its own part."""
     stamp = _stamp()
     parts = _changed_only(view.drive.pk, phone_parts(view))
     if not parts:
         return []
     if broadcast.one_message_for_all_phones():
-        return [(broadcast.drive_group(view.drive.pk, "phones"), {"type": "drive.update", "stamp": stamp, "parts": parts})]
+        return [(broadcast.drive_group(view.drive.pk, "phones"),
+                 {"type": "drive.update", "drive": view.drive.pk, "stamp": stamp, "parts": parts})]
     return [
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
         for pid, html in parts.items()

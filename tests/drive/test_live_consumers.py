@@ -288,3 +288,39 @@ async def test_a_result_message_reaches_this_processes_screens_directly_and_once
     await board.disconnect()
     await dashboard.disconnect()
     assert drive.pk not in broadcast._screens
+
+
+async def test_with_several_processes_a_phone_update_crosses_the_layer_once_per_process(
+    drive_of_eight, organiser, monkeypatch
+):
+    """Through Redis one message carries every phone's fragment: the process's inbox, not each
+    phone socket, is in the drive's phones group, and each socket sends only its own part."""
+    import asyncio
+    import re
+
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    from config import layer
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)  # as on Redis
+    drive, code = drive_of_eight, drive_of_eight.join_code
+    seats = await sync_to_async(lambda: [
+        (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
+    ])()
+    phones = [await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for _name, token in seats[:2]]
+    for ws in phones:
+        await ws.receive_json_from(timeout=5)
+    channel_layer = get_channel_layer()
+    if isinstance(channel_layer, InMemoryChannelLayer):  # Redis: the same, checked by what arrives below
+        members = channel_layer.groups.get(broadcast.drive_group(drive.pk, "phones"), {})
+        assert list(members) == [layer._inboxes[(id(asyncio.get_running_loop()), id(channel_layer))][0]]
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    for (name, _token), ws in zip(seats, phones):
+        update = await ws.receive_json_from(timeout=5)
+        assert list(update["parts"]) == ["phone"] and "confirmed" in update["parts"]["phone"]
+        assert re.search(r"<h1[^>]*>(.*?)</h1>", update["parts"]["phone"]).group(1) == name  # its own part
+        assert await ws.receive_nothing(timeout=0.3)  # once
+        await ws.disconnect()
+    assert drive.pk not in broadcast._phones
