@@ -147,9 +147,25 @@ async def join_inbox(group: str, channel_layer: Any = None) -> None:
     await channel_layer.group_add(group, inbox[0])
 
 
+async def leave_inbox(group: str, channel_layer: Any = None) -> None:
+    """The inbox leaves ``group`` (no socket of this process needs it now); with no group left
+    it stops reading, and the next ``join_inbox`` opens a new one."""
+    channel_layer = channel_layer or get_channel_layer()
+    key = (id(asyncio.get_running_loop()), id(channel_layer))
+    inbox = _inboxes.get(key)
+    if inbox is None or group not in inbox[2]:
+        return
+    inbox[2].discard(group)
+    if not inbox[2]:
+        await close_inbox(channel_layer)
+    try:
+        await channel_layer.group_discard(group, inbox[0])
+    except Exception:  # Redis away: the membership expires on its own
+        log.warning("this process's inbox could not leave %s", group, exc_info=True)
+
+
 async def close_inbox(channel_layer: Any = None) -> None:
-    """The inbox leaves its groups and stops reading (no socket of this process needs it now;
-    the next ``join_inbox`` opens a new one)."""
+    """The inbox leaves its groups and stops reading."""
     channel_layer = channel_layer or get_channel_layer()
     inbox = _inboxes.pop((id(asyncio.get_running_loop()), id(channel_layer)), None)
     if inbox is None:

@@ -36,8 +36,10 @@ async def add_phone(drive_id: int, socket: Any) -> None:
 
 async def remove_phone(drive_id: int, socket: Any) -> None:
     _phones.discard(drive_id, socket)
-    if not _phones and one_message_for_all_phones():
-        await layer.close_inbox()  # no phone here any more: the process stops reading for them
+    if not _phones.of(drive_id) and one_message_for_all_phones():
+        await layer.leave_inbox(drive_group(drive_id, "phones"))  # no phone of that drive here now
+        if _phones.of(drive_id):  # one connected meanwhile: it needs the group
+            await layer.join_inbox(drive_group(drive_id, "phones"))
 
 
 async def _to_phones(message: dict[str, Any]) -> None:

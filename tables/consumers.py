@@ -45,6 +45,24 @@ def reaches_other_processes(channel_layer: Any) -> bool:
     return layer.several_processes(channel_layer)
 
 
+async def _told(message: dict[str, Any]) -> None:
+    """A version told through the layer (another process, a bot, the bell): each socket of the
+    table here sends its view, each in a task of its own (a read must not hold up the inbox)."""
+    for socket in _LOCAL.of(message.get("table")):
+        asyncio.ensure_future(_tell(socket, message))
+
+
+async def _tell(socket: "_TableSocket", message: dict[str, Any]) -> None:
+    try:
+        await socket.table_version(message)
+    except Exception:  # that socket is closing: it catches up on its next sync
+        log.warning("table %s: a socket missed version %s", message.get("table"), message.get("version"),
+                    exc_info=True)
+
+
+layer.on_inbox("table.version", _told)
+
+
 class _TableSocket(JsonFrameConsumer):
     max_frame = MAX_FRAME
 
@@ -59,17 +77,25 @@ class _TableSocket(JsonFrameConsumer):
         if self.table_id == table_id and self.seat == seat:
             return
         if self.table_id is not None:
-            _LOCAL.discard(self.table_id, self)
-            await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
+            await self.leave_table()
         # Table and seat change together, on the loop: a view is never built for one with the other.
         self.table_id, self.seat, self.sent_version = table_id, seat, -1
-        await self.channel_layer.group_add(digital.table_group(table_id), self.channel_name)
         _LOCAL.add(table_id, self)
+        # The table's group has this process's inbox in it, not each socket: a version told
+        # through the layer crosses it once per process and reaches the sockets here (_told).
+        await layer.join_inbox(digital.table_group(table_id), self.channel_layer)
+
+    async def leave_table(self) -> None:
+        table_id = self.table_id
+        _LOCAL.discard(table_id, self)
+        if not _LOCAL.of(table_id):
+            await layer.leave_inbox(digital.table_group(table_id), self.channel_layer)
+            if _LOCAL.of(table_id):  # a socket joined meanwhile: it needs the group
+                await layer.join_inbox(digital.table_group(table_id), self.channel_layer)
 
     async def disconnect(self, code):
         if self.table_id is not None:
-            _LOCAL.discard(self.table_id, self)
-            await self.channel_layer.group_discard(digital.table_group(self.table_id), self.channel_name)
+            await self.leave_table()
 
     async def table_version(self, event: dict[str, Any]) -> None:
         """The table moved on: send this socket's own view, once per version."""
