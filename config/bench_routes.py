@@ -147,7 +147,7 @@ def install() -> None:
         live._schedule = schedule
 
     # A table's result message goes out in the committing thread, after its _schedule above.
-    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta: delta["drive"])
+    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"])
     live.publish = _recorded(live.publish, _records, lambda drive_id: drive_id)
     live._stamp = stamp
     broadcast.send_many = send_many

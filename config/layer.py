@@ -142,7 +142,11 @@ async def join_inbox(group: str, channel_layer: Any = None) -> None:
         # The layer's own kind of name: channels_redis reads every such channel of a process
         # through one receiver, which a name of another kind would wait behind.
         channel = await channel_layer.new_channel()
-        inbox = _inboxes[key] = (channel, asyncio.ensure_future(_read_inbox(channel_layer, channel)), set())
+        groups = set(inbox[2]) if inbox is not None else set()  # a reader that died: its groups go on
+        inbox = (channel, asyncio.ensure_future(_read_inbox(channel_layer, channel, groups)), groups)
+        _inboxes[key] = inbox
+        for earlier in groups - {group}:
+            await channel_layer.group_add(earlier, channel)
     inbox[2].add(group)
     await channel_layer.group_add(group, inbox[0])
 
@@ -156,42 +160,56 @@ async def leave_inbox(group: str, channel_layer: Any = None) -> None:
     if inbox is None or group not in inbox[2]:
         return
     inbox[2].discard(group)
-    if not inbox[2]:
+    await _discard(channel_layer, group, inbox[0])
+    if not inbox[2] and _inboxes.get(key) is inbox:  # no group joined meanwhile
         await close_inbox(channel_layer)
-    try:
-        await channel_layer.group_discard(group, inbox[0])
-    except Exception:  # Redis away: the membership expires on its own
-        log.warning("this process's inbox could not leave %s", group, exc_info=True)
 
 
 async def close_inbox(channel_layer: Any = None) -> None:
-    """The inbox leaves its groups and stops reading."""
+    """The inbox leaves its groups, then stops reading (so nothing lands in a channel that no
+    one reads any more)."""
     channel_layer = channel_layer or get_channel_layer()
     inbox = _inboxes.pop((id(asyncio.get_running_loop()), id(channel_layer)), None)
     if inbox is None:
         return
     channel, task, groups = inbox
+    for group in list(groups):
+        await _discard(channel_layer, group, channel)
     task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
-    for group in groups:
+    if task is not asyncio.current_task():
         try:
-            await channel_layer.group_discard(group, channel)
-        except Exception:  # Redis away: the membership expires on its own
-            log.warning("this process's inbox could not leave %s", group, exc_info=True)
+            await task
+        except asyncio.CancelledError:
+            pass
 
 
-async def _read_inbox(channel_layer: Any, channel: str) -> None:
+async def _discard(channel_layer: Any, group: str, channel: str) -> None:
+    try:
+        await channel_layer.group_discard(group, channel)
+    except Exception:  # Redis away: the membership expires on its own
+        log.warning("this process's inbox could not leave %s", group, exc_info=True)
+
+
+async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> None:
+    failing = False
     while True:
         try:
             message = await channel_layer.receive(channel)
         except asyncio.CancelledError:
             raise
-        except Exception:  # Redis away: try again; sockets that reconnect join anew
-            log.warning("this process's inbox could not read the channel layer; retrying", exc_info=True)
+        except Exception:  # Redis away: try again, and join the groups again (a restarted Redis has none)
+            if not failing:
+                log.warning("this process's inbox could not read the channel layer; retrying", exc_info=True)
+            failing = True
             await asyncio.sleep(1)
+            try:
+                for group in list(groups):
+                    await channel_layer.group_add(group, channel)
+            except Exception:
+                continue
+            if failing:
+                log.warning("this process's inbox reads the channel layer again")
+            failing = False
             continue
         handler = _inbox_handlers.get(message.get("type"))
         if handler is None:
@@ -200,6 +218,17 @@ async def _read_inbox(channel_layer: Any, channel: str) -> None:
             await handler(message)
         except Exception:
             log.exception("a %s message to this process was not handled", message.get("type"))
+
+
+_tasks: set[asyncio.Task] = set()
+
+
+def start_task(coroutine: Any) -> asyncio.Task:
+    """A task of the running loop, referenced until it ends (the loop keeps only weak ones)."""
+    task = asyncio.ensure_future(coroutine)
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+    return task
 
 
 def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:

@@ -43,11 +43,20 @@ async def remove_phone(drive_id: int, socket: Any) -> None:
 
 
 async def _to_phones(message: dict[str, Any]) -> None:
-    for socket in _phones.of(message.get("drive")):
+    drive_id = message.get("drive")
+    sockets = _phones.of(drive_id)
+    for socket in sockets:
         try:
             await socket.drive_update(message)  # each socket sends its own fragment
         except Exception:  # that socket is closing: its page catches up on reconnect
-            log.warning("a phone of drive %s missed an update", message.get("drive"), exc_info=True)
+            log.warning("a phone of drive %s missed an update", drive_id, exc_info=True)
+    if not sockets:  # its sockets went without leaving (a crash): the inbox leaves the group
+        layer.start_task(_forget(drive_id))
+
+
+async def _forget(drive_id: Any) -> None:
+    if isinstance(drive_id, int) and not _phones.of(drive_id):
+        await layer.leave_inbox(drive_group(drive_id, "phones"))
 
 
 layer.on_inbox("drive.update", _to_phones)
@@ -57,16 +66,16 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
     """A table's result message (drive.live.table_changed) to every board and dashboard: this
     process's directly on its event loop; through the layer to other processes' (Redis), or to
     all when this process cannot reach its loop. A socket reached both ways shows it once."""
-    sockets = _screens.of(drive_id)
+    local = bool(_screens.get(drive_id))  # read here, from any thread: its size only
 
     async def deliver() -> None:
-        for socket in sockets:
+        for socket in _screens.of(drive_id):  # on the loop, where sockets come and go
             try:
                 await socket.drive_result(message)
             except Exception:  # that socket is closing: its page catches up on reconnect
                 log.warning("a screen of drive %s missed a result message", drive_id, exc_info=True)
 
-    local = bool(sockets) and layer.run_soon(deliver)
+    local = local and layer.run_soon(deliver)
     if not local or one_message_for_all_phones():
         # Not waited for: the committing thread (a digital table's apply thread) goes on.
         layer.send_soon([(drive_group(drive_id, "screens"), message)])

@@ -38,11 +38,11 @@ class LiveConsumer(JsonFrameConsumer):
                                   broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        if self.audience == "phone":
-            await broadcast.add_phone(self.drive_id, self)
-        else:
+        if self.audience != "phone":
             broadcast.add_screen(self.drive_id, self)
         await self.accept()
+        if self.audience == "phone":  # accepted first: the process's inbox may send at once
+            await broadcast.add_phone(self.drive_id, self)
         snapshot = await database_sync_to_async(self._snapshot)()
         await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"],
                               "read": snapshot.get("read")})

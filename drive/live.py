@@ -79,25 +79,30 @@ def table_finished(table: Any) -> None:
 
     def read_and_send() -> None:
         try:
-            send_result_delta(result_delta(table))
+            stamp = _stamp()  # before the read: a full update read after this is newer than it
+            send_result_delta(result_delta(table, committed=True), stamp)
         except Exception:  # the full update that follows shows the result all the same
             log.exception("result message of table %s not sent", table.pk)
         finally:
             connection.close()
 
     if getattr(settings, "LIVE_UPDATES_INLINE", False):
-        transaction.on_commit(lambda: send_result_delta(result_delta(table)), robust=True)
+        transaction.on_commit(lambda: send_result_delta(result_delta(table, committed=True)), robust=True)
     else:
         transaction.on_commit(lambda: _messages.submit(read_and_send), robust=True)
 
 
-def result_delta(table: Any) -> dict[str, Any]:
+def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
+    """``committed``: read after the commit, every status as stored (a later change included);
+    else inside the transaction, this table's status as the caller has it (the engine saves
+    it after recording the result)."""
     hand = table.hand
     drive = hand.drive
-    # This table's status as the caller has it (the engine saves it after recording the result).
     # (No ordering: the models' default ones would join up to the drive for nothing.)
-    statuses = [TableHand(status=table.status if pk == table.pk else status)
-                for pk, status in hand.tables.order_by().values_list("pk", "status")]
+    stored = dict(hand.tables.order_by().values_list("pk", "status"))
+    if committed:
+        table = TableHand(pk=table.pk, number=table.number, hand=hand, status=stored.get(table.pk, table.status))
+    statuses = [TableHand(status=table.status if pk == table.pk else status) for pk, status in stored.items()]
     done = selectors.progress(statuses)
     seated = list(table.seats.order_by().values_list("player_id", flat=True))
     latest = selectors.latest_hand_number(drive)
@@ -117,8 +122,8 @@ def result_delta(table: Any) -> dict[str, Any]:
     }
 
 
-def send_result_delta(delta: dict[str, Any]) -> None:
-    message = {**delta, "commit": _stamp()}
+def send_result_delta(delta: dict[str, Any], commit: int | None = None) -> None:
+    message = {**delta, "commit": _stamp() if commit is None else commit}
     # The board and the dashboard: each socket takes what its audience may see.
     broadcast.send_result(delta["drive"], message)
 

@@ -48,8 +48,16 @@ def reaches_other_processes(channel_layer: Any) -> bool:
 async def _told(message: dict[str, Any]) -> None:
     """A version told through the layer (another process, a bot, the bell): each socket of the
     table here sends its view, each in a task of its own (a read must not hold up the inbox)."""
-    for socket in _LOCAL.of(message.get("table")):
-        asyncio.ensure_future(_tell(socket, message))
+    sockets = _LOCAL.of(message.get("table"))
+    for socket in sockets:
+        layer.start_task(_tell(socket, message))
+    if not sockets:  # its sockets went without leaving (a crash): the inbox leaves the group
+        layer.start_task(_forget(message.get("table")))
+
+
+async def _forget(table_id: Any) -> None:
+    if isinstance(table_id, int) and not _LOCAL.of(table_id):
+        await layer.leave_inbox(digital.table_group(table_id))
 
 
 async def _tell(socket: "_TableSocket", message: dict[str, Any]) -> None:
@@ -99,6 +107,8 @@ class _TableSocket(JsonFrameConsumer):
 
     async def table_version(self, event: dict[str, Any]) -> None:
         """The table moved on: send this socket's own view, once per version."""
+        if event.get("table", self.table_id) != self.table_id:  # told before it moved to another table
+            return
         version = event.get("version", 0)
         if version > self.sent_version:
             await self.send_view(version=version, quiet=True)

@@ -107,7 +107,7 @@ def test_a_digital_tables_result_message_is_read_after_its_commit_off_the_applyi
     settings.LIVE_UPDATES_INLINE = False
     monkeypatch.setattr(live, "_schedule", lambda *args: None)  # no full updates in this test
     sent: list[tuple[int, dict]] = []
-    monkeypatch.setattr(live, "send_result_delta", lambda delta: sent.append((threading.get_ident(), delta)))
+    monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append((threading.get_ident(), delta)))
 
     services.close_hand(drive, force=True)  # the bell ends the digital table: the engine records it
     live._messages.submit(lambda: None).result(5)  # the message thread has done what was queued

@@ -293,3 +293,33 @@ async def test_a_closed_play_socket_leaves_its_phone_group_and_the_last_one_the_
     await other.disconnect()
     assert (digital.table_group(table.pk), inbox) in left  # the last socket of the table here went
     assert table.pk not in consumers._LOCAL
+
+
+async def test_a_version_of_another_table_is_ignored_and_an_unheard_table_group_is_left(four_at_a_table):
+    """A socket told of a table it has just left sends nothing; a version for a table with no
+    socket here any more (they went without leaving) takes this process's inbox out of its group."""
+    from channels.layers import get_channel_layer
+
+    from config import layer as process
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    consumer = next(iter(consumers._LOCAL[table.pk]))
+    await consumer.table_version(digital.version_message(table.pk + 1000, first["view"]["version"] + 5))
+    assert await socket.receive_nothing(timeout=0.3)
+    channel_layer = get_channel_layer()
+    gone = table.pk + 2000  # a table whose sockets here went without leaving
+    await process.join_inbox(digital.table_group(gone), channel_layer)
+    await channel_layer.group_send(digital.table_group(gone), digital.version_message(gone, 3))
+    key = (id(asyncio.get_running_loop()), id(channel_layer))
+    await until_true(lambda: digital.table_group(gone) not in process._inboxes[key][2])
+    assert digital.table_group(table.pk) in process._inboxes[key][2]  # the live table's group stays
+    await socket.disconnect()
+
+
+async def until_true(predicate, timeout: float = 5) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("not reached in time")
