@@ -25,6 +25,7 @@ import asyncio
 import json
 import os
 import secrets
+import signal
 import shutil
 import socket
 import subprocess
@@ -304,6 +305,9 @@ async def run(bases: list[str], drive: dict, rounds: int) -> dict:
 
 def main() -> None:
     global THINK, PLAY_SECONDS
+    # Stopped by `make bench` (its timeout): end through the finally below, which stops the
+    # servers and drops the throwaway database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=25)
     parser.add_argument("--floor-rounds", type=int, default=40)

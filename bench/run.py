@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,12 +41,35 @@ HALL_TIMEOUT = 170  # seconds per layer
 DIGITAL_TIMEOUT = 120
 
 
+def _run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
+    """``subprocess.run`` in a process group of its own: on a timeout the script and the servers
+    it started all stop (SIGTERM first, so the script can drop its throwaway database), not the
+    script alone with its daphnes left running."""
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                proc.communicate(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def run_hall(layer: str, hands: int) -> list[dict]:
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
     cmd = [sys.executable, str(ROOT / "bench" / "hall.py"), "--layer", layer, "--hands", str(hands), "--json", out]
     try:
-        proc = subprocess.run(cmd, cwd=ROOT, timeout=HALL_TIMEOUT, capture_output=True, text=True)
+        proc = _run(cmd, HALL_TIMEOUT, cwd=ROOT)
         if proc.returncode != 0 or not os.path.getsize(out):
             raise RuntimeError(f"bench/hall.py exited {proc.returncode}: {proc.stderr[-1500:]}")
         return json.loads(Path(out).read_text())["entries"]
@@ -78,8 +102,7 @@ def run_digital(layer: str) -> dict | None:
         env["REDIS_URL"] = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))
         common.flush_redis(env["REDIS_URL"])
     try:
-        proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, timeout=DIGITAL_TIMEOUT,
-                              capture_output=True, text=True)
+        proc = _run([sys.executable, str(script)], DIGITAL_TIMEOUT, cwd=ROOT, env=env)
         entry = _last_json_object(proc.stdout)
         if proc.returncode != 0:
             entry.setdefault("errors", []).append(f"bench/digital.py exited {proc.returncode}")
