@@ -52,6 +52,34 @@ class LocalSockets(defaultdict):
         return list(self.get(key, ()))
 
 
+class InboxSockets(LocalSockets):
+    """``LocalSockets`` whose keys each have a group that this process's inbox is in while it
+    holds a socket of that key (when ``enabled()``): a message to the group crosses the layer
+    once per process, and the inbox's handler hands it to the sockets here."""
+
+    def __init__(self, group_of: Any, enabled: Any = lambda: True) -> None:
+        super().__init__()
+        self.group_of, self.enabled = group_of, enabled
+
+    async def join(self, key: Any, socket: Any) -> None:
+        self.add(key, socket)
+        if self.enabled():
+            await join_inbox(self.group_of(key))
+
+    async def leave(self, key: Any, socket: Any) -> None:
+        self.discard(key, socket)
+        await self.forget(key)
+
+    async def forget(self, key: Any) -> None:
+        """The inbox leaves the key's group when no socket of it is here (a socket that went
+        without leaving, after a crash, included); it joins again if one came meanwhile."""
+        if self.of(key) or not self.enabled():
+            return
+        await leave_inbox(self.group_of(key))
+        if self.of(key):
+            await join_inbox(self.group_of(key))
+
+
 def remember_loop() -> None:
     """Called on the server's event loop (every socket's connect): the loop the in-memory
     layer's queues belong to."""
@@ -207,8 +235,7 @@ async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> Non
                     await channel_layer.group_add(group, channel)
             except Exception:
                 continue
-            if failing:
-                log.warning("this process's inbox reads the channel layer again")
+            log.warning("this process's inbox reads the channel layer again")
             failing = False
             continue
         handler = _inbox_handlers.get(message.get("type"))

@@ -25,21 +25,9 @@ remove_screen = _screens.discard
 # This process's phone sockets, by drive. On Redis a drive's phone update (one message with
 # every phone's fragment) reaches each process once, through its inbox, and is handed to them
 # here; in memory each phone has its own small message in its player group.
-_phones = layer.LocalSockets()
-
-
-async def add_phone(drive_id: int, socket: Any) -> None:
-    _phones.add(drive_id, socket)
-    if one_message_for_all_phones():
-        await layer.join_inbox(drive_group(drive_id, "phones"))
-
-
-async def remove_phone(drive_id: int, socket: Any) -> None:
-    _phones.discard(drive_id, socket)
-    if not _phones.of(drive_id) and one_message_for_all_phones():
-        await layer.leave_inbox(drive_group(drive_id, "phones"))  # no phone of that drive here now
-        if _phones.of(drive_id):  # one connected meanwhile: it needs the group
-            await layer.join_inbox(drive_group(drive_id, "phones"))
+_phones = layer.InboxSockets(lambda drive_id: drive_group(drive_id, "phones"), lambda: one_message_for_all_phones())
+add_phone = _phones.join
+remove_phone = _phones.leave
 
 
 async def _to_phones(message: dict[str, Any]) -> None:
@@ -50,13 +38,8 @@ async def _to_phones(message: dict[str, Any]) -> None:
             await socket.drive_update(message)  # each socket sends its own fragment
         except Exception:  # that socket is closing: its page catches up on reconnect
             log.warning("a phone of drive %s missed an update", drive_id, exc_info=True)
-    if not sockets:  # its sockets went without leaving (a crash): the inbox leaves the group
-        layer.start_task(_forget(drive_id))
-
-
-async def _forget(drive_id: Any) -> None:
-    if isinstance(drive_id, int) and not _phones.of(drive_id):
-        await layer.leave_inbox(drive_group(drive_id, "phones"))
+    if not sockets:  # its sockets went without leaving (a crash)
+        layer.start_task(_phones.forget(drive_id))
 
 
 layer.on_inbox("drive.update", _to_phones)

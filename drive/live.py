@@ -78,18 +78,21 @@ def table_finished(table: Any) -> None:
     drive_changed(table.hand.drive_id, gather=True)
 
     def read_and_send() -> None:
+        stamp = _stamp()  # before the read: a full update read after this is newer than it
+        send_result_delta(result_delta(table, committed=True), stamp)
+
+    def in_own_thread() -> None:
         try:
-            stamp = _stamp()  # before the read: a full update read after this is newer than it
-            send_result_delta(result_delta(table, committed=True), stamp)
+            read_and_send()
         except Exception:  # the full update that follows shows the result all the same
             log.exception("result message of table %s not sent", table.pk)
         finally:
             connection.close()
 
-    if getattr(settings, "LIVE_UPDATES_INLINE", False):
-        transaction.on_commit(lambda: send_result_delta(result_delta(table, committed=True)), robust=True)
+    if getattr(settings, "LIVE_UPDATES_INLINE", False):  # tests: in the committing thread
+        transaction.on_commit(read_and_send, robust=True)
     else:
-        transaction.on_commit(lambda: _messages.submit(read_and_send), robust=True)
+        transaction.on_commit(lambda: _messages.submit(in_own_thread), robust=True)
 
 
 def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
@@ -100,9 +103,8 @@ def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
     drive = hand.drive
     # (No ordering: the models' default ones would join up to the drive for nothing.)
     stored = dict(hand.tables.order_by().values_list("pk", "status"))
-    if committed:
-        table = TableHand(pk=table.pk, number=table.number, hand=hand, status=stored.get(table.pk, table.status))
-    statuses = [TableHand(status=table.status if pk == table.pk else status) for pk, status in stored.items()]
+    status = stored.get(table.pk, table.status) if committed else table.status
+    statuses = [TableHand(status=status if pk == table.pk else other) for pk, other in stored.items()]
     done = selectors.progress(statuses)
     seated = list(table.seats.order_by().values_list("player_id", flat=True))
     latest = selectors.latest_hand_number(drive)
@@ -111,7 +113,7 @@ def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
         # A correction of an earlier hand changes totals, not the current hand's progress.
         "current": hand.number >= latest,
-        "status": table.status, "status_label": table.get_status_display(),
+        "status": status, "status_label": TableHand.Status(status).label,
         "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
         "totals": {str(r.player_id): {"total": r.total, "declarations": r.declarations,
                                       "nine": r.nine_card_declarations, "hands": r.hands_played}

@@ -38,7 +38,7 @@ REFUSED = 4403  # close code: not a player of this drive / not the organiser
 # This process's sockets of each table. A socket that applied an action tells the others of
 # this process itself, at once, without a trip through the channel layer; the layer carries the
 # version to the sockets of other processes (Redis). The in-memory layer has no other process.
-_LOCAL = layer.LocalSockets()
+_LOCAL = layer.InboxSockets(digital.table_group)
 
 
 def reaches_other_processes(channel_layer: Any) -> bool:
@@ -51,13 +51,8 @@ async def _told(message: dict[str, Any]) -> None:
     sockets = _LOCAL.of(message.get("table"))
     for socket in sockets:
         layer.start_task(_tell(socket, message))
-    if not sockets:  # its sockets went without leaving (a crash): the inbox leaves the group
-        layer.start_task(_forget(message.get("table")))
-
-
-async def _forget(table_id: Any) -> None:
-    if isinstance(table_id, int) and not _LOCAL.of(table_id):
-        await layer.leave_inbox(digital.table_group(table_id))
+    if not sockets:  # its sockets went without leaving (a crash)
+        layer.start_task(_LOCAL.forget(message.get("table")))
 
 
 async def _tell(socket: "_TableSocket", message: dict[str, Any]) -> None:
@@ -88,18 +83,12 @@ class _TableSocket(JsonFrameConsumer):
             await self.leave_table()
         # Table and seat change together, on the loop: a view is never built for one with the other.
         self.table_id, self.seat, self.sent_version = table_id, seat, -1
-        _LOCAL.add(table_id, self)
         # The table's group has this process's inbox in it, not each socket: a version told
         # through the layer crosses it once per process and reaches the sockets here (_told).
-        await layer.join_inbox(digital.table_group(table_id), self.channel_layer)
+        await _LOCAL.join(table_id, self)
 
     async def leave_table(self) -> None:
-        table_id = self.table_id
-        _LOCAL.discard(table_id, self)
-        if not _LOCAL.of(table_id):
-            await layer.leave_inbox(digital.table_group(table_id), self.channel_layer)
-            if _LOCAL.of(table_id):  # a socket joined meanwhile: it needs the group
-                await layer.join_inbox(digital.table_group(table_id), self.channel_layer)
+        await _LOCAL.leave(self.table_id, self)
 
     async def disconnect(self, code):
         if self.table_id is not None:
