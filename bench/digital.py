@@ -11,7 +11,8 @@ Measures the time from an action being sent by a phone to all four phones at tha
 the new state (a ``state`` frame at the new version), for every action of every table's hand.
 Beside it, in the same run and through the same server and layer, the floor: a bare Channels
 group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1) of
-frames as long as the views the phones received on average (measured first).
+frames as long as the views the phones received on average, half of its rounds before the play
+and half after it. Play starts when every table's phones are connected and hold the deal.
 Each phone chooses its moves with the engine's greedy bot from its own view only. A table plays
 its hand to the end, or for ``--play-seconds`` (45) at most: a long auction is cut off there and
 counted as unfinished, so that ``make bench`` stays under five minutes.
@@ -46,6 +47,7 @@ from games.film_fantasy.bots import greedy_action  # noqa: E402
 RESULTS = ROOT / "bench" / "results" / "digital.json"
 MAX_ACTIONS = 400  # per table: a hand that has not ended by then is left (counted, not an error)
 PLAY_SECONDS = 45.0  # and a table still playing then stops (a long auction must not stretch `make bench`)
+FRAME_GUESS = 2500  # characters: a view's length, before the play has measured it (2,100-2,900 seen)
 
 SETUP = """
 import json, random
@@ -199,6 +201,8 @@ async def connect(base: str, path: str, cookie: str | None = None):
                             max_size=2**20, open_timeout=30)
 
 
+RAW: list = []  # (seconds into the play, ms, action) of every sample, for --raw
+RAW_T0 = time.perf_counter()
 THINK = (0.25, 0.75)  # seconds a phone "thinks" before each action (0: back-to-back, saturating)
 
 
@@ -209,7 +213,7 @@ async def think(rng) -> None:
 
 
 async def play_table(bases: list[str], code: str, tokens: list[str], rng, samples: list[float], counts: dict,
-                     sizes: list[int]) -> None:
+                     sizes: list[int], start: "Start") -> None:
     # With several processes the seats alternate between them, as a proxy spreads the phones.
     phones = [Phone(await connect(bases[i % len(bases)], f"/ws/play/{code}/", f"ff_{code}={t}"), sizes)
               for i, t in enumerate(tokens)]
@@ -217,6 +221,7 @@ async def play_table(bases: list[str], code: str, tokens: list[str], rng, sample
     try:
         for p in phones:
             await p.at_version(0)
+        await start.ready()  # every table seated and shown its deal, as the floor's sockets are joined
         stop_at = time.perf_counter() + PLAY_SECONDS
         for _ in range(MAX_ACTIONS):
             if time.perf_counter() > stop_at:
@@ -249,12 +254,29 @@ async def play_table(bases: list[str], code: str, tokens: list[str], rng, sample
                 counts["refused"] += phones[seat].errors - errors
                 continue
             samples.append((time.perf_counter() - started) * 1000)
+            RAW.append((round(started - RAW_T0, 3), round(samples[-1], 2), action["type"]))
         counts["unfinished"] += 1
     finally:
         for r in readers:
             r.cancel()
         for p in phones:
             await p.ws.close()
+
+
+class Start:
+    """Play begins when every table's four phones are connected and hold the deal: 100 sockets
+    joining (each a database read) while other tables already play would time the joining, not
+    the actions (the floor's sockets, likewise, are all connected before it sends)."""
+
+    def __init__(self, tables: int) -> None:
+        self.waiting, self.go = tables, asyncio.Event()
+
+    async def ready(self) -> None:
+        self.waiting -= 1
+        if self.waiting <= 0:
+            await asyncio.sleep(0.2)
+            self.go.set()
+        await self.go.wait()
 
 
 async def floor_group(bases: list[str], name: str, rounds: int, samples: list[float], counts: dict,
@@ -293,12 +315,23 @@ async def run(bases: list[str], drive: dict, rounds: int) -> dict:
     floor_counts = {"errors": 0}
     tables = drive["tables"]
     sizes: list[int] = []
-    await asyncio.gather(*(play_table(bases, drive["code"], tokens, random.Random(i), digital, counts, sizes)
-                           for i, tokens in enumerate(tables)))
-    # The floor carries frames of the views' mean size: what it leaves out is the server's own
+    # The floor is measured half before the play and half after it: this machine's speed moves
+    # from one half-minute to the next (a virtual machine's neighbours), and a floor taken in
+    # one window only would compare the play with whatever that window was.
+    # Its frames are as long as a phone's view (measured by the play; the first half uses a
+    # guess of that, FRAME_GUESS): what it leaves out is the server's own
     # work (the locked write, the views), not the bytes every phone must receive anyway.
-    size = round(sum(sizes) / len(sizes)) if sizes else 600
-    await asyncio.gather(*(floor_group(bases, f"t{i}", rounds, floor, floor_counts, size) for i in range(len(tables))))
+    before = rounds // 2
+    size = FRAME_GUESS
+    await asyncio.gather(*(floor_group(bases, f"a{i}", before, floor, floor_counts, size) for i in range(len(tables))))
+    global RAW_T0
+    RAW_T0 = time.perf_counter()
+    start = Start(len(tables))
+    await asyncio.gather(*(play_table(bases, drive["code"], tokens, random.Random(i), digital, counts, sizes, start)
+                           for i, tokens in enumerate(tables)))
+    size = round(sum(sizes) / len(sizes)) if sizes else size
+    await asyncio.gather(*(floor_group(bases, f"b{i}", rounds - before, floor, floor_counts, size)
+                           for i in range(len(tables))))
     return {"digital": digital, "floor": floor, "counts": counts, "floor_errors": floor_counts["errors"],
             "frame_chars": size}
 
@@ -315,6 +348,7 @@ def main() -> None:
                         help="a table still playing after this long stops (counted as unfinished)")
     parser.add_argument("--processes", type=int, default=None,
                         help="daphne processes (default: 1 on the in-memory layer, 2 on Redis)")
+    parser.add_argument("--raw", help="write every action's (second of the play, ms, type) to this JSON file")
     parser.add_argument("--think", default="0.25,0.75",
                         help="seconds between a table's actions, 'lo,hi' (0: back-to-back, saturating)")
     args = parser.parse_args()
@@ -350,6 +384,8 @@ def main() -> None:
     existing = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     RESULTS.write_text(json.dumps([*existing, entry], indent=2) + "\n")
     print(json.dumps(entry, indent=2))
+    if args.raw:
+        Path(args.raw).write_text(json.dumps(RAW))
 
 
 if __name__ == "__main__":

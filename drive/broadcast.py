@@ -8,6 +8,7 @@ once per listener: the group message carries the rendered payload, each socket j
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from config import layer
@@ -26,8 +27,37 @@ remove_screen = _screens.discard
 # every phone's fragment) reaches each process once, through its inbox, and is handed to them
 # here; in memory each phone has its own small message in its player group.
 _phones = layer.InboxSockets(lambda drive_id: drive_group(drive_id, "phones"), lambda: one_message_for_all_phones())
-add_phone = _phones.join
-remove_phone = _phones.leave
+# Which players have a phone socket open here, by drive (socket id -> player id): read by the
+# thread that builds the updates, so kept under a lock rather than read from the sockets.
+_listening: dict[int, dict[int, int]] = {}
+_listening_lock = threading.Lock()
+
+
+async def add_phone(drive_id: int, socket: Any) -> None:
+    with _listening_lock:
+        _listening.setdefault(drive_id, {})[id(socket)] = socket.player_id
+    await _phones.join(drive_id, socket)
+
+
+async def remove_phone(drive_id: int, socket: Any) -> None:
+    with _listening_lock:
+        sockets = _listening.get(drive_id, {})
+        sockets.pop(id(socket), None)
+        if not sockets:
+            _listening.pop(drive_id, None)
+    await _phones.leave(drive_id, socket)
+
+
+def phones_listening(drive_id: int) -> frozenset[int] | None:
+    """The players of the drive whose phone has its live socket open, when this process knows
+    them all (the in-memory layer: one process); None when other processes may hold some
+    (Redis): every phone's fragment is built then. A phone that is not listening (its owner is
+    on a digital table's game screen, or has not opened the page) gets its fragment when it
+    connects (``LiveConsumer``), so building it for every change is work for no one."""
+    if one_message_for_all_phones():
+        return None
+    with _listening_lock:
+        return frozenset(_listening.get(drive_id, {}).values())
 
 
 async def _to_phones(message: dict[str, Any]) -> None:

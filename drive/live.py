@@ -142,16 +142,21 @@ _hurry: dict[int, threading.Event] = {}  # set: the next build of that drive mus
 _phones_shown: dict[int, dict[str, str]] = {}  # drive id -> player id -> the fragment last sent
 
 
-def _changed_only(drive_id: int, parts: dict[str, str]) -> dict[str, str]:
+def _changed_only(drive_id: int, parts: dict[str, str], listening: frozenset[int] | None = None) -> dict[str, str]:
     """The fragments that differ from what this process last sent each phone. A result
     entered at one table changes its four phones, not the other 196; a socket that connects
-    gets its own current fragment at once (``LiveConsumer``), so nothing depends on a resend."""
+    gets its own current fragment at once (``LiveConsumer``), so nothing depends on a resend.
+    ``listening``: the phones built for (``broadcast.phones_listening``); what the others were
+    sent is forgotten, so each gets its next fragment whatever it holds since connecting."""
     if broadcast.one_message_for_all_phones():
         # Several server processes (Redis): each would remember only what it sent itself, and
         # skip a fragment another process has since replaced. All of them go, in one message.
         return parts
     with _lock:
         shown = _phones_shown.setdefault(drive_id, {})
+        if listening is not None:
+            for gone in [pid for pid in shown if int(pid) not in listening]:
+                del shown[gone]
         changed = {pid: html for pid, html in parts.items() if shown.get(pid) != html}
         shown.update(changed)
     return changed
@@ -284,15 +289,16 @@ def _read(drive_id: int) -> tuple[int, Any, Any] | None:
     return read, private, public
 
 
-def build_phones(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
+def build_phones(drive_id: int, listening: frozenset[int] | None = None) -> list[tuple[str, dict[str, Any]]] | None:
     """The first half of one update: read the drive, and the phones' messages (None: the drive
-    is gone). Pure reading and rendering: it runs in the render process (``drive.render``) when
-    the server has one, so the server's interpreter stays free for the sockets meanwhile."""
+    is gone); ``listening``: only these players' phones (None: all). Pure reading and
+    rendering: it runs in the render process (``drive.render``) when the server has one, so
+    the server's interpreter stays free for the sockets meanwhile."""
     views = _read(drive_id)
     if views is None:
         _views.pop(drive_id, None)
         return None
-    messages = phone_messages(views[2])
+    messages = phone_messages(views[2], listening)
     _views[drive_id] = views
     return messages
 
@@ -317,19 +323,24 @@ def publish(drive_id: int) -> None:
     the dashboard have already shown every result by its own message (``table_changed``). Each
     phone gets only its own fragment, and only when it changed (``_changed_only``). In the
     render process the screens are rendered while the server sends the phones."""
-    for index, messages in enumerate(render.run_in_order([(build_phones, drive_id), (build_screens, drive_id)])):
+    listening = broadcast.phones_listening(drive_id)
+    calls = [(build_phones, drive_id, listening), (build_screens, drive_id)]
+    for index, messages in enumerate(render.run_in_order(calls)):
         if messages and not broadcast.send_many(messages) and index == 0:
             render.run(forget_phones, drive_id)  # not sent: they must all go next time
 
 
-def phone_messages(view: selectors.DriveView) -> list[tuple[str, dict[str, Any]]]:
-    """Every phone's fragment that changed, rendered once. How they travel depends on the layer:
+def phone_messages(view: selectors.DriveView, listening: frozenset[int] | None = None
+                   ) -> list[tuple[str, dict[str, Any]]]:
+    """Every phone's fragment that changed (of the ``listening`` players' phones only, when
+    given), rendered once. How they travel depends on the layer:
     in memory a message is copied for every receiver, so each phone gets its own small message
     in its own group; through Redis each group send costs round trips, so one message carrying
     every fragment goes to the drive's phones group, which each process's inbox joins (not each
     socket: the message crosses Redis once per process), and each socket sends its own part."""
     stamp = _stamp()
-    parts = _changed_only(view.drive.pk, phone_parts(view))
+    players = view.players if listening is None else [p for p in view.players if p.pk in listening]
+    parts = _changed_only(view.drive.pk, phone_parts(view, players), listening)
     if not parts:
         return []
     if broadcast.one_message_for_all_phones():

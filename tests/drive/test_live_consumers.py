@@ -117,6 +117,41 @@ async def test_phone_socket_needs_the_players_token_and_gets_only_its_own_part(d
     await ws.disconnect()
 
 
+async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eight, organiser, monkeypatch):
+    """One process (the in-memory layer) knows every phone socket: a change renders the
+    fragments of the phones whose live page is open, not of the others (at a game screen, or
+    not joined); a phone that connects later gets its own at once, then every change of it."""
+    from drive import broadcast, live
+
+    drive = drive_of_eight
+    code = drive.join_code
+    built = []
+    phone_parts = live.phone_parts
+    monkeypatch.setattr(live, "phone_parts", lambda view, players=None: built.append(
+        None if players is None else sorted(p.pk for p in players)) or phone_parts(view, players))
+    players = await sync_to_async(lambda: [
+        (s.player_id, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
+    ])()
+    (first, first_token), (second, second_token) = players[0], players[1]
+    ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={first_token}")
+    await ws.receive_json_from(timeout=5)
+    assert broadcast.phones_listening(drive.pk) == {first}
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    assert "confirmed" in (await ws.receive_json_from(timeout=5))["parts"]["phone"]
+    assert built[-1] == [first]
+    other = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={second_token}")
+    assert "confirmed" in (await other.receive_json_from(timeout=5))["parts"]["phone"]  # its snapshot
+    assert broadcast.phones_listening(drive.pk) == {first, second}
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser, "wrong declarer")
+    for phone in (ws, other):
+        assert (await phone.receive_json_from(timeout=5))["type"] == "update"
+    assert built[-1] == sorted([first, second])
+    await ws.disconnect()
+    await other.disconnect()
+    assert broadcast.phones_listening(drive.pk) == frozenset()
+
+
 async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser):
     drive = drive_of_eight
     code = drive.join_code

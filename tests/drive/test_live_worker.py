@@ -81,6 +81,18 @@ def test_phones_get_only_the_fragments_that_changed(monkeypatch):
     assert live._changed_only(4, {"1": "<p>a</p>"}) == {"1": "<p>a</p>"}
 
 
+def test_a_phone_not_listening_is_forgotten_and_gets_its_next_fragment(monkeypatch):
+    """A phone built for, then gone (its owner on a game screen), then back: its snapshot on
+    connecting may differ from what it was last sent, so its next fragment goes, even if it
+    equals that."""
+    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: False)
+    live.forget_phones()
+    assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}, frozenset({1, 2})) == {
+        "1": "<p>a</p>", "2": "<p>b</p>"}
+    assert live._changed_only(4, {"1": "<p>a</p>"}, frozenset({1})) == {}  # 2 went away
+    assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}, frozenset({1, 2})) == {"2": "<p>b</p>"}
+
+
 def test_with_several_processes_every_phone_gets_its_fragment(monkeypatch):
     """Through Redis each process would remember only its own sends: nothing is skipped."""
     monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: True)

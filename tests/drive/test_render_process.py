@@ -60,11 +60,16 @@ def test_the_render_process_builds_a_drives_update_from_the_same_database(render
     assert "0 of 2 tables done" in screens[1][1]["parts"]["board"] and screens[1][1]["read"] > 0
     from drive import broadcast
 
-    if not broadcast.one_message_for_all_phones():  # one process: only what changed goes
-        assert phones == []  # the child already sent every phone its fragment: nothing changed since
+    everyone = sorted(str(p.pk) for p in drive.players.all())
+    if not broadcast.one_message_for_all_phones():  # one process: it knows every phone socket
+        # No phone's live page is open: the worker's builds sent none, so a build for all
+        # phones sends all; then only what changed goes; a build for none sends none.
+        assert phone_ids(phones) == everyone
+        assert render.run(live.build_phones, drive.pk) == []
+        assert render.run(live.build_phones, drive.pk, frozenset()) == []
     render._discard(render._pool)
     phones = render.run(live.build_phones, drive.pk)  # a new child has sent nothing yet
-    assert phone_ids(phones) == sorted(str(p.pk) for p in drive.players.all())
+    assert phone_ids(phones) == everyone
 
 
 def phone_ids(messages):
@@ -124,7 +129,7 @@ def test_the_screens_come_from_the_views_read_for_the_phones(settings, monkeypat
     settings.LIVE_RENDER_PROCESS = False
     reads = []
     monkeypatch.setattr(live, "_read", lambda drive_id: reads.append(drive_id) or (7, "private", "public"))
-    monkeypatch.setattr(live, "phone_messages", lambda view: [("player-1", {"view": view})])
+    monkeypatch.setattr(live, "phone_messages", lambda view, listening=None: [("player-1", {"view": view})])
     monkeypatch.setattr(live, "dashboard_parts", lambda view: {"dashboard": view})
     monkeypatch.setattr(live, "board_parts", lambda view: {"board": view})
     phones, screens = render.run_in_order([(live.build_phones, 3), (live.build_screens, 3)])
