@@ -115,11 +115,12 @@ class _TableSocket(JsonFrameConsumer):
         self.sent_version = version
         await self.send_json(frame)
 
-    async def announce(self, applied: digital.Applied) -> None:
+    async def announce(self, applied: digital.Applied) -> asyncio.Future | None:
         """After the commit of an action this socket applied: (Redis) the other processes through
-        the layer, every other socket of the table on this process, then the bots."""
+        the layer, every other socket of the table on this process, then the bots. Returns the
+        layer's send, still going: the caller sends its own phone's reply first, then awaits it."""
         if applied.duplicate or applied.state is None:
-            return
+            return None
         digital.keep_state(applied)
         through_layer = reaches_other_processes(self.channel_layer)
         remote = asyncio.ensure_future(digital.announce(self.channel_layer, applied, through_layer=through_layer))
@@ -134,7 +135,7 @@ class _TableSocket(JsonFrameConsumer):
                 except Exception:  # that socket's problem (closing): it catches up on its next sync
                     log.warning("table %s: a local socket missed version %s", applied.table_id, applied.version,
                                 exc_info=True)
-        await remote
+        return remote
 
     async def send_view(self, *, force: bool = False, version: int | None = None, quiet: bool = False) -> None:
         """Send this socket's view: at ``version`` if newer than the last one sent, else (``force``)
@@ -274,12 +275,14 @@ class PlayConsumer(_TableSocket):
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
             return
-        await self.announce(applied)  # committed: the table's other sockets first
+        remote = await self.announce(applied)  # committed: the table's other sockets first
         await self.send_json(
             {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
              "duplicate": applied.duplicate}
         )
         await self.send_view(force=applied.duplicate, version=None if applied.duplicate else applied.version)
+        if remote is not None:  # (Redis) its round trips are not waited for by this phone's own view
+            await remote
 
 
 class WatchConsumer(_TableSocket):

@@ -151,8 +151,13 @@ async def test_a_version_applied_by_another_process_is_read_once_for_all_sockets
     drive, table, players = four_at_a_table
     sockets, firsts = await _four(drive, players)
     reads = []
-    real = digital._stored_state
-    monkeypatch.setattr(digital, "_stored_state", lambda table_id: reads.append(table_id) or real(table_id))
+    real = digital._read_state
+
+    async def counted(table_id):
+        reads.append(table_id)
+        return await real(table_id)
+
+    monkeypatch.setattr(digital, "_read_state", counted)
     # Another process applies a pass and announces it through the layer: its state is not here.
     view = firsts[0]["view"]
     applied = await database_sync_to_async(digital.apply_action)(
@@ -166,6 +171,48 @@ async def test_a_version_applied_by_another_process_is_read_once_for_all_sockets
     assert reads == [table.pk]  # one read of the table for the four sockets
     for socket in sockets:
         await socket.disconnect()
+
+
+async def _terminate(backend_pid: int) -> None:
+    from channels.db import database_sync_to_async
+    from django.db import connection
+
+    def terminate():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
+        connection.close()
+
+    await database_sync_to_async(terminate)()
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_version_applied_elsewhere_is_read_on_the_event_loop(four_at_a_table, monkeypatch):
+    """One round trip on the loop's own connection, not a trip to a thread; a connection that
+    fails is dropped, that read goes to a thread, and the next read opens a new one."""
+    drive, table, players = four_at_a_table
+    threaded = []
+    real = digital._stored_state
+    monkeypatch.setattr(digital, "_stored_state", lambda table_id: threaded.append(table_id) or real(table_id))
+    stored = digital.TableHand.objects.get(pk=table.pk)
+
+    async def reads():
+        first = await digital._read_state(table.pk)
+        conn = digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1]
+        again = await digital._read_state(table.pk)
+        assert digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1] is conn  # kept
+        await _terminate(conn.info.backend_pid)  # the database ends its session: the client finds out on use
+        after_failure = await digital._read_state(table.pk)
+        reopened = await digital._read_state(table.pk)
+        assert digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1] is not conn
+        return first, again, after_failure, reopened
+
+    try:
+        states = asyncio.run(reads())
+    finally:
+        digital.close_apply_connections()
+    assert [s.version for s in states] == [stored.version] * 4
+    assert states[0].view(0)["hand"] == digital.load_state(stored).view(0)["hand"]
+    assert threaded == [table.pk]  # only the read whose connection had failed
 
 
 def test_the_apply_threads_keep_their_connection_and_close_it_on_request(four_at_a_table):
@@ -243,10 +290,10 @@ async def test_a_failed_read_of_a_version_leaves_every_socket_open(four_at_a_tab
     drive, table, players = four_at_a_table
     sockets, firsts = await _four(drive, players)
 
-    def broken(table_id):
+    async def broken(table_id):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(digital, "_stored_state", broken)
+    monkeypatch.setattr(digital, "_read_state", broken)
     await get_channel_layer().group_send(digital.table_group(table.pk), digital.version_message(table.pk, 999))
     for socket in sockets:
         frame = await socket.receive_json_from(timeout=5)
