@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 import weakref
 from collections import defaultdict
 from typing import Any
@@ -161,15 +162,24 @@ def on_inbox(message_type: str, handler: Any) -> None:
     _inbox_handlers[message_type] = handler
 
 
+def inbox_channel_name() -> str:
+    """A channel of its own kind, not one of the process's "specific" channels (``new_channel``):
+    channels_redis reads all of those through one shared receive, taken in turn by whichever
+    socket's receive holds its lock; a socket that disconnects cancels its receive, and a
+    message it had just popped from Redis, for any channel of the process, is lost
+    (django/channels#1683, channels_redis#366). Seen here: a digital table's version lost at a
+    hand's end, when its sockets closed. The inbox's own channel is read by the inbox alone,
+    and nothing cancels that read but the inbox's closing."""
+    return f"inbox.{uuid.uuid4().hex}"
+
+
 async def join_inbox(group: str, channel_layer: Any = None) -> None:
     """This process's inbox joins ``group`` (again: a join also renews the group's expiry)."""
     channel_layer = channel_layer or get_channel_layer()
     key = (id(asyncio.get_running_loop()), id(channel_layer))
     inbox = _inboxes.get(key)
     if inbox is None or inbox[1].done():
-        # The layer's own kind of name: channels_redis reads every such channel of a process
-        # through one receiver, which a name of another kind would wait behind.
-        channel = await channel_layer.new_channel()
+        channel = inbox_channel_name()
         groups = set(inbox[2]) if inbox is not None else set()  # a reader that died: its groups go on
         inbox = (channel, asyncio.ensure_future(_read_inbox(channel_layer, channel, groups)), groups)
         _inboxes[key] = inbox

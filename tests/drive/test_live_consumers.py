@@ -125,6 +125,9 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
 
     drive = drive_of_eight
     code = drive.join_code
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
+    assert broadcast.phones_listening(drive.pk) is None  # several processes: each knows its own only
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: False)  # one process
     built = []
     phone_parts = live.phone_parts
     monkeypatch.setattr(live, "phone_parts", lambda view, players=None: built.append(
