@@ -17,10 +17,28 @@ log = logging.getLogger(__name__)
 
 # This process's board and dashboard sockets, by drive (drive.consumers.LiveConsumer adds and
 # removes itself). A table's result message reaches them straight from the committing thread's
-# hand-over to the event loop, not through each socket's queue of layer messages.
-_screens = layer.LocalSockets()
-add_screen = _screens.add
-remove_screen = _screens.discard
+# hand-over to the event loop, not through each socket's queue of layer messages. On Redis the
+# other processes' screens hear of it through their process's inbox, which is in the drive's
+# screens group while the process holds a screen of the drive: one message per process, not
+# one per screen, and none through the sockets' own channels (see config.layer.inbox_channel_name).
+_screens = layer.InboxSockets(lambda drive_id: drive_group(drive_id, "screens"), lambda: one_message_for_all_phones())
+add_screen = _screens.join
+remove_screen = _screens.leave
+
+
+async def _to_screens(message: dict[str, Any]) -> None:
+    drive_id = message.get("drive")
+    sockets = _screens.of(drive_id)
+    for socket in sockets:
+        try:
+            await socket.drive_result(message)  # shown once, if it came both ways (send_result)
+        except Exception:  # that socket is closing: its page catches up on reconnect
+            log.warning("a screen of drive %s missed a result message", drive_id, exc_info=True)
+    if not sockets:  # its sockets went without leaving (a crash)
+        layer.start_task(_screens.forget(drive_id))
+
+
+layer.on_inbox("drive.result", _to_screens)
 
 
 # This process's phone sockets, by drive. On Redis a drive's phone update (one message with

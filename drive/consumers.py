@@ -33,14 +33,15 @@ class LiveConsumer(JsonFrameConsumer):
             return
         if self.audience == "phone":  # its own group (in memory), sign-out; Redis: see broadcast.add_phone
             self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]
-        else:  # its audience's updates, and the tables' result messages (drive.live.table_changed)
-            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
-                                  broadcast.drive_group(self.drive_id, "screens")]
+        else:  # its audience's updates, and (one process) the tables' result messages
+            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience)]
+            if not broadcast.one_message_for_all_phones():  # Redis: through the process's inbox
+                self.groups_joined.append(broadcast.drive_group(self.drive_id, "screens"))
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        if self.audience != "phone":
-            broadcast.add_screen(self.drive_id, self)
         await self.accept()
+        if self.audience != "phone":  # accepted first: a result message may come at once
+            await broadcast.add_screen(self.drive_id, self)
         if self.audience == "phone":  # accepted first: the process's inbox may send at once
             await broadcast.add_phone(self.drive_id, self)
         snapshot = await database_sync_to_async(self._snapshot)()
@@ -77,7 +78,8 @@ class LiveConsumer(JsonFrameConsumer):
 
     async def disconnect(self, code):
         if self.drive_id is not None:
-            broadcast.remove_screen(self.drive_id, self)
+            if self.audience != "phone":
+                await broadcast.remove_screen(self.drive_id, self)
             if self.audience == "phone":
                 await broadcast.remove_phone(self.drive_id, self)
         for group in getattr(self, "groups_joined", []):
