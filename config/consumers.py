@@ -15,9 +15,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from config import layer
+
+
+def dumps(content: Any) -> str:
+    """JSON text of a frame: orjson (a digital table sends five 2-3 KB frames per action; orjson
+    takes a tenth of the standard library's time), the standard library for what orjson does
+    not take (an integer dict key, an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(content).decode()
+    except TypeError:
+        return json.dumps(content)
 
 GROUP = "health"
 
@@ -45,6 +56,10 @@ class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
             await self.error("A message must be a JSON object with a 'type'.")
             return
         await self.receive_json(content)
+
+    @classmethod
+    async def encode_json(cls, content):
+        return dumps(content)
 
     async def error(self, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "message": message, **extra})

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import orjson
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -241,7 +242,11 @@ def seat_basis(view: dict[str, Any]) -> str:
     game = get_game(view.get("game", "film-fantasy"))
     chatter = set(getattr(game, "chatter_keys", ("version", "log")))
     material = {k: v for k, v in view.items() if k not in chatter and k != "basis"}
-    return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    try:
+        text = orjson.dumps(material, option=orjson.OPT_SORT_KEYS)  # a view is built for every seat of every action
+    except TypeError:  # what orjson does not take (an integer dict key): the standard library
+        text = json.dumps(material, sort_keys=True, default=str).encode()
+    return hashlib.sha256(text).hexdigest()[:16]
 
 
 def view_with_basis(state: Any, seat: int | None) -> dict[str, Any]:

@@ -117,3 +117,15 @@ def test_ensure_organiser_prints_password_once(capsys, django_user_model):
     user = django_user_model.objects.get(username="organiser")
     password = first.split("password:")[1].split()[0]
     assert user.check_password(password)
+
+
+def test_frames_are_json_whatever_orjson_takes():
+    """Sockets encode frames with orjson, and with the standard library what orjson refuses."""
+    import json
+
+    from config.consumers import dumps
+
+    frame = {"type": "state", "view": {"hand": ["3-2", "J"], "version": 7, "name": "Zoë <b>"}}
+    assert json.loads(dumps(frame)) == frame
+    odd = {"counts": {1: 4, 2: 5}, "big": 2**70}  # an integer key, an integer beyond 64 bits
+    assert json.loads(dumps(odd)) == {"counts": {"1": 4, "2": 5}, "big": 2**70}
