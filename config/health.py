@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
@@ -29,7 +30,9 @@ async def _channel_layer_state() -> dict:
         return {"ok": False, "backend": None, "error": "no channel layer configured"}
     started = time.perf_counter()
     try:
-        channel = await layer.new_channel("healthz.")
+        # A channel of its own (not a "specific" one of the process: cancelling a receive of
+        # those, as the timeout below may, can lose another socket's message; config.layer)
+        channel = f"healthz.{uuid.uuid4().hex}"
         await asyncio.wait_for(layer.send(channel, {"type": "healthz.ping"}), 2)
         message = await asyncio.wait_for(layer.receive(channel), 2)
         ok = message.get("type") == "healthz.ping"

@@ -18,6 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
+PROCESS = uuid.uuid4().hex  # this server process, in a message it sends itself through its inbox
 CHUNK = 50
 TIMEOUT = 30.0
 

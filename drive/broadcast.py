@@ -27,6 +27,8 @@ remove_screen = _screens.leave
 
 
 async def _to_screens(message: dict[str, Any]) -> None:
+    if message.get("sent_by") == layer.PROCESS:  # this process's screens had it directly
+        return
     drive_id = message.get("drive")
     sockets = _screens.of(drive_id)
     for socket in sockets:
@@ -108,8 +110,10 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
 
     local = local and layer.run_soon(deliver)
     if not local or one_message_for_all_phones():
-        # Not waited for: the committing thread (a digital table's apply thread) goes on.
-        layer.send_soon([(drive_group(drive_id, "screens"), message)])
+        # Not waited for: the committing thread (a digital table's apply thread) goes on. This
+        # process's inbox, in the group too, skips what its screens had directly.
+        sent = {**message, "sent_by": layer.PROCESS} if local else message
+        layer.send_soon([(drive_group(drive_id, "screens"), sent)])
 
 
 def drive_group(drive_id: int, audience: str) -> str:

@@ -400,7 +400,7 @@ async def state_read(table_id: int, version: int) -> Any:
 async def _read_state(table_id: int) -> Any:
     """PostgreSQL: on the event loop, through this loop's own connection (``_LoopReader``);
     else, or if that fails, in an apply thread (which keeps its connection on SQLite)."""
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and _LoopReader.ready():
         try:
             found = await _LoopReader.read(table_id)
         except Exception:
@@ -423,24 +423,42 @@ class _LoopReader:
     states that other processes applied. Read in a thread, each such read waited for a free
     apply thread, and for the interpreter after every step of its trip to the database, behind
     the event loop sending views: 8 ms at the median under the digital benchmark's load. On
-    the loop it is one round trip. A connection that fails is dropped; the next read opens
-    another (and this read goes to a thread)."""
+    the loop it is one round trip. A connection that fails, or a read that takes over
+    ``TIMEOUT``, is dropped and that read goes to a thread; the next read opens another. A
+    connection that cannot be opened sends the reads to a thread for ``REST`` seconds."""
 
     _by_loop: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
     _opening: dict[int, asyncio.Future] = {}
+    _resting_until: dict[int, float] = {}  # loop -> after a failure, reads go to a thread until then
+    TIMEOUT = 5.0  # a read (or a connect) that takes longer drops the connection
+    REST = 15.0
+
+    @classmethod
+    def ready(cls) -> bool:
+        """False for a while after this loop's reader failed to connect (reads go to a thread)."""
+        return time.monotonic() >= cls._resting_until.get(id(asyncio.get_running_loop()), 0.0)
 
     @classmethod
     async def read(cls, table_id: int) -> tuple[dict[str, Any], int] | None:
-        conn = await cls._connection()
+        loop = asyncio.get_running_loop()
         try:
-            cursor = await conn.execute(cls._sql(), [table_id])
-            row = await cursor.fetchone()
-        except Exception:
+            conn = await asyncio.wait_for(cls._connection(), cls.TIMEOUT)
+        except BaseException:
+            cls._resting_until[id(loop)] = time.monotonic() + cls.REST
+            raise
+        try:
+            row = await asyncio.wait_for(cls._fetch(conn, table_id), cls.TIMEOUT)
+        except BaseException:  # a stalled or broken connection: one at a time reads through it
             cls._drop(conn)
             raise
         if row is None or row[0] is None:
             return None
         return json.loads(row[0]), row[1]
+
+    @classmethod
+    async def _fetch(cls, conn: Any, table_id: int) -> Any:
+        cursor = await conn.execute(cls._sql(), [table_id])
+        return await cursor.fetchone()
 
     @staticmethod
     @functools.lru_cache(maxsize=1)
@@ -455,19 +473,20 @@ class _LoopReader:
             return held[1]
         opening = cls._opening.get(id(loop))
         if opening is None:
-            opening = cls._opening[id(loop)] = asyncio.ensure_future(cls._open())
+            opening = cls._opening[id(loop)] = asyncio.ensure_future(cls._open(loop))
             opening.add_done_callback(lambda _done: cls._opening.pop(id(loop), None))
-        conn = await asyncio.shield(opening)
-        cls._by_loop[id(loop)] = (loop, conn)
-        return conn
+        return await asyncio.shield(opening)
 
-    @staticmethod
-    async def _open() -> Any:
+    @classmethod
+    async def _open(cls, loop: asyncio.AbstractEventLoop) -> Any:
         import psycopg
 
         params = {k: v for k, v in connection.get_connection_params().items()
-                  if k not in ("cursor_factory", "context", "prepare_threshold")}
-        return await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
+                  if k not in ("cursor_factory", "context")}
+        # prepare_threshold as Django sets it (None: no prepared statements, for poolers)
+        conn = await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
+        cls._by_loop[id(loop)] = (loop, conn)  # before any other read of this loop can look
+        return conn
 
     @classmethod
     def _drop(cls, conn: Any) -> None:
@@ -483,6 +502,7 @@ class _LoopReader:
     def close_all(cls) -> None:
         for _loop, conn in list(cls._by_loop.values()):
             cls._drop(conn)
+        cls._resting_until.clear()
 
 
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:

@@ -309,7 +309,17 @@ async def test_a_result_message_reaches_this_processes_screens_directly_and_once
 ):
     from drive import broadcast
 
+    from drive.consumers import LiveConsumer
+
     monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
+    handed = []
+    real = LiveConsumer.drive_result
+
+    async def counted(self, event):
+        handed.append(self.audience)
+        return await real(self, event)
+
+    monkeypatch.setattr(LiveConsumer, "drive_result", counted)
     drive = drive_of_eight
     board = await connected(f"/ws/drive/{drive.join_code}/board/")
     dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
@@ -323,6 +333,8 @@ async def test_a_result_message_reaches_this_processes_screens_directly_and_once
     # In one process nothing goes through the layer; with several (Redis) the other processes'
     # screens hear of it through it, and this process's screens still show it once.
     assert screens_sends == ([f"drive-{drive.pk}-screens"] if several_processes else [])
+    # handed to each screen once: this process's inbox skips the copy it sent itself
+    assert sorted(handed) == ["board", "organiser"]
     await board.disconnect()
     await dashboard.disconnect()
     assert drive.pk not in broadcast._screens

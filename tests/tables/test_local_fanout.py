@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
@@ -203,13 +204,26 @@ def test_on_postgresql_a_version_applied_elsewhere_is_read_on_the_event_loop(fou
         await _terminate(conn.info.backend_pid)  # the database ends its session: the client finds out on use
         after_failure = await digital._read_state(table.pk)
         reopened = await digital._read_state(table.pk)
-        assert digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1] is not conn
+        now = digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1]
+        assert now is not conn
+        pids.append(now.info.backend_pid)
         return first, again, after_failure, reopened
 
+    pids = []
     try:
         states = asyncio.run(reads())
     finally:
         digital.close_apply_connections()
+    from django.db import connection
+
+    for _ in range(50):  # closed: the database ends its session
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", pids)
+            if cursor.fetchone()[0] == 0:
+                break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the loop's reader was not closed")
     assert [s.version for s in states] == [stored.version] * 4
     assert states[0].view(0)["hand"] == digital.load_state(stored).view(0)["hand"]
     assert threaded == [table.pk]  # only the read whose connection had failed
