@@ -197,9 +197,15 @@ def audience_of(group: str) -> str:
     return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]  # drive-<id>-phones too
 
 
+def send_audience(send: dict) -> str:
+    """The audience of one recorded send: the message's own (board, organiser: on Redis both go
+    to the drive's screens group), else from its group."""
+    return send.get("audience") or audience_of(send["group"])
+
+
 def stamps_of(record: dict) -> dict[str, int]:
     """audience -> stamp of each group message of one publish."""
-    return {audience_of(s["group"]): s["stamp"] for s in record["sends"]}
+    return {send_audience(s): s["stamp"] for s in record["sends"]}
 
 
 def first_recv(listener: common.Listener, stamp: int, contains: str | None = None) -> int | None:
@@ -376,8 +382,8 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         lost += await delivered(records)
 
     # --- floors --------------------------------------------------------------------------------
-    screen_bytes = [s["bytes"] for r in result_records for s in r["sends"] if audience_of(s["group"]) != "phones"]
-    phone_bytes = [s["bytes"] for r in close_records for s in r["sends"] if audience_of(s["group"]) == "phones"]
+    screen_bytes = [s["bytes"] for r in result_records for s in r["sends"] if send_audience(s) != "phones"]
+    phone_bytes = [s["bytes"] for r in close_records for s in r["sends"] if send_audience(s) == "phones"]
     # The hall's floor: a bare group_send of the result message's size to the 8 screens.
     hall_floor = await floor(servers, "floor-hall", len(screens), 1, int(statistics.mean(delta_bytes or [600])),
                              args.floor_sends, per_listener=False, errors=errors)
@@ -434,8 +440,8 @@ def breakdown(records: list[dict]) -> dict:
         for name, ms in seen.items():
             steps[name].append(ms)
         for s in rec["sends"]:
-            steps["group_send " + audience_of(s["group"])].append((s["done_ns"] - s["call_ns"]) / 1e6)
-            steps["start -> send " + audience_of(s["group"])].append((s["call_ns"] - rec["start_ns"]) / 1e6)
+            steps["group_send " + send_audience(s)].append((s["done_ns"] - s["call_ns"]) / 1e6)
+            steps["start -> send " + send_audience(s)].append((s["call_ns"] - rec["start_ns"]) / 1e6)
         steps["publish total"].append((rec["end_ns"] - rec["start_ns"]) / 1e6)
     return {k: round(statistics.median(v), 2) for k, v in steps.items()}
 

@@ -110,7 +110,8 @@ def install() -> None:
                 for group, message in messages:
                     parts = message.get("parts", {}) if isinstance(message, dict) else {}
                     rec["sends"].append({
-                        "group": group, "stamp": message.get("stamp", message.get("commit")), "parts": len(parts),
+                        "group": group, "audience": message.get("audience") if isinstance(message, dict) else None,
+                        "stamp": message.get("stamp", message.get("commit")), "parts": len(parts),
                         "keys": list(parts) if str(group).endswith("-phones") else None,
                         "bytes": (sum(len(v) for v in parts.values() if isinstance(v, str)) if parts
                                   else len(json.dumps(message))),

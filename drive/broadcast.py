@@ -43,6 +43,30 @@ async def _to_screens(message: dict[str, Any]) -> None:
 layer.on_inbox("drive.result", _to_screens)
 
 
+async def _to_screens_of(audience: str, message: dict[str, Any]) -> None:
+    """A full update of the board or the dashboard that reached this process's inbox: to this
+    process's screens of that audience."""
+    drive_id = message.get("drive")
+    sockets = _screens.of(drive_id)
+    for socket in sockets:
+        if socket.audience != audience:
+            continue
+        try:
+            await socket.drive_update(message)
+        except Exception:  # that socket is closing: its page catches up on reconnect
+            log.warning("a screen of drive %s missed an update", drive_id, exc_info=True)
+    if not sockets:
+        layer.start_task(_screens.forget(drive_id))
+
+
+def screen_group(drive_id: int, audience: str) -> str:
+    """Where a full update of the board or the dashboard goes: in memory the audience's group,
+    which their sockets join; through Redis the drive's screens group, which the processes'
+    inboxes join (one message per process; each hands it to its screens of that audience),
+    so no screen's update passes through a socket's own channel (see config.layer)."""
+    return drive_group(drive_id, "screens" if one_message_for_all_phones() else audience)
+
+
 # This process's phone sockets, by drive. On Redis a drive's phone update (one message with
 # every phone's fragment) reaches each process once, through its inbox, and is handed to them
 # here; in memory each phone has its own small message in its player group.
@@ -81,6 +105,9 @@ def phones_listening(drive_id: int) -> frozenset[int] | None:
 
 
 async def _to_phones(message: dict[str, Any]) -> None:
+    if message.get("audience") in ("board", "organiser"):  # a screens' update (Redis, screen_group)
+        await _to_screens_of(message["audience"], message)
+        return
     drive_id = message.get("drive")
     sockets = _phones.of(drive_id)
     for socket in sockets:

@@ -33,10 +33,11 @@ class LiveConsumer(JsonFrameConsumer):
             return
         if self.audience == "phone":  # its own group (in memory), sign-out; Redis: see broadcast.add_phone
             self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]
-        else:  # its audience's updates, and (one process) the tables' result messages
-            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience)]
-            if not broadcast.one_message_for_all_phones():  # Redis: through the process's inbox
-                self.groups_joined.append(broadcast.drive_group(self.drive_id, "screens"))
+        elif broadcast.one_message_for_all_phones():  # Redis: all through the process's inbox
+            self.groups_joined = []
+        else:  # its audience's updates, and the tables' result messages
+            self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
+                                  broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()

@@ -269,9 +269,10 @@ def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
     }
 
 
-def message(parts: dict[str, Any], audience: str, read: int | None = None) -> dict[str, Any]:
+def message(parts: dict[str, Any], audience: str, read: int | None = None, drive: int | None = None) -> dict[str, Any]:
     """``read``: when the state shown was read (every commit before it is in it)."""
-    return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read}
+    return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read,
+            "drive": drive}
 
 
 # In the process that builds (the render process, or the server's thread): the views of the
@@ -311,8 +312,8 @@ def build_screens(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     read, private, public = views
     return [
-        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read)),
-        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read)),
+        (broadcast.screen_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read, drive_id)),
+        (broadcast.screen_group(drive_id, "board"), message(board_parts(public), "board", read, drive_id)),
     ]
 
 

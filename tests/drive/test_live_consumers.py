@@ -278,7 +278,7 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
 
 @pytest.fixture
 def screens_sends(monkeypatch):
-    """Every group_send to a drive's screens group."""
+    """Every group_send of a table's result message to a drive's screens group."""
     from channels.layers import get_channel_layer
 
     sent: list[str] = []
@@ -286,7 +286,7 @@ def screens_sends(monkeypatch):
     real = layer.group_send
 
     async def spy(self, group, message):
-        if group.endswith("-screens"):
+        if group.endswith("-screens") and message.get("type") == "drive.result":
             sent.append(group)
         return await real(self, group, message)
 
@@ -374,3 +374,41 @@ async def test_with_several_processes_a_phone_update_crosses_the_layer_once_per_
         assert await ws.receive_nothing(timeout=0.3)  # once
         await ws.disconnect()
     assert drive.pk not in broadcast._phones
+
+
+async def test_with_several_processes_the_screens_updates_come_through_the_inbox(drive_of_eight, organiser, monkeypatch):
+    """Through Redis a board's or a dashboard's socket joins no group itself (a socket's own
+    channel is read through channels_redis's shared receive, which can lose a message when
+    another socket disconnects): the process's inbox takes the drive's screens group and hands
+    each screen the update of its audience, once."""
+    import asyncio
+
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    from config import layer
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)  # as on Redis
+    drive = drive_of_eight
+    board = await connected(f"/ws/drive/{drive.join_code}/board/")
+    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    for ws in (board, dashboard):
+        await ws.receive_json_from(timeout=5)
+    channel_layer = get_channel_layer()
+    if isinstance(channel_layer, InMemoryChannelLayer):
+        inbox = layer._inboxes[(id(asyncio.get_running_loop()), id(channel_layer))][0]
+        joined = {group: set(members) for group, members in channel_layer.groups.items() if members}
+        assert joined.get(broadcast.drive_group(drive.pk, "screens")) == {inbox}
+        assert not joined.get(broadcast.drive_group(drive.pk, "board"))
+        assert not joined.get(broadcast.drive_group(drive.pk, "organiser"))
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    for ws, part in ((board, "board"), (dashboard, "dashboard")):
+        frames = [await ws.receive_json_from(timeout=5)]
+        while not await ws.receive_nothing(timeout=0.5):
+            frames.append(await ws.receive_json_from())
+        updates = [f for f in frames if f["type"] == "update"]
+        assert len(updates) == 1 and list(updates[0]["parts"]) == [part]  # its own audience's, once
+        assert "1 of 2 tables done" in updates[0]["parts"][part]
+        await ws.disconnect()
+    assert drive.pk not in broadcast._screens
