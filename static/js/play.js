@@ -14,6 +14,12 @@
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var chosen = [];             // auction: cards tapped to offer or to give in exchange
   var accepting = null;        // the offer being accepted (its id)
+  // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
+  // move, however it was missed, shows within that); one whose question gets no answer within
+  // ANSWER_MS is closed and reconnects (a socket left half-open by a sleeping phone or a network
+  // change). A page coming back into view asks at once.
+  var QUIET_MS = window.PLAY_QUIET_MS || 20000, ANSWER_MS = 5000;
+  var heardAt = Date.now(), askedAt = 0;
 
   function key() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -42,6 +48,7 @@
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     ws = new WebSocket(scheme + location.host + root.dataset.ws);
     ws.onopen = function () {
+      heardAt = Date.now(); askedAt = 0;
       $("conn").hidden = true;
       backoff = 500;
       // Re-send only what was never answered, with the same key: the server applies it once.
@@ -49,6 +56,7 @@
       ws.send(JSON.stringify({ type: "sync" }));
     };
     ws.onmessage = function (event) {
+      heardAt = Date.now(); askedAt = 0;
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       receive(msg);
@@ -246,6 +254,26 @@
   $("offer").addEventListener("click", function () {
     if (!chosen.length) return;
     send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
+  });
+  function watchdog() {
+    if (stopped || !ws || ws.readyState !== 1) return;
+    var now = Date.now();
+    if (askedAt && now - askedAt > ANSWER_MS) {   // no answer: a new socket now, not after the old one's close
+      var dead = ws;
+      ws = null; dead.onclose = null; dead.onmessage = null;
+      try { dead.close(); } catch (e) { /* already closing */ }
+      $("conn").hidden = false;
+      connect();
+      return;
+    }
+    if (!askedAt && now - heardAt > QUIET_MS) {
+      askedAt = now;
+      ws.send(JSON.stringify({ type: "sync" }));
+    }
+  }
+  setInterval(watchdog, 1000);
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden) { heardAt = 0; watchdog(); }
   });
   window.addEventListener("pagehide", function () { stopped = true; });
   connect();

@@ -104,3 +104,39 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
             page.wait_for_selector("#result:not([hidden])", timeout=10000)
         assert "declared" in declared.inner_text("#result")
         assert "reconnecting" not in pages[1].inner_text("body") or pages[1].is_hidden("#conn")
+
+
+RECORD_FRAMES = """(() => {
+  window.PLAY_QUIET_MS = 1500;  // the watchdog's quiet time, short for the test
+  window.sentFrames = []; window.heardFrames = [];
+  const Real = window.WebSocket;
+  window.WebSocket = function (url, protocols) {
+    const ws = new Real(url, protocols);
+    ws.addEventListener("message", (e) => window.heardFrames.push(JSON.parse(e.data).type));
+    const send = ws.send.bind(ws);
+    ws.send = (data) => { window.sentFrames.push(JSON.parse(data).type); send(data); };
+    return ws;
+  };
+  window.WebSocket.OPEN = Real.OPEN;
+})();"""
+
+
+@pytest.mark.timeout(120)
+def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
+    """The watchdog: a phone that has heard nothing for a while (a move it missed, however it
+    was missed) asks for its view and gets it, without reloading or reconnecting."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        data = server.shell_json(SETUP % 1)
+        code = data["code"]
+        context = browser.new_context(viewport=PHONE)
+        context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
+        page = context.new_page()
+        page.add_init_script(RECORD_FRAMES)
+        page.goto(f"{server.url}/{code}/play")
+        page.wait_for_selector("#hand button.c")
+        assert page.evaluate("window.sentFrames") == ["sync"]  # on connecting
+        page.wait_for_function("window.sentFrames.length >= 2", timeout=10000)
+        assert page.evaluate("window.sentFrames")[:2] == ["sync", "sync"]
+        page.wait_for_function("window.heardFrames.filter(t => t === 'state').length >= 2", timeout=5000)
+        assert page.is_hidden("#conn")  # answered: the same socket, no reconnection
+        assert page.locator("#hand button.c").count() > 0
