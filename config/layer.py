@@ -72,6 +72,19 @@ class InboxSockets(LocalSockets):
         self.discard(key, socket)
         await self.forget(key)
 
+    async def hand(self, key: Any, call: Any, what: str) -> None:
+        """``await call(socket)`` for each of this process's sockets of ``key``, one failing
+        (closing) not stopping the others; with none here (they went without leaving, as after
+        a crash) the inbox leaves the key's group."""
+        sockets = self.of(key)
+        for socket in sockets:
+            try:
+                await call(socket)
+            except Exception:  # that socket is closing: its page catches up on reconnect
+                log.warning("a socket of %s missed %s", key, what, exc_info=True)
+        if not sockets:
+            start_task(self.forget(key))
+
     async def forget(self, key: Any) -> None:
         """The inbox leaves the key's group when no socket of it is here (a socket that went
         without leaving, after a crash, included); it joins again if one came meanwhile."""

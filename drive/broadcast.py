@@ -29,34 +29,10 @@ remove_screen = _screens.leave
 async def _to_screens(message: dict[str, Any]) -> None:
     if message.get("sent_by") == layer.PROCESS:  # this process's screens had it directly
         return
-    drive_id = message.get("drive")
-    sockets = _screens.of(drive_id)
-    for socket in sockets:
-        try:
-            await socket.drive_result(message)  # shown once, if it came both ways (send_result)
-        except Exception:  # that socket is closing: its page catches up on reconnect
-            log.warning("a screen of drive %s missed a result message", drive_id, exc_info=True)
-    if not sockets:  # its sockets went without leaving (a crash)
-        layer.start_task(_screens.forget(drive_id))
+    await _screens.hand(message.get("drive"), lambda socket: socket.drive_result(message), "a result message")
 
 
 layer.on_inbox("drive.result", _to_screens)
-
-
-async def _to_screens_of(audience: str, message: dict[str, Any]) -> None:
-    """A full update of the board or the dashboard that reached this process's inbox: to this
-    process's screens of that audience."""
-    drive_id = message.get("drive")
-    sockets = _screens.of(drive_id)
-    for socket in sockets:
-        if socket.audience != audience:
-            continue
-        try:
-            await socket.drive_update(message)
-        except Exception:  # that socket is closing: its page catches up on reconnect
-            log.warning("a screen of drive %s missed an update", drive_id, exc_info=True)
-    if not sockets:
-        layer.start_task(_screens.forget(drive_id))
 
 
 def screen_group(drive_id: int, audience: str) -> str:
@@ -104,22 +80,15 @@ def phones_listening(drive_id: int) -> frozenset[int] | None:
         return frozenset(_listening.get(drive_id, {}).values())
 
 
-async def _to_phones(message: dict[str, Any]) -> None:
-    if message.get("audience") in ("board", "organiser"):  # a screens' update (Redis, screen_group)
-        await _to_screens_of(message["audience"], message)
-        return
-    drive_id = message.get("drive")
-    sockets = _phones.of(drive_id)
-    for socket in sockets:
-        try:
-            await socket.drive_update(message)  # each socket sends its own fragment
-        except Exception:  # that socket is closing: its page catches up on reconnect
-            log.warning("a phone of drive %s missed an update", drive_id, exc_info=True)
-    if not sockets:  # its sockets went without leaving (a crash)
-        layer.start_task(_phones.forget(drive_id))
+async def _to_sockets(message: dict[str, Any]) -> None:
+    """A drive's update that reached this process's inbox (Redis): the phones' (each socket
+    sends its own fragment), or a board's or a dashboard's (screen_group: each screen takes
+    its own audience's)."""
+    sockets = _screens if message.get("audience") in ("board", "organiser") else _phones
+    await sockets.hand(message.get("drive"), lambda socket: socket.drive_update(message), "an update")
 
 
-layer.on_inbox("drive.update", _to_phones)
+layer.on_inbox("drive.update", _to_sockets)
 
 
 def send_result(drive_id: int, message: dict[str, Any]) -> None:
@@ -128,12 +97,8 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
     all when this process cannot reach its loop. A socket reached both ways shows it once."""
     local = bool(_screens.get(drive_id))  # read here, from any thread: its size only
 
-    async def deliver() -> None:
-        for socket in _screens.of(drive_id):  # on the loop, where sockets come and go
-            try:
-                await socket.drive_result(message)
-            except Exception:  # that socket is closing: its page catches up on reconnect
-                log.warning("a screen of drive %s missed a result message", drive_id, exc_info=True)
+    async def deliver() -> None:  # on the loop, where sockets come and go
+        await _screens.hand(drive_id, lambda socket: socket.drive_result(message), "a result message")
 
     local = local and layer.run_soon(deliver)
     if not local or one_message_for_all_phones():

@@ -41,10 +41,11 @@ class LiveConsumer(JsonFrameConsumer):
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        if self.audience != "phone":  # accepted first: a result message may come at once
-            await broadcast.add_screen(self.drive_id, self)
-        if self.audience == "phone":  # accepted first: the process's inbox may send at once
+        # Accepted first: the process's inbox, or a result message, may send at once.
+        if self.audience == "phone":
             await broadcast.add_phone(self.drive_id, self)
+        else:
+            await broadcast.add_screen(self.drive_id, self)
         snapshot = await database_sync_to_async(self._snapshot)()
         await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"],
                               "read": snapshot.get("read")})
@@ -79,10 +80,10 @@ class LiveConsumer(JsonFrameConsumer):
 
     async def disconnect(self, code):
         if self.drive_id is not None:
-            if self.audience != "phone":
-                await broadcast.remove_screen(self.drive_id, self)
             if self.audience == "phone":
                 await broadcast.remove_phone(self.drive_id, self)
+            else:
+                await broadcast.remove_screen(self.drive_id, self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -93,6 +94,8 @@ class LiveConsumer(JsonFrameConsumer):
             await self.error('This socket only listens; send {"type": "ping"}.')
 
     async def drive_update(self, event):
+        if event.get("audience") not in (None, self.audience):  # the other screen's (Redis: one group for both)
+            return
         parts = event["parts"]
         if self.audience == "phone" and "phone" not in parts:  # every phone's part: forward our own
             own = parts.get(str(self.player_id))

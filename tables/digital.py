@@ -128,11 +128,12 @@ def state_at(table_id: int, version: int | None = None) -> tuple[Any, dict[str, 
     row = TableHand.objects.filter(pk=table_id).values("state", "version").first()
     if row is None or row["state"] is None:
         return None
-    with _STATES_LOCK:
-        state = _STATES.get((table_id, row["version"]))
-    if state is None:
-        state = _cache_state(table_id, row["version"], row["state"])
-    return state, {"version": row["version"]}
+    return _stored_version(table_id, row["version"], row["state"]), {"version": row["version"]}
+
+
+def _stored_version(table_id: int, version: int, data: dict[str, Any]) -> Any:
+    """The state of a version just read as ``data``: this process's copy if it holds one."""
+    return cached_state(table_id, version) or _cache_state(table_id, version, data)
 
 
 def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[str, Any] | None = None,
@@ -409,7 +410,7 @@ async def _read_state(table_id: int) -> Any:
             if found is None:
                 return None
             data, version = found
-            return cached_state(table_id, version) or _cache_state(table_id, version, data)
+            return _stored_version(table_id, version, data)
     return await in_apply_thread(_stored_state, table_id)
 
 
