@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 import weakref
 from collections import defaultdict
@@ -149,7 +150,7 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     async def send_all() -> None:
         for start in range(0, len(messages), CHUNK):
             chunk = messages[start : start + CHUNK]
-            await asyncio.gather(*(layer.group_send(group, message) for group, message in chunk))
+            await asyncio.gather(*(group_send(layer, group, message) for group, message in chunk))
 
     try:
         loop = _loop_for(layer)
@@ -246,7 +247,7 @@ async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> Non
     failing = False
     while True:
         try:
-            message = await channel_layer.receive(channel)
+            message = await receive(channel_layer, channel)
         except asyncio.CancelledError:
             raise
         except Exception:  # Redis away: try again, and join the groups again (a restarted Redis has none)
@@ -292,7 +293,7 @@ def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     async def send_all() -> None:
         try:
             await asyncio.wait_for(
-                asyncio.gather(*(layer.group_send(group, message) for group, message in messages)), TIMEOUT
+                asyncio.gather(*(group_send(layer, group, message) for group, message in messages)), TIMEOUT
             )
         except Exception:
             log.warning("live update of %d group(s) not sent: channel layer unavailable", len(messages), exc_info=True)
@@ -302,3 +303,94 @@ def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:
 
 def send(group: str, message: dict[str, Any]) -> bool:
     return send_many([(group, message)])
+
+
+# --- one round trip to Redis ------------------------------------------------------------------
+# channels_redis's group_send makes four round trips to Redis (expire the group, read it, expire
+# each member's queue, then a script that adds the message), and its receive one more after the
+# pop (a backup copy, so that a receive cancelled by a closing socket loses nothing), before the
+# message is handed over. The groups of this application's live messages have process inboxes in
+# them (plain channels, read by one task that nothing cancels but the inbox's own closing): for
+# those one script does the four steps in one trip, and the inbox pops its messages directly.
+# The same keys, scores, expiries, capacity and serialised form as channels_redis (pinned in
+# requirements.txt), so either side may be the stock one. A group with a socket's own channel
+# in it ("specific.…!…", whose message differs per member) is left to the stock group_send.
+
+_GROUP_SEND = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[3])
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+for i = 1, #members do
+    if string.find(members[i], '!', 1, true) then
+        return -1
+    end
+end
+local over = 0
+for i = 1, #members do
+    local key = ARGV[7] .. members[i]
+    redis.call('ZREMRANGEBYSCORE', key, 0, ARGV[4])
+    if redis.call('ZCOUNT', key, '-inf', '+inf') < tonumber(ARGV[6]) then
+        redis.call('ZADD', key, ARGV[2], ARGV[1])
+        redis.call('EXPIRE', key, ARGV[5])
+    else
+        over = over + 1
+    end
+end
+return over
+"""
+_GROUP_SEND_SHA = __import__("hashlib").sha1(_GROUP_SEND.encode()).hexdigest()
+
+
+def _redis_direct(channel_layer: Any) -> bool:
+    """Whether ``group_send`` and ``receive`` may take the one-trip way: a channels_redis core
+    layer on one Redis server (no sharding), with one capacity for every channel."""
+    try:
+        from channels_redis.core import RedisChannelLayer
+    except ImportError:
+        return False
+    return (type(channel_layer) is RedisChannelLayer and channel_layer.ring_size == 1
+            and not channel_layer.channel_capacity)
+
+
+async def group_send(channel_layer: Any, group: str, message: dict[str, Any]) -> None:
+    """``channel_layer.group_send(group, message)``; on Redis in one round trip when every
+    member of the group is a plain channel (a process's inbox), else the stock way."""
+    if not _redis_direct(channel_layer) or not await _group_send_direct(channel_layer, group, message):
+        await channel_layer.group_send(group, message)
+
+
+async def _group_send_direct(channel_layer: Any, group: str, message: dict[str, Any]) -> bool:
+    """False (nothing sent) when the group has a socket's own channel in it."""
+    from redis.exceptions import NoScriptError
+
+    assert channel_layer.require_valid_group_name(group), "Group name not valid"
+    connection = channel_layer.connection(0)
+    now = time.time()
+    args = [channel_layer.serialize(message), now, int(now) - channel_layer.group_expiry,
+            int(now) - int(channel_layer.expiry), int(channel_layer.expiry), channel_layer.capacity,
+            channel_layer.prefix]
+    key = channel_layer._group_key(group)
+    try:
+        over = await connection.evalsha(_GROUP_SEND_SHA, 1, key, *args)
+    except NoScriptError:  # a new (or flushed) Redis: the script goes with the call once
+        over = await connection.eval(_GROUP_SEND, 1, key, *args)
+    if over == -1:
+        return False
+    if over:
+        log.info("%s channel(s) of group %s over capacity: message dropped for them", over, group)
+    return True
+
+
+async def receive(channel_layer: Any, channel: str) -> dict[str, Any]:
+    """The next message of a plain channel read by one task only (a process's inbox): on Redis
+    popped and handed over at once; else ``channel_layer.receive``."""
+    if not _redis_direct(channel_layer) or "!" in channel:
+        return await channel_layer.receive(channel)
+    assert channel_layer.require_valid_channel_name(channel, receive=True), "Channel name invalid"
+    connection = channel_layer.connection(0)
+    key = channel_layer.prefix + channel
+    while True:
+        popped = await connection.bzpopmin(key, timeout=channel_layer.brpop_timeout)
+        if popped is not None:
+            message = channel_layer.deserialize(popped[1])
+            message.pop("__asgi_channel__", None)  # sent by the stock group_send
+            return message

@@ -9,6 +9,7 @@ from django.test import Client
 
 from config.asgi import application
 from drive import services
+from tests import spies
 from tests.factories import declared, seated_drive
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -279,19 +280,9 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
 @pytest.fixture
 def screens_sends(monkeypatch):
     """Every group_send of a table's result message to a drive's screens group."""
-    from channels.layers import get_channel_layer
-
-    sent: list[str] = []
-    layer = type(get_channel_layer())
-    real = layer.group_send
-
-    async def spy(self, group, message):
-        if group.endswith("-screens") and message.get("type") == "drive.result":
-            sent.append(group)
-        return await real(self, group, message)
-
-    monkeypatch.setattr(layer, "group_send", spy)
-    return sent
+    return spies.group_sends(
+        monkeypatch, lambda group, message: group.endswith("-screens") and message.get("type") == "drive.result" and group
+    )
 
 
 async def _result_frames(ws) -> list[dict]:

@@ -1,0 +1,114 @@
+"""On Redis, a send to a group of process inboxes is one round trip (one script), and an inbox
+pops its messages directly; both keep channels_redis's keys, expiries, capacity and message
+form, so the stock receive and group_send interoperate with them."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from config import layer
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture
+def redis_layer(settings):
+    from channels_redis.core import RedisChannelLayer
+
+    config = dict(settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    config["prefix"] = f"test{uuid.uuid4().hex[:8]}"
+    config["capacity"] = 3
+    return RedisChannelLayer(**config)
+
+
+def _counting(monkeypatch, channel_layer) -> list[str]:
+    """The Redis commands the layer's connection sends (by name)."""
+    from redis.asyncio.client import Redis
+
+    sent: list[str] = []
+    real = Redis.execute_command
+
+    async def counted(self, *args, **options):
+        sent.append(str(args[0]).upper())
+        return await real(self, *args, **options)
+
+    monkeypatch.setattr(Redis, "execute_command", counted)
+    return sent
+
+
+async def test_a_group_of_inboxes_gets_a_message_in_one_round_trip(redis_layer, monkeypatch):
+    inboxes = [layer.inbox_channel_name() for _ in range(2)]
+    for inbox in inboxes:
+        await redis_layer.group_add("table-1", inbox)
+    sent = _counting(monkeypatch, redis_layer)
+    await layer.group_send(redis_layer, "table-1", {"type": "table.version", "table": 1, "version": 7})
+    assert sent in (["EVALSHA"], ["EVALSHA", "EVAL"])  # (EVAL once, on a Redis that lacks the script)
+    # Read back the fast way and the stock way: the same message, nothing added to it.
+    assert await layer.receive(redis_layer, inboxes[0]) == {"type": "table.version", "table": 1, "version": 7}
+    assert await redis_layer.receive(inboxes[1]) == {"type": "table.version", "table": 1, "version": 7}
+    await redis_layer.flush()
+
+
+async def test_a_stock_group_send_reaches_an_inbox_read_the_fast_way(redis_layer):
+    inbox = layer.inbox_channel_name()
+    await redis_layer.group_add("drive-1-screens", inbox)
+    await redis_layer.group_send("drive-1-screens", {"type": "drive.result", "n": 1})
+    assert await layer.receive(redis_layer, inbox) == {"type": "drive.result", "n": 1}
+    await redis_layer.flush()
+
+
+async def test_a_group_with_a_sockets_own_channel_is_sent_the_stock_way_once(redis_layer):
+    inbox, socket = layer.inbox_channel_name(), await redis_layer.new_channel()
+    for member in (inbox, socket):
+        await redis_layer.group_add("phone-9", member)
+    await layer.group_send(redis_layer, "phone-9", {"type": "phone.signed_out", "player": 9})
+    assert await redis_layer.receive(socket) == {"type": "phone.signed_out", "player": 9}
+    assert await layer.receive(redis_layer, inbox) == {"type": "phone.signed_out", "player": 9}
+    connection = redis_layer.connection(0)
+    assert await connection.zcard(redis_layer.prefix + inbox) == 0  # once: the script wrote nothing first
+    await redis_layer.flush()
+
+
+async def test_capacity_and_expiries_are_the_layers_own(redis_layer):
+    full, expired_member, inbox = (layer.inbox_channel_name() for _ in range(3))
+    for member in (full, inbox):
+        await redis_layer.group_add("drive-2-phones", member)
+    connection = redis_layer.connection(0)
+    # A member that joined longer ago than the group expiry has left the group.
+    await connection.zadd(redis_layer._group_key("drive-2-phones"),
+                          {expired_member: time.time() - redis_layer.group_expiry - 10})
+    for n in range(redis_layer.capacity + 2):  # nobody reads `full`: it takes its capacity (3), no more
+        await layer.group_send(redis_layer, "drive-2-phones", {"type": "drive.update", "n": n})
+    assert await connection.zcard(redis_layer.prefix + full) == redis_layer.capacity
+    assert await connection.zcard(redis_layer.prefix + expired_member) == 0
+    members = await connection.zrange(redis_layer._group_key("drive-2-phones"), 0, -1)
+    assert sorted(m.decode() for m in members) == sorted([full, inbox])
+    # Messages older than the layer's expiry are dropped before a new one is counted.
+    await connection.zadd(redis_layer.prefix + inbox, {b"x" * 12 + b"stale": time.time() - redis_layer.expiry - 10})
+    await connection.zremrangebyscore(redis_layer.prefix + inbox, time.time() - 5, "+inf")  # only the stale one left
+    await layer.group_send(redis_layer, "drive-2-phones", {"type": "drive.update", "n": "last"})
+    assert await layer.receive(redis_layer, inbox) == {"type": "drive.update", "n": "last"}
+    await redis_layer.flush()
+
+
+async def test_the_script_is_sent_again_to_a_redis_that_lost_it(redis_layer):
+    inbox = layer.inbox_channel_name()
+    await redis_layer.group_add("table-3", inbox)
+    await redis_layer.connection(0).script_flush()
+    await layer.group_send(redis_layer, "table-3", {"type": "table.version", "table": 3, "version": 1})
+    assert await layer.receive(redis_layer, inbox) == {"type": "table.version", "table": 3, "version": 1}
+    await redis_layer.flush()
+
+
+def test_the_in_memory_layer_and_sharded_redis_keep_the_stock_way(redis_layer):
+    from channels.layers import InMemoryChannelLayer
+    from channels_redis.core import RedisChannelLayer
+
+    assert layer._redis_direct(redis_layer)
+    assert not layer._redis_direct(InMemoryChannelLayer())
+    sharded = RedisChannelLayer(hosts=["redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/1"])
+    assert not layer._redis_direct(sharded)
+    assert not layer._redis_direct(RedisChannelLayer(channel_capacity={"table-*": 10}))
