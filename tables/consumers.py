@@ -262,10 +262,13 @@ class PlayConsumer(_TableSocket):
         try:
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
-            applied = await digital.in_apply_thread(
-                digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id, token=self.token,
-                notify=False,
-            )
+            applied = await digital.apply_on_loop(self.table_id, self.seat, content, player_id=self.player_id,
+                                                  token=self.token)
+            if applied is None:
+                applied = await digital.in_apply_thread(
+                    digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id,
+                    token=self.token, notify=False,
+                )
         except digital.DigitalError as exc:
             extra = {"key": key} if isinstance(key, str) else {}
             await self.error(str(exc), **extra)

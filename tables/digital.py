@@ -28,7 +28,7 @@ import logging
 import random
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -37,6 +37,7 @@ import orjson
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config import layer
 from games import GameError, get_game
 from scoring import services as scoring
 from scoring.models import Result
@@ -170,8 +171,8 @@ async def announce(channel_layer: Any, applied: "Applied", *, through_layer: boo
         return
     if through_layer:
         try:
-            await channel_layer.group_send(table_group(applied.table_id),
-                                           version_message(applied.table_id, applied.version))
+            await layer.group_send(channel_layer, table_group(applied.table_id),
+                                   version_message(applied.table_id, applied.version))
         except Exception:  # committed already: sockets catch up on their next sync
             log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
                         applied.version, exc_info=True)
@@ -420,19 +421,21 @@ def _stored_state(table_id: int) -> Any:
 
 
 class _LoopReader:
-    """One PostgreSQL connection per event loop (autocommit, psycopg's async API) for the
-    states that other processes applied. Read in a thread, each such read waited for a free
-    apply thread, and for the interpreter after every step of its trip to the database, behind
-    the event loop sending views: 8 ms at the median under the digital benchmark's load. On
-    the loop it is one round trip. A connection that fails, or a read that takes over
-    ``TIMEOUT``, is dropped and that read goes to a thread; the next read opens another. A
-    connection that cannot be opened sends the reads to a thread for ``REST`` seconds."""
+    """A few PostgreSQL connections per event loop (autocommit, psycopg's async API, Django's
+    adapters): the reads of states that other processes applied, and the moves applied on the
+    loop (``apply_on_loop``). In a thread, each read or move waited for a free apply thread, and
+    for the interpreter after every step of its trip to the database, behind the event loop
+    sending views: 8 ms at the median for a read under the digital benchmark's load. On the loop
+    a read is one round trip. Several connections, so that one table's move does not hold up
+    another's, nor a read. A connection that fails, or a read that takes over ``TIMEOUT``, is
+    dropped and that read goes to a thread; the next read opens another. A connection that
+    cannot be opened sends the reads and moves to a thread for ``REST`` seconds."""
 
-    _by_loop: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
-    _opening: dict[int, asyncio.Future] = {}
-    _resting_until: dict[int, float] = {}  # loop -> after a failure, reads go to a thread until then
-    TIMEOUT = 5.0  # a read (or a connect) that takes longer drops the connection
+    SIZE = 4  # connections per loop at most
+    TIMEOUT = 5.0  # a read or a move (or a connect, or the wait for a free connection) that takes longer fails
     REST = 15.0
+    _pools: dict[int, "_ReaderPool"] = {}
+    _resting_until: dict[int, float] = {}  # loop -> after a failure, reads go to a thread until then
 
     @classmethod
     def ready(cls) -> bool:
@@ -440,18 +443,32 @@ class _LoopReader:
         return time.monotonic() >= cls._resting_until.get(id(asyncio.get_running_loop()), 0.0)
 
     @classmethod
-    async def read(cls, table_id: int) -> tuple[dict[str, Any], int] | None:
+    def pool(cls) -> "_ReaderPool":
         loop = asyncio.get_running_loop()
+        pool = cls._pools.get(id(loop))
+        if pool is None or pool.loop is not loop:
+            pool = cls._pools[id(loop)] = _ReaderPool(loop, cls.SIZE, cls._open)
+        return pool
+
+    @classmethod
+    async def acquire(cls) -> tuple["_ReaderPool", Any]:
+        pool = cls.pool()
         try:
-            conn = await asyncio.wait_for(cls._connection(), cls.TIMEOUT)
-        except BaseException:
-            cls._resting_until[id(loop)] = time.monotonic() + cls.REST
+            return pool, await pool.acquire(cls.TIMEOUT)
+        except _ConnectFailed:
+            cls._resting_until[id(pool.loop)] = time.monotonic() + cls.REST
             raise
+
+    @classmethod
+    async def read(cls, table_id: int) -> tuple[dict[str, Any], int] | None:
+        """The table's stored (state JSON, version)."""
+        pool, conn = await cls.acquire()
         try:
             row = await asyncio.wait_for(cls._fetch(conn, table_id), cls.TIMEOUT)
-        except BaseException:  # a stalled or broken connection: one at a time reads through it
-            cls._drop(conn)
+        except BaseException:  # a stalled or broken connection: no other read goes through it
+            pool.release(conn, broken=True)
             raise
+        pool.release(conn)
         if row is None or row[0] is None:
             return None
         return json.loads(row[0]), row[1]
@@ -466,44 +483,99 @@ class _LoopReader:
     def _sql() -> str:
         return f"SELECT state::text, version FROM {_sql_names()['t']} WHERE id = %s"
 
-    @classmethod
-    async def _connection(cls) -> Any:
-        loop = asyncio.get_running_loop()
-        held = cls._by_loop.get(id(loop))
-        if held is not None and held[0] is loop and not held[1].closed:
-            return held[1]
-        opening = cls._opening.get(id(loop))
-        if opening is None:
-            opening = cls._opening[id(loop)] = asyncio.ensure_future(cls._open(loop))
-            opening.add_done_callback(lambda _done: cls._opening.pop(id(loop), None))
-        return await asyncio.shield(opening)
-
-    @classmethod
-    async def _open(cls, loop: asyncio.AbstractEventLoop) -> Any:
+    @staticmethod
+    async def _open() -> Any:
         import psycopg
 
-        params = {k: v for k, v in connection.get_connection_params().items()
-                  if k not in ("cursor_factory", "context")}
-        # prepare_threshold as Django sets it (None: no prepared statements, for poolers)
-        conn = await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
-        cls._by_loop[id(loop)] = (loop, conn)  # before any other read of this loop can look
-        return conn
-
-    @classmethod
-    def _drop(cls, conn: Any) -> None:
-        for key, (_loop, held) in list(cls._by_loop.items()):
-            if held is conn:
-                cls._by_loop.pop(key, None)
-        try:
-            conn.pgconn.finish()  # from any thread or loop: the socket closes, the server ends its session
-        except Exception:
-            pass
+        # Django's adapters (``context``: JSON read as text, as the models' fields expect);
+        # prepare_threshold as Django sets it (None: no prepared statements, for poolers).
+        params = {k: v for k, v in connection.get_connection_params().items() if k != "cursor_factory"}
+        return await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
 
     @classmethod
     def close_all(cls) -> None:
-        for _loop, conn in list(cls._by_loop.values()):
-            cls._drop(conn)
+        for pool in list(cls._pools.values()):
+            pool.close_all()
+        cls._pools.clear()
         cls._resting_until.clear()
+
+
+class _ConnectFailed(Exception):
+    """A loop's reader could not open a connection (the cause is chained)."""
+
+
+class _ReaderPool:
+    """One event loop's reader connections: up to ``size``, opened when needed, kept between
+    reads; a read waits for a free one when all are busy."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, size: int, open_one: Callable[[], Any]) -> None:
+        self.loop, self.size, self.open_one = loop, size, open_one
+        self.idle: list[Any] = []
+        self.held: set[Any] = set()  # every open connection, idle or in use
+        self.opening = 0
+        self.waiters: deque[asyncio.Future] = deque()
+
+    async def acquire(self, timeout: float) -> Any:
+        """A connection of this loop's; ``_ConnectFailed`` when one could not be opened (or
+        took longer than ``timeout``), ``TimeoutError`` when none came free within it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self.idle:
+                conn = self.idle.pop()
+                if not conn.closed:
+                    return conn
+                self.held.discard(conn)
+            if len(self.held) + self.opening < self.size:
+                self.opening += 1
+                try:
+                    conn = await asyncio.wait_for(self.open_one(), max(0.0, deadline - time.monotonic()))
+                except Exception as exc:
+                    raise _ConnectFailed(str(exc)) from exc
+                finally:
+                    self.opening -= 1
+                    self._wake()  # a waiter may open in its place if this one failed
+                self.held.add(conn)  # before any other read of this loop can look
+                return conn
+            waiter = self.loop.create_future()
+            self.waiters.append(waiter)
+            try:
+                await asyncio.wait_for(asyncio.shield(waiter), max(0.0, deadline - time.monotonic()))
+            except BaseException:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake()  # woken as it gave up: the turn passes to the next
+                waiter.cancel()
+                raise
+            finally:
+                if waiter in self.waiters:
+                    self.waiters.remove(waiter)
+
+    def release(self, conn: Any, *, broken: bool = False) -> None:
+        if broken or conn.closed:
+            self.held.discard(conn)
+            _finish(conn)
+        else:
+            self.idle.append(conn)
+        self._wake()
+
+    def _wake(self) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def close_all(self) -> None:
+        for conn in list(self.held):
+            _finish(conn)
+        self.held.clear()
+        self.idle.clear()
+
+
+def _finish(conn: Any) -> None:
+    try:
+        conn.pgconn.finish()  # from any thread or loop: the socket closes, the server ends its session
+    except Exception:
+        pass
 
 
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
@@ -542,21 +614,23 @@ def _from_db(name: str, value: Any) -> Any:
     return TableHand._meta.get_field(name).from_db_value(value, None, connection)
 
 
-def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | None = None
-                  ) -> tuple[TableHand, bool]:
-    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there
-    (and, given the ``token`` its phone joined with, still holds it: not signed out since)."""
+def _locked_sql(with_token: bool) -> str:
+    """The statement that reads and locks a table's row with its hand, and whether the sender
+    sits at the seat (parameters: seat, player, [token,] table)."""
+    return _locked_sql_of(connection.vendor, with_token)
+
+
+@functools.lru_cache(maxsize=4)
+def _locked_sql_of(vendor: str, with_token: bool) -> str:
     n = _sql_names()
     sits = f"SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id AND s.position = %s AND s.player_id = %s"
-    params: list[Any] = [seat, player_id]
-    if token is not None:
+    if with_token:
         sits += f" AND EXISTS (SELECT 1 FROM {n['player']} p WHERE p.id = s.player_id AND p.token = %s)"
-        params.append(token)
     columns = (
         "t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
         f"h.number, h.status, h.drive_id, EXISTS ({sits})"
     )
-    if connection.vendor == "postgresql":
+    if vendor == "postgresql":
         # A move commits without waiting for its WAL to reach the disk, as on SQLite (WAL,
         # synchronous=NORMAL): it survives the server process being killed, and only a crash
         # of PostgreSQL's machine within a fraction of a second could lose it. The move that
@@ -565,9 +639,14 @@ def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | 
     sql = f"SELECT {columns} FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id WHERE t.id = %s"
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, table_id])
-        row = cursor.fetchone()
+    return sql
+
+
+def _locked_params(table_id: int, seat: int, player_id: int | None, token: str | None) -> list[Any]:
+    return [seat, player_id, *([token] if token is not None else []), table_id]
+
+
+def _table_of_row(row: Any, player_id: int | None) -> tuple[TableHand, bool]:
     if row is None:
         raise DigitalError("That table no longer exists.")
     pk, number, hand_id, mode, status, state, version, bots, keys, hand_number, hand_status, drive_id, sits = row[:13]
@@ -578,6 +657,15 @@ def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | 
     return table, player_id is not None and bool(sits)
 
 
+def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | None = None
+                  ) -> tuple[TableHand, bool]:
+    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there
+    (and, given the ``token`` its phone joined with, still holds it: not signed out since)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_locked_sql(token is not None), _locked_params(table_id, seat, player_id, token))
+        return _table_of_row(cursor.fetchone(), player_id)
+
+
 def _durable() -> None:
     """This transaction's commit waits for the disk (undoes _locked_table's relaxation)."""
     if connection.vendor == "postgresql":
@@ -585,7 +673,7 @@ def _durable() -> None:
             cursor.execute("SELECT set_config('synchronous_commit', 'on', true)")
 
 
-def _write(table: TableHand, fields: list[str]) -> None:
+def _update(table: TableHand, fields: list[str]) -> tuple[str, list[Any]]:
     """One UPDATE of ``fields`` of the table's row, each value prepared by its model field."""
     n = _sql_names()
     q = connection.ops.quote_name
@@ -594,36 +682,20 @@ def _write(table: TableHand, fields: list[str]) -> None:
         field = TableHand._meta.get_field(name)
         columns.append(f"{q(field.column)} = %s")
         values.append(field.get_db_prep_save(getattr(table, name), connection))
+    return f"UPDATE {n['t']} SET {', '.join(columns)} WHERE id = %s", [*values, table.pk]
+
+
+def _write(table: TableHand, fields: list[str]) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {n['t']} SET {', '.join(columns)} WHERE id = %s", [*values, table.pk])
+        cursor.execute(*_update(table, fields))
 
 
-@transaction.atomic
-def apply_action(
-    table_id: int,
-    seat: int,
-    message: dict[str, Any],
-    *,
-    player_id: int | None = None,
-    token: str | None = None,
-    bot: bool = False,
-    notify: bool = True,
-) -> Applied:
-    """Apply one seat's action under the table's row lock.
-
-    ``message`` is the engine action plus ``version`` (the version the sender saw; required),
-    ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
-    sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
-    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat).
-    Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
-    Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
-    over or not dealt, and anything the engine refuses.
-
-    ``notify=False`` (a socket, which is on the event loop once this returns): nothing is sent
-    on commit; the caller passes the returned ``Applied`` to ``announce``.
-    """
+def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, Any], *, bot: bool,
+            token: str | None) -> Applied | tuple[Any, list[str]]:
+    """Everything an action is checked for, on its locked row, and the engine's move: a
+    duplicate's ``Applied``, or the moved state with the fields of ``table`` it changed (set on
+    ``table``); refused with ``DigitalError``. No database work: both paths share it."""
     action, version, key, claimed = split_message(message)
-    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id, token)
     if key is not None:
         for seen, at in table.client_keys or []:
             if seen == key:
@@ -659,16 +731,119 @@ def apply_action(
     if key is not None:
         table.client_keys = [*(table.client_keys or []), [key, table.version]][-KEEP_CLIENT_KEYS:]
         fields.append("client_keys")
+    table.updated_at = timezone.now()
+    return state, fields
+
+
+@transaction.atomic
+def apply_action(
+    table_id: int,
+    seat: int,
+    message: dict[str, Any],
+    *,
+    player_id: int | None = None,
+    token: str | None = None,
+    bot: bool = False,
+    notify: bool = True,
+) -> Applied:
+    """Apply one seat's action under the table's row lock.
+
+    ``message`` is the engine action plus ``version`` (the version the sender saw; required),
+    ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
+    sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
+    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat).
+    Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
+    Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
+    over or not dealt, and anything the engine refuses.
+
+    ``notify=False`` (a socket, which is on the event loop once this returns): nothing is sent
+    on commit; the caller passes the returned ``Applied`` to ``announce``.
+    """
+    split_message(message)  # a malformed frame is refused before any database work
+    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id, token)
+    accepted = _accept(table, sender_sits, seat, message, bot=bot, token=token)
+    if isinstance(accepted, Applied):
+        return accepted
+    state, fields = accepted
     if state.finished:
         _durable()
         _record(table, state)
         fields.append("status")
-    table.updated_at = timezone.now()
     _write(table, fields)  # no model signals are listened to on TableHand
     if notify:
         notify_table(table.pk, table.version, table.bots, state=state)
         return Applied(table.pk, table.version, finished=state.finished)
     return Applied(table.pk, table.version, finished=state.finished, state=state, bots=tuple(table.bots or ()))
+
+
+def psycopg_client_cursor(conn: Any) -> Any:
+    import psycopg
+
+    return psycopg.AsyncClientCursor(conn)
+
+
+class _EndsTheHand(Exception):
+    """A move on the loop that would end the hand: rolled back, applied in a thread instead."""
+
+
+async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, player_id: int,
+                        token: str | None) -> Applied | None:
+    """PostgreSQL, from a socket's event loop: ``apply_action(..., notify=False)`` through one of
+    the loop's own connections (``_LoopReader``), the same statements and checks in the same
+    kind of transaction (the table's row locked from the read to the commit), without a trip to
+    an apply thread and back after each statement. None when it is not applied here, and
+    nothing was written: the caller applies it in a thread (``apply_action``). That is the
+    case on SQLite, while the loop's connections rest after a failure, and for the move that
+    ends the hand (its result enters the drive through the ORM and the drive's listeners)."""
+    if connection.vendor != "postgresql" or not _LoopReader.ready():
+        return None
+    split_message(message)
+    try:
+        pool, conn = await _LoopReader.acquire()
+    except Exception:
+        log.warning("table %s: no connection on the event loop; applying in a thread", table_id, exc_info=True)
+        return None
+    committing = False
+    key = message.get("key")
+    try:
+        async with asyncio.timeout(_LoopReader.TIMEOUT):
+            # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each
+            # one simple query of two statements (client-side binding: psycopg quotes the values).
+            cursor = psycopg_client_cursor(conn)
+            await cursor.execute("BEGIN; " + _locked_sql(token is not None),
+                                 _locked_params(table_id, seat if type(seat) is int else -1, player_id, token))
+            cursor.nextset()
+            row = await cursor.fetchone()
+            try:
+                table, sender_sits = _table_of_row(row, player_id)
+                accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
+                if not isinstance(accepted, Applied) and accepted[0].finished:
+                    raise _EndsTheHand
+            except (DigitalError, _EndsTheHand):
+                await cursor.execute("ROLLBACK")
+                raise
+            committing = True  # from here the commit may have happened: no second try in a thread
+            if isinstance(accepted, Applied):  # a duplicate: nothing to write
+                await cursor.execute("COMMIT")
+            else:
+                state, fields = accepted
+                sql, values = _update(table, fields)
+                await cursor.execute(sql + "; COMMIT", values)
+                accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
+    except (DigitalError, _EndsTheHand) as exc:  # rolled back; the connection is sound
+        pool.release(conn)
+        if isinstance(exc, DigitalError):
+            raise
+        return None
+    except BaseException:
+        pool.release(conn, broken=True)
+        if committing:
+            raise
+        log.warning("table %s: a move on the event loop failed before its commit; applying in a thread", table_id,
+                    exc_info=True)
+        return None
+    pool.release(conn)
+    return accepted
 
 
 def _same_basis(state: Any, seat: int, basis: Any) -> bool:

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tables import consumers, digital
+from tests import spies
 from tests.tables.phones import action, at_version, connected, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,19 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def table_sends(monkeypatch):
     """Every group_send to a table's group, from whichever socket makes it."""
-    sent: list[tuple[str, dict]] = []
-    from channels.layers import get_channel_layer
-
-    layer = type(get_channel_layer())
-    real = layer.group_send
-
-    async def spy(self, group, message):
-        if group.startswith("table-"):
-            sent.append((group, message))
-        return await real(self, group, message)
-
-    monkeypatch.setattr(layer, "group_send", spy)
-    return sent
+    return spies.group_sends(monkeypatch, lambda group, message: group.startswith("table-") and (group, message))
 
 
 async def _four(drive, players):
@@ -197,14 +186,16 @@ def test_on_postgresql_a_version_applied_elsewhere_is_read_on_the_event_loop(fou
     stored = digital.TableHand.objects.get(pk=table.pk)
 
     async def reads():
+        pool = digital._LoopReader.pool()
         first = await digital._read_state(table.pk)
-        conn = digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1]
+        [conn] = pool.held
         again = await digital._read_state(table.pk)
-        assert digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1] is conn  # kept
+        assert pool.held == {conn} and pool.idle == [conn]  # kept, and free again
         await _terminate(conn.info.backend_pid)  # the database ends its session: the client finds out on use
         after_failure = await digital._read_state(table.pk)
+        assert pool.held == set()  # dropped
         reopened = await digital._read_state(table.pk)
-        now = digital._LoopReader._by_loop[id(asyncio.get_running_loop())][1]
+        [now] = pool.held
         assert now is not conn
         pids.append(now.info.backend_pid)
         return first, again, after_failure, reopened

@@ -1,0 +1,169 @@
+"""PostgreSQL: a phone's move is applied on the socket's event loop, through one of the loop's
+own connections, in one transaction that locks the table's row (two round trips), with the same
+checks as in a thread; the move that ends the hand, and any move whose connection fails before
+its commit, goes to an apply thread instead; one that fails in its commit is not tried again."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import psycopg
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import get_game
+from scoring.models import Result
+from tables import digital
+from tables.models import TableHand
+from tests.tables.phones import action, connected, until
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _stored(table_id: int) -> TableHand:
+    return TableHand.objects.get(pk=table_id)
+
+
+async def _next_move(table_id: int, rng: random.Random):
+    """(stored row, its state, a seat that can move, its move), from the stored state."""
+    stored = await sync_to_async(_stored)(table_id)
+    game = get_game("film-fantasy")
+    state = game.load_hand(stored.state)
+    if state.finished:
+        return stored, state, None, None
+    seat, move = next((s, m) for s in range(4) if (m := game.bot_action(state, s, rng)) is not None)
+    return stored, state, seat, move
+
+
+async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_table, monkeypatch):
+    drive, table, players = four_at_a_table
+    threaded = []
+    real = digital.apply_action
+    monkeypatch.setattr(digital, "apply_action", lambda *args, **kwargs: threaded.append(args) or real(*args, **kwargs))
+    rng, on_loop = random.Random(5), 0
+    for _ in range(2000):
+        stored, state, seat, move = await _next_move(table.pk, rng)
+        if state.finished:
+            break
+        player = players[seat]
+        message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+        if applied is None:  # the move that ends the hand: nothing was written on the loop
+            assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+            applied = await digital.in_apply_thread(digital.apply_action, table.pk, seat, message,
+                                                    player_id=player.pk, token=player.token, notify=False)
+            assert applied.finished
+            continue
+        on_loop += 1
+        after = await sync_to_async(_stored)(table.pk)
+        assert not applied.duplicate and applied.version == after.version > stored.version
+        assert applied.state.to_json() == after.state  # what the socket keeps is what committed
+        assert after.client_keys[-1] == [message["key"], after.version]
+    final = await sync_to_async(_stored)(table.pk)
+    assert final.status == TableHand.Status.CONFIRMED
+    assert len(threaded) == 1 and on_loop > 10
+    assert await sync_to_async(Result.objects.filter(table_id=table.pk).count)() == 1
+    assert len(digital._LoopReader.pool().held) == 1  # one move at a time: one connection, kept
+
+
+async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_at_a_table):
+    drive, table, players = four_at_a_table
+    stored, _state, seat, move = await _next_move(table.pk, random.Random(1))
+    player, other = players[seat], players[(seat + 1) % 4]
+    pool = digital._LoopReader.pool()
+    refusals = [
+        (seat, {**move, "version": stored.version}, other.pk, other.token, "does not hold"),  # another's seat
+        (seat, {**move, "version": stored.version}, player.pk, "not-the-token", "join the drive again"),  # signed out
+        (seat, {**move, "version": stored.version, "seat": (seat + 1) % 4}, player.pk, player.token, "cannot act"),
+        (seat, {"type": "pass", "card": "99-9", "version": stored.version}, player.pk, player.token, ""),  # the engine
+        (seat, {**move}, player.pk, player.token, "version"),  # no version
+    ]
+    for at, message, player_id, token, says in refusals:
+        with pytest.raises(digital.DigitalError) as refused:
+            await digital.apply_on_loop(table.pk, at, message, player_id=player_id, token=token)
+        assert says.lower() in str(refused.value).lower()
+        assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+        assert len(pool.held) == 1 and pool.idle == list(pool.held)  # rolled back, sound, free
+    message = {**move, "version": stored.version, "key": "once"}
+    first = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+    again = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+    assert not first.duplicate and again.duplicate and again.version == first.version
+    assert (await sync_to_async(_stored)(table.pk)).version == first.version
+
+
+async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_at_a_table, monkeypatch):
+    drive, table, players = four_at_a_table
+
+    async def unreachable():
+        raise psycopg.OperationalError("connection refused")
+
+    monkeypatch.setattr(digital._LoopReader, "_open", staticmethod(unreachable))
+    digital._LoopReader.close_all()
+    stored, _state, seat, move = await _next_move(table.pk, random.Random(2))
+    player = players[seat]
+    message = {**move, "version": stored.version}
+    assert await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token) is None
+    assert not digital._LoopReader.ready()  # and the next ones go to a thread at once, for a while
+    assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+    socket, first = await connected(drive, player)
+    await socket.send_json_to(action(move["type"], first["view"]["version"], **{k: v for k, v in move.items()
+                                                                              if k != "type"}))
+    reply = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "ok", reply
+    await socket.disconnect()
+
+
+async def test_a_move_that_fails_in_its_commit_is_not_applied_again(four_at_a_table, monkeypatch):
+    """Once the write and its COMMIT may have reached the database, a failure is the phone's
+    error (it looks again), never a second try in a thread that could apply the move twice."""
+    drive, table, players = four_at_a_table
+    real = digital.psycopg_client_cursor
+
+    def failing_commit(conn):
+        cursor = real(conn)
+        execute = cursor.execute
+
+        async def execute_or_fail(sql, params=None):
+            if sql.endswith("; COMMIT"):
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return await execute(sql, params)
+
+        cursor.execute = execute_or_fail
+        return cursor
+
+    monkeypatch.setattr(digital, "psycopg_client_cursor", failing_commit)
+    threaded = []
+    monkeypatch.setattr(digital, "in_apply_thread", lambda *args, **kwargs: threaded.append(args))
+    stored, _state, seat, move = await _next_move(table.pk, random.Random(3))
+    player = players[seat]
+    with pytest.raises(psycopg.OperationalError):
+        await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version}, player_id=player.pk,
+                                    token=player.token)
+    assert threaded == [] and digital._LoopReader.pool().held == set()  # its connection dropped
+    monkeypatch.setattr(digital, "psycopg_client_cursor", real)  # the row is free again: the move goes
+    applied = await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version},
+                                          player_id=player.pk, token=player.token)
+    assert applied.version > stored.version
+
+
+async def test_a_loop_connection_cut_while_idle_costs_the_next_move_nothing(four_at_a_table):
+    """A database restart or an idle timeout cuts a connection the loop keeps: the move that
+    finds it dead (before anything was written) goes to a thread, and the phone sees only ok."""
+    drive, table, players = four_at_a_table
+    pairs = [await connected(drive, p) for p in players]
+    sockets, firsts = [s for s, _ in pairs], [f for _, f in pairs]
+    view = firsts[0]["view"]
+    await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    assert (await until(sockets[0], lambda f: f["type"] in ("ok", "error")))["type"] == "ok"
+    [conn] = digital._LoopReader.pool().held
+    from tests.tables.test_local_fanout import _terminate
+
+    await _terminate(conn.info.backend_pid)
+    view = firsts[1]["view"]
+    await sockets[1].send_json_to(action("pass", view["version"], card=view["hand"][0], basis=view["basis"]))
+    reply = await until(sockets[1], lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "ok", reply
+    assert conn not in digital._LoopReader.pool().held
+    for socket in sockets:
+        await socket.disconnect()
