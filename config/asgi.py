@@ -40,6 +40,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from config.routing import websocket_urlpatterns  # noqa: E402
 
+from config import gc_tuning  # noqa: E402
+
+gc_tuning.apply()
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,

@@ -129,3 +129,18 @@ def test_frames_are_json_whatever_orjson_takes():
     assert json.loads(dumps(frame)) == frame
     odd = {"counts": {1: 4, 2: 5}, "big": 2**70}  # an integer key, an integer beyond 64 bits
     assert json.loads(dumps(odd)) == {"counts": {"1": 4, "2": 5}, "big": 2**70}
+
+
+def test_a_server_process_freezes_its_startup_objects_and_collects_young_ones_less_often():
+    import gc
+
+    from config import gc_tuning
+
+    before = gc.get_threshold()
+    try:
+        gc_tuning.apply()
+        assert gc.get_freeze_count() > 10_000  # Django and the application, out of the collector's walk
+        assert gc.get_threshold() == (gc_tuning.YOUNG, *gc_tuning.OLDER)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
