@@ -17,8 +17,11 @@ session cookie), spread round-robin over the processes. For each of ``--hands`` 
   (``drive.live.table_changed``; client receive time; same machine, same clock
   ``time.time_ns()``). ``full_update``: the same to the first full update built after it.
 - ``hand_end``: the organiser POSTs /drives/<id>/close (force=1: entered results are accepted).
-  Measured, per phone: from the close's commit to that phone receiving its fragment with
-  ``data-instruction`` (its movement instruction). ``all_ms``: until the last of the 200.
+  Measured, per phone: from the close's commit to that phone holding its movement instruction:
+  the close's own instruction message (``drive.live.hand_moved``, sent at the commit) or its
+  fragment with ``data-instruction`` in the full update, whichever arrives first (each must
+  arrive: a missing one is an error or a lost message). ``full_update``: the same to the
+  fragment alone. ``all_ms``: until the last of the 200.
   Then the organiser starts the next hand.
 
 The floor (same run, same servers and layer, the drive's sockets still open): a bare
@@ -145,6 +148,7 @@ class ServerLog:
         self.records: list[dict] = []
         self.commits: list[dict] = []
         self.deltas: list[dict] = []
+        self.instructions: list[dict] = []
 
     async def pull(self) -> None:
         for url in self.servers.urls:
@@ -157,13 +161,23 @@ class ServerLog:
                 data["commits"] = [{"pid": r["pid"], "drive": r["drive"], "commit_ns": r["start_ns"]} for r in data["records"]]
             self.commits += data["commits"]
             self.deltas += data.get("deltas", [])
+            self.instructions += data.get("instructions", [])
         self.deltas.sort(key=lambda r: r["start_ns"])
+        self.instructions.sort(key=lambda r: r["start_ns"])
         self.records.sort(key=lambda r: r["start_ns"])
         self.commits.sort(key=lambda c: c["commit_ns"])
 
     def delta_of(self, commit: dict) -> dict | None:
         """The result message sent by the commit's own thread right after it (drive.live.table_changed)."""
         for rec in self.deltas:
+            if (rec["pid"] == commit["pid"] and rec.get("thread") == commit.get("thread")
+                    and rec["start_ns"] >= commit["commit_ns"]):
+                return rec
+        return None
+
+    def instructions_of(self, commit: dict) -> dict | None:
+        """The movement instructions a close's own thread sent right after its commit (drive.live.hand_moved)."""
+        for rec in self.instructions:
             if (rec["pid"] == commit["pid"] and rec.get("thread") == commit.get("thread")
                     and rec["start_ns"] >= commit["commit_ns"]):
                 return rec
@@ -268,7 +282,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         await common.wait_until(lambda: check_delivered(records) == 0, timeout, step=0.05)
         return check_delivered(records)
 
-    hall_samples, hall_stamp_samples, end_samples, end_all, post_ms = [], [], [], [], []
+    hall_samples, hall_stamp_samples, end_samples, end_all, end_full, post_ms = [], [], [], [], [], []
     full_samples, delta_bytes = [], []
     result_records, close_records, publishes_per_hand = [], [], []
     lost = 0
@@ -360,13 +374,29 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
             errors.append(f"hand {hand_no}: the close was never published")
         else:
             stamp = stamps_of(rec)["phones"]
+            # A phone holds its instruction when the close's own message (sent at the commit)
+            # or the full update's fragment (built after it) arrives, whichever is first.
+            moved = log.instructions_of(commits[0])
+            if moved is None:
+                errors.append(f"hand {hand_no}: the close sent no instruction message")
+            moved_stamp = moved["stamp"] if moved else None
+
+            def held(p):
+                times = [t for t in (first_recv(p, stamp, "data-instruction"),
+                                     moved_stamp and first_recv(p, moved_stamp, "data-instruction")) if t]
+                return min(times) if times else None
+
             await common.wait_until(lambda: all(first_recv(p, stamp, "data-instruction") for p in phones), WAIT, 0.05)
-            times = [first_recv(p, stamp, "data-instruction") for p in phones]
-            missing = sum(1 for x in times if not x)
+            times = [held(p) for p in phones]
+            missing = sum(1 for p in phones if not first_recv(p, stamp, "data-instruction"))
             if missing:
                 errors.append(f"hand {hand_no}: {missing} phones never got their movement instruction")
+            if moved_stamp:
+                lost += sum(1 for p in phones if not first_recv(p, moved_stamp, "data-instruction"))
             got = [(x - commits[0]["commit_ns"]) / 1e6 for x in times if x]
             end_samples += got
+            end_full += [(first_recv(p, stamp, "data-instruction") - commits[0]["commit_ns"]) / 1e6
+                         for p in phones if first_recv(p, stamp, "data-instruction")]
             if got:
                 end_all.append(max(got))
             close_records.append(rec)
@@ -421,9 +451,12 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
     end = {
         "scenario": "hand_end", **base, "clients": len(everyone), **common.summary(end_samples),
         "floor_p95_ms": end_floor["p95_ms"], "errors": errors,
-        "measure": "per phone: the close's commit (server) -> that phone receiving its fragment with "
-                   "data-instruction (client)",
+        "measure": "per phone: the close's commit (server) -> that phone holding its movement instruction "
+                   "(client): the close's instruction message (sent at the commit) or its fragment with "
+                   "data-instruction in the full update, whichever arrives first",
         "all_phones_ms": common.summary(end_all), "floor": end_floor,
+        "full_update": {**common.summary(end_full),
+                        "measure": "commit -> that phone receiving its full fragment with data-instruction"},
         "payload_bytes": {"phone_fragment": int(statistics.mean(phone_bytes)) if phone_bytes else None},
         "server_ms": breakdown(close_records),
     }

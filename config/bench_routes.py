@@ -13,7 +13,8 @@ Used by ``make bench`` (bench/hall.py) against a real daphne; never enabled in p
   after COMMIT), and ``records``, one per ``publish``: when it started (it reads the committed
   state after that), the time spent reading the view and rendering each audience's parts, each
   ``group_send`` (its stamp, payload size, start and end). Recorded by wrapping the functions of
-  ``drive.live`` in this process (``install()``); drive/live.py itself is unchanged.
+  ``drive.live`` in this process (``install()``); drive/live.py itself is unchanged. And
+  ``instructions``: every close's movement-instructions message (its stamp, when it was sent).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def enabled() -> bool:
 _records: list[dict] = []
 _commits: list[dict] = []
 _deltas: list[dict] = []  # drive.live.send_result_delta: a table's result message, sent at commit
+_instructions: list[dict] = []  # drive.live.send_instructions: a close's movement instructions, sent at commit
 _records_lock = threading.Lock()
 _local = threading.local()
 _installed = False
@@ -149,6 +151,21 @@ def install() -> None:
 
     # A table's result message goes out in the committing thread, after its _schedule above.
     live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"])
+    original_send_instructions = live.send_instructions
+
+    def send_instructions(message):
+        rec = {"pid": os.getpid(), "drive": message["drive"], "stamp": message["stamp"], "start_ns": time.time_ns(),
+               "thread": threading.get_ident(), "phones": len(message["instructions"]),
+               "bytes": sum(len(v) for v in message["instructions"].values())}
+        try:
+            return original_send_instructions(message)
+        finally:
+            rec["end_ns"] = time.time_ns()
+            with _records_lock:
+                if len(_instructions) < MAX_RECORDS:
+                    _instructions.append(rec)
+
+    live.send_instructions = send_instructions
     live.publish = _recorded(live.publish, _records, lambda drive_id: drive_id)
     live._stamp = stamp
     broadcast.send_many = send_many
@@ -237,11 +254,13 @@ def log_view(request):
     from django.http import JsonResponse
 
     with _records_lock:
-        records, commits, deltas = list(_records), list(_commits), list(_deltas)
+        records, commits, deltas, instructions = list(_records), list(_commits), list(_deltas), list(_instructions)
+        _instructions.clear()
         _records.clear()
         _commits.clear()
         _deltas.clear()
-    return JsonResponse({"pid": os.getpid(), "records": records, "commits": commits, "deltas": deltas})
+    return JsonResponse({"pid": os.getpid(), "records": records, "commits": commits, "deltas": deltas,
+                         "instructions": instructions})
 
 
 def urlpatterns() -> list:

@@ -26,15 +26,6 @@ add_screen = _screens.join
 remove_screen = _screens.leave
 
 
-async def _to_screens(message: dict[str, Any]) -> None:
-    if message.get("sent_by") == layer.PROCESS:  # this process's screens had it directly
-        return
-    await _screens.hand(message.get("drive"), lambda socket: socket.drive_result(message), "a result message")
-
-
-layer.on_inbox("drive.result", _to_screens)
-
-
 def screen_group(drive_id: int, audience: str) -> str:
     """Where a full update of the board or the dashboard goes: in memory the audience's group,
     which their sockets join; through Redis the drive's screens group, which the processes'
@@ -95,17 +86,47 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
     """A table's result message (drive.live.table_changed) to every board and dashboard: this
     process's directly on its event loop; through the layer to other processes' (Redis), or to
     all when this process cannot reach its loop. A socket reached both ways shows it once."""
-    local = bool(_screens.get(drive_id))  # read here, from any thread: its size only
+    _to_all(_screens, drive_group(drive_id, "screens"), drive_id, message,
+            lambda socket: socket.drive_result(message), "a result message")
+
+
+def send_instructions(drive_id: int, message: dict[str, Any]) -> None:
+    """A closed hand's movement instructions (drive.live.hand_moved: every seated player's, in
+    one message) to every phone of the drive, as ``send_result`` to the screens: each socket
+    sends its own player's."""
+    _to_all(_phones, drive_group(drive_id, "phones"), drive_id, message,
+            lambda socket: socket.drive_instruction(message), "an instruction")
+
+
+def _to_all(sockets: layer.InboxSockets, group: str, drive_id: int, message: dict[str, Any], call: Any,
+            what: str) -> None:
+    local = bool(sockets.get(drive_id))  # read here, from any thread: its size only
 
     async def deliver() -> None:  # on the loop, where sockets come and go
-        await _screens.hand(drive_id, lambda socket: socket.drive_result(message), "a result message")
+        await sockets.hand(drive_id, call, what)
 
     local = local and layer.run_soon(deliver)
     if not local or one_message_for_all_phones():
         # Not waited for: the committing thread (a digital table's apply thread) goes on. This
-        # process's inbox, in the group too, skips what its screens had directly.
+        # process's inbox, in the group too, skips what its sockets had directly.
         sent = {**message, "sent_by": layer.PROCESS} if local else message
-        layer.send_soon([(drive_group(drive_id, "screens"), sent)])
+        layer.send_soon([(group, sent)])
+
+
+def _from_inbox(sockets: layer.InboxSockets, method: str, what: str) -> Any:
+    """The inbox's handler of a message ``_to_all`` sent: this process's sockets had their own
+    directly, another's get it here."""
+
+    async def handle(message: dict[str, Any]) -> None:
+        if message.get("sent_by") == layer.PROCESS:
+            return
+        await sockets.hand(message.get("drive"), lambda socket: getattr(socket, method)(message), what)
+
+    return handle
+
+
+layer.on_inbox("drive.result", _from_inbox(_screens, "drive_result", "a result message"))
+layer.on_inbox("drive.instruction", _from_inbox(_phones, "drive_instruction", "an instruction"))
 
 
 def drive_group(drive_id: int, audience: str) -> str:

@@ -104,6 +104,13 @@ class LiveConsumer(JsonFrameConsumer):
             parts = {"phone": own}
         await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts, "read": event.get("read")})
 
+    async def drive_instruction(self, event):
+        """A close's movement instructions (``drive.live.hand_moved``): a phone shows its own at
+        once; the full update follows and replaces it."""
+        html = event["instructions"].get(str(self.player_id)) if self.audience == "phone" else None
+        if html is not None:
+            await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": html})
+
     async def phone_signed_out(self, event):
         await self.error("The organiser signed this phone out. Join again to follow the drive.")
         await self.close(code=broadcast.SIGNED_OUT)

@@ -31,6 +31,7 @@ from tables.models import Hand, TableHand
 BOARD_TEMPLATE = "board/partials/live.html"
 DASHBOARD_TEMPLATE = "drive/partials/live.html"
 PHONE_TEMPLATE = "phone/partials/live.html"
+INSTRUCTION_TEMPLATE = "phone/partials/instruction.html"  # inside the phone's, and sent alone at a close
 
 
 def drive_changed(drive_id: int, *, gather: bool = False) -> None:
@@ -67,6 +68,25 @@ def table_changed(table: Any) -> None:
     drive_changed(table.hand.drive_id, gather=True)
     delta = result_delta(table)
     transaction.on_commit(lambda: send_result_delta(delta), robust=True)
+
+
+def hand_moved(hand: Any) -> None:
+    """A close drew the next hand's seating, inside its transaction: every seated player's
+    movement instruction (``selectors.moves_into``, the phone fragment's own partial) is read
+    now and goes to the phones the moment the transaction commits, each phone showing its own
+    at once (``broadcast.send_instructions``), ahead of the full update, which needs the whole
+    drive read and every fragment rendered, and replaces it."""
+    template = get_template(INSTRUCTION_TEMPLATE)
+    tables = list(hand.tables.order_by().prefetch_related("seats"))
+    moves = selectors.moves_into(hand.drive, hand, tables)
+    # Stamped as read, before the commit: the full update, read after it, is newer.
+    message = {"type": "drive.instruction", "drive": hand.drive_id, "hand": hand.number, "stamp": _stamp(),
+               "instructions": {str(pid): template.render({"move": move}) for pid, move in moves.items()}}
+    transaction.on_commit(lambda: send_instructions(message), robust=True)
+
+
+def send_instructions(message: dict[str, Any]) -> None:
+    broadcast.send_instructions(message["drive"], message)
 
 
 def table_finished(table: Any) -> None:

@@ -389,7 +389,9 @@ def close_hand(drive: Drive, *, force: bool = False) -> Hand | None:
         return None
     seating_, modes = _seating_of(hand)
     next_seating = movement.move(seating_, [str(movers[n]) for n in range(1, len(seating_) + 1)])
-    return _create_hand(drive, hand.number + 1, _rebalanced(drive, next_seating), modes)
+    next_hand = _create_hand(drive, hand.number + 1, _rebalanced(drive, next_seating), modes)
+    live.hand_moved(next_hand)  # each phone's instruction at the commit, ahead of the full update
+    return next_hand
 
 
 def _target_reached(drive: Drive, hands_played: int) -> bool:

@@ -74,6 +74,22 @@
     }
     if (r.totals) document.querySelectorAll("table[data-standings]").forEach(function (t) { retotal(t, r.totals); });
   }
+  /* A closed hand's movement instruction for this phone: {"type": "instruction", "stamp",
+     "hand", "html"} (the fragment's own `[data-instruction]` paragraph), shown at once on top
+     of what the phone shows; the full update that follows, newer, replaces the whole part. */
+  function onInstruction(m) {
+    if (m.stamp && m.stamp < lastStamp) return;  // a newer update already shows it
+    var part = document.querySelector('[data-live="phone"]');
+    if (!part) return;
+    var box = document.createElement("div");
+    box.innerHTML = m.html;
+    var fresh = box.firstElementChild;
+    if (!fresh) return;
+    var old = part.querySelector("[data-instruction]");
+    if (old) { old.replaceWith(fresh); return; }
+    var header = part.querySelector("header");
+    if (header) header.after(fresh); else part.prepend(fresh);
+  }
   function cell(row, cls, text) { var c = row.querySelector("." + cls); if (c) c.textContent = text; }
   function rankKey(a, b) {  // scoring/standings.py: total, declarations, nine-card, then name
     var d = (+b.dataset.total - +a.dataset.total) || (+b.dataset.decl - +a.dataset.decl) || (+b.dataset.nine - +a.dataset.nine);
@@ -135,6 +151,7 @@
       var data; try { data = JSON.parse(e.data); } catch (err) { return; }
       if (data.type === "update") apply(data.parts, data.stamp, data.read);
       else if (data.type === "result") onResult(data);
+      else if (data.type === "instruction") onInstruction(data);
     };
     socket.onclose = function (e) {
       if (e.code === 4401) { location.reload(); return; }  // this phone was signed out: back to joining
@@ -169,5 +186,6 @@
   addCsrf(document);
   paginate(false);
   window.liveResult = onResult;  // used by tests/browser/test_result_messages.py
+  window.liveInstruction = onInstruction;  // and by its instruction test
   connect();
 })();

@@ -79,3 +79,32 @@ def test_result_message_reorders_standings_and_older_one_is_ignored(server, brow
     expect(top_row.locator(".decl")).to_have_text("1")
     expect(top_row.locator(".hands")).to_have_text("1")
     expect(organiser.locator("#table-2 .badge")).to_have_text("Playing")
+
+
+def test_an_instruction_message_shows_on_the_phone_at_once_and_an_older_one_is_ignored(server, browser, phone_page):
+    """static/js/live.js onInstruction (``window.liveInstruction``): a close's movement
+    instruction goes on top of the phone's part at once, replacing the one shown, never a
+    second one; one older than the update the page shows changes nothing."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = phone_page()
+    phone.add_init_script(COUNT_READS)
+    phone.goto(f"{server}/{code.lower()}")
+    phone.get_by_role("button", name=name, exact=True).click()
+    expect(phone.locator("h1")).to_have_text(name)
+    phone.wait_for_function("window.__reads >= 1")  # its live socket's snapshot is shown
+    expect(phone.locator("[data-instruction]")).to_have_count(0)  # hand 1 is being played
+
+    def instruction(text: str, stamp, stay: bool = False) -> str:
+        html = f'<p class="instruction {"stay" if stay else ""}" data-instruction>{text}</p>'
+        return "liveInstruction(" + json.dumps({"type": "instruction", "stamp": stamp, "hand": 2, "html": html}) + ")"
+
+    phone.evaluate(instruction("Move UP to Table 1", 4e18))
+    expect(phone.locator("[data-instruction]")).to_have_text("Move UP to Table 1")
+    expect(phone.locator("header + [data-instruction]")).to_have_count(1)  # under the name, at the top
+    phone.evaluate(instruction("Stay at Table 2", 4e18, stay=True))
+    expect(phone.locator("[data-instruction]")).to_have_count(1)
+    expect(phone.locator("[data-instruction].stay")).to_have_text("Stay at Table 2")
+    phone.evaluate(instruction("Move DOWN to Table 9", 1))  # older than the snapshot the page shows
+    expect(phone.locator("[data-instruction]")).to_have_text("Stay at Table 2")

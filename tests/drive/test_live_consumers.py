@@ -403,3 +403,51 @@ async def test_with_several_processes_the_screens_updates_come_through_the_inbox
         assert "1 of 2 tables done" in updates[0]["parts"][part]
         await ws.disconnect()
     assert drive.pk not in broadcast._screens
+
+
+@pytest.mark.parametrize("several_processes", [False, True])
+async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(
+    drive_of_eight, organiser, monkeypatch, several_processes
+):
+    """The movement instruction is read inside the close's transaction and sent the moment it
+    commits (``live.hand_moved``): this process's phones directly, other processes' through
+    their inbox (Redis; the sender's own inbox skips it); each phone gets only its own, before
+    the full update, which is newer and shows the same instruction. Screens get none."""
+    import re
+
+    from drive import broadcast, selectors
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
+    sent = spies.group_sends(monkeypatch, lambda group, message: message.get("type") == "drive.instruction" and group)
+    drive, code = drive_of_eight, drive_of_eight.join_code
+    seats = await sync_to_async(lambda: [
+        (s.player_id, s.player.token) for t in drive.hands.get().tables.all() for s in t.seats.select_related("player")
+    ])()
+    phones = {pid: await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for pid, token in seats[:3]}
+    board = await connected(f"/ws/drive/{code}/board/")
+    for ws in [*phones.values(), board]:
+        await ws.receive_json_from(timeout=5)
+    for table in await sync_to_async(lambda: list(drive.hands.get().tables.all()))():
+        await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    for ws in [*phones.values(), board]:
+        while not await ws.receive_nothing(timeout=0.3):
+            await ws.receive_json_from()
+    await sync_to_async(services.close_hand)(drive)
+    moves = await sync_to_async(lambda: selectors.drive_view(drive).moves)()
+    for pid, ws in phones.items():
+        # (Here the full update is built in the committing thread, so either may come first;
+        # on a server it is built after the commit, by a worker.)
+        frames = {f["type"]: f for f in [await ws.receive_json_from(timeout=5), await ws.receive_json_from(timeout=5)]}
+        instruction, update = frames["instruction"], frames["update"]
+        assert instruction["hand"] == 2
+        assert re.fullmatch(r'<p class="instruction ?(stay)?" data-instruction>(.*)</p>\s*',
+                            instruction["html"]).group(2) == moves[pid].text  # its own, its fragment's words
+        assert update["stamp"] > instruction["stamp"]  # the page keeps the update's
+        assert instruction["html"].strip() in update["parts"]["phone"]
+        assert await ws.receive_nothing(timeout=0.3)  # once each
+        await ws.disconnect()
+    assert all(f["type"] != "instruction" for f in [await board.receive_json_from(timeout=5)])
+    await board.disconnect()
+    # One message for all the phones, to the drive's phones group, only where other processes
+    # may hold phones; in one process the phones had it directly.
+    assert sent == ([broadcast.drive_group(drive.pk, "phones")] if several_processes else [])
