@@ -169,15 +169,15 @@ class ServerLog:
 
     def delta_of(self, commit: dict) -> dict | None:
         """The result message sent by the commit's own thread right after it (drive.live.table_changed)."""
-        for rec in self.deltas:
-            if (rec["pid"] == commit["pid"] and rec.get("thread") == commit.get("thread")
-                    and rec["start_ns"] >= commit["commit_ns"]):
-                return rec
-        return None
+        return self._sent_after(self.deltas, commit)
 
     def instructions_of(self, commit: dict) -> dict | None:
         """The movement instructions a close's own thread sent right after its commit (drive.live.hand_moved)."""
-        for rec in self.instructions:
+        return self._sent_after(self.instructions, commit)
+
+    @staticmethod
+    def _sent_after(records: list[dict], commit: dict) -> dict | None:
+        for rec in records:
             if (rec["pid"] == commit["pid"] and rec.get("thread") == commit.get("thread")
                     and rec["start_ns"] >= commit["commit_ns"]):
                 return rec
