@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import random
+import sqlite3
 import threading
 import time
 from collections import OrderedDict, deque
@@ -355,6 +356,7 @@ def close_apply_connections(timeout: float = 10) -> None:
     test database is dropped). The threads wait for each other, so each of them runs one close."""
     global _APPLY_THREADS
     _LoopReader.close_all()
+    _LoopSqlite.close_all()
     pool = _APPLY_THREADS
     if pool is None:
         return
@@ -793,8 +795,11 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     kind of transaction (the table's row locked from the read to the commit), without a trip to
     an apply thread and back after each statement. None when it is not applied here, and
     nothing was written: the caller applies it in a thread (``apply_action``). That is the
-    case on SQLite, while the loop's connections rest after a failure, and for the move that
-    ends the hand (its result enters the drive through the ORM and the drive's listeners)."""
+    case while the loop's connections rest after a failure, and for the move that ends the
+    hand (its result enters the drive through the ORM and the drive's listeners).
+    SQLite: ``_apply_on_loop_sqlite``."""
+    if connection.vendor == "sqlite":
+        return _apply_on_loop_sqlite(table_id, seat, message, player_id=player_id, token=token)
     if connection.vendor != "postgresql" or not _LoopReader.ready():
         return None
     split_message(message)
@@ -844,6 +849,102 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         return None
     pool.release(conn)
     return accepted
+
+
+def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, player_id: int,
+                          token: str | None) -> Applied | None:
+    """SQLite: the move on the event loop itself, through the loop's own connection to the
+    database file (``_LoopSqlite``), in one IMMEDIATE transaction: SQLite works in this process
+    (a move is a fraction of a millisecond of it), so the trip to the apply thread and back was
+    most of a move's time. Never waits: a database that another writer holds (a result being
+    entered) refuses at once and the move goes to the apply thread, which waits its turn; so
+    does the move that ends the hand. None then, with nothing written."""
+    conn = _LoopSqlite.connection()
+    if conn is None:
+        return None
+    split_message(message)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError:  # another writer holds the database: the thread waits for it
+        return None
+    committing = False
+    try:
+        row = conn.execute(_qmarks(_locked_sql(token is not None)),
+                           _locked_params(table_id, seat if type(seat) is int else -1, player_id, token)).fetchone()
+        table, sender_sits = _table_of_row(row, player_id)
+        accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
+        if not isinstance(accepted, Applied):
+            state, fields = accepted
+            if state.finished:
+                raise _EndsTheHand
+            sql, values = _update(table, fields)
+            conn.execute(_qmarks(sql), values)
+            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
+        committing = True
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, DigitalError) or (committing and not isinstance(exc, _EndsTheHand)):
+            raise
+        if not isinstance(exc, _EndsTheHand):
+            log.warning("table %s: a move on the event loop failed; applying in a thread", table_id, exc_info=True)
+        return None
+    _LoopSqlite.written()
+    return accepted
+
+
+def _qmarks(sql: str) -> str:
+    """Django's ``%s`` placeholders as the sqlite3 module's (the statements hold no other ``%``)."""
+    return sql.replace("%s", "?")
+
+
+class _LoopSqlite:
+    """SQLite: one connection per event loop to the database file, for its sockets' moves. It
+    never waits for a lock (``busy_timeout`` 0) and never checkpoints the write-ahead log
+    itself (a checkpoint writes the database file and waits for the disk): after every
+    ``CHECKPOINT_EVERY`` moves an apply thread asks for a passive one. A database that is not
+    a file (tests' in-memory ones) has none: its moves go to the thread."""
+
+    CHECKPOINT_EVERY = 500
+    _by_loop: dict[int, tuple[asyncio.AbstractEventLoop, sqlite3.Connection]] = {}
+    _moves = 0
+
+    @classmethod
+    def connection(cls) -> sqlite3.Connection | None:
+        loop = asyncio.get_running_loop()
+        held = cls._by_loop.get(id(loop))
+        if held is not None and held[0] is loop:
+            return held[1]
+        name = str(connection.settings_dict.get("NAME") or "")
+        if not name or name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
+            return None
+        conn = sqlite3.connect(name, isolation_level=None, check_same_thread=False, timeout=0)
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("PRAGMA synchronous = NORMAL")  # as the server's other connections (WAL)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        cls._by_loop[id(loop)] = (loop, conn)
+        return conn
+
+    @classmethod
+    def written(cls) -> None:
+        cls._moves += 1
+        if cls._moves % cls.CHECKPOINT_EVERY == 0:
+            layer.start_task(in_apply_thread(_checkpoint))
+
+    @classmethod
+    def close_all(cls) -> None:
+        for _loop, conn in list(cls._by_loop.values()):
+            try:
+                conn.close()
+            except Exception:
+                pass
+        cls._by_loop.clear()
+
+
+def _checkpoint() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def _same_basis(state: Any, seat: int, basis: Any) -> bool:

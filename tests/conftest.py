@@ -1,7 +1,8 @@
 """Shared fixtures and the rule for tests that need a service.
 
 Tests marked ``postgres``, ``redis`` or ``browser`` run only where that service is available
-(``DATABASE_URL`` / ``REDIS_URL`` set, Chromium installed). Elsewhere they are deselected and the
+(``DATABASE_URL`` / ``REDIS_URL`` set, Chromium installed); ``sqlite`` ones only on the embedded
+database. Elsewhere they are deselected and the
 run says so plainly at the end. With ``REQUIRE_SERVICES=1`` (set by .ci/run) a missing service
 is an error instead, so CI can never pass without running them.
 """
@@ -47,6 +48,8 @@ def _available() -> dict[str, str | None]:
         "postgres": None if url.startswith(("postgres://", "postgresql://")) else "DATABASE_URL is not a PostgreSQL URL",
         "redis": None if os.environ.get("REDIS_URL") else "REDIS_URL is not set",
         "browser": None if chromium_path() else "Chromium is not installed (apt-get install chromium)",
+        # The embedded database's own behaviour: the run on the embedded defaults has it.
+        "sqlite": None if not url.startswith(("postgres://", "postgresql://")) else "the database is PostgreSQL",
     }
 
 
@@ -61,7 +64,7 @@ def pytest_collection_modifyitems(config, items):
     available = _available()
     required = [s.strip() for s in os.environ.get("REQUIRE_SERVICES", "").split(",") if s.strip()]
     if required == ["1"]:
-        required = list(available)
+        required = [m for m in available if m != "sqlite"]  # every service (SQLite is no service)
     missing_required = [f"{s}: {available[s]}" for s in required if available.get(s)]
     if missing_required:
         raise pytest.UsageError("REQUIRE_SERVICES is set but a service is missing: " + "; ".join(missing_required))

@@ -1,7 +1,9 @@
-"""PostgreSQL: a phone's move is applied on the socket's event loop, through one of the loop's
-own connections, in one transaction that locks the table's row (two round trips), with the same
-checks as in a thread; the move that ends the hand, and any move whose connection fails before
-its commit, goes to an apply thread instead; one that fails in its commit is not tried again."""
+"""A phone's move is applied on the socket's event loop, in one transaction that locks the
+table's row, with the same checks as in a thread: on PostgreSQL through one of the loop's own
+connections (two round trips), on SQLite through the loop's own connection to the file (never
+waiting for another writer). The move that ends the hand, and any move whose connection fails
+before its commit, goes to an apply thread instead; one that fails in its commit is not tried
+again."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import uuid
 import psycopg
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
 
 from games import get_game
 from scoring.models import Result
@@ -18,7 +21,7 @@ from tables import digital
 from tables.models import TableHand
 from tests.tables.phones import action, connected, until
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _stored(table_id: int) -> TableHand:
@@ -64,14 +67,15 @@ async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_
     assert final.status == TableHand.Status.CONFIRMED
     assert len(threaded) == 1 and on_loop > 10
     assert await sync_to_async(Result.objects.filter(table_id=table.pk).count)() == 1
-    assert len(digital._LoopReader.pool().held) == 1  # one move at a time: one connection, kept
+    if connection.vendor == "postgresql":
+        assert len(digital._LoopReader.pool().held) == 1  # one move at a time: one connection, kept
 
 
 async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_at_a_table):
     drive, table, players = four_at_a_table
     stored, _state, seat, move = await _next_move(table.pk, random.Random(1))
     player, other = players[seat], players[(seat + 1) % 4]
-    pool = digital._LoopReader.pool()
+    pool = digital._LoopReader.pool() if connection.vendor == "postgresql" else None
     refusals = [
         (seat, {**move, "version": stored.version}, other.pk, other.token, "does not hold"),  # another's seat
         (seat, {**move, "version": stored.version}, player.pk, "not-the-token", "join the drive again"),  # signed out
@@ -84,7 +88,10 @@ async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_
             await digital.apply_on_loop(table.pk, at, message, player_id=player_id, token=token)
         assert says.lower() in str(refused.value).lower()
         assert (await sync_to_async(_stored)(table.pk)).version == stored.version
-        assert len(pool.held) == 1 and pool.idle == list(pool.held)  # rolled back, sound, free
+        if connection.vendor == "postgresql":
+            assert len(pool.held) == 1 and pool.idle == list(pool.held)  # rolled back, sound, free
+        else:
+            assert not digital._LoopSqlite.connection().in_transaction  # rolled back
     message = {**move, "version": stored.version, "key": "once"}
     first = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
     again = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
@@ -92,6 +99,7 @@ async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_
     assert (await sync_to_async(_stored)(table.pk)).version == first.version
 
 
+@pytest.mark.postgres
 async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_at_a_table, monkeypatch):
     drive, table, players = four_at_a_table
 
@@ -114,6 +122,7 @@ async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_a
     await socket.disconnect()
 
 
+@pytest.mark.postgres
 async def test_a_move_that_fails_in_its_commit_is_not_applied_again(four_at_a_table, monkeypatch):
     """Once the write and its COMMIT may have reached the database, a failure is the phone's
     error (it looks again), never a second try in a thread that could apply the move twice."""
@@ -147,6 +156,7 @@ async def test_a_move_that_fails_in_its_commit_is_not_applied_again(four_at_a_ta
     assert applied.version > stored.version
 
 
+@pytest.mark.postgres
 async def test_a_loop_connection_cut_while_idle_costs_the_next_move_nothing(four_at_a_table):
     """A database restart or an idle timeout cuts a connection the loop keeps: the move that
     finds it dead (before anything was written) goes to a thread, and the phone sees only ok."""
@@ -167,3 +177,59 @@ async def test_a_loop_connection_cut_while_idle_costs_the_next_move_nothing(four
     assert conn not in digital._LoopReader.pool().held
     for socket in sockets:
         await socket.disconnect()
+
+
+@pytest.mark.sqlite
+async def test_on_sqlite_a_database_held_by_another_writer_sends_the_move_to_a_thread_at_once(four_at_a_table):
+    """The loop never waits for SQLite's lock (every socket of the process would wait with it):
+    while another connection writes, the move goes to the apply thread, which waits its turn."""
+    import asyncio
+    import sqlite3
+    import time
+
+    drive, table, players = four_at_a_table
+    stored, _state, seat, move = await _next_move(table.pk, random.Random(4))
+    player = players[seat]
+    message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+    writer = sqlite3.connect(str(connection.settings_dict["NAME"]), isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        assert await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token) is None
+        assert time.monotonic() - started < 0.5  # refused at once, not after SQLite's wait
+        thread = asyncio.ensure_future(digital.in_apply_thread(
+            digital.apply_action, table.pk, seat, message, player_id=player.pk, token=player.token, notify=False))
+        await asyncio.sleep(0.3)
+        assert not thread.done()  # the thread waits for the writer
+    finally:
+        writer.execute("COMMIT")
+        writer.close()
+    applied = await thread
+    assert applied.version > stored.version and not applied.duplicate
+    assert (await sync_to_async(_stored)(table.pk)).version == applied.version
+
+
+@pytest.mark.sqlite
+async def test_on_sqlite_the_loop_never_checkpoints_and_an_apply_thread_does_every_so_often(four_at_a_table, monkeypatch):
+    """A checkpoint writes the database file and waits for the disk: never on the loop."""
+    import asyncio
+    import threading
+
+    drive, table, players = four_at_a_table
+    monkeypatch.setattr(digital._LoopSqlite, "CHECKPOINT_EVERY", 2)
+    ran_in = []
+    real = digital._checkpoint
+    monkeypatch.setattr(digital, "_checkpoint", lambda: ran_in.append(threading.current_thread().name) or real())
+    rng = random.Random(6)
+    for _ in range(4):
+        stored, _state, seat, move = await _next_move(table.pk, rng)
+        player = players[seat]
+        applied = await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version},
+                                              player_id=player.pk, token=player.token)
+        assert applied is not None and not applied.finished
+    for _ in range(50):
+        if len(ran_in) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert len(ran_in) == 2 and all(name.startswith("digital-apply") for name in ran_in)
+    assert digital._LoopSqlite.connection().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
