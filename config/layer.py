@@ -382,7 +382,11 @@ async def _group_send_direct(channel_layer: Any, group: str, message: dict[str, 
 
 async def receive(channel_layer: Any, channel: str) -> dict[str, Any]:
     """The next message of a plain channel read by one task only (a process's inbox): on Redis
-    popped and handed over at once; else ``channel_layer.receive``."""
+    popped and handed over at once; else ``channel_layer.receive``. Unlike channels_redis's
+    receive it keeps no backup copy: a message popped just as the connection to Redis breaks
+    (Redis restarting, a network reset) is lost. A table's next version, or a drive's next
+    update, makes up for it (each carries the whole current state), and pages ask again after
+    a quiet spell (``static/js/play.js``) or on reconnecting."""
     if not _redis_direct(channel_layer) or "!" in channel:
         return await channel_layer.receive(channel)
     assert channel_layer.require_valid_channel_name(channel, receive=True), "Channel name invalid"

@@ -277,6 +277,7 @@ class PlayConsumer(_TableSocket):
         except Exception:
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
+            await self.resend_current()
             return
         remote = await self.announce(applied)  # committed: the table's other sockets first
         await self.send_json(
@@ -286,6 +287,17 @@ class PlayConsumer(_TableSocket):
         await self.send_view(force=applied.duplicate, version=None if applied.duplicate else applied.version)
         if remote is not None:  # (Redis) its round trips are not waited for by this phone's own view
             await remote
+
+
+    async def resend_current(self) -> None:
+        """After a move that failed on its way to the database, perhaps once its commit was sent
+        (``digital.apply_on_loop``): the table's sockets, here and in other processes, and its
+        bots, are told the version it holds now, and this phone gets its view again."""
+        try:
+            await database_sync_to_async(digital.resend_current, thread_sensitive=False)(self.table_id)
+            await self.send_view(force=True)
+        except Exception:  # the database itself is away: the phone's next sync shows the table
+            log.warning("table %s: its current version could not be sent again", self.table_id, exc_info=True)
 
 
 class WatchConsumer(_TableSocket):

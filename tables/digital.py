@@ -155,6 +155,16 @@ def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[s
     transaction.on_commit(send, robust=True)
 
 
+def resend_current(table_id: int) -> None:
+    """Tell every socket of the table, in every process, and its bots, the version the table
+    holds now (a move whose commit was sent but not confirmed may have happened)."""
+    row = TableHand.objects.filter(pk=table_id).values("state", "version", "bots", "status").first()
+    if row is None or row["state"] is None:
+        return
+    playing = row["status"] == TableHand.Status.PLAYING
+    notify_table(table_id, row["version"], list(row["bots"] or []) if playing else [], data=row["state"])
+
+
 def keep_state(applied: "Applied") -> None:
     """Keep an applied action's state as its version's, for this process's sockets' views."""
     if not applied.duplicate and applied.state is not None:
@@ -531,40 +541,51 @@ class _ReaderPool:
                 self.opening += 1
                 try:
                     conn = await asyncio.wait_for(self.open_one(), max(0.0, deadline - time.monotonic()))
-                except Exception as exc:
-                    raise _ConnectFailed(str(exc)) from exc
-                finally:
+                except BaseException as exc:
                     self.opening -= 1
-                    self._wake()  # a waiter may open in its place if this one failed
+                    self._wake()  # a waiter may open one in its place
+                    if isinstance(exc, Exception):
+                        raise _ConnectFailed(str(exc)) from exc
+                    raise
+                self.opening -= 1
                 self.held.add(conn)  # before any other read of this loop can look
                 return conn
             waiter = self.loop.create_future()
             self.waiters.append(waiter)
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), max(0.0, deadline - time.monotonic()))
+                handed = await asyncio.wait_for(asyncio.shield(waiter), max(0.0, deadline - time.monotonic()))
             except BaseException:
                 if waiter.done() and not waiter.cancelled():
-                    self._wake()  # woken as it gave up: the turn passes to the next
+                    self._pass_on(waiter.result())  # given its turn as it gave up: the next one's
                 waiter.cancel()
                 raise
             finally:
                 if waiter in self.waiters:
                     self.waiters.remove(waiter)
+            if handed is not None:  # a released connection, handed over in turn
+                return handed
 
     def release(self, conn: Any, *, broken: bool = False) -> None:
         if broken or conn.closed:
             self.held.discard(conn)
             _finish(conn)
+            self._wake()
         else:
-            self.idle.append(conn)
-        self._wake()
+            self._pass_on(conn)
 
-    def _wake(self) -> None:
+    def _pass_on(self, conn: Any) -> None:
+        """A free connection to the first waiter (in turn: no newcomer takes it first), else
+        idle; ``None``: a place to open one in."""
         while self.waiters:
             waiter = self.waiters.popleft()
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(conn)
                 return
+        if conn is not None:
+            self.idle.append(conn)
+
+    def _wake(self) -> None:
+        self._pass_on(None)
 
     def close_all(self) -> None:
         for conn in list(self.held):
@@ -809,41 +830,44 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         log.warning("table %s: no connection on the event loop; applying in a thread", table_id, exc_info=True)
         return None
     committing = False
-    key = message.get("key")
     try:
-        async with asyncio.timeout(_LoopReader.TIMEOUT):
-            # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each
-            # one simple query of two statements (client-side binding: psycopg quotes the values).
-            cursor = psycopg_client_cursor(conn)
+        # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
+        # simple query of two statements (client-side binding: psycopg quotes the values).
+        cursor = psycopg_client_cursor(conn)
+        async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
             await cursor.execute("BEGIN; " + _locked_sql(token is not None),
                                  _locked_params(table_id, seat if type(seat) is int else -1, player_id, token))
             cursor.nextset()
             row = await cursor.fetchone()
-            try:
-                table, sender_sits = _table_of_row(row, player_id)
-                accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
-                if not isinstance(accepted, Applied) and accepted[0].finished:
-                    raise _EndsTheHand
-            except (DigitalError, _EndsTheHand):
-                await cursor.execute("ROLLBACK")
-                raise
-            committing = True  # from here the commit may have happened: no second try in a thread
-            if isinstance(accepted, Applied):  # a duplicate: nothing to write
-                await cursor.execute("COMMIT")
-            else:
-                state, fields = accepted
-                sql, values = _update(table, fields)
-                await cursor.execute(sql + "; COMMIT", values)
-                accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
+        try:
+            table, sender_sits = _table_of_row(row, player_id)
+            accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
+            if not isinstance(accepted, Applied) and accepted[0].finished:
+                raise _EndsTheHand
+        except (DigitalError, _EndsTheHand):
+            await cursor.execute("ROLLBACK")
+            raise
+        committing = True  # from here the commit may have happened: no second try in a thread
+        # No time limit here, as in a thread: a commit cut short may still happen.
+        if isinstance(accepted, Applied):  # a duplicate: nothing to write
+            await cursor.execute("COMMIT")
+        else:
+            state, fields = accepted
+            sql, values = _update(table, fields)
+            await cursor.execute(sql + "; COMMIT", values)
+            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
     except (DigitalError, _EndsTheHand) as exc:  # rolled back; the connection is sound
         pool.release(conn)
         if isinstance(exc, DigitalError):
             raise
         return None
-    except BaseException:
+    except asyncio.CancelledError:  # the socket's task is going (a disconnect, a shutdown): so is the move
+        pool.release(conn, broken=True)  # an open transaction ends with its connection
+        raise
+    except Exception:
         pool.release(conn, broken=True)
         if committing:
-            raise
+            raise  # the caller has every socket of the table shown what it holds now (``resend_current``)
         log.warning("table %s: a move on the event loop failed before its commit; applying in a thread", table_id,
                     exc_info=True)
         return None
@@ -865,7 +889,10 @@ def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, 
     split_message(message)
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError:  # another writer holds the database: the thread waits for it
+    except sqlite3.OperationalError as exc:  # another writer holds the database: the thread waits for it
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            log.warning("table %s: SQLite refused a transaction on the event loop: %s", table_id, exc)
+            _LoopSqlite.drop(conn)
         return None
     committing = False
     try:
@@ -883,8 +910,11 @@ def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, 
         committing = True
         conn.execute("COMMIT")
     except BaseException as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except Exception:  # a connection that cannot roll back would hold the database's lock
+            _LoopSqlite.drop(conn)
         if isinstance(exc, DigitalError) or (committing and not isinstance(exc, _EndsTheHand)):
             raise
         if not isinstance(exc, _EndsTheHand):
@@ -915,7 +945,9 @@ class _LoopSqlite:
         loop = asyncio.get_running_loop()
         held = cls._by_loop.get(id(loop))
         if held is not None and held[0] is loop:
-            return held[1]
+            if not held[1].in_transaction:  # (between moves it never is; if it were, it would hold the lock)
+                return held[1]
+            cls.drop(held[1])
         name = str(connection.settings_dict.get("NAME") or "")
         if not name or name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
             return None
@@ -933,13 +965,20 @@ class _LoopSqlite:
             layer.start_task(in_apply_thread(_checkpoint))
 
     @classmethod
+    def drop(cls, conn: sqlite3.Connection) -> None:
+        """Close ``conn`` (its transaction, if any, rolls back); the next move opens another."""
+        for key, (_loop, held) in list(cls._by_loop.items()):
+            if held is conn:
+                cls._by_loop.pop(key, None)
+        try:
+            conn.close()
+        except Exception:
+            pass
+
+    @classmethod
     def close_all(cls) -> None:
         for _loop, conn in list(cls._by_loop.values()):
-            try:
-                conn.close()
-            except Exception:
-                pass
-        cls._by_loop.clear()
+            cls.drop(conn)
 
 
 def _checkpoint() -> None:

@@ -123,37 +123,47 @@ async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_a
 
 
 @pytest.mark.postgres
-async def test_a_move_that_fails_in_its_commit_is_not_applied_again(four_at_a_table, monkeypatch):
+async def test_a_move_whose_commit_is_not_confirmed_is_not_applied_again_and_everyone_sees_the_table(
+    four_at_a_table, monkeypatch
+):
     """Once the write and its COMMIT may have reached the database, a failure is the phone's
-    error (it looks again), never a second try in a thread that could apply the move twice."""
+    error, never a second try in a thread that could apply the move twice; the move may have
+    committed (here it did, and only its reply was lost), so every phone is shown the version
+    the table holds now."""
     drive, table, players = four_at_a_table
     real = digital.psycopg_client_cursor
 
-    def failing_commit(conn):
+    def reply_lost(conn):
         cursor = real(conn)
         execute = cursor.execute
 
-        async def execute_or_fail(sql, params=None):
+        async def execute_then_fail(sql, params=None):
+            result = await execute(sql, params)
             if sql.endswith("; COMMIT"):
                 raise psycopg.OperationalError("server closed the connection unexpectedly")
-            return await execute(sql, params)
+            return result
 
-        cursor.execute = execute_or_fail
+        cursor.execute = execute_then_fail
         return cursor
 
-    monkeypatch.setattr(digital, "psycopg_client_cursor", failing_commit)
     threaded = []
-    monkeypatch.setattr(digital, "in_apply_thread", lambda *args, **kwargs: threaded.append(args))
-    stored, _state, seat, move = await _next_move(table.pk, random.Random(3))
-    player = players[seat]
-    with pytest.raises(psycopg.OperationalError):
-        await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version}, player_id=player.pk,
-                                    token=player.token)
-    assert threaded == [] and digital._LoopReader.pool().held == set()  # its connection dropped
-    monkeypatch.setattr(digital, "psycopg_client_cursor", real)  # the row is free again: the move goes
-    applied = await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version},
-                                          player_id=player.pk, token=player.token)
-    assert applied.version > stored.version
+    apply_in_thread = digital.apply_action
+    monkeypatch.setattr(digital, "apply_action", lambda *a, **k: threaded.append(a) or apply_in_thread(*a, **k))
+    pairs = [await connected(drive, p) for p in players]
+    sockets, firsts = [s for s, _ in pairs], [f for _, f in pairs]
+    monkeypatch.setattr(digital, "psycopg_client_cursor", reply_lost)
+    view = firsts[0]["view"]
+    await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    reply = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
+    assert reply["type"] == "error" and "look again" in reply["message"]
+    stored = await sync_to_async(_stored)(table.pk)
+    assert stored.version == view["version"] + 1  # committed once
+    assert threaded == [] and digital._LoopReader.pool().held == set()  # not again; its connection dropped
+    for seat, socket in enumerate(sockets):  # every phone, this one too, shows the table as it is
+        frame = await until(socket, lambda f: f["type"] == "state" and f["view"]["version"] == stored.version)
+        assert frame["view"]["seat"] == seat
+    for socket in sockets:
+        await socket.disconnect()
 
 
 @pytest.mark.postgres
