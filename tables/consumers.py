@@ -262,13 +262,23 @@ class PlayConsumer(_TableSocket):
         try:
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
-            applied = await digital.apply_on_loop(self.table_id, self.seat, content, player_id=self.player_id,
-                                                  token=self.token)
+            unconfirmed = False
+            try:
+                applied = await digital.apply_on_loop(self.table_id, self.seat, content, player_id=self.player_id,
+                                                      token=self.token)
+            except digital.Unconfirmed:
+                if not isinstance(key, str):
+                    raise  # sent again it could be applied twice: the phone looks again
+                log.warning("table %s: a move's outcome is unknown; sending it again with its key", self.table_id,
+                            exc_info=True)
+                applied, unconfirmed = None, True
             if applied is None:
                 applied = await digital.in_apply_thread(
                     digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id,
                     token=self.token, notify=False,
                 )
+            if unconfirmed and applied.duplicate:  # it had committed: no other socket was told
+                await self.resend_current()
         except digital.DigitalError as exc:
             extra = {"key": key} if isinstance(key, str) else {}
             await self.error(str(exc), **extra)

@@ -502,7 +502,11 @@ class _LoopReader:
         # Django's adapters (``context``: JSON read as text, as the models' fields expect);
         # prepare_threshold as Django sets it (None: no prepared statements, for poolers).
         params = {k: v for k, v in connection.get_connection_params().items() if k != "cursor_factory"}
-        return await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
+        conn = await psycopg.AsyncConnection.connect(autocommit=True, connect_timeout=10, **params)
+        # Its moves never end a hand (that one goes to a thread and waits for the disk): each
+        # commits without waiting for its WAL, as the locked path's do (``_locked_sql``).
+        await conn.execute("SET synchronous_commit TO off")
+        return conn
 
     @classmethod
     def close_all(cls) -> None:
@@ -644,11 +648,18 @@ def _locked_sql(with_token: bool) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _locked_sql_of(vendor: str, with_token: bool) -> str:
+def _sits_sql(with_token: bool) -> str:
+    """Whether the sender sits at the seat of table ``t`` (parameters: seat, player, [token])."""
     n = _sql_names()
     sits = f"SELECT 1 FROM {n['seat']} s WHERE s.table_id = t.id AND s.position = %s AND s.player_id = %s"
     if with_token:
         sits += f" AND EXISTS (SELECT 1 FROM {n['player']} p WHERE p.id = s.player_id AND p.token = %s)"
+    return sits
+
+
+def _locked_sql_of(vendor: str, with_token: bool) -> str:
+    n = _sql_names()
+    sits = _sits_sql(with_token)
     columns = (
         "t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
         f"h.number, h.status, h.drive_id, EXISTS ({sits})"
@@ -805,6 +816,12 @@ def psycopg_client_cursor(conn: Any) -> Any:
     return psycopg.AsyncClientCursor(conn)
 
 
+class Unconfirmed(Exception):
+    """A move's write was sent and its outcome is unknown (the connection broke before the
+    answer). A move with a client key can be sent again safely (a committed one is found as a
+    duplicate); either way every socket of the table must be shown what it holds now."""
+
+
 class _EndsTheHand(Exception):
     """A move on the loop that would end the hand: rolled back, applied in a thread instead."""
 
@@ -831,9 +848,21 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         return None
     committing = False
     try:
+        cursor = psycopg_client_cursor(conn)
+        unchanged = _move_from_held_state(table_id, seat, message, player_id, token)
+        if unchanged is not None:  # one round trip, if the table is still as this process holds it
+            sql, params, state = unchanged
+            try:
+                await cursor.execute(sql, params)
+                row = await cursor.fetchone()
+            except Exception as exc:  # a single statement commits by itself: it may have
+                raise Unconfirmed(f"table {table_id}: the move's statement failed: {exc}") from exc
+            if row is not None:
+                pool.release(conn)
+                return Applied(table_id, state.version, state=state, bots=tuple(json.loads(row[0] or "[]") or ()))
+            # nothing matched, nothing written: the locked path decides
         # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
         # simple query of two statements (client-side binding: psycopg quotes the values).
-        cursor = psycopg_client_cursor(conn)
         async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
             await cursor.execute("BEGIN; " + _locked_sql(token is not None),
                                  _locked_params(table_id, seat if type(seat) is int else -1, player_id, token))
@@ -861,7 +890,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         if isinstance(exc, DigitalError):
             raise
         return None
-    except asyncio.CancelledError:  # the socket's task is going (a disconnect, a shutdown): so is the move
+    except (asyncio.CancelledError, Unconfirmed):  # the task is going (a disconnect, a shutdown); or see above
         pool.release(conn, broken=True)  # an open transaction ends with its connection
         raise
     except Exception:
@@ -873,6 +902,55 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         return None
     pool.release(conn)
     return accepted
+
+
+def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], player_id: int,
+                          token: str | None) -> tuple[str, list[Any], Any] | None:
+    """The common case of a phone's move, in one statement: the phone acts on the version it was
+    shown, which this process holds (it applied or read it), so the move is made on a copy of
+    that state and written by one UPDATE that matches only while the table is still at that
+    version (the row locked for the statement, as any UPDATE), still playing in a hand in play,
+    with the sender in the seat and the client key new. Two such moves can never interleave:
+    the second finds another version and matches nothing. When nothing matches, or anything is
+    unusual (the engine refuses, the move ends the hand, a seat claimed), the locked path
+    decides, with its exact refusals. Returns (sql, parameters, the moved state), or None."""
+    action, version, key, claimed = split_message(message)
+    if version is None or (claimed is not None and claimed != seat) or type(seat) is not int:
+        return None
+    held = cached_state(table_id, version)
+    if held is None:
+        return None
+    data = held.to_json()
+    state = get_game(data.get("game", "film-fantasy")).load_hand(data)  # the held state is shared: a copy moves
+    try:
+        state.apply(seat, action)
+    except GameError:
+        return None
+    if state.finished:
+        return None
+    n, q = _sql_names(), connection.ops.quote_name
+    field = TableHand._meta.get_field
+    sets = [f"{q(field('state').column)} = %s", f"{q(field('version').column)} = %s",
+            f"{q(field('updated_at').column)} = %s"]
+    values = [field("state").get_db_prep_save(state.to_json(), connection), state.version,
+              field("updated_at").get_db_prep_save(timezone.now(), connection)]
+    keys = q(field("client_keys").column)
+    where = [f"t.id = %s", f"t.{q(field('version').column)} = %s", f"t.{q(field('play_mode').column)} = %s",
+             f"t.{q(field('status').column)} = %s",
+             f"EXISTS (SELECT 1 FROM {n['h']} h WHERE h.id = t.{q(field('hand').column)} AND h.status = %s)",
+             f"EXISTS ({_sits_sql(token is not None)})"]
+    params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
+              seat, player_id, *([token] if token is not None else [])]
+    if key is not None:
+        known = f"(CASE WHEN jsonb_typeof(t.{keys}) = 'array' THEN t.{keys} ELSE '[]'::jsonb END)"
+        sets.append(f"{keys} = (SELECT jsonb_agg(e ORDER BY n) FROM (SELECT e, n FROM jsonb_array_elements("
+                    f"{known} || %s) WITH ORDINALITY AS x(e, n) ORDER BY n DESC LIMIT {KEEP_CLIENT_KEYS}) AS kept)")
+        values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
+        where.append(f"NOT ({known} @> %s)")
+        params.append(field("client_keys").get_db_prep_save([[key]], connection))
+    sql = (f"UPDATE {n['t']} AS t SET {', '.join(sets)} WHERE {' AND '.join(where)} "
+           f"RETURNING t.{q(field('bots').column)}::text")
+    return sql, [*values, *params], state
 
 
 def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, player_id: int,

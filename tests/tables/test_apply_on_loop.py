@@ -123,42 +123,47 @@ async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_a
 
 
 @pytest.mark.postgres
-async def test_a_move_whose_commit_is_not_confirmed_is_not_applied_again_and_everyone_sees_the_table(
-    four_at_a_table, monkeypatch
+@pytest.mark.parametrize("keyed", [True, False])
+async def test_a_move_whose_commit_is_not_confirmed_is_applied_once_and_everyone_sees_the_table(
+    four_at_a_table, monkeypatch, keyed
 ):
-    """Once the write and its COMMIT may have reached the database, a failure is the phone's
-    error, never a second try in a thread that could apply the move twice; the move may have
-    committed (here it did, and only its reply was lost), so every phone is shown the version
-    the table holds now."""
+    """Once a move's write (and its commit) may have reached the database, a failure is never
+    a blind second try that could apply the move twice: a move with a client key is sent again
+    through the locked path, which finds it applied (a duplicate); one without is the phone's
+    error. The move may have committed (here it did, and only its answer was lost), so every
+    phone is shown the version the table holds now."""
     drive, table, players = four_at_a_table
     real = digital.psycopg_client_cursor
 
-    def reply_lost(conn):
+    def answer_lost(conn):
         cursor = real(conn)
         execute = cursor.execute
 
         async def execute_then_fail(sql, params=None):
             result = await execute(sql, params)
-            if sql.endswith("; COMMIT"):
+            if sql.startswith("UPDATE "):  # the move's write (and its commit), whichever way
                 raise psycopg.OperationalError("server closed the connection unexpectedly")
             return result
 
         cursor.execute = execute_then_fail
         return cursor
 
-    threaded = []
-    apply_in_thread = digital.apply_action
-    monkeypatch.setattr(digital, "apply_action", lambda *a, **k: threaded.append(a) or apply_in_thread(*a, **k))
     pairs = [await connected(drive, p) for p in players]
     sockets, firsts = [s for s, _ in pairs], [f for _, f in pairs]
-    monkeypatch.setattr(digital, "psycopg_client_cursor", reply_lost)
+    monkeypatch.setattr(digital, "psycopg_client_cursor", answer_lost)
     view = firsts[0]["view"]
-    await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
+    move = action("pass", view["version"], card=view["hand"][0])
+    if not keyed:
+        del move["key"]
+    await sockets[0].send_json_to(move)
     reply = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
-    assert reply["type"] == "error" and "look again" in reply["message"]
+    if keyed:
+        assert reply["type"] == "ok" and reply["duplicate"] is True  # found applied, not applied again
+    else:
+        assert reply["type"] == "error" and "look again" in reply["message"]
     stored = await sync_to_async(_stored)(table.pk)
     assert stored.version == view["version"] + 1  # committed once
-    assert threaded == [] and digital._LoopReader.pool().held == set()  # not again; its connection dropped
+    assert digital._LoopReader.pool().held == set()  # its connection dropped
     for seat, socket in enumerate(sockets):  # every phone, this one too, shows the table as it is
         frame = await until(socket, lambda f: f["type"] == "state" and f["view"]["version"] == stored.version)
         assert frame["view"]["seat"] == seat
@@ -243,3 +248,69 @@ async def test_on_sqlite_the_loop_never_checkpoints_and_an_apply_thread_does_eve
         await asyncio.sleep(0.02)
     assert len(ran_in) == 2 and all(name.startswith("digital-apply") for name in ran_in)
     assert digital._LoopSqlite.connection().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+
+
+def _statements(monkeypatch) -> list[str]:
+    """The first word of every statement the loop's moves send."""
+    sent: list[str] = []
+    real = digital.psycopg_client_cursor
+
+    def recording(conn):
+        cursor = real(conn)
+        execute = cursor.execute
+
+        async def record(sql, params=None):
+            sent.append(sql.split()[0])
+            return await execute(sql, params)
+
+        cursor.execute = record
+        return cursor
+
+    monkeypatch.setattr(digital, "psycopg_client_cursor", recording)
+    return sent
+
+
+@pytest.mark.postgres
+async def test_a_move_on_the_version_this_process_holds_is_one_statement(four_at_a_table, monkeypatch):
+    """The common case: the phone acts on the version it was shown, which this process holds:
+    one UPDATE that matches only the table still at that version, its sender in the seat and
+    its key new; the client keys keep the last 64."""
+    drive, table, players = four_at_a_table
+    sent = _statements(monkeypatch)
+    rng = random.Random(8)
+    await sync_to_async(TableHand.objects.filter(pk=table.pk).update)(client_keys=[[f"old-{i}", 0] for i in range(64)])
+    for _ in range(3):
+        stored, _state, seat, move = await _next_move(table.pk, rng)
+        assert digital.cached_state(table.pk, stored.version) is not None  # dealt here, or applied and kept
+        message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        sent.clear()
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=players[seat].pk,
+                                              token=players[seat].token)
+        assert sent == ["UPDATE"]
+        digital.keep_state(applied)  # as the socket does
+        after = await sync_to_async(_stored)(table.pk)
+        assert after.version == applied.version > stored.version and after.state == applied.state.to_json()
+        assert len(after.client_keys) == 64 and after.client_keys[-1] == [message["key"], after.version]
+    assert after.client_keys[0] == ["old-3", 0]  # the three oldest went
+    again = await digital.apply_on_loop(table.pk, seat, message, player_id=players[seat].pk, token=players[seat].token)
+    assert again.duplicate  # the key is known: nothing matched, the locked path found it
+
+
+@pytest.mark.postgres
+async def test_a_move_on_a_version_another_process_replaced_takes_the_locked_path(four_at_a_table, monkeypatch):
+    """The phone acts on a version this process holds but another process has replaced: the
+    one statement matches nothing, and the locked path decides (here: stale, refused)."""
+    drive, table, players = four_at_a_table
+    rng = random.Random(9)
+    stored, state, seat, move = await _next_move(table.pk, rng)
+    game = get_game("film-fantasy")
+    other, other_move = next((s, m) for s in range(4) if s != seat and (m := game.bot_action(state, s, rng)))
+    # Another process moves first (this one does not hold the new version).
+    await digital.in_apply_thread(digital.apply_action, table.pk, seat, {**move, "version": stored.version},
+                                  player_id=players[seat].pk, notify=False)
+    sent = _statements(monkeypatch)
+    stale = {**other_move, "version": stored.version, "basis": "not-its-basis"}  # good on the held version
+    with pytest.raises(digital.DigitalError, match="moved on"):
+        await digital.apply_on_loop(table.pk, other, stale, player_id=players[other].pk, token=players[other].token)
+    assert sent[:2] == ["UPDATE", "BEGIN;"]  # matched nothing, then decided under the lock
+    assert (await sync_to_async(_stored)(table.pk)).version == stored.version + 1
