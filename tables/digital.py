@@ -647,7 +647,6 @@ def _locked_sql(with_token: bool) -> str:
     return _locked_sql_of(connection.vendor, with_token)
 
 
-@functools.lru_cache(maxsize=4)
 def _sits_sql(with_token: bool) -> str:
     """Whether the sender sits at the seat of table ``t`` (parameters: seat, player, [token])."""
     n = _sql_names()
@@ -657,6 +656,7 @@ def _sits_sql(with_token: bool) -> str:
     return sits
 
 
+@functools.lru_cache(maxsize=4)
 def _locked_sql_of(vendor: str, with_token: bool) -> str:
     n = _sql_names()
     sits = _sits_sql(with_token)
@@ -676,7 +676,8 @@ def _locked_sql_of(vendor: str, with_token: bool) -> str:
     return sql
 
 
-def _locked_params(table_id: int, seat: int, player_id: int | None, token: str | None) -> list[Any]:
+def _locked_params(table_id: int, seat: Any, player_id: int | None, token: str | None) -> list[Any]:
+    seat = seat if type(seat) is int else -1  # (a seat that is no number sits nowhere)
     return [seat, player_id, *([token] if token is not None else []), table_id]
 
 
@@ -691,7 +692,7 @@ def _table_of_row(row: Any, player_id: int | None) -> tuple[TableHand, bool]:
     return table, player_id is not None and bool(sits)
 
 
-def _locked_table(table_id: int, seat: int, player_id: int | None, token: str | None = None
+def _locked_table(table_id: int, seat: Any, player_id: int | None, token: str | None = None
                   ) -> tuple[TableHand, bool]:
     """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there
     (and, given the ``token`` its phone joined with, still holds it: not signed out since)."""
@@ -794,7 +795,7 @@ def apply_action(
     on commit; the caller passes the returned ``Applied`` to ``announce``.
     """
     split_message(message)  # a malformed frame is refused before any database work
-    table, sender_sits = _locked_table(table_id, seat if type(seat) is int else -1, player_id, token)
+    table, sender_sits = _locked_table(table_id, seat, player_id, token)
     accepted = _accept(table, sender_sits, seat, message, bot=bot, token=token)
     if isinstance(accepted, Applied):
         return accepted
@@ -865,7 +866,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         # simple query of two statements (client-side binding: psycopg quotes the values).
         async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
             await cursor.execute("BEGIN; " + _locked_sql(token is not None),
-                                 _locked_params(table_id, seat if type(seat) is int else -1, player_id, token))
+                                 _locked_params(table_id, seat, player_id, token))
             cursor.nextset()
             row = await cursor.fetchone()
         try:
@@ -928,29 +929,37 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
         return None
     if state.finished:
         return None
-    n, q = _sql_names(), connection.ops.quote_name
     field = TableHand._meta.get_field
-    sets = [f"{q(field('state').column)} = %s", f"{q(field('version').column)} = %s",
-            f"{q(field('updated_at').column)} = %s"]
     values = [field("state").get_db_prep_save(state.to_json(), connection), state.version,
               field("updated_at").get_db_prep_save(timezone.now(), connection)]
-    keys = q(field("client_keys").column)
-    where = [f"t.id = %s", f"t.{q(field('version').column)} = %s", f"t.{q(field('play_mode').column)} = %s",
-             f"t.{q(field('status').column)} = %s",
-             f"EXISTS (SELECT 1 FROM {n['h']} h WHERE h.id = t.{q(field('hand').column)} AND h.status = %s)",
-             f"EXISTS ({_sits_sql(token is not None)})"]
     params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
               seat, player_id, *([token] if token is not None else [])]
     if key is not None:
+        values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
+        params.append(field("client_keys").get_db_prep_save([[key]], connection))
+    return _held_update_sql(connection.vendor, token is not None, key is not None), [*values, *params], state
+
+
+@functools.lru_cache(maxsize=8)
+def _held_update_sql(vendor: str, with_token: bool, with_key: bool) -> str:
+    """``_move_from_held_state``'s statement (PostgreSQL): parameters state, version, updated_at,
+    [the new key entry,] then table, version seen, play mode, status, hand status, seat,
+    player, [token,] [the key to look for]."""
+    n, q = _sql_names(), connection.ops.quote_name
+    column = lambda name: q(TableHand._meta.get_field(name).column)  # noqa: E731
+    sets = [f"{column('state')} = %s", f"{column('version')} = %s", f"{column('updated_at')} = %s"]
+    where = ["t.id = %s", f"t.{column('version')} = %s", f"t.{column('play_mode')} = %s",
+             f"t.{column('status')} = %s",
+             f"EXISTS (SELECT 1 FROM {n['h']} h WHERE h.id = t.{column('hand')} AND h.status = %s)",
+             f"EXISTS ({_sits_sql(with_token)})"]
+    if with_key:
+        keys = column("client_keys")
         known = f"(CASE WHEN jsonb_typeof(t.{keys}) = 'array' THEN t.{keys} ELSE '[]'::jsonb END)"
         sets.append(f"{keys} = (SELECT jsonb_agg(e ORDER BY n) FROM (SELECT e, n FROM jsonb_array_elements("
                     f"{known} || %s) WITH ORDINALITY AS x(e, n) ORDER BY n DESC LIMIT {KEEP_CLIENT_KEYS}) AS kept)")
-        values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
         where.append(f"NOT ({known} @> %s)")
-        params.append(field("client_keys").get_db_prep_save([[key]], connection))
-    sql = (f"UPDATE {n['t']} AS t SET {', '.join(sets)} WHERE {' AND '.join(where)} "
-           f"RETURNING t.{q(field('bots').column)}::text")
-    return sql, [*values, *params], state
+    return (f"UPDATE {n['t']} AS t SET {', '.join(sets)} WHERE {' AND '.join(where)} "
+            f"RETURNING t.{column('bots')}::text")
 
 
 def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, player_id: int,
@@ -975,7 +984,7 @@ def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, 
     committing = False
     try:
         row = conn.execute(_qmarks(_locked_sql(token is not None)),
-                           _locked_params(table_id, seat if type(seat) is int else -1, player_id, token)).fetchone()
+                           _locked_params(table_id, seat, player_id, token)).fetchone()
         table, sender_sits = _table_of_row(row, player_id)
         accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
         if not isinstance(accepted, Applied):
@@ -1002,6 +1011,7 @@ def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, 
     return accepted
 
 
+@functools.lru_cache(maxsize=64)
 def _qmarks(sql: str) -> str:
     """Django's ``%s`` placeholders as the sqlite3 module's (the statements hold no other ``%``)."""
     return sql.replace("%s", "?")
