@@ -274,6 +274,10 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "ranked": view.ranked[:10], "Hand": Hand,
         "disputes": [t for t in view.tables if t.status == "disputed"],
         "waiting": view.waiting(),
+        "players": view.players,
+        # Digital tables still playing: closing the hand rings the bell on them (asked first).
+        "bell_tables": [t.number for t in view.tables
+                        if t.play_mode == TableHand.PlayMode.DIGITAL and t.status == TableHand.Status.PLAYING],
     }
 
 

@@ -66,7 +66,6 @@ def dashboard(request, drive_id: int):
     view = selectors.drive_view(drive)
     context = {
         **live.dashboard_context(view),
-        "players": view.players,
         "names_form": NamesForm(),
         "join_url": phone_links.join_url(request, drive),
         "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),

@@ -203,3 +203,38 @@ def test_admin_shows_the_raw_data(client, django_user_model, organiser, url):
              "result": Result, "correction": Correction}[url.rstrip("/").rsplit("/", 1)[1]]
     detail = client.get(f"{url}{model.objects.first().pk}/change/")
     assert detail.status_code == 200
+
+
+def test_the_live_part_of_the_dashboard_counts_the_players_as_the_page_does(organiser_client, organiser):
+    """The dashboard's live part (the page's and every push's) says how many players there are
+    before the seating is drawn; the push once said "0 players so far"."""
+    from drive import live, selectors
+
+    drive = make_drive(organiser, 0)
+    organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd"})
+    assert "5 players so far" in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    pushed = live.dashboard_parts(selectors.drive_view(drive))["dashboard"]
+    assert "5 players so far" in pushed
+
+
+def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(organiser_client, organiser):
+    """"Close hand" on a hand whose digital tables still play ends them (the bell): the button
+    asks first, naming them, on the page and in every push; with none playing it does not ask."""
+    from drive import live, selectors
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    services.start_hand(drive)
+
+    def close_form() -> list[str]:
+        pages = (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
+        return [re.search(r'<form method="post" action="/drives/\d+/close"[^>]*>', html).group(0) for html in pages]
+
+    for form in close_form():
+        assert 'data-bell="2"' in form and "confirm('Table 2 still playing on the phones: ring the bell?" in form
+    digital.stop_playing_tables(drive, drive.hands.get())  # table 2's hand is over: nothing left to ring for
+    for form in close_form():
+        assert "data-bell" not in form and "confirm(" not in form
+
