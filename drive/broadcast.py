@@ -90,12 +90,22 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
             lambda socket: socket.drive_result(message), "a result message")
 
 
+# This process's game screens of digital tables (tables.consumers.PlayConsumer), by drive: they
+# hear of a close's movement instructions too (a player still looking at the finished hand).
+_playing = layer.InboxSockets(lambda drive_id: drive_group(drive_id, "playing"), lambda: one_message_for_all_phones())
+add_game_screen = _playing.join
+remove_game_screen = _playing.leave
+
+
 def send_instructions(drive_id: int, message: dict[str, Any]) -> None:
     """A closed hand's movement instructions (drive.live.hand_moved: every seated player's, in
-    one message) to every phone of the drive, as ``send_result`` to the screens: each socket
-    sends its own player's."""
-    _to_all(_phones, drive_group(drive_id, "phones"), drive_id, message,
-            lambda socket: socket.drive_instruction(message), "an instruction")
+    one message) to every phone of the drive, its live page or its game screen, as
+    ``send_result`` to the screens: each socket sends its own player's."""
+    for audience, sockets in (("phones", _phones), ("playing", _playing)):
+        if audience == "playing" and not (sockets.get(drive_id) or one_message_for_all_phones()):
+            continue  # in memory no group holds the game screens: only this process's own can hear it
+        _to_all(sockets, drive_group(drive_id, audience), drive_id, {**message, "audience": audience},
+                lambda socket: socket.drive_instruction(message), "an instruction")
 
 
 def _to_all(sockets: layer.InboxSockets, group: str, drive_id: int, message: dict[str, Any], call: Any,
@@ -113,28 +123,31 @@ def _to_all(sockets: layer.InboxSockets, group: str, drive_id: int, message: dic
         layer.send_soon([(group, sent)])
 
 
-def _from_inbox(sockets: layer.InboxSockets, method: str, what: str) -> Any:
+def _from_inbox(sockets: Any, method: str, what: str) -> Any:
     """The inbox's handler of a message ``_to_all`` sent: this process's sockets had their own
-    directly, another's get it here."""
+    directly, another's get it here. ``sockets``: the registry, or one per message audience."""
 
     async def handle(message: dict[str, Any]) -> None:
         if message.get("sent_by") == layer.PROCESS:
             return
-        await sockets.hand(message.get("drive"), lambda socket: getattr(socket, method)(message), what)
+        registry = sockets.get(message.get("audience")) if isinstance(sockets, dict) else sockets
+        if registry is not None:
+            await registry.hand(message.get("drive"), lambda socket: getattr(socket, method)(message), what)
 
     return handle
 
 
 layer.on_inbox("drive.result", _from_inbox(_screens, "drive_result", "a result message"))
-layer.on_inbox("drive.instruction", _from_inbox(_phones, "drive_instruction", "an instruction"))
+layer.on_inbox("drive.instruction", _from_inbox({"phones": _phones, "playing": _playing}, "drive_instruction",
+                                                "an instruction"))
 
 
 def drive_group(drive_id: int, audience: str) -> str:
     """``audience``: "board" (projector), "organiser" (dashboard), "screens" (both: a table's
     result message, one send for the two) or "phones" (every phone of the drive, used through
     Redis, where the processes' inboxes join it, not the sockets; in memory each phone has its
-    own ``player_group``)."""
-    assert audience in ("board", "organiser", "screens", "phones")
+    own ``player_group``) or "playing" (likewise, the game screens of digital tables)."""
+    assert audience in ("board", "organiser", "screens", "phones", "playing")
     return f"drive-{drive_id}-{audience}"
 
 

@@ -214,26 +214,35 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             await self.close(code=REFUSED)
             return
-        table_id, self.player_id, seat, self.token = found
+        table_id, self.player_id, seat, self.token, self.drive_id = found
         # The player's group: the organiser signing this phone out closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
         await self.join_table(table_id, seat)
+        await broadcast.add_game_screen(self.drive_id, self)  # the close's movement instruction
         await self.send_view()
         bots.schedule_table(table_id)  # bots of a hand that outlived a restart pick up again
 
     async def disconnect(self, code):
         if getattr(self, "phone_group", None):
             await self.channel_layer.group_discard(self.phone_group, self.channel_name)
+            await broadcast.remove_game_screen(self.drive_id, self)
         await super().disconnect(code)
+
+    async def drive_instruction(self, event):
+        """The organiser closed the hand (``drive.live.hand_moved``): where this player sits next,
+        shown on the game screen too (a player still looking at the finished hand)."""
+        html = event["instructions"].get(str(self.player_id))
+        if html is not None:
+            await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": html})
 
     async def phone_signed_out(self, event):
         await self.error("The organiser signed this phone out. Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def identify(self) -> tuple[int, int, int, str] | str:
-        """(table id, player id, seat, the phone's token) of this player's digital seat in the
-        current hand, or why not. Sets nothing: the caller switches table and seat together on
+    def identify(self) -> tuple[int, int, int, str, int] | str:
+        """(table id, player id, seat, the phone's token, drive id) of this player's digital seat
+        in the current hand, or why not. Sets nothing: the caller switches table and seat together on
         the loop."""
         try:
             drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
@@ -245,7 +254,7 @@ class PlayConsumer(_TableSocket):
         seat = digital.digital_seat_of(drive, player)
         if seat is None:
             return "You are not seated at a table played on the phones in this hand."
-        return seat.table_id, player.pk, seat.position, player.token
+        return seat.table_id, player.pk, seat.position, player.token, drive.pk
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -254,7 +263,7 @@ class PlayConsumer(_TableSocket):
             if isinstance(found, str):
                 await self.error(found)
                 return
-            table_id, _player, seat, _token = found
+            table_id, _player, seat, _token, _drive = found
             await self.join_table(table_id, seat)
             await self.send_view(force=True)
             return

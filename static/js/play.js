@@ -10,7 +10,7 @@
   var WATCH = root.dataset.mode === "watch";
   var $ = function (id) { return document.getElementById(id); };
 
-  var ws = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null;
+  var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null;
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var chosen = [];             // auction: cards tapped to offer or to give in exchange
   var accepting = null;        // the offer being accepted (its id)
@@ -66,19 +66,25 @@
       if (event.code === 4403 || stopped) return;   // refused: reconnecting would not help
       if (event.code === 4401) { location.reload(); return; }   // signed out: the page sends the phone to join
       $("conn").hidden = false;
-      setTimeout(connect, backoff);
+      retry = setTimeout(function () { retry = null; connect(); }, backoff);
       backoff = Math.min(backoff * 2, 10000);
     };
   }
 
   function send(action) {
-    if (WATCH || !view || pending || !ws || ws.readyState !== 1) return;
+    if (WATCH || !view) return;
+    if (pending) { $("message").textContent = "One moment: your last choice is still on its way."; return; }
     // basis: what this seat's choice rests on; the server accepts it despite a newer version
     // when only other seats' simultaneous moves happened meanwhile.
     var frame = Object.assign({}, action, { version: view.version, basis: view.basis, key: key() });
     pending = { key: frame.key, frame: frame };
     $("message").textContent = "";
-    ws.send(JSON.stringify(frame));
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify(frame));
+    else {  // kept: the socket sends it (same key, applied once) as soon as it is back
+      $("conn").hidden = false;
+      $("message").textContent = "Not connected: your choice will be sent when the connection is back.";
+    }
+    render();
   }
 
   function receive(msg) {
@@ -87,7 +93,7 @@
       if (view && msg.table === shownTable && msg.hand === shownHand && msg.view.version < view.version) return;
       shownTable = msg.table; shownHand = msg.hand;
       seats = msg.seats || seats;
-      if (!view || msg.view.version !== view.version) { chosen = []; accepting = null; }
+      if (!view || msg.view.version !== view.version) keepChoices(msg.view);
       view = msg.view;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
@@ -96,10 +102,37 @@
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       $("message").textContent = msg.message;
+    } else if (msg.type === "instruction") {
+      showInstruction(msg);
     } else if (msg.type === "waiting") {
       $("status").textContent = msg.message;
       setTimeout(function () { if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "sync" })); }, 5000);
     }
+  }
+
+  // Another seat's move must not undo this player's half-made choice: the cards tapped stay
+  // chosen while this seat still holds them free, and an offer being accepted while it stands.
+  function keepChoices(next) {
+    if (next.phase !== "auction") { chosen = []; accepting = null; return; }
+    var free = (next.hand || []).slice();
+    lockedCards(next).forEach(function (c) { var i = free.indexOf(c); if (i >= 0) free.splice(i, 1); });
+    chosen = chosen.filter(function (c) { var i = free.indexOf(c); if (i < 0) return false; free.splice(i, 1); return true; });
+    if (accepting !== null && !(next.offers || []).some(function (o) { return o.id === accepting && o.to === next.seat; })) {
+      accepting = null;
+      chosen = [];
+      $("message").textContent = "That offer is no longer open.";
+    }
+  }
+
+  // The close's movement instruction (sent to this player's phones the moment the organiser
+  // closes the hand): shown above the game, as text.
+  function showInstruction(msg) {
+    var box = $("instruction");
+    if (!box || (view && msg.hand <= shownHand)) return;
+    var text = new DOMParser().parseFromString(msg.html, "text/html").body.textContent.trim();
+    if (!text) return;
+    box.querySelector("[data-instruction-text]").textContent = text;
+    box.hidden = false;
   }
 
   // --- drawing the view -------------------------------------------------------------------
@@ -115,7 +148,7 @@
     });
     $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
       (v.dealer_draw ? " (drew the Joker after " + (v.dealer_draw.length - 1) + " cards face up)" : "");
-    $("status").textContent = statusLine(v);
+    $("status").textContent = statusLine(v) + (pending ? " — sending…" : "");
     renderHand(v);
     renderAuction(v);
     var declare = $("declare");
@@ -126,11 +159,28 @@
   function statusLine(v) {
     var me = v.seat;
     if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
-    if (v.phase === "auction") return "Auction open: offer one to three cards, or declare.";
+    if (v.phase === "auction") return auctionLine(v);
     var others = v.pass_pending.filter(function (s) { return s !== me; });
     if (WATCH) return "Round " + v.round + ": waiting for " + listNames(v.pass_pending);
     if (v.my_pass === null) return "Round " + v.round + ": choose a card to pass to " + nameOf((me + 1) % v.players) + ".";
     return others.length ? "Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for " + listNames(others) : "Passing…";
+  }
+
+  function auctionLine(v) {
+    if (WATCH) return "Auction open: " + v.odd_cards + " odd card" + (v.odd_cards === 1 ? "" : "s") + " out of play.";
+    var offers = v.offers || [];
+    if (accepting !== null) {
+      var taking = offers.filter(function (o) { return o.id === accepting; })[0];
+      if (taking) return "Tap " + taking.count + " of your cards to give " + nameOf(taking.from) + " in exchange.";
+    }
+    var incoming = offers.filter(function (o) { return o.to === v.seat; });
+    if (incoming.length) {
+      return incoming.map(function (o) { return nameOf(o.from) + " offers you " + o.count + " card" + (o.count > 1 ? "s" : ""); }).join("; ") +
+        ": accept or decline just below.";
+    }
+    var mine = offers.filter(function (o) { return o.from === v.seat; });
+    if (mine.length) return "Your offer to " + listNames(mine.map(function (o) { return o.to; })) + " is waiting for an answer. Tap cards to offer more, or declare.";
+    return "Auction open: tap one to three cards to offer someone, or declare.";
   }
 
   function lockedCards(v) {
@@ -161,7 +211,8 @@
         var li = locked.indexOf(c);
         if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; }
         var pi = picks.indexOf(c);
-        if ((v.phase === "passing" && v.my_pass === c) || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }
+        var passing = v.phase === "passing" && (pending && pending.frame.type === "pass" ? pending.frame.card : v.my_pass);
+        if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }
         b.disabled = b.disabled || v.phase === "finished";
         b.addEventListener("click", function () { tap(c); });
         row.appendChild(b);
@@ -184,11 +235,11 @@
   }
 
   function renderAuction(v) {
-    var box = $("auction");
+    var box = $("auction"), list = $("offers");
     box.hidden = v.phase !== "auction";
-    if (box.hidden) return;
-    var list = $("offers");
     list.textContent = "";
+    list.hidden = box.hidden || !(v.offers || []).length;
+    if (box.hidden) return;
     (v.offers || []).forEach(function (o) {
       var n = o.count + " card" + (o.count > 1 ? "s" : "");
       var li;
@@ -242,11 +293,14 @@
     if (box.hidden) return;
     box.textContent = "";
     box.appendChild(el("h2", "The hand is over"));
-    var ol = el("ol");
+    var ul = el("ul");
     v.result.points.forEach(function (p, i) {
-      ol.appendChild(el("li", nameOf(i) + ": " + p + (i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "")));
+      ul.appendChild(el("li", nameOf(i) + ": " + p + " point" + (Math.abs(p) === 1 ? "" : "s") +
+        (i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "")));
     });
-    box.appendChild(ol);
+    box.appendChild(ul);
+    box.appendChild(el("p", "A declaration scores 15 (25 with nine cards), less 5 for each Joker left over; " +
+      "everyone else scores 5 for each complete set held (10 for Ice Follies with a Joker), less 5 for a Joker left alone.", "small muted"));
     if (v.declaration) box.appendChild(el("p", "Your declaration: " + v.declaration.map(function (c) { return FILMS[film(c) - 1] + " " + label(c); }).join(", ")));
   }
 
@@ -276,5 +330,11 @@
     if (!document.hidden) { heardAt = 0; watchdog(); }
   });
   window.addEventListener("pagehide", function () { stopped = true; });
+  window.addEventListener("offline", function () { $("conn").hidden = false; });
+  window.addEventListener("online", function () {
+    if (stopped) return;
+    if (retry) { clearTimeout(retry); retry = null; backoff = 500; connect(); return; }   // now, not after the backoff
+    if (ws && ws.readyState === 1) { askedAt = Date.now(); ws.send(JSON.stringify({ type: "sync" })); }   // unanswered: replaced
+  });
   connect();
 })();

@@ -450,4 +450,6 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(
     await board.disconnect()
     # One message for all the phones, to the drive's phones group, only where other processes
     # may hold phones; in one process the phones had it directly.
-    assert sent == ([broadcast.drive_group(drive.pk, "phones")] if several_processes else [])
+    # (And to the game screens' group, which no socket is in here.)
+    assert sent == ([broadcast.drive_group(drive.pk, "phones"), broadcast.drive_group(drive.pk, "playing")]
+                    if several_processes else [])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import OrderedDict
 
 import pytest
@@ -50,6 +51,7 @@ from django.contrib.auth import get_user_model
 from drive import services
 from drive.models import Drive
 import random
+import re
 user = get_user_model().objects.create_user(username="olive", password="organiser-pass-123")
 drive = Drive.objects.create(organiser=user, name="Browser hand", play_mode="digital", seed=%d, preferred_table_size=4)
 services.add_players(drive, ["Ann", "Bob", "Cy", "<i>Di</i>"])
@@ -140,3 +142,83 @@ def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
         page.wait_for_function("window.heardFrames.filter(t => t === 'state').length >= 2", timeout=5000)
         assert page.is_hidden("#conn")  # answered: the same socket, no reconnection
         assert page.locator("#hand button.c").count() > 0
+
+
+AUCTION_SETUP = """
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+from games import get_game
+from tables.models import TableHand
+import random
+import re
+user = get_user_model().objects.create_user(username="olive", password="organiser-pass-123")
+drive = Drive.objects.create(organiser=user, name="Auction", play_mode="digital", seed=3, preferred_table_size=4)
+services.add_players(drive, ["Ann", "Bob", "Cy", "Di"])
+services.draw_seating(drive, random.Random(1))
+services.start_hand(drive)
+table = drive.hands.get().tables.get()
+state = get_game("film-fantasy").load_hand(table.state)
+while state.phase == "passing":  # everyone passes their first card until the auction opens
+    for seat in range(4):
+        if state.phase == "passing" and state.passes[seat] is None:
+            state.apply(seat, {"type": "pass", "card": state.view(seat)["hand"][0]})
+TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=state.version)
+seats = [s.player for s in table.seats.select_related("player").order_by("position")]
+print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
+"""
+
+
+@pytest.mark.timeout(180)
+def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_says_where_to_go(tmp_path):
+    """Another seat's offer arrives while a player has a card tapped: the choice stays, the
+    status line says who offers what, and the offers stand above the cards (in sight on a
+    small phone). The organiser's view of the table shows it without cards. Closing the hand
+    (the bell, asked first) tells the game screen where to sit next."""
+    from playwright.sync_api import expect
+
+    with live_server(tmp_path) as server, chromium() as browser:
+        data = server.shell_json(AUCTION_SETUP)
+        code = data["code"]
+        (ann, ann_token), (bob, bob_token) = data["seats"][0], data["seats"][1]
+        pages = []
+        for token in (ann_token, bob_token):
+            context = browser.new_context(viewport=PHONE)
+            context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+            page = context.new_page()
+            page.goto(f"{server.url}/{code}/play")
+            expect(page.locator("#status")).to_contain_text("Auction open")
+            pages.append(page)
+        ann_page, bob_page = pages
+        card = ann_page.locator("#hand button.c").first.get_attribute("data-card")
+        ann_page.locator(f'#hand button.c[data-card="{card}"]').first.click()
+        expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)
+
+        bob_page.locator("#hand button.c").first.click()
+        bob_page.select_option("#offer-to", label=ann)
+        bob_page.click("#offer")
+        expect(ann_page.locator("#status")).to_contain_text(f"{bob} offers you 1 card")
+        expect(ann_page.locator("#offers")).to_be_visible()
+        expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)  # still chosen
+        assert ann_page.locator("#offers").bounding_box()["y"] < ann_page.locator("#hand").bounding_box()["y"]
+        expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
+
+        organiser = browser.new_page(viewport={"width": 1280, "height": 800})
+        organiser.goto(server.url + "/")
+        organiser.fill("input[name=username]", "olive")
+        organiser.fill("input[name=password]", "organiser-pass-123")
+        organiser.click("button:has-text('Sign in')")
+        organiser.goto(f"{server.url}/{code}/tables/1/watch")
+        expect(organiser.locator("#table-title")).to_have_text("Table 1, hand 1")
+        expect(organiser.locator("#seats")).to_contain_text(ann)
+        expect(organiser.locator("#status")).to_contain_text("Auction open")
+        assert organiser.locator("#hand button").count() == 0 and organiser.is_hidden("#declare")
+
+        organiser.click("text=Back to the dashboard")
+        asked = []
+        organiser.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        organiser.click("button:has-text('Close hand 1')")
+        expect(ann_page.locator("#instruction")).to_be_visible()
+        expect(ann_page.locator("#instruction")).to_contain_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
+        assert asked and "ring the bell" in asked[0]
+        expect(ann_page.locator("#result")).to_contain_text("The hand is over")

@@ -222,3 +222,32 @@ async def test_a_phone_signed_out_after_connecting_cannot_act_even_if_its_socket
     assert reply["type"] == "error" and "join the drive again" in reply["message"]
     assert (await stored(table.pk)).version == view["version"]  # nothing applied
     await socket.disconnect()
+
+
+@pytest.mark.parametrize("several_processes", [False, True])
+async def test_the_game_screens_show_where_to_sit_next_when_the_hand_closes(organiser, monkeypatch, several_processes):
+    """A player still looking at the finished hand on the game screen is told at the close
+    where to sit next (``live.hand_moved``), each phone its own instruction only: in one
+    process directly, on Redis through the drive's "playing" group as well."""
+    from drive import broadcast, selectors, services
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, preferred_table_size=4)
+    sockets = {}
+    for number in (1, 2):
+        table = await database_sync_to_async(table_of)(drive, number)
+        players = await database_sync_to_async(seated_players)(table)
+        at_table = [(await connected(drive, p))[0] for p in players]
+        await play_to_the_end(at_table, table.pk, random.Random(number))
+        sockets.update({p.pk: s for p, s in zip(players, at_table)})
+    await database_sync_to_async(services.close_hand)(drive)
+    moves = await database_sync_to_async(lambda: selectors.drive_view(drive).moves)()
+    assert len({m.text for m in moves.values()}) > 1  # not all the same words: each must get its own
+    for pid, socket in sockets.items():
+        frame = await until(socket, lambda f: f["type"] == "instruction")
+        assert frame["hand"] == 2
+        assert f">{moves[pid].text}</p>" in frame["html"]
+        assert await socket.receive_nothing(timeout=0.2)  # once
+        await socket.disconnect()
+    assert drive.pk not in broadcast._playing  # the sockets left the registry
