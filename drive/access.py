@@ -64,10 +64,11 @@ def well_formed_token(token: str | None) -> bool:
 
 
 def player_by_token(drive: Drive, token: str | None, *, active_only: bool = True) -> Player | None:
-    """The (active) player of ``drive`` whose token this is, or None."""
+    """The (active) player of ``drive`` whose token this is, or None. Never a bot: the server
+    plays its cards, and no phone may see or play them."""
     if not well_formed_token(token):
         return None
-    players = drive.players.filter(token=token)
+    players = drive.players.filter(token=token, bot__isnull=True)
     return (players.filter(active=True) if active_only else players).first()
 
 

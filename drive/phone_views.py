@@ -57,7 +57,7 @@ def join(request, code: str):
         return redirect("phone:join", code=drive.join_code)
     if player_for_request(request, drive):
         return redirect("phone:me", code=drive.join_code)
-    players = drive.players.filter(active=True).order_by("name")
+    players = drive.players.filter(active=True, bot__isnull=True).order_by("name")  # bots join no phone
     return render(request, "phone/join.html", {"drive": drive, "players": players})
 
 
@@ -88,7 +88,7 @@ def claim(request, code: str):
             return redirect("phone:join", code=drive.join_code)
     else:
         try:
-            player = drive.players.get(pk=int(request.POST.get("player", "")), active=True)
+            player = drive.players.get(pk=int(request.POST.get("player", "")), active=True, bot__isnull=True)
         except (ValueError, Player.DoesNotExist):
             messages.error(request, "Pick your name from the list.")
             return redirect("phone:join", code=drive.join_code)

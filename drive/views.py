@@ -248,7 +248,7 @@ def phones(request, drive_id: int):
     """Which players have a phone joined; revoke a phone; a private link (and QR) per player."""
     drive = drive_for_organiser(request, drive_id)
     players = [
-        (p, phone_links.private_url(request, p)) for p in drive.players.order_by("name")
+        (p, phone_links.private_url(request, p)) for p in drive.players.filter(bot__isnull=True).order_by("name")
     ]
     show = request.GET.get("show")
     return render(request, "drive/phones.html", {

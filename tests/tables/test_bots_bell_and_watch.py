@@ -146,3 +146,37 @@ def test_a_bot_that_lands_at_a_table_with_cards_makes_it_play_on_the_phones(tran
     services.start_hand(drive)
     dealt = table_of(drive, 1)
     assert dealt.state is not None and dealt.bots == [seated_players(dealt).index(bot)]
+
+
+def test_no_phone_can_become_a_bot(transactional_db, organiser):
+    """A bot is a player the server plays: its name is not on the join page or the phones page,
+    it cannot be claimed, and its token (private link, cookie, socket) identifies no phone, so
+    nobody sees its cards or plays for it."""
+    drive = digital_drive(organiser, 3, start=False)
+    bot = digital.add_bot(drive, table_of(drive).pk)
+    services.start_hand(drive)
+    code = drive.join_code
+    stranger = Client()
+    join_page = stranger.get(f"/{code}").content.decode()
+    assert "Bot 1" not in join_page and seated_players(table_of(drive))[0].name in join_page
+    stranger.post(f"/{code}/join", {"player": bot.pk})
+    assert f"ff_{code}" not in stranger.cookies or not stranger.cookies[f"ff_{code}"].value
+    assert stranger.get(f"/{code}/p/{bot.token}").status_code == 302  # the link is refused...
+    assert not stranger.cookies.get(f"ff_{code}") or not stranger.cookies[f"ff_{code}"].value
+    organiser_client = Client()
+    organiser_client.force_login(organiser)
+    assert "Bot 1" not in organiser_client.get(f"/drives/{drive.pk}/phones").content.decode()
+    stranger.cookies[f"ff_{code}"] = bot.token  # ...and a cookie made by hand opens nothing
+    assert stranger.get(f"/{code}/play").status_code == 302
+
+
+
+async def test_a_socket_with_a_bots_token_is_refused(organiser):
+    drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
+    bot = await database_sync_to_async(lambda: digital.add_bot(drive, table_of(drive).pk))()
+    await database_sync_to_async(services.start_hand)(drive)
+    socket = phone(drive, bot)
+    assert (await socket.connect())[0]
+    frame = await socket.receive_json_from(timeout=5)
+    assert frame["type"] == "error" and "view" not in frame
+    await socket.disconnect()
