@@ -5,9 +5,11 @@ a short text frame holding a JSON object with a string ``type``: binary frames, 
 frames over ``max_frame`` characters, invalid JSON, arrays and scalars.
 
 ``HealthConsumer`` proves the websocket and channel-layer wiring end to end: a client sends
-``{"type": "ping", "nonce": "…"}``; the server sends a group message to every socket in the
-``health`` group, and each socket answers ``{"type": "pong", "nonce": …}``. So a pong has been
-through the channel layer, in-memory or Redis, and across processes with Redis.
+``{"type": "ping", "nonce": "…"}``; the server sends a message through the channel layer
+(in-memory or Redis) to that socket's own channel, which answers ``{"type": "pong", "nonce": …}``.
+Only the sender: a ping that every socket answered would let one client with N sockets make
+the server send N² frames. The sockets are in the ``health`` group too, so the server's own
+code can reach them all (a group send from any thread or process).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 from typing import Any
 
 import orjson
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 
 from config import layer
 
@@ -52,6 +54,9 @@ class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
         except ValueError:
             await self.error("That message is not JSON.")
             return
+        except RecursionError:  # arrays or objects nested a thousand deep: no message of ours is
+            await self.error("That message is nested too deeply.")
+            return
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
             await self.error("A message must be a JSON object with a 'type'.")
             return
@@ -63,6 +68,14 @@ class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
 
     async def error(self, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "message": message, **extra})
+
+
+class NoRoute(AsyncWebsocketConsumer):
+    """Every websocket path no consumer serves: the handshake is refused (HTTP 403), quietly,
+    where the router would raise (a server error and a traceback in the log)."""
+
+    async def connect(self):
+        await self.close()
 
 
 class HealthConsumer(JsonFrameConsumer):
@@ -80,7 +93,7 @@ class HealthConsumer(JsonFrameConsumer):
             await self.error('Send {"type": "ping"}.')
             return
         nonce = str(content.get("nonce", ""))[:64]
-        await self.channel_layer.group_send(GROUP, {"type": "health.pong", "nonce": nonce})
+        await self.channel_layer.send(self.channel_name, {"type": "health.pong", "nonce": nonce})
 
     async def health_pong(self, event):
         await self.send_json({"type": "pong", "nonce": event["nonce"]})

@@ -281,3 +281,28 @@ async def test_play_socket_refuses_oversized_and_malformed_frames(digital, frame
     await ws.send_json_to({"type": "sync"})
     assert (await ws.receive_json_from(timeout=5))["type"] == "state"
     await ws.disconnect()
+
+
+DEEP = ["[" * 1000 + "]" * 1000, '{"type": "sync", "a": ' + "[" * 1500 + "]" * 1500 + "}"]
+
+
+@pytest.mark.parametrize("frame", DEEP)
+async def test_a_frame_nested_a_thousand_deep_gets_an_error_and_the_socket_stays(digital, frame):
+    """Python's JSON parser gives up on deep nesting with a RecursionError, not a ValueError:
+    it once closed the socket with an internal error (and a traceback in the log per frame)."""
+    drive, table, player = digital
+    ws = await open_socket(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={player.token}")
+    await ws.send_to(text_data=frame)
+    answer = await ws.receive_json_from(timeout=5)
+    assert answer == {"type": "error", "message": "That message is nested too deeply."}
+    await ws.send_json_to({"type": "sync"})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "state"
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("path", ["/ws/nothing/", "/ws/drive/ABCDE/admin/", "/ws/bench/echo-group/x/", "/"])
+async def test_a_socket_to_a_path_nobody_serves_is_refused_without_an_error(path, caplog):
+    ws = communicator(path)
+    connected, _ = await ws.connect(timeout=5)
+    assert not connected
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
