@@ -42,7 +42,10 @@ def hands_csv(request, drive_id: int):
 def standings_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     response, writer = _csv_response(drive, "standings")
-    writer.writerow(["rank", "player", "total", "declarations", "nine_card_declarations", "hands_played"])
+    # The rank as a number and a tie as its own column: "=3", as the board writes it, would be
+    # a formula to a spreadsheet.
+    writer.writerow(["rank", "tied", "player", "total", "declarations", "nine_card_declarations", "hands_played"])
     for r in selectors.standings(drive):
-        writer.writerow([r.label, _cell(r.name), r.total, r.declarations, r.row.nine_card_declarations, r.row.hands_played])
+        writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, r.declarations, r.row.nine_card_declarations,
+                         r.row.hands_played])
     return response

@@ -106,8 +106,10 @@ def claim(request, code: str):
 def private_link(request, code: str, token: str):
     """The organiser's private link for one player: this phone becomes that player."""
     drive = drive_by_code(code)
+    # Every try counts, a wrong token first of all (the limit is for guessing).
+    limited = _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE)
     player = player_by_token(drive, token, active_only=False)
-    if player is None or _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
+    if player is None or limited:
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
     Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())

@@ -147,7 +147,10 @@ def test_exports(organiser_client, organiser):
     assert any(r[2] == "'=HYPERLINK(1)" for r in rows[1:])
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
-    assert rows[1][0] == "1" and rows[1][2] == "15"
+    assert rows[0][:3] == ["rank", "tied", "player"]
+    assert rows[1][0] == "1" and rows[1][1] == "0" and rows[1][3] == "15"
+    tied = [row for row in rows[1:] if row[1] == "1"]  # the others share a rank: a number, no "="
+    assert tied and all(row[0].isdigit() for row in tied)
 
 
 def test_final_standings_page_shows_prizes(organiser_client, organiser):

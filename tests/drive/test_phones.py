@@ -101,6 +101,17 @@ def test_joining_is_rate_limited(client, organiser):
     assert "Too many tries" in text(response)
 
 
+def test_guessing_private_links_is_rate_limited_too(client, organiser):
+    """Wrong tokens count towards the limit (they once did not: only valid links were counted)."""
+    drive = make_drive(organiser, 2)
+    player = drive.players.first()
+    for i in range(20):
+        client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}")
+    response = client.get(f"/{drive.join_code}/p/{player.token}", follow=True)
+    assert "no longer valid" in text(response)
+    assert client.get(f"/{drive.join_code}/me").status_code == 302  # the right link came too late
+
+
 def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, organiser):
     drive = make_drive(organiser, 3)
     player = drive.players.get(name="P001")
