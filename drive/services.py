@@ -313,6 +313,10 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     if existing is None:
         if table.hand.status == Hand.Status.CLOSED:
             raise DriveError("That hand is closed.")
+        if table.play_mode == TableHand.PlayMode.DIGITAL and table.state is not None:
+            # Its phones would go on showing the hand; the engine records its result itself.
+            raise DriveError(f"Table {table.number} is playing on the phones: its result enters the drive by itself "
+                             "when the hand ends. To end it now, close the hand (the bell scores it).")
         result = scoring.record_result(
             table=table, players=players, hand_number=table.hand.number, outcome=outcome,
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,

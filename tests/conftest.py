@@ -115,3 +115,13 @@ def _close_sync_thread_connections(django_db_blocker):
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)
         digital.close_apply_connections()  # the apply threads keep theirs between actions
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """The join and private-link limits count per address and minute in the cache: one test's
+    tries must not use up another's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -180,3 +180,24 @@ async def test_a_socket_with_a_bots_token_is_refused(organiser):
     frame = await socket.receive_json_from(timeout=5)
     assert frame["type"] == "error" and "view" not in frame
     await socket.disconnect()
+
+
+def test_no_paper_result_for_a_table_still_playing_on_the_phones(transactional_db, organiser):
+    """Its phones would go on showing the hand: the engine records the result when the hand
+    ends, or the bell when the organiser closes. The dashboard offers no entry for it."""
+    from tests.factories import declared
+
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    before = (table.version, table.state)
+    with pytest.raises(services.DriveError, match="playing on the phones"):
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    client = Client()
+    client.force_login(organiser)
+    page = client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "0"}, follow=True).content.decode()
+    assert "playing on the phones" in page
+    table.refresh_from_db()
+    assert (table.version, table.state) == before and not Result.objects.exists()
+    dashboard = client.get(f"/drives/{drive.pk}/").content.decode()
+    card = dashboard[dashboard.index('id="table-1"'):]
+    assert "Watch" in card[:2000] and "Enter result" not in card[:card.index("</article>")]
