@@ -76,9 +76,9 @@ def player_for_request(request, drive: Drive) -> Player | None:
     return player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)))
 
 
-def player_for_scope(scope, drive: Drive) -> Player | None:
+def player_for_scope(scope, drive: Drive, *, active_only: bool = True) -> Player | None:
     """The player behind a websocket (same cookie as the pages). Sync: call via database_sync_to_async."""
-    return player_by_token(drive, scope.get("cookies", {}).get(player_cookie_name(drive)))
+    return player_by_token(drive, scope.get("cookies", {}).get(player_cookie_name(drive)), active_only=active_only)
 
 
 def organiser_for_scope(scope, drive: Drive) -> bool:

@@ -250,6 +250,8 @@ class PlayConsumer(_TableSocket):
             return "No drive has that code."
         player = player_for_scope(self.scope, drive)
         if player is None:
+            if player_for_scope(self.scope, drive, active_only=False) is not None:
+                return "The organiser has taken you out of this drive: ask them to bring you back to play."
             return "Join the drive on this phone first."
         seat = digital.digital_seat_of(drive, player)
         if seat is None:

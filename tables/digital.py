@@ -605,13 +605,16 @@ def _finish(conn: Any) -> None:
         pass
 
 
+MAX_VERSION = 10**9  # far beyond any hand's; a larger "version" is not one (and is not echoed back)
+
+
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
     """A phone's frame -> (engine action, version seen, client key, claimed seat); refused if odd."""
     if not isinstance(message, dict):
         raise DigitalError("An action must be a JSON object with a 'type'.")
     action = {k: v for k, v in message.items() if k not in CONTROL_FIELDS}
     version = message.get("version")
-    if version is not None and (type(version) is not int or version < 0):
+    if version is not None and (type(version) is not int or not 0 <= version <= MAX_VERSION):
         raise DigitalError("'version' must be the version number your phone last saw.")
     key = message.get("key")
     if key is not None and (not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH):
@@ -736,7 +739,7 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
             if seen == key:
                 return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
     if claimed is not None and claimed != seat:
-        raise DigitalError(f"You play seat {seat + 1}; you cannot act for seat {claimed!r}.")
+        raise DigitalError(f"You play seat {seat + 1}: you can act only for your own seat.")
     if bot:
         if seat not in (table.bots or []):
             raise DigitalError(f"Seat {seat + 1} is not played by a bot.")

@@ -96,7 +96,9 @@ async def test_stale_illegal_and_foreign_seat_actions_are_refused_with_a_message
     illegal = await refused(socket, action("pass", view["version"], card="no-such-card"))
     assert "does not hold" in illegal["message"]
     foreign = await refused(socket, {**action("pass", view["version"], card=card), "seat": 1})
-    assert "cannot act for seat" in foreign["message"]
+    assert "you can act only for your own seat" in foreign["message"]
+    huge = await refused(socket, action("pass", 10**4000, card=card))  # no "version" at all: not echoed
+    assert huge["message"] == "'version' must be the version number your phone last saw."
     not_yet = await refused(socket, action("offer", view["version"], to=1, cards=[card]))
     assert "auction" in not_yet["message"].lower()
     after = await stored(table.pk)
@@ -251,3 +253,15 @@ async def test_the_game_screens_show_where_to_sit_next_when_the_hand_closes(orga
         assert await socket.receive_nothing(timeout=0.2)  # once
         await socket.disconnect()
     assert drive.pk not in broadcast._playing  # the sockets left the registry
+
+
+async def test_a_player_taken_out_of_the_drive_is_told_so_when_the_game_screen_connects(four_at_a_table):
+    from drive import services
+
+    drive, table, players = four_at_a_table
+    await database_sync_to_async(services.withdraw_player)(drive, players[0])
+    socket = phone(drive, players[0])
+    assert (await socket.connect())[0]
+    frame = await socket.receive_json_from(timeout=5)
+    assert frame["type"] == "error" and "taken you out of this drive" in frame["message"]
+    await socket.disconnect()
