@@ -317,3 +317,18 @@ def test_board_shows_the_movement_after_a_hand(client, organiser):
     page = text(client.get(f"/{drive.join_code}/board"))
     assert f'<span class="mv-up">↑{up}</span>' in page
     assert f'<span class="mv-down">↓{down}</span>' in page
+
+
+def test_error_pages_say_what_to_do(client, organiser, settings):
+    """With DEBUG off: a wrong code or address gets the app's page with its message, a form
+    sent without its CSRF cookie a page saying to reload (not Django's technical ones)."""
+    from django.test import Client
+
+    settings.DEBUG = False
+    drive = make_drive(organiser, 2)
+    missing = client.get("/ZZZZZ")
+    assert missing.status_code == 404 and "No drive has that code." in text(missing)
+    assert "There is no page at this address." in text(client.get("/no/such/page/here"))
+    strict = Client(enforce_csrf_checks=True)
+    refused = strict.post(f"/{drive.join_code}/join", {"player": drive.players.first().pk})
+    assert refused.status_code == 403 and "reload the page and send it again" in text(refused)
