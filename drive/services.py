@@ -8,6 +8,7 @@ with a message meant for the organiser; nothing is changed then.
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 
@@ -37,18 +38,37 @@ def _lock(drive: Drive) -> Drive:
     return Drive.objects.select_for_update().get(pk=drive.pk)
 
 
+ZWJ = "\u200d"  # kept inside a name: it joins emoji; ignored when names are compared
+
+
+def clean_name(raw: str) -> str:
+    """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures), no
+    invisible format characters (zero-width spaces, soft hyphens, direction overrides) but the
+    emoji joiner, single spaces. Empty when nothing visible is left."""
+    name = "".join(c for c in unicodedata.normalize("NFKC", raw) if c == ZWJ or unicodedata.category(c) != "Cf")
+    name = " ".join(name.split())
+    return name if name.replace(ZWJ, "") else ""
+
+
+def name_key(name: str) -> str:
+    """What two names must differ in to be told apart: "Ann", "ANN", "An\u00adn" and "Ann\u200b"
+    are one name. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin "a",
+    are not caught.)"""
+    return clean_name(name).replace(ZWJ, "").casefold()
+
+
 def parse_names(text: str) -> list[str]:
     """Names from pasted text: one per line (commas also separate); blanks and repeats dropped."""
     names: list[str] = []
     seen: set[str] = set()
     for raw in text.replace(",", "\n").splitlines():
-        name = " ".join(raw.split())
+        name = clean_name(raw)
         if not name:
             continue
         if len(name) > MAX_NAME:
             raise DriveError(f"“{name[:20]}…” is too long: names have at most {MAX_NAME} characters.")
-        if name.casefold() not in seen:
-            seen.add(name.casefold())
+        if name_key(name) not in seen:
+            seen.add(name_key(name))
             names.append(name)
     return names
 
@@ -63,11 +83,11 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
     drive = _lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished.")
-    names = list(names)
+    names = [name for name in map(clean_name, names) if name]
     if not names:
         raise DriveError("Give at least one name.")
-    existing = {n.casefold() for n in drive.players.values_list("name", flat=True)}
-    clashes = [n for n in names if n.casefold() in existing]
+    existing = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    clashes = [n for n in names if name_key(n) in existing]
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(clashes)}. Add an initial to tell them apart.")
     try:

@@ -219,6 +219,22 @@ def test_parse_names_drops_blanks_and_repeats():
         services.parse_names("x" * 41)
 
 
+def test_names_that_look_the_same_are_one_name(organiser):
+    """Invisible characters (zero-width space, soft hyphen, direction overrides) are dropped and
+    compatibility forms folded (NFKC), so a name cannot pass for another on the board; a name
+    of invisible characters only is no name (found by probing from outside)."""
+    assert services.parse_names("Ann\nAnn\u200b\nA\u00adnn\n\uff21nn\n\u202eBob\u202c\n\u200b\u200b\n\u00ad") == ["Ann", "Bob"]
+    assert services.clean_name("\U0001F469\u200d\U0001F4BB Di") == "\U0001F469\u200d\U0001F4BB Di"  # an emoji's joiner stays
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["Mallory"])
+    for lookalike in ("Mallory\u200b", "Ma\u00adllory", "MAL\u200dLORY", "\uff2dallory"):
+        with pytest.raises(DriveError, match="Already in this drive"):
+            services.add_players(drive, [lookalike])
+    with pytest.raises(DriveError, match="at least one name"):
+        services.add_players(drive, ["\u200b", "\u00ad\u200d"])
+    assert list(drive.players.values_list("name", flat=True)) == ["Mallory"]
+
+
 def test_database_refuses_a_player_seated_twice_in_one_hand(organiser):
     from django.db import IntegrityError, transaction
 
