@@ -149,8 +149,9 @@ class FilmFantasyHand:
         card = action["card"]
         if not isinstance(card, str) or card not in self.hands[seat]:
             raise GameError(f"Seat {seat} does not hold {card!r} to pass.")
+        if self.passes[seat] is None:  # a changed mind is not logged: the log is public
+            self.log.append({"type": "passed", "seat": seat, "round": self.round})
         self.passes[seat] = card
-        self.log.append({"type": "passed", "seat": seat, "round": self.round})
         if None not in self.passes:
             self._move_passes_and_draw()
 

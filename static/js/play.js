@@ -149,6 +149,7 @@
     $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
       (v.dealer_draw ? " (drew the Joker after " + (v.dealer_draw.length - 1) + " cards face up)" : "");
     $("status").textContent = statusLine(v) + (pending ? " — sending…" : "");
+    renderLog(v);
     renderHand(v);
     renderAuction(v);
     var declare = $("declare");
@@ -181,6 +182,36 @@
     var mine = offers.filter(function (o) { return o.from === v.seat; });
     if (mine.length) return "Your offer to " + listNames(mine.map(function (o) { return o.to; })) + " is waiting for an answer. Tap cards to offer more, or declare.";
     return "Auction open: tap one to three cards to offer someone, or declare.";
+  }
+
+  // The table's last moves in words, newest first (the public log: no cards in it).
+  var LOG_LINES = 3;
+  function who(seat, start) { return seat === view.seat ? (start ? "You" : "you") : nameOf(seat); }
+  function whose(seat) { return seat === view.seat ? "your" : nameOf(seat) + "’s"; }
+  function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
+  function logLine(e) {
+    switch (e.type) {
+      case "draw": return "The passes moved left and everyone drew a card.";
+      case "auction_opened": return "The auction is open" + (e.odd_cards ? " (" + cards(e.odd_cards) + " left out of play)." : ".");
+      case "offer": return who(e.from, true) + " offered " + cards(e.count) + " to " + who(e.to) + ".";
+      case "exchange": return who(e.to, true) + " took " + whose(e.from) + " offer: " + cards(e.count) + " each way.";
+      case "declined": return who(e.to, true) + " declined " + whose(e.from) + " offer.";
+      case "withdrawn": return who(e.from, true) + " withdrew the offer to " + who(e.to) + ".";
+      case "declared": return who(e.seat, true) + " declared" + (e.nine_card ? " with nine cards." : ".");
+      case "stopped": return "The organiser ended the hand.";
+      case "offers_void": return "The open offers were cancelled.";
+      default: return null;   // a pass: who has still to choose is shown by the seats
+    }
+  }
+  function renderLog(v) {
+    var ul = $("log");
+    ul.textContent = "";
+    var lines = [];
+    for (var i = v.log.length - 1; i >= 0 && lines.length < LOG_LINES; i--) {
+      var line = logLine(v.log[i]);
+      if (line) lines.push(line);
+    }
+    lines.forEach(function (line) { ul.appendChild(el("li", line)); });
   }
 
   function lockedCards(v) {

@@ -141,6 +141,7 @@ def test_passes_are_simultaneous_and_a_choice_can_change_until_all_have_chosen()
     h.apply(0, {"type": "pass", "card": "1-1"})
     assert "1-1" in h.hands[0] and h.view(1)["pass_pending"] == [1]
     h.apply(0, {"type": "pass", "card": "2-1"})  # changed mind
+    assert [e for e in h.log if e["type"] == "passed"] == [{"type": "passed", "seat": 0, "round": 1}]  # once
     h.apply(1, {"type": "pass", "card": "5-1"})
     assert "2-1" in h.hands[1] and "1-1" in h.hands[0] and "5-1" in h.hands[0]
 

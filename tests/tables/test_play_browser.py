@@ -202,6 +202,8 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)  # still chosen
         assert ann_page.locator("#offers").bounding_box()["y"] < ann_page.locator("#hand").bounding_box()["y"]
         expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
+        expect(ann_page.locator("#log li").first).to_have_text(f"{bob} offered 1 card to you.")  # the last move, in words
+        expect(bob_page.locator("#log li").first).to_have_text(f"You offered 1 card to {ann}.")
 
         organiser = browser.new_page(viewport={"width": 1280, "height": 800})
         organiser.goto(server.url + "/")
