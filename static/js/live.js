@@ -170,7 +170,10 @@
     rows.forEach(function (r) { r.hidden = false; });
     if (!rows.length) return;
     var rowH = rows[0].getBoundingClientRect().height || 40;
-    var room = window.innerHeight - table.getBoundingClientRect().top - 24;
+    // The chart below the standings must stay on the screen too.
+    var chart = document.querySelector(".board svg.chart");
+    var below = chart ? chart.getBoundingClientRect().height + 12 : 0;
+    var room = window.innerHeight - table.getBoundingClientRect().top - 24 - below;
     var perPage = Math.max(3, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / perPage);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;

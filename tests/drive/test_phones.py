@@ -319,6 +319,20 @@ def test_board_shows_the_movement_after_a_hand(client, organiser):
     assert f'<span class="mv-down">↓{down}</span>' in page
 
 
+def test_board_shows_the_first_hands_seating(client, organiser):
+    """Hand 1's seating is on the projector too ("take your seats" with no tables was all it
+    said), without arrows: nobody moved yet."""
+    drive = seated_drive(organiser, 8, start=False)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    movement = page[page.index("data-movement"):]
+    movement = movement[:movement.index("</div>")]
+    for table in drive.hands.get().tables.all():
+        assert f"<strong>Table {table.number}:</strong>" in movement
+        for seat in table.seats.all():
+            assert f">{seat.player.name}</span>" in movement
+    assert "+" not in movement and "↑" not in movement
+
+
 def test_error_pages_say_what_to_do(client, organiser, settings):
     """With DEBUG off: a wrong code or address gets the app's page with its message, a form
     sent without its CSRF cookie a page saying to reload (not Django's technical ones)."""

@@ -1,0 +1,31 @@
+"""The board on a 1080p projector: standings paged so that the score chart below them stays on
+the screen (it once ran off the bottom, hiding the lower lines and labels)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser_support import chromium, live_server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.timeout(120)
+def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--players", "40", "--hands", "3", "--seed", "1", "--organiser", "olive")
+        code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
+        board = browser.new_page(viewport={"width": 1920, "height": 1080})
+        board.goto(f"{server.url}/{code}/board")
+        chart = board.locator("svg.chart")
+        expect(chart).to_be_visible()
+        board.wait_for_function("document.querySelectorAll('table[data-pager] tbody tr[hidden]').length > 0")
+        box = chart.bounding_box()
+        assert box["y"] + box["height"] <= 1080
+        bottoms = board.eval_on_selector_all("table[data-pager] tbody tr:not([hidden])",
+                                             "rows => rows.map(r => r.getBoundingClientRect().bottom)")
+        assert bottoms and max(bottoms) <= box["y"]  # the shown rows end above the chart
