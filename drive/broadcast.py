@@ -130,7 +130,8 @@ def _from_inbox(sockets: Any, method: str, what: str) -> Any:
     async def handle(message: dict[str, Any]) -> None:
         if message.get("sent_by") == layer.PROCESS:
             return
-        registry = sockets.get(message.get("audience")) if isinstance(sockets, dict) else sockets
+        # (A message without an audience is a phone's: as sent before the game screens had one.)
+        registry = sockets.get(message.get("audience", "phones")) if isinstance(sockets, dict) else sockets
         if registry is not None:
             await registry.hand(message.get("drive"), lambda socket: getattr(socket, method)(message), what)
 

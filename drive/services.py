@@ -38,23 +38,37 @@ def _lock(drive: Drive) -> Drive:
     return Drive.objects.select_for_update().get(pk=drive.pk)
 
 
-ZWJ = "\u200d"  # kept inside a name: it joins emoji; ignored when names are compared
+# Invisible characters a name keeps (they shape what is shown: joiners of emoji and of Persian
+# or Indic letters, emoji presentation, the tags of subdivision flags) but that two names may
+# not differ in alone.
+_SHAPING = {0x200C, 0x200D, 0xFE0E, 0xFE0F, *range(0xE0020, 0xE0080)}
+# Invisible or blank characters a name drops: Unicode's default-ignorable code points (besides
+# the format characters, Cf, dropped by category) and the Braille blank.
+_IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2800, 0x3164,
+            *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4),
+            *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)}
 
 
 def clean_name(raw: str) -> str:
-    """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures), no
-    invisible format characters (zero-width spaces, soft hyphens, direction overrides) but the
-    emoji joiner, single spaces. Empty when nothing visible is left."""
-    name = "".join(c for c in unicodedata.normalize("NFKC", raw) if c == ZWJ or unicodedata.category(c) != "Cf")
+    """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures),
+    without invisible characters (zero-width spaces, soft hyphens, direction overrides, fillers)
+    except those that shape what is shown (``_SHAPING``), single spaces. Empty when nothing
+    visible is left."""
+    name = "".join(c for c in unicodedata.normalize("NFKC", raw)
+                   if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) != "Cf"))
     name = " ".join(name.split())
-    return name if name.replace(ZWJ, "") else ""
+    return name if _visible(name) else ""
+
+
+def _visible(name: str) -> str:
+    return "".join(c for c in name if ord(c) not in _SHAPING)
 
 
 def name_key(name: str) -> str:
     """What two names must differ in to be told apart: "Ann", "ANN", "An\u00adn" and "Ann\u200b"
     are one name. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin "a",
     are not caught.)"""
-    return clean_name(name).replace(ZWJ, "").casefold()
+    return _visible(clean_name(name)).casefold()
 
 
 def parse_names(text: str) -> list[str]:

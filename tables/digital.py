@@ -1162,7 +1162,9 @@ def add_bot(drive, table_id: int):
     seats = table.seats.count()
     if seats >= MAX_SEATS:
         raise DigitalError(f"Table {table.number} is full.")
-    taken = {n.casefold() for n in drive.players.values_list("name", flat=True)}
+    from drive.services import name_key
+
+    taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
     number = 1
     while f"bot {number}" in taken:
         number += 1

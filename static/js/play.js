@@ -57,6 +57,7 @@
     };
     ws.onmessage = function (event) {
       heardAt = Date.now(); askedAt = 0;
+      $("conn").hidden = true;   // heard: connected, whatever the browser said of the network
       var msg;
       try { msg = JSON.parse(event.data); } catch (e) { return; }
       receive(msg);
@@ -92,13 +93,15 @@
       // Never go back: a view older than the one shown (same table and hand) is stale.
       if (view && msg.table === shownTable && msg.hand === shownHand && msg.view.version < view.version) return;
       shownTable = msg.table; shownHand = msg.hand;
+      var moved = $("instruction");
+      if (moved && !moved.hidden && msg.hand >= Number(moved.dataset.hand)) moved.hidden = true;   // at the new table now
       seats = msg.seats || seats;
       if (!view || msg.view.version !== view.version) keepChoices(msg.view);
       view = msg.view;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
     } else if (msg.type === "ok") {
-      if (pending && msg.key === pending.key) pending = null;
+      if (pending && msg.key === pending.key) { pending = null; $("message").textContent = ""; }
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       $("message").textContent = msg.message;
@@ -132,6 +135,7 @@
     var text = new DOMParser().parseFromString(msg.html, "text/html").body.textContent.trim();
     if (!text) return;
     box.querySelector("[data-instruction-text]").textContent = text;
+    box.dataset.hand = String(msg.hand);
     box.hidden = false;
   }
 
@@ -261,7 +265,11 @@
     render();
     if (accepting !== null) {
       var offer = (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
-      if (offer && chosen.length === offer.count) send({ type: "accept", offer: offer.id, cards: chosen.slice() });
+      if (offer && chosen.length === offer.count) {
+        var act = { type: "accept", offer: offer.id, cards: chosen.slice() };
+        accepting = null; chosen = [];   // answered: the offer's end is this player's own doing
+        send(act);
+      }
     }
   }
 
@@ -281,7 +289,10 @@
         li = el("li", nameOf(o.from) + " offers you " + n + ". ");
         if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give. "));
         else li.appendChild(button("Accept", function () { accepting = o.id; chosen = []; render(); }));
-        li.appendChild(button("Decline", function () { send({ type: "decline", offer: o.id }); }));
+        li.appendChild(button("Decline", function () {
+          if (accepting === o.id) { accepting = null; chosen = []; }
+          send({ type: "decline", offer: o.id });
+        }));
       }
       list.appendChild(li);
     });

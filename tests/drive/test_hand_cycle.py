@@ -225,9 +225,12 @@ def test_names_that_look_the_same_are_one_name(organiser):
     of invisible characters only is no name (found by probing from outside)."""
     assert services.parse_names("Ann\nAnn\u200b\nA\u00adnn\n\uff21nn\n\u202eBob\u202c\n\u200b\u200b\n\u00ad") == ["Ann", "Bob"]
     assert services.clean_name("\U0001F469\u200d\U0001F4BB Di") == "\U0001F469\u200d\U0001F4BB Di"  # an emoji's joiner stays
+    assert services.clean_name("\u0645\u06cc\u200c\u0631\u0648\u062f") == "\u0645\u06cc\u200c\u0631\u0648\u062f"  # and a Persian one
+    assert services.clean_name("\u3164 \u2800\ufe0f") == ""
     drive = make_drive(organiser, 0)
     services.add_players(drive, ["Mallory"])
-    for lookalike in ("Mallory\u200b", "Ma\u00adllory", "MAL\u200dLORY", "\uff2dallory"):
+    for lookalike in ("Mallory\u200b", "Ma\u00adllory", "MAL\u200dLORY", "\uff2dallory", "Mallory\u3164",
+                      "Mallory\u034f", "Mallory\ufe0f", "Mallory\u2800", "Mal\u17b5lory", "Mallory\u200c"):
         with pytest.raises(DriveError, match="Already in this drive"):
             services.add_players(drive, [lookalike])
     with pytest.raises(DriveError, match="at least one name"):

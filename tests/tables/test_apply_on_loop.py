@@ -79,7 +79,7 @@ async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_
     refusals = [
         (seat, {**move, "version": stored.version}, other.pk, other.token, "does not hold"),  # another's seat
         (seat, {**move, "version": stored.version}, player.pk, "not-the-token", "join the drive again"),  # signed out
-        (seat, {**move, "version": stored.version, "seat": (seat + 1) % 4}, player.pk, player.token, "cannot act"),
+        (seat, {**move, "version": stored.version, "seat": (seat + 1) % 4}, player.pk, player.token, "only for your own seat"),
         (seat, {"type": "pass", "card": "99-9", "version": stored.version}, player.pk, player.token, ""),  # the engine
         (seat, {**move}, player.pk, player.token, "version"),  # no version
     ]

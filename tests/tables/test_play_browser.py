@@ -205,6 +205,15 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#log li").first).to_have_text(f"{bob} offered 1 card to you.")  # the last move, in words
         expect(bob_page.locator("#log li").first).to_have_text(f"You offered 1 card to {ann}.")
 
+        # Ann takes it: Accept, then one card of hers. Her own answer ends the offer: no complaint.
+        ann_page.locator("#offers button", has_text="Accept").click()
+        expect(ann_page.locator("#status")).to_contain_text(f"Tap 1 of your cards to give {bob}")
+        ann_page.locator("#hand button.c:not([disabled])").first.click()
+        expect(ann_page.locator("#log li").first).to_have_text(f"You took {bob}’s offer: 1 card each way.")
+        expect(bob_page.locator("#log li").first).to_have_text(f"{ann} took your offer: 1 card each way.")
+        assert ann_page.inner_text("#message") == ""
+        expect(ann_page.locator("#offers")).to_be_hidden()
+
         organiser = browser.new_page(viewport={"width": 1280, "height": 800})
         organiser.goto(server.url + "/")
         organiser.fill("input[name=username]", "olive")

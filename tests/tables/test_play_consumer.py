@@ -265,3 +265,25 @@ async def test_a_player_taken_out_of_the_drive_is_told_so_when_the_game_screen_c
     frame = await socket.receive_json_from(timeout=5)
     assert frame["type"] == "error" and "taken you out of this drive" in frame["message"]
     await socket.disconnect()
+
+
+async def test_an_instruction_from_another_process_reaches_the_game_screen_through_the_inbox(
+    four_at_a_table, monkeypatch
+):
+    """On Redis another process's close reaches this process's game screens through its inbox,
+    which is in the drive's "playing" group while it holds one (sent here as that process would)."""
+    from channels.layers import get_channel_layer
+
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
+    drive, table, players = four_at_a_table
+    socket, _ = await connected(drive, players[0])
+    html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
+    await get_channel_layer().group_send(broadcast.drive_group(drive.pk, "playing"), {
+        "type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "audience": "playing",
+        "sent_by": "another-process", "instructions": {str(players[0].pk): html, str(players[1].pk): "not hers"},
+    })
+    frame = await until(socket, lambda f: f["type"] == "instruction")
+    assert frame["html"] == html and frame["hand"] == 2
+    await socket.disconnect()
