@@ -23,9 +23,13 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
         board.goto(f"{server.url}/{code}/board")
         chart = board.locator("svg.chart")
         expect(chart).to_be_visible()
-        board.wait_for_function("document.querySelectorAll('table[data-pager] tbody tr[hidden]').length > 0")
-        box = chart.bounding_box()
-        assert box["y"] + box["height"] <= 1080
-        bottoms = board.eval_on_selector_all("table[data-pager] tbody tr:not([hidden])",
-                                             "rows => rows.map(r => r.getBoundingClientRect().bottom)")
-        assert bottoms and max(bottoms) <= box["y"]  # the shown rows end above the chart
+        # Read in one go in the page (a live update may replace the board between two reads):
+        # some rows paged away, the chart's bottom on the screen, the shown rows above it.
+        board.wait_for_function("""() => {
+          const chart = document.querySelector("svg.chart");
+          const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
+          const shown = rows.filter(r => !r.hidden);
+          if (!chart || !shown.length || shown.length === rows.length) return false;
+          const box = chart.getBoundingClientRect();
+          return box.bottom <= window.innerHeight && Math.max(...shown.map(r => r.getBoundingClientRect().bottom)) <= box.top;
+        }""", timeout=10000)
