@@ -123,24 +123,25 @@ def _to_all(sockets: layer.InboxSockets, group: str, drive_id: int, message: dic
         layer.send_soon([(group, sent)])
 
 
-def _from_inbox(sockets: Any, method: str, what: str) -> Any:
+def _from_inbox(registry_of: Any, method: str, what: str) -> Any:
     """The inbox's handler of a message ``_to_all`` sent: this process's sockets had their own
-    directly, another's get it here. ``sockets``: the registry, or one per message audience."""
+    directly, another's get it here. ``registry_of(message)``: whose sockets it is for."""
 
     async def handle(message: dict[str, Any]) -> None:
         if message.get("sent_by") == layer.PROCESS:
             return
-        # (A message without an audience is a phone's: as sent before the game screens had one.)
-        registry = sockets.get(message.get("audience", "phones")) if isinstance(sockets, dict) else sockets
+        registry = registry_of(message)
         if registry is not None:
             await registry.hand(message.get("drive"), lambda socket: getattr(socket, method)(message), what)
 
     return handle
 
 
-layer.on_inbox("drive.result", _from_inbox(_screens, "drive_result", "a result message"))
-layer.on_inbox("drive.instruction", _from_inbox({"phones": _phones, "playing": _playing}, "drive_instruction",
-                                                "an instruction"))
+layer.on_inbox("drive.result", _from_inbox(lambda message: _screens, "drive_result", "a result message"))
+# (A message without an audience is a phone's: as sent before the game screens had one.)
+_INSTRUCTED = {"phones": _phones, "playing": _playing}
+layer.on_inbox("drive.instruction", _from_inbox(lambda message: _INSTRUCTED.get(message.get("audience", "phones")),
+                                                "drive_instruction", "an instruction"))
 
 
 def drive_group(drive_id: int, audience: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
@@ -453,3 +454,42 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(
     # (And to the game screens' group, which no socket is in here.)
     assert sent == ([broadcast.drive_group(drive.pk, "phones"), broadcast.drive_group(drive.pk, "playing")]
                     if several_processes else [])
+
+
+async def test_messages_from_another_process_reach_this_processs_screens_and_phones_through_the_inbox(
+    drive_of_eight, organiser, monkeypatch
+):
+    """On Redis another process's result message and close instructions arrive through this
+    process's inbox (in the drive's screens and phones groups while it holds such sockets) and
+    are handed to its sockets: a board shows the result, a phone its own instruction. (The
+    sender's own inbox skips what it delivered directly, so only a message from elsewhere runs
+    this route: sent here as that process would.)"""
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
+    drive, code = drive_of_eight, drive_of_eight.join_code
+    pid, token = await sync_to_async(lambda: (lambda s: (s.player_id, s.player.token))(
+        drive.hands.get().tables.get(number=1).seats.select_related("player").first()))()
+    board = await connected(f"/ws/drive/{code}/board/")
+    phone = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+    for ws in (board, phone):
+        await ws.receive_json_from(timeout=5)
+    channel_layer = get_channel_layer()
+    await channel_layer.group_send(broadcast.drive_group(drive.pk, "screens"), {
+        "type": "drive.result", "drive": drive.pk, "sent_by": "another-process", "hand": 1, "table": 1,
+        "current": True, "status": "confirmed", "status_label": "Confirmed", "commit": 7, "board_totals": False,
+        "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "totals": {},
+    })
+    frame = await board.receive_json_from(timeout=5)
+    assert frame["type"] == "result" and frame["table"] == 1 and frame["commit"] == 7
+    html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
+    for audience in ("phones", None):  # (None: as a process sent it before the game screens had theirs)
+        message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "sent_by": "another-process",
+                   "instructions": {str(pid): html}}
+        if audience:
+            message["audience"] = audience
+        await channel_layer.group_send(broadcast.drive_group(drive.pk, "phones"), message)
+        frame = await phone.receive_json_from(timeout=5)
+        assert frame["type"] == "instruction" and frame["html"] == html
+    await board.disconnect()
+    await phone.disconnect()
