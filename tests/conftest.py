@@ -2,7 +2,9 @@
 
 Tests marked ``postgres``, ``redis`` or ``browser`` run only where that service is available
 (``DATABASE_URL`` / ``REDIS_URL`` set, Chromium installed); ``sqlite`` ones only on the embedded
-database. Elsewhere they are deselected and the
+database (among them the browser tests, whose servers use SQLite whatever the suite runs on, and
+the 200-hand privacy test: run once, on the run over the embedded defaults, which .ci/run makes
+with Chromium required). Elsewhere they are deselected and the
 run says so plainly at the end. With ``REQUIRE_SERVICES=1`` (set by .ci/run) a missing service
 is an error instead, so CI can never pass without running them.
 """

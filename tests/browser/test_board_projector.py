@@ -8,7 +8,8 @@ from playwright.sync_api import expect
 
 from tests.browser_support import chromium, live_server
 
-pytestmark = pytest.mark.browser
+# Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 
 @pytest.mark.timeout(120)

@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import ORGANISER_PASSWORD
 
-pytestmark = pytest.mark.browser
+# Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
 
 

@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from tests.browser.test_drive_flow import organiser_sets_up, table_players
 
-pytestmark = pytest.mark.browser
+# Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 
 def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone_page):

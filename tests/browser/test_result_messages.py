@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from tests.browser.test_drive_flow import organiser_sets_up, table_players
 
-pytestmark = pytest.mark.browser
+# Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 # Count the full updates that carry "read" (the snapshot sent on connect is one), so the test
 # knows the page's lastRead is set before checking that an older result is ignored.

@@ -12,7 +12,8 @@ from playwright.sync_api import Error as PlaywrightError
 from games import get_game
 from tests.browser_support import PHONE, chromium, live_server
 
-pytestmark = pytest.mark.browser
+# Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 GAME = get_game("film-fantasy")
 

@@ -24,7 +24,9 @@ from tables.models import TableHand
 from tests.tables.conftest import digital_drive, seated_players, table_of
 from tests.tables.phones import action, connected, until
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Once, on the embedded defaults: the frames are built from the engine's views whatever the
+# database (PostgreSQL's own move paths have their tests), and 200 hands there take 80 s.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
 
 GAME = get_game("film-fantasy")
 HANDS = 200
