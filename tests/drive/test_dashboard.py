@@ -241,3 +241,18 @@ def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(or
     for form in close_form():
         assert "data-bell" not in form and "confirm(" not in form
 
+
+
+def test_tables_shown_before_the_hand_starts_are_seated_not_playing(organiser_client, organiser):
+    from drive import live, selectors
+
+    drive = seated_drive(organiser, 8, start=False)
+    for html in (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"]):
+        card = html[html.index('id="table-1"'):]
+        card = card[:card.index("</h3>")]
+        assert '<span class="badge">Seated</span>' in card and "Playing" not in card
+    services.start_hand(drive)
+    html = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = html[html.index('id="table-1"'):]
+    assert "Playing" in card[:card.index("</h3>")]
