@@ -102,8 +102,8 @@ def send_instructions(drive_id: int, message: dict[str, Any]) -> None:
     one message) to every phone of the drive, its live page or its game screen, as
     ``send_result`` to the screens: each socket sends its own player's."""
     for audience, sockets in (("phones", _phones), ("playing", _playing)):
-        if audience == "playing" and not (sockets.get(drive_id) or one_message_for_all_phones()):
-            continue  # in memory no group holds the game screens: only this process's own can hear it
+        if not (sockets.get(drive_id) or one_message_for_all_phones()):
+            continue  # in memory no group holds phones or game screens: only this process's own hear it
         _to_all(sockets, drive_group(drive_id, audience), drive_id, {**message, "audience": audience},
                 lambda socket: socket.drive_instruction(message), "an instruction")
 

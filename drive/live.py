@@ -276,9 +276,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "waiting": view.waiting(),
         "players": view.players,
         # Digital tables still playing: closing the hand rings the bell on them (asked first).
-        "bell_tables": [t.number for t in view.tables
-                        if t.play_mode == TableHand.PlayMode.DIGITAL and t.status == TableHand.Status.PLAYING
-                        and t.state is not None],
+        "bell_tables": [t.number for t in view.tables if t.on_the_phones],
     }
 
 

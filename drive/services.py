@@ -332,6 +332,14 @@ def _table_for_update(drive: Drive, table_id: int) -> TableHand:
         raise DriveError("That table is not part of this drive.") from None
 
 
+def refuse_paper_result_on_the_phones(table: TableHand) -> None:
+    """A table still played on the phones takes no paper result: its phones would go on showing
+    the hand; the engine (or the bell) records its result itself."""
+    if table.on_the_phones:
+        raise DriveError(f"Table {table.number} is playing on the phones: its result enters the drive by itself "
+                         "when the hand ends. To end it now, close the hand (the bell scores it).")
+
+
 @transaction.atomic
 def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason: str = "") -> Result:
     """The organiser enters a table's result (from paper), or corrects one (a reason is required)."""
@@ -347,10 +355,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     if existing is None:
         if table.hand.status == Hand.Status.CLOSED:
             raise DriveError("That hand is closed.")
-        if table.play_mode == TableHand.PlayMode.DIGITAL and table.state is not None:
-            # Its phones would go on showing the hand; the engine records its result itself.
-            raise DriveError(f"Table {table.number} is playing on the phones: its result enters the drive by itself "
-                             "when the hand ends. To end it now, close the hand (the bell scores it).")
+        refuse_paper_result_on_the_phones(table)
         result = scoring.record_result(
             table=table, players=players, hand_number=table.hand.number, outcome=outcome,
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,

@@ -14,7 +14,6 @@ from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
 from drive.services import DriveError
 from games import get_game
 from scoring.forms import ResultForm
-from tables.models import TableHand
 
 
 def _back(drive):
@@ -183,9 +182,10 @@ def result_edit(request, drive_id: int, table_id: int):
     game = get_game(drive.game)
     spec = game.entry_spec(len(names))
     existing = getattr(table, "result", None) if hasattr(table, "result") else None
-    if existing is None and table.play_mode == TableHand.PlayMode.DIGITAL and table.state is not None:
-        messages.error(request, f"Table {table.number} is playing on the phones: its result enters the drive by itself "
-                                "when the hand ends. To end it now, close the hand (the bell scores it).")
+    try:
+        services.refuse_paper_result_on_the_phones(table)
+    except DriveError as exc:
+        messages.error(request, str(exc))
         return _back(drive)
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)

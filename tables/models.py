@@ -71,6 +71,12 @@ class TableHand(models.Model):
     def is_done(self) -> bool:
         return self.status in (self.Status.CONFIRMED, self.Status.NOT_PLAYED)
 
+    @property
+    def on_the_phones(self) -> bool:
+        """Its hand is dealt and still being played on the phones: the engine (or the bell) will
+        record its result; nobody enters one."""
+        return self.play_mode == self.PlayMode.DIGITAL and self.state is not None and self.status == self.Status.PLAYING
+
 
 class Seat(models.Model):
     """A player at a table for one hand. ``position`` 0.. is clockwise: the next is on the left."""
