@@ -33,7 +33,7 @@ def _score_rows(result: Result, players: Sequence[Any], outcome: Outcome, hand_n
     ]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside a caller's transaction, no savepoint: two round trips fewer
 def record_result(
     *,
     table,

@@ -846,6 +846,10 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         return None
     split_message(message)
     try:
+        unchanged = _move_from_held_state(table_id, seat, message, player_id, token)
+    except _EndsTheHand:  # known from the state this process holds: no trip to the database first
+        return None
+    try:
         pool, conn = await _LoopReader.acquire()
     except Exception:
         log.warning("table %s: no connection on the event loop; applying in a thread", table_id, exc_info=True)
@@ -853,7 +857,6 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     committing = False
     try:
         cursor = psycopg_client_cursor(conn)
-        unchanged = _move_from_held_state(table_id, seat, message, player_id, token)
         if unchanged is not None:  # one round trip, if the table is still as this process holds it
             sql, params, state = unchanged
             try:
@@ -916,8 +919,9 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     version (the row locked for the statement, as any UPDATE), still playing in a hand in play,
     with the sender in the seat and the client key new. Two such moves can never interleave:
     the second finds another version and matches nothing. When nothing matches, or anything is
-    unusual (the engine refuses, the move ends the hand, a seat claimed), the locked path
-    decides, with its exact refusals. Returns (sql, parameters, the moved state), or None."""
+    unusual (the engine refuses, a seat claimed), the locked path decides, with its exact
+    refusals. Returns (sql, parameters, the moved state), or None; ``_EndsTheHand`` when the
+    move, on the state the phone was shown, ends the hand (it goes to an apply thread)."""
     action, version, key, claimed = split_message(message)
     if version is None or (claimed is not None and claimed != seat) or type(seat) is not int:
         return None
@@ -931,7 +935,7 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     except GameError:
         return None
     if state.finished:
-        return None
+        raise _EndsTheHand
     field = TableHand._meta.get_field
     values = [field("state").get_db_prep_save(state.to_json(), connection), state.version,
               field("updated_at").get_db_prep_save(timezone.now(), connection)]

@@ -71,6 +71,35 @@ async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_
         assert len(digital._LoopReader.pool().held) == 1  # one move at a time: one connection, kept
 
 
+@pytest.mark.postgres
+async def test_the_last_move_on_a_state_this_process_holds_goes_to_a_thread_without_a_trip(four_at_a_table,
+                                                                                         monkeypatch):
+    """A socket keeps the state of every version it applied (``keep_state``): the move that ends
+    the hand is known to end it from that state, so the loop does not open a transaction on
+    the database only to roll it back before the apply thread does the work."""
+    drive, table, players = four_at_a_table
+    trips = []
+    real = digital._LoopReader.acquire.__func__
+    monkeypatch.setattr(digital._LoopReader, "acquire", classmethod(lambda cls: trips.append(1) or real(cls)))
+    rng = random.Random(7)
+    for _ in range(2000):
+        stored, state, seat, move = await _next_move(table.pk, rng)
+        player = players[seat]
+        message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        trips.clear()
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+        if applied is None:
+            break
+        assert trips == [1]
+        digital.keep_state(applied)  # as the socket does once its move has committed
+    assert trips == []  # the last move: no connection taken, nothing written
+    assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+    applied = await digital.in_apply_thread(digital.apply_action, table.pk, seat, message, player_id=player.pk,
+                                            token=player.token, notify=False)
+    assert applied.finished
+    assert await sync_to_async(Result.objects.filter(table_id=table.pk).count)() == 1
+
+
 async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_at_a_table):
     drive, table, players = four_at_a_table
     stored, _state, seat, move = await _next_move(table.pk, random.Random(1))
