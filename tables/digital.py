@@ -636,7 +636,8 @@ def _sql_names() -> dict[str, str]:
 def _quoted_names(vendor: str) -> dict[str, str]:
     q = connection.ops.quote_name
     return {"t": q(TableHand._meta.db_table), "h": q(Hand._meta.db_table), "seat": q(Seat._meta.db_table),
-            "player": q(Seat._meta.get_field("player").related_model._meta.db_table)}
+            "player": q(Seat._meta.get_field("player").related_model._meta.db_table),
+            "d": q(Hand._meta.get_field("drive").related_model._meta.db_table)}
 
 
 def _from_db(name: str, value: Any) -> Any:
@@ -644,10 +645,11 @@ def _from_db(name: str, value: Any) -> Any:
     return TableHand._meta.get_field(name).from_db_value(value, None, connection)
 
 
-def _locked_sql(with_token: bool) -> str:
+def _locked_sql(with_token: bool, ending: bool = False) -> str:
     """The statement that reads and locks a table's row with its hand, and whether the sender
-    sits at the seat (parameters: seat, player, [token,] table)."""
-    return _locked_sql_of(connection.vendor, with_token)
+    sits at the seat (parameters: seat, player, [token,] table). ``ending``: the move is
+    expected to end the hand (``_RecordingFacts``)."""
+    return _locked_sql_of(connection.vendor, with_token, ending)
 
 
 def _sits_sql(with_token: bool) -> str:
@@ -659,21 +661,28 @@ def _sits_sql(with_token: bool) -> str:
     return sits
 
 
-@functools.lru_cache(maxsize=4)
-def _locked_sql_of(vendor: str, with_token: bool) -> str:
+@functools.lru_cache(maxsize=8)
+def _locked_sql_of(vendor: str, with_token: bool, ending: bool = False) -> str:
     n = _sql_names()
     sits = _sits_sql(with_token)
     columns = (
         "t.id, t.number, t.hand_id, t.play_mode, t.status, t.state, t.version, t.bots, t.client_keys, "
         f"h.number, h.status, h.drive_id, EXISTS ({sits})"
     )
-    if vendor == "postgresql":
+    joins = f"INNER JOIN {n['h']} h ON h.id = t.hand_id"
+    if vendor == "postgresql" and ending:
+        # What recording the result needs, in the same round trip (``_RecordingFacts``); and
+        # no relaxation: this commit waits for the disk, as every result's does.
+        columns += (f", d.game, d.house_rules::text, (SELECT array_agg(s.player_id ORDER BY s.position) "
+                    f"FROM {n['seat']} s WHERE s.table_id = t.id)")
+        joins += f" INNER JOIN {n['d']} d ON d.id = h.drive_id"
+    elif vendor == "postgresql":
         # A move commits without waiting for its WAL to reach the disk, as on SQLite (WAL,
         # synchronous=NORMAL): it survives the server process being killed, and only a crash
         # of PostgreSQL's machine within a fraction of a second could lose it. The move that
         # ends the hand, whose result enters the drive, waits as every result does (_durable).
         columns += ", set_config('synchronous_commit', 'off', true)"
-    sql = f"SELECT {columns} FROM {n['t']} t INNER JOIN {n['h']} h ON h.id = t.hand_id WHERE t.id = %s"
+    sql = f"SELECT {columns} FROM {n['t']} t {joins} WHERE t.id = %s"
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"  # the table's row only: other tables of the hand play on
     return sql
@@ -695,13 +704,57 @@ def _table_of_row(row: Any, player_id: int | None) -> tuple[TableHand, bool]:
     return table, player_id is not None and bool(sits)
 
 
-def _locked_table(table_id: int, seat: Any, player_id: int | None, token: str | None = None
-                  ) -> tuple[TableHand, bool]:
-    """The table's row, locked, with its hand; and whether ``player_id`` sits at ``seat`` there
-    (and, given the ``token`` its phone joined with, still holds it: not signed out since)."""
+@dataclass(frozen=True)
+class _RecordingFacts:
+    """What recording a result needs beyond the table's row, read with it (PostgreSQL) when the
+    move is expected to end the hand: in a thread each further query waits for the interpreter
+    behind the event loop (a millisecond each under the digital benchmark's load)."""
+
+    game: str
+    house_rules: dict[str, Any]
+    player_ids: list[int]  # by seat
+
+
+def _facts_of_row(row: Any) -> _RecordingFacts | None:
+    if row is None or len(row) < 16 or row[15] is None:
+        return None
+    return _RecordingFacts(row[13], json.loads(row[14] or "{}") or {}, list(row[15]))
+
+
+def _locked_table(table_id: int, seat: Any, player_id: int | None, token: str | None = None, *,
+                  ending: bool = False) -> tuple[TableHand, bool, _RecordingFacts | None]:
+    """The table's row, locked, with its hand; whether ``player_id`` sits at ``seat`` there
+    (and, given the ``token`` its phone joined with, still holds it: not signed out since);
+    and, when the move is expected to end the hand (``ending``), what recording its result
+    needs (PostgreSQL; None on SQLite, where a query is no round trip)."""
     with connection.cursor() as cursor:
-        cursor.execute(_locked_sql(token is not None), _locked_params(table_id, seat, player_id, token))
-        return _table_of_row(cursor.fetchone(), player_id)
+        cursor.execute(_locked_sql(token is not None, ending), _locked_params(table_id, seat, player_id, token))
+        row = cursor.fetchone()
+    return (*_table_of_row(row, player_id), _facts_of_row(row))
+
+
+def _ends_the_hand(table_id: int, seat: Any, message: dict[str, Any]) -> bool:
+    """Whether the move, on the version its sender saw, ends the hand, as far as this process
+    can tell without the database: from its copy of that version, when it holds one (a hint
+    only: the locked row decides everything)."""
+    action, version, _key, _claimed = split_message(message)
+    moved = _moved_copy(table_id, version, seat, action)
+    return moved is not None and moved.finished
+
+
+def _moved_copy(table_id: int, version: int | None, seat: Any, action: dict[str, Any]) -> Any:
+    """A copy of this process's state of the table at ``version``, with the action applied;
+    None when it holds no such version or the engine refuses the action."""
+    held = cached_state(table_id, version) if version is not None and type(seat) is int else None
+    if held is None:
+        return None
+    data = held.to_json()
+    state = get_game(data.get("game", "film-fantasy")).load_hand(data)  # the held state is shared: a copy moves
+    try:
+        state.apply(seat, action)
+    except GameError:
+        return None
+    return state
 
 
 def _durable() -> None:
@@ -798,14 +851,16 @@ def apply_action(
     on commit; the caller passes the returned ``Applied`` to ``announce``.
     """
     split_message(message)  # a malformed frame is refused before any database work
-    table, sender_sits = _locked_table(table_id, seat, player_id, token)
+    ending = connection.vendor == "postgresql" and _ends_the_hand(table_id, seat, message)
+    table, sender_sits, facts = _locked_table(table_id, seat, player_id, token, ending=ending)
     accepted = _accept(table, sender_sits, seat, message, bot=bot, token=token)
     if isinstance(accepted, Applied):
         return accepted
     state, fields = accepted
     if state.finished:
-        _durable()
-        _record(table, state)
+        if not ending:
+            _durable()
+        _record(table, state, facts)
         fields.append("status")
     _write(table, fields)  # no model signals are listened to on TableHand
     if notify:
@@ -923,16 +978,10 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     refusals. Returns (sql, parameters, the moved state), or None; ``_EndsTheHand`` when the
     move, on the state the phone was shown, ends the hand (it goes to an apply thread)."""
     action, version, key, claimed = split_message(message)
-    if version is None or (claimed is not None and claimed != seat) or type(seat) is not int:
+    if claimed is not None and claimed != seat:
         return None
-    held = cached_state(table_id, version)
-    if held is None:
-        return None
-    data = held.to_json()
-    state = get_game(data.get("game", "film-fantasy")).load_hand(data)  # the held state is shared: a copy moves
-    try:
-        state.apply(seat, action)
-    except GameError:
+    state = _moved_copy(table_id, version, seat, action)
+    if state is None:
         return None
     if state.finished:
         raise _EndsTheHand
@@ -1085,15 +1134,22 @@ def _same_basis(state: Any, seat: int, basis: Any) -> bool:
     return isinstance(basis, str) and not state.finished and seat_basis(state.view(seat)) == basis
 
 
-def _record(table: TableHand, state) -> Result:
-    """The engine scored the hand: its result enters the drive at once, confirmed (no entry step)."""
-    players = [s.player for s in table.seats.select_related("player").order_by("position")]
+def _record(table: TableHand, state, facts: _RecordingFacts | None = None) -> Result:
+    """The engine scored the hand: its result enters the drive at once, confirmed (no entry step).
+    ``facts``: the players and the game, read with the table's row (else read here)."""
+    if facts is not None:
+        player_model = Seat._meta.get_field("player").related_model
+        players = [player_model(pk=pk) for pk in facts.player_ids]  # the result and scores need their keys only
+        game = get_game(facts.game, facts.house_rules)
+    else:
+        players = [s.player for s in table.seats.select_related("player").order_by("position")]
+        game = None
     result = scoring.record_result(
         table=table,
         players=players,
         hand_number=table.hand.number,
         outcome=state.outcome(),
-        summary=summary_of(table, state),
+        summary=summary_of(table, state, game),
         source=Result.Source.DIGITAL,
         confirmed=True,
     )
@@ -1103,10 +1159,10 @@ def _record(table: TableHand, state) -> Result:
     return result
 
 
-def summary_of(table: TableHand, state) -> dict[str, Any]:
+def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:
     """The finished hand in the game's entry format (so a correction form starts from it), with
     the engine's own points alongside under ``digital``."""
-    summary = game_for(table.hand.drive).hand_summary(state)
+    summary = (game or game_for(table.hand.drive)).hand_summary(state)
     summary["digital"] = {"points": list(state.points or []), "ended_by": state.ended_by, "version": state.version}
     return summary
 

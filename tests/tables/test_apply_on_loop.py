@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import get_game
 from scoring.models import Result
@@ -94,10 +95,27 @@ async def test_the_last_move_on_a_state_this_process_holds_goes_to_a_thread_with
         digital.keep_state(applied)  # as the socket does once its move has committed
     assert trips == []  # the last move: no connection taken, nothing written
     assert (await sync_to_async(_stored)(table.pk)).version == stored.version
-    applied = await digital.in_apply_thread(digital.apply_action, table.pk, seat, message, player_id=player.pk,
-                                            token=player.token, notify=False)
+    applied, statements = await sync_to_async(_apply_capturing)(table.pk, seat, message, player)
     assert applied.finished
-    assert await sync_to_async(Result.objects.filter(table_id=table.pk).count)() == 1
+    # Known to end the hand: the row was read with what the result needs (no query for the
+    # seats nor the drive), and without the relaxed commit of the other moves.
+    assert not any("synchronous_commit" in sql for sql in statements), statements
+    assert not any(sql.lstrip().startswith(('SELECT "tables_seat"', 'SELECT "drive_drive"')) for sql in statements), statements
+    result = await sync_to_async(Result.objects.get)(table_id=table.pk)
+    final = get_game("film-fantasy").load_hand((await sync_to_async(_stored)(table.pk)).state)
+    scores = await sync_to_async(lambda: dict(result.scores.values_list("player_id", "points")))()
+    assert scores == {players[at].pk: points for at, points in enumerate(final.outcome().points)}
+    assert result.mover_id == players[final.outcome().mover].pk
+    assert result.summary["digital"]["version"] == final.version
+
+
+def _apply_capturing(table_id, seat, message, player):
+    """The move applied as in an apply thread, with the statements of its transaction (up to its
+    COMMIT: the drive's screens read after it)."""
+    with CaptureQueriesContext(connection) as queries:
+        applied = digital.apply_action(table_id, seat, message, player_id=player.pk, token=player.token, notify=False)
+    statements = [q["sql"] for q in queries.captured_queries]
+    return applied, statements[: statements.index("COMMIT")]
 
 
 async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_at_a_table):
