@@ -25,6 +25,10 @@ from scoring.models import Result, Score
 from tables.models import BotPlayer, Hand, Seat, TableHand
 
 MAX_NAME = 40
+# Players in one drive, active or not: 125 tables of four, beyond any hall this is for, and
+# what the benchmarks show the dashboard serving (docs/benchmarks.md); 3,000 pasted names
+# made a dashboard of a second and a half.
+MAX_PLAYERS = 500
 
 
 class DriveError(Exception):
@@ -101,6 +105,11 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
     if not names:
         raise DriveError("Give at least one name.")
     existing = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    if len(existing) >= MAX_PLAYERS:
+        raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players.")
+    if len(existing) + len(names) > MAX_PLAYERS:
+        raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {len(existing)}, "
+                         f"and these {len(names)} names would make {len(existing) + len(names)}.")
     clashes = [n for n in names if name_key(n) in existing]
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(clashes)}. Add an initial to tell them apart.")

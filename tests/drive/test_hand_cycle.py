@@ -213,6 +213,19 @@ def test_duplicate_names_are_refused(organiser):
         services.add_players(drive, ["ann"])
 
 
+def test_a_drive_holds_at_most_its_cap_of_players(organiser, monkeypatch):
+    monkeypatch.setattr(services, "MAX_PLAYERS", 6)
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["Ann", "Bob", "Cy", "Di"])
+    with pytest.raises(DriveError, match="at most 6 players: it has 4, and these 3 names would make 7"):
+        services.add_players(drive, ["Ed", "Flo", "Gus"])
+    assert drive.players.count() == 4  # none of them added
+    services.add_players(drive, ["Ed", "Flo"])
+    assert drive.players.count() == 6
+    with pytest.raises(DriveError, match="This drive is full: it holds at most 6 players"):
+        services.add_players(drive, ["Gus"])
+
+
 def test_parse_names_drops_blanks_and_repeats():
     assert services.parse_names("Ann\n\n  Bob  ,Cy\nann\n") == ["Ann", "Bob", "Cy"]
     with pytest.raises(DriveError, match="too long"):

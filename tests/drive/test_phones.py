@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from django.db import connection
@@ -129,6 +130,16 @@ def test_home_says_where_to_sit_and_with_whom(table_of_four):
     drive, table, players = table_of_four
     page = text(phone_for(drive, players[0]).get(f"/{drive.join_code}/me"))
     assert f"Table 1 — with {players[1].name}, {players[2].name} and {players[3].name}" in page
+
+
+def test_home_shows_a_place_in_the_standings_only_once_a_hand_is_played(table_of_four, organiser):
+    drive, table, players = table_of_four
+    before = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
+    assert "of 4" not in before and "once you have played a hand" in before  # not "=1 of 4" for everyone
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    after = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
+    assert "once you have played a hand" not in after
+    assert re.search(r"-?\d+ points · =?\d of 4", after), after
 
 
 def test_home_shows_the_movement_after_a_hand(organiser):

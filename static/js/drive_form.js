@@ -1,0 +1,18 @@
+// The new-drive and edit forms: only the target fields that the chosen end applies to are
+// shown (both for "whichever comes first"). Without this script both are shown, and the
+// server checks the one that applies (drive/forms.py).
+(function () {
+  "use strict";
+  var target = document.querySelector("select[name=target]");
+  if (!target) return;
+  var uses = {hands: ["target_hands"], total: ["target_total"], either: ["target_hands", "target_total"]};
+  function show() {
+    var wanted = uses[target.value] || ["target_hands", "target_total"];
+    ["target_hands", "target_total"].forEach(function (name) {
+      var label = document.querySelector("label[data-field=" + name + "]");
+      if (label) label.hidden = wanted.indexOf(name) < 0;
+    });
+  }
+  target.addEventListener("change", show);
+  show();
+})();
