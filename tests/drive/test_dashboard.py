@@ -256,3 +256,28 @@ def test_tables_shown_before_the_hand_starts_are_seated_not_playing(organiser_cl
     html = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = html[html.index('id="table-1"'):]
     assert "Playing" in card[:card.index("</h3>")]
+
+
+def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(organiser_client, organiser,
+                                                                             settings, recwarn):
+    """A pushed dashboard or phone fragment is rendered once for everyone, without a request:
+    its forms carry no CSRF token (live.js adds the page's own), and rendering it warns of
+    nothing (Django warns of a token tag without one when DEBUG is on). The page itself, rendered
+    for its request, carries the token in every form."""
+    from drive import live, selectors
+
+    settings.DEBUG = True
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    players = [s.player for s in table.seats.order_by("position")]
+    from drive import results
+
+    results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0)
+    view = selectors.drive_view(drive)
+    dashboard = live.dashboard_parts(view)["dashboard"]
+    phone = live.phone_parts(view, [players[1]])[str(players[1].pk)]
+    assert "<form" in dashboard and "Confirm: this is right" in phone  # forms there are
+    assert "csrfmiddlewaretoken" not in dashboard + phone
+    assert not [w for w in recwarn if "csrf_token" in str(w.message)]
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert page.count("<form") == page.count('name="csrfmiddlewaretoken"')
