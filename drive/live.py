@@ -261,11 +261,6 @@ def _stamp() -> int:
     return time.time_ns()
 
 
-# A pushed fragment is rendered once for everyone, with no request: its forms get no CSRF token
-# here (each page's live.js adds its own), and saying so spares the template tag's warning.
-PUSHED = {"csrf_token": "NOTPROVIDED"}
-
-
 def board_parts(view: selectors.DriveView) -> dict[str, str]:
     chart = selectors.leaders_chart(view.drive, view.ranked, up_to=view.frozen_at)
     html = get_template(BOARD_TEMPLATE).render({"v": view, "drive": view.drive, "chart": chart, "Hand": Hand})
@@ -286,13 +281,13 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
 
 
 def dashboard_parts(view: selectors.DriveView) -> dict[str, str]:
-    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render({**dashboard_context(view), **PUSHED})}
+    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render(dashboard_context(view))}
 
 
 def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
     template = get_template(PHONE_TEMPLATE)
     return {
-        str(p.pk): template.render({"me": view.phone(p), "v": view, "drive": view.drive, "Hand": Hand, **PUSHED})
+        str(p.pk): template.render({"me": view.phone(p), "v": view, "drive": view.drive, "Hand": Hand})
         for p in (players if players is not None else view.players)
     }
 

@@ -1,12 +1,26 @@
-"""Server-rendered SVG for the board: the leaders' cumulative scores, hand by hand."""
+"""Template tags of the drive's pages: the board's chart (server-rendered SVG, the leaders'
+cumulative scores, hand by hand), and the CSRF field of a fragment that is also pushed."""
 
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
 register = template.Library()
+
+
+
+@register.simple_tag(takes_context=True)
+def form_token(context) -> str:
+    """``{% csrf_token %}`` for the live fragments: rendered for a request, the same hidden
+    field; rendered once for everyone to push (no request, drive.live), nothing, and no warning
+    of a missing token: each page's live.js adds its own to the forms it receives."""
+    token = context.get("csrf_token")
+    if not token or token == "NOTPROVIDED":  # (Django's own marker of "no token here")
+        return ""
+    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
+
 
 COLOURS = ["#c79a2b", "#e0e0e0", "#d96b6b", "#6bb3d9", "#8fd96b", "#c58fd9"]
 
