@@ -42,6 +42,15 @@ CARD_FILM[JOKER] = ICE
 _REMOVED_SETS = {2: 4, 3: 3, 6: 6}
 
 
+def card_name(card: Any) -> str:
+    """A card as a player reads it: "Serenade 2", "the Joker"; anything else as given."""
+    if card == JOKER:
+        return "the Joker"
+    if isinstance(card, str) and card in CARD_FILM:
+        return f"{FILM_NAMES[CARD_FILM[card] - 1]} {card.split('-')[1]}"
+    return repr(card)
+
+
 def check_players(players: Any) -> int:
     """The table size, refused unless an int from 2 to 10."""
     if not isinstance(players, int) or isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:

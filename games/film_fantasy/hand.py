@@ -24,7 +24,8 @@ from collections import Counter
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import CARD_FILM, JOKER, build_deck, card_sort_key, check_players, choose_removed_films, packs_for
+from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
+                    packs_for)
 from .scoring import best_declaration, score_hand
 
 PASSING, AUCTION, FINISHED = "passing", "auction", "finished"
@@ -148,7 +149,7 @@ class FilmFantasyHand:
             raise GameError("Passing is over: the auction is open." if self.phase == AUCTION else "Not passing now.")
         card = action["card"]
         if not isinstance(card, str) or card not in self.hands[seat]:
-            raise GameError(f"Seat {seat} does not hold {card!r} to pass.")
+            raise GameError(f"You do not hold {card_name(card)} to pass.")
         if self.passes[seat] is None:  # a changed mind is not logged: the log is public
             self.log.append({"type": "passed", "seat": seat, "round": self.round})
         self.passes[seat] = card
@@ -182,7 +183,7 @@ class FilmFantasyHand:
             raise GameError("Nobody can declare now.")
         found = best_declaration(Counter(self.hands[seat]), self.declarer_joker_penalty)
         if found is None:
-            raise GameError(f"Seat {seat} holds no declaration: two complete sets of four different cards of a film.")
+            raise GameError("You hold no declaration: two complete sets of four different cards of a film.")
         ended_by = DECLARED_PASSING if self.phase == PASSING else DECLARED_AUCTION
         self.declaration = found[0]
         self.log.append({"type": "declared", "seat": seat, "nine_card": len(found[0]) == 9})
@@ -203,15 +204,16 @@ class FilmFantasyHand:
                 locked += o["cards"]
         if not locked and len(cards) == 1:  # the common case: one card, nothing locked
             if cards[0] not in hand:
-                raise GameError(f"Seat {seat} does not hold a {cards[0]}.")
+                raise GameError(f"You do not hold {card_name(cards[0])}.")
             return list(cards)
         for code in set(cards):
             k = cards.count(code)
             if hand.count(code) - locked.count(code) < k:
                 held = hand.count(code)
                 if held >= k:
-                    raise GameError(f"{code} is in a pending offer of seat {seat}; it cannot be given until that offer ends.")
-                raise GameError(f"Seat {seat} does not hold {k if k > 1 else 'a'} {code}.")
+                    raise GameError(f"{card_name(code)} is in an offer of yours still open: it cannot be given "
+                                    "until that offer ends.")
+                raise GameError(f"You do not hold {k} of {card_name(code)}." if k > 1 else f"You do not hold {card_name(code)}.")
         return list(cards)
 
     def _auction_offer(self, seat: int, action: dict[str, Any]) -> dict[str, Any]:
@@ -239,7 +241,7 @@ class FilmFantasyHand:
     def _do_accept(self, seat: int, action: dict[str, Any]) -> None:
         offer = self._auction_offer(seat, action)
         if offer["to"] != seat:
-            raise GameError(f"Offer {offer['id']} was made to seat {offer['to']}, not seat {seat}.")
+            raise GameError("That offer was made to another player, not to you.")
         given = self._available(seat, action["cards"], len(offer["cards"]), "The cards given in exchange")
         src, dst = self.hands[offer["from"]], self.hands[seat]
         for c in offer["cards"]:
@@ -256,7 +258,7 @@ class FilmFantasyHand:
     def _do_decline(self, seat: int, action: dict[str, Any]) -> None:
         offer = self._auction_offer(seat, action)
         if offer["to"] != seat:
-            raise GameError(f"Only seat {offer['to']} can decline offer {offer['id']}.")
+            raise GameError("Only the player the offer was made to can decline it.")
         del self.offers[offer["id"]]
         self.auction_actions += 1
         self.log.append({"type": "declined", "offer": offer["id"], "from": offer["from"], "to": seat})
@@ -264,7 +266,7 @@ class FilmFantasyHand:
     def _do_withdraw(self, seat: int, action: dict[str, Any]) -> None:
         offer = self._auction_offer(seat, action)
         if offer["from"] != seat:
-            raise GameError(f"Only seat {offer['from']} can withdraw offer {offer['id']}.")
+            raise GameError("Only the player who made the offer can withdraw it.")
         del self.offers[offer["id"]]
         self.auction_actions += 1
         self.log.append({"type": "withdrawn", "offer": offer["id"], "from": seat, "to": offer["to"]})

@@ -278,13 +278,29 @@ def test_accept_swaps_the_same_number_of_cards_atomically(auction_hand):
 def test_target_declines_and_offerer_withdraws(auction_hand):
     auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
     auction_hand.apply(0, {"type": "offer", "to": 2, "cards": ["1-2"]})
-    with pytest.raises(GameError, match="Only seat 1"):
+    with pytest.raises(GameError, match="Only the player the offer was made to can decline it"):
         auction_hand.apply(2, {"type": "decline", "offer": 1})
     auction_hand.apply(1, {"type": "decline", "offer": 1})
-    with pytest.raises(GameError, match="Only seat 0"):
+    with pytest.raises(GameError, match="Only the player who made the offer can withdraw it"):
         auction_hand.apply(2, {"type": "withdraw", "offer": 2})
     auction_hand.apply(0, {"type": "withdraw", "offer": 2})
     assert auction_hand.offers == {} and sorted(auction_hand.hands[0]) == ["1-1", "1-2", "2-1", "3-1"]
+
+
+def test_refusals_speak_to_the_player_and_name_cards_as_the_phone_shows_them(auction_hand):
+    """A refusal is shown on the phone of the seat that acted: "you", and cards by film and
+    number as the game screen shows them, never seat numbers counted from 0 or card codes."""
+    with pytest.raises(GameError, match="^You do not hold Serenade 4[.]$"):
+        auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["3-4"]})
+    auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
+    with pytest.raises(GameError, match="^Lucky Night 1 is in an offer of yours still open"):
+        auction_hand.apply(0, {"type": "offer", "to": 2, "cards": ["1-1"]})
+    with pytest.raises(GameError, match="^That offer was made to another player, not to you[.]$"):
+        auction_hand.apply(2, {"type": "accept", "offer": 1, "cards": ["1-1"]})
+    with pytest.raises(GameError, match="^You hold no declaration"):
+        auction_hand.apply(2, {"type": "declare"})
+    with pytest.raises(GameError, match="^You do not hold 2 of Serenade 1[.]$"):
+        auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["3-1", "3-1"]})
 
 
 def test_offers_run_simultaneously(auction_hand):
@@ -296,7 +312,7 @@ def test_offers_run_simultaneously(auction_hand):
 
 def test_card_in_pending_offer_cannot_be_offered_again(auction_hand):
     auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
-    with pytest.raises(GameError, match="pending offer"):
+    with pytest.raises(GameError, match="in an offer of yours still open"):
         auction_hand.apply(0, {"type": "offer", "to": 2, "cards": ["1-1"]})
     auction_hand.apply(1, {"type": "decline", "offer": 1})
     auction_hand.apply(0, {"type": "offer", "to": 2, "cards": ["1-1"]})  # free again
@@ -305,7 +321,7 @@ def test_card_in_pending_offer_cannot_be_offered_again(auction_hand):
 def test_card_in_pending_offer_cannot_be_given_in_an_acceptance(auction_hand):
     auction_hand.apply(1, {"type": "offer", "to": 2, "cards": ["4-1"]})
     auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
-    with pytest.raises(GameError, match="pending offer"):
+    with pytest.raises(GameError, match="in an offer of yours still open"):
         auction_hand.apply(1, {"type": "accept", "offer": 2, "cards": ["4-1"]})
     auction_hand.apply(1, {"type": "accept", "offer": 2, "cards": ["4-2"]})
     assert "4-1" in auction_hand.hands[1] and 1 in auction_hand.offers
