@@ -73,7 +73,7 @@ def tables_of(hand: Hand | None) -> list[TableHand]:
         hand.tables.order_by("number")
         .select_related("result", "result__entered_by")
         .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position")),
+            Prefetch("seats", queryset=Seat.objects.select_related("player", "player__bot").order_by("position")),
             Prefetch("result__scores", queryset=Score.objects.select_related("player").order_by("player__name")),
         )
     )

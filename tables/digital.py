@@ -800,6 +800,8 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
         if token is not None:  # a phone: not seated there, or signed out since it connected
             raise DigitalError("This phone does not hold that seat (any more): join the drive again.")
         raise DigitalError("You do not sit at that seat of this table.")
+    elif seat in (table.bots or []):  # the organiser has a bot stand in (``set_stand_in``)
+        raise DigitalError("A bot is playing your seat for now: ask the organiser to give it back to you.")
     if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
         raise DigitalError("This table is not playing on the phones.")
     if table.status != TableHand.Status.PLAYING or table.hand.status != Hand.Status.PLAYING:
@@ -989,7 +991,7 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     values = [field("state").get_db_prep_save(state.to_json(), connection), state.version,
               field("updated_at").get_db_prep_save(timezone.now(), connection)]
     params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
-              seat, player_id, *([token] if token is not None else [])]
+              seat, player_id, *([token] if token is not None else []), field("bots").get_db_prep_save([seat], connection)]
     if key is not None:
         values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
         params.append(field("client_keys").get_db_prep_save([[key]], connection))
@@ -1007,15 +1009,21 @@ def _held_update_sql(vendor: str, with_token: bool, with_key: bool) -> str:
     where = ["t.id = %s", f"t.{column('version')} = %s", f"t.{column('play_mode')} = %s",
              f"t.{column('status')} = %s",
              f"EXISTS (SELECT 1 FROM {n['h']} h WHERE h.id = t.{column('hand')} AND h.status = %s)",
-             f"EXISTS ({_sits_sql(with_token)})"]
+             f"EXISTS ({_sits_sql(with_token)})",
+             f"NOT ({_as_array('t.' + column('bots'))} @> %s)"]  # no bot plays the seat for its player
     if with_key:
         keys = column("client_keys")
-        known = f"(CASE WHEN jsonb_typeof(t.{keys}) = 'array' THEN t.{keys} ELSE '[]'::jsonb END)"
+        known = _as_array(f"t.{keys}")
         sets.append(f"{keys} = (SELECT jsonb_agg(e ORDER BY n) FROM (SELECT e, n FROM jsonb_array_elements("
                     f"{known} || %s) WITH ORDINALITY AS x(e, n) ORDER BY n DESC LIMIT {KEEP_CLIENT_KEYS}) AS kept)")
         where.append(f"NOT ({known} @> %s)")
     return (f"UPDATE {n['t']} AS t SET {', '.join(sets)} WHERE {' AND '.join(where)} "
             f"RETURNING t.{column('bots')}::text")
+
+
+def _as_array(column: str) -> str:
+    """A JSON column as a JSON array (an empty one for NULL or anything else), PostgreSQL."""
+    return f"(CASE WHEN jsonb_typeof({column}) = 'array' THEN {column} ELSE '[]'::jsonb END)"
 
 
 def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, player_id: int,
@@ -1197,6 +1205,37 @@ def stop_playing_tables(drive, hand: Hand) -> list[TableHand]:
 # --- bots at the table ----------------------------------------------------------------------------
 
 MAX_SEATS = 10
+
+
+@transaction.atomic
+def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
+    """The organiser has a bot play a seat of a hand in play on the phones for its player (who
+    had to leave, or whose phone died), or gives the seat back (``playing`` False). The player
+    keeps the seat and its score: the bot only makes the moves, as any bot, and the player's
+    phone is refused meanwhile. It lasts until given back or the hand ends (the next hand
+    seats people, not bots). Returns the player's name. Refused: the table is not playing on
+    the phones, no such seat, or the seat's player is a bot itself."""
+    try:
+        table = TableHand.objects.select_for_update(of=("self",)).select_related("hand").get(
+            pk=table_id, hand__drive=drive)
+    except TableHand.DoesNotExist:
+        raise DigitalError("That table is not part of this drive.") from None
+    if not table.on_the_phones or table.hand.status != Hand.Status.PLAYING:
+        raise DigitalError(f"Table {table.number} is not playing a hand on the phones now.")
+    found = table.seats.select_related("player").filter(position=seat).first() if type(seat) is int else None
+    if found is None:
+        raise DigitalError(f"Table {table.number} has no such seat.")
+    if BotPlayer.objects.filter(player_id=found.player_id).exists():
+        raise DigitalError(f"{found.player.name} is a bot: the server always plays that seat.")
+    bots = set(table.bots or [])
+    if (seat in bots) == playing:
+        return found.player.name  # already so (a second click): nothing to do
+    table.bots = sorted(bots | {seat} if playing else bots - {seat})
+    table.save(update_fields=["bots", "updated_at"])
+    # The bot looks at the table at once; the phones hear of the table again (same version).
+    notify_table(table.pk, table.version, [seat] if playing else [])
+    _drive_changed(drive.pk)
+    return found.player.name
 
 
 @transaction.atomic

@@ -10,4 +10,5 @@ urlpatterns = [
     path("play", views.play, name="play"),
     path("tables/<int:number>/watch", views.watch, name="watch"),
     path("tables/<int:table_id>/add-bot", views.add_bot, name="add_bot"),
+    path("tables/<int:table_id>/stand-in", views.stand_in, name="stand_in"),
 ]

@@ -1,4 +1,5 @@
-"""Digital play pages: the phone's game screen, the organiser's view of a table, adding a bot.
+"""Digital play pages: the phone's game screen, the organiser's view of a table, adding a bot,
+a bot standing in for a player.
 Thin: access helpers find the objects, ``tables.digital`` does the writes."""
 
 from __future__ import annotations
@@ -46,4 +47,25 @@ def add_bot(request, code: str, table_id: int):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"{bot.name} joins the table: the server plays its cards.")
+    return redirect("drive:dashboard", drive_id=drive.pk)
+
+
+@login_required
+@require_POST
+def stand_in(request, code: str, table_id: int):
+    """The organiser has a bot play a seat for its player during a hand on the phones (``playing``
+    1), or gives the seat back (0)."""
+    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    playing = request.POST.get("playing") == "1"
+    try:
+        seat = int(request.POST.get("seat", ""))
+    except ValueError:
+        seat = None
+    try:
+        name = digital.set_stand_in(drive, table_id, seat, playing)
+    except digital.DigitalError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"A bot plays for {name} until you give the seat back." if playing
+                         else f"{name} plays their own seat again.")
     return redirect("drive:dashboard", drive_id=drive.pk)

@@ -118,6 +118,20 @@ def _apply_capturing(table_id, seat, message, player):
     return applied, statements[: statements.index("COMMIT")]
 
 
+async def test_a_seat_that_a_bot_plays_for_its_player_is_refused_to_the_phone_on_the_loop(four_at_a_table):
+    """The organiser has a bot stand in (``digital.set_stand_in``): the player's phone is refused,
+    on the one-statement path too (PostgreSQL: its UPDATE matches no seat a bot plays)."""
+    drive, table, players = four_at_a_table
+    stored, state, seat, move = await _next_move(table.pk, random.Random(3))
+    digital._cache_state(table.pk, stored.version, state=state)  # held: the one statement is tried first
+    await sync_to_async(TableHand.objects.filter(pk=table.pk).update)(bots=[seat])
+    player = players[seat]
+    with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
+        await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version, "key": "k"},
+                                    player_id=player.pk, token=player.token)
+    assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+
+
 async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_at_a_table):
     drive, table, players = four_at_a_table
     stored, _state, seat, move = await _next_move(table.pk, random.Random(1))

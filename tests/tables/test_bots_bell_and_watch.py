@@ -202,3 +202,75 @@ def test_no_paper_result_for_a_table_still_playing_on_the_phones(transactional_d
     dashboard = client.get(f"/drives/{drive.pk}/").content.decode()
     card = dashboard[dashboard.index('id="table-1"'):]
     assert "Watch" in card[:2000] and "Enter result" not in card[:card.index("</article>")]
+
+
+def _stored_state(table_id):
+    return GAME.load_hand(TableHand.objects.get(pk=table_id).state)
+
+
+def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(transactional_db, organiser):
+    """A player leaves in the middle of a hand on the phones: the organiser has a bot play their
+    seat (the table plays on; the seat and its score stay theirs), and gives it back when they
+    return. Meanwhile their phone is refused, with why."""
+    import time
+
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    players = seated_players(table)
+    client = Client()
+    client.force_login(organiser)
+    page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "1"},
+                       follow=True).content.decode()
+    assert f"A bot plays for {players[2].name} until you give the seat back." in page
+    card = page[page.index('id="table-1"'):]
+    card = card[:card.index("</article>")]
+    assert "(a bot plays for them)" in card and f"Give {players[2].name} the seat back" in card
+    table.refresh_from_db()
+    assert table.bots == [2] and seated_players(table) == players  # the seat stays theirs
+    for _ in range(200):  # the bot passes for them (BOT_DELAY_SECONDS 0)
+        if _stored_state(table.pk).passes[2] is not None:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the bot did not play the seat")
+    state = _stored_state(table.pk)
+    card = state.hands[2][0]
+    with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
+        digital.apply_action(table.pk, 2, action("pass", state.version, card=card), player_id=players[2].pk)
+    page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "0"},
+                       follow=True).content.decode()
+    assert f"{players[2].name} plays their own seat again." in page
+    table.refresh_from_db()
+    assert table.bots == []
+    state = _stored_state(table.pk)
+    with pytest.raises(digital.DigitalError, match="not played by a bot"):
+        digital.apply_action(table.pk, 2, action("pass", state.version, card=state.hands[2][0]), bot=True)
+    applied = digital.apply_action(table.pk, 2, action("pass", state.version, card=state.hands[2][0]),
+                                   player_id=players[2].pk)
+    assert applied.version == state.version + 1
+
+
+def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organiser, django_user_model):
+    drive = digital_drive(organiser, 3, start=False)
+    table = table_of(drive)
+    with pytest.raises(digital.DigitalError, match="not playing a hand on the phones"):
+        digital.set_stand_in(drive, table.pk, 0, True)  # between hands: seat people, or add a bot
+    digital.add_bot(drive, table.pk)
+    services.start_hand(drive)
+    table = table_of(drive)
+    for seat, message in ((3, "Bot 1 is a bot"), (7, "no such seat"), ("1", "no such seat"), (None, "no such seat")):
+        with pytest.raises(digital.DigitalError, match=message):
+            digital.set_stand_in(drive, table.pk, seat, False)
+    table.refresh_from_db()
+    assert table.bots == [3]
+    client = Client()
+    assert client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "0", "playing": "1"}).status_code == 302
+    other = django_user_model.objects.create_user("other", password="other-password-1")
+    client.force_login(other)
+    assert client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "0", "playing": "1"}).status_code == 404
+    client.force_login(organiser)
+    page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "x", "playing": "1"},
+                       follow=True).content.decode()
+    assert "has no such seat" in page
+    table.refresh_from_db()
+    assert table.bots == [3]  # nothing changed by any of them
