@@ -22,11 +22,13 @@ pytestmark = pytest.mark.django_db
 
 ORGANISER_GET = ["/drives/{d}/", "/drives/{d}/edit", "/drives/{d}/results/{t}", "/drives/{d}/standings",
                  "/drives/{d}/phones", "/drives/{d}/log", "/drives/{d}/hands/1", "/drives/{d}/export/hands.csv",
-                 "/drives/{d}/export/standings.csv", "/drives/{d}/print/tables", "/drives/{d}/print/scorecards"]
+                 "/drives/{d}/export/standings.csv", "/drives/{d}/print/tables", "/drives/{d}/print/scorecards",
+                 "/{c}/tables/1/watch"]
 ORGANISER_POST = ["/drives/{d}/edit", "/drives/{d}/players", "/drives/{d}/players/{p}/withdraw",
                   "/drives/{d}/players/{p}/rejoin", "/drives/{d}/draw", "/drives/{d}/swap",
                   "/drives/{d}/tables/1/mode", "/drives/{d}/start", "/drives/{d}/close", "/drives/{d}/end",
-                  "/drives/{d}/results/{t}", "/drives/{d}/phones/{p}/revoke", "/drives/{d}/prizes"]
+                  "/drives/{d}/results/{t}", "/drives/{d}/phones/{p}/revoke", "/drives/{d}/prizes",
+                  "/{c}/tables/{t}/add-bot", "/{c}/tables/{t}/stand-in"]
 PHONE_PAGES = ["/{c}/me", "/{c}/enter"]
 
 
