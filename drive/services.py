@@ -25,9 +25,9 @@ from scoring.models import Result, Score
 from tables.models import BotPlayer, Hand, Seat, TableHand
 
 MAX_NAME = 40
-# Players in one drive, active or not: 125 tables of four, beyond any hall this is for, and
-# what the benchmarks show the dashboard serving (docs/benchmarks.md); 3,000 pasted names
-# made a dashboard of a second and a half.
+# Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
+# benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
+# second and a half.
 MAX_PLAYERS = 500
 
 
