@@ -184,7 +184,7 @@ def quiet_live_updates():
         import drive.live  # noqa: F401
     except ImportError:
         return contextlib.nullcontext()
-    return mock.patch("drive.live.drive_changed", lambda drive_id: None)
+    return mock.patch("drive.live.drive_changed", lambda drive_id, **kwargs: None)
 
 
 
@@ -298,6 +298,9 @@ def run(args: argparse.Namespace, db: ThrowawayDatabase) -> dict:
         drive = build_drive(organiser, args.players, args.hands)
     build_s = time.perf_counter() - t
     tables = drive.hands.get(number=1).tables.count()
+    from config import gc_tuning
+
+    gc_tuning.apply()  # as the server does once loaded (config/asgi.py): its collector's settings
 
     client = Client()
     client.force_login(organiser)
@@ -314,6 +317,7 @@ def run(args: argparse.Namespace, db: ThrowawayDatabase) -> dict:
 
     info = machine(connection.vendor)
     info["debug"] = settings.DEBUG
+    info["gc"] = "config.gc_tuning, as the server"
     result = {
         "bench": "standings",
         "date": datetime.date.today().isoformat(),

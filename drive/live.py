@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.template.loader import get_template
+from django.utils.html import format_html_join
 
 from drive import broadcast, render, selectors
 from drive.models import Drive
@@ -277,6 +278,10 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "players": view.players,
         # Digital tables still playing: closing the hand rings the bell on them (asked first).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
+        # The two "swap" lists hold every seated player: built once, in Python, for both.
+        "swap_options": format_html_join(
+            "", '<option value="{}">{} (T{})</option>',
+            ((seat.player_id, seat.player.name, t.number) for t in view.tables for seat in t.seats.all())),
     }
 
 

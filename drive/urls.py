@@ -12,6 +12,7 @@ urlpatterns = [
     path("drives/<int:drive_id>/players", views.players_add, name="players_add"),
     path("drives/<int:drive_id>/players/<int:player_id>/withdraw", views.player_withdraw, name="player_withdraw"),
     path("drives/<int:drive_id>/players/<int:player_id>/rejoin", views.player_rejoin, name="player_rejoin"),
+    path("drives/<int:drive_id>/players/presence", views.player_presence, name="player_presence"),
     path("drives/<int:drive_id>/draw", views.seating_draw, name="draw"),
     path("drives/<int:drive_id>/swap", views.seating_swap, name="swap"),
     path("drives/<int:drive_id>/tables/<int:number>/mode", views.table_mode, name="table_mode"),

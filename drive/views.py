@@ -108,6 +108,20 @@ def player_rejoin(request, drive_id: int, player_id: int):
 
 @login_required
 @require_POST
+def player_presence(request, drive_id: int):
+    """The dashboard's list of players is one form (one token, not one per player): the button
+    pressed says who leaves (``withdraw=<id>``) or rejoins (``rejoin=<id>``)."""
+    for field, act in (("withdraw", player_withdraw), ("rejoin", player_rejoin)):
+        raw = request.POST.get(field)
+        if raw is not None and raw.isdigit() and len(raw) < 12:
+            return act(request, drive_id, int(raw))
+    drive = drive_for_organiser(request, drive_id)
+    messages.error(request, "Press 'leaves' or 'rejoins' beside a player's name.")
+    return _back(drive)
+
+
+@login_required
+@require_POST
 def seating_draw(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     _run(request, drive, lambda: services.draw_seating(drive), "Seating drawn.")

@@ -281,3 +281,23 @@ def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(o
     assert not [w for w in recwarn if "csrf_token" in str(w.message)]
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     assert page.count("<form") == page.count('name="csrfmiddlewaretoken"')
+
+
+def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(organiser_client, organiser):
+    drive = make_drive(organiser, 6)
+    ann = drive.players.order_by("pk").first()
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert page.count('name="withdraw"') == 6 and f'name="withdraw" value="{ann.pk}"' in page
+    assert page.count('name="csrfmiddlewaretoken"') == page.count("<form")  # one token per form, not per player
+    url = f"/drives/{drive.pk}/players/presence"
+    page = organiser_client.post(url, {"withdraw": str(ann.pk)}, follow=True).content.decode()
+    assert "has left the drive" in page and f'name="rejoin" value="{ann.pk}"' in page
+    ann.refresh_from_db()
+    assert not ann.active
+    for bad in ({}, {"withdraw": "x"}, {"rejoin": "-1"}, {"withdraw": "9" * 40}):
+        page = organiser_client.post(url, bad, follow=True).content.decode()
+        assert "beside a player" in page, bad
+    assert organiser_client.post(url, {"rejoin": "999999"}).status_code == 404  # no such player of this drive
+    organiser_client.post(url, {"rejoin": str(ann.pk)})
+    ann.refresh_from_db()
+    assert ann.active

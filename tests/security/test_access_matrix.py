@@ -25,6 +25,7 @@ ORGANISER_GET = ["/drives/{d}/", "/drives/{d}/edit", "/drives/{d}/results/{t}", 
                  "/drives/{d}/export/standings.csv", "/drives/{d}/print/tables", "/drives/{d}/print/scorecards",
                  "/{c}/tables/1/watch"]
 ORGANISER_POST = ["/drives/{d}/edit", "/drives/{d}/players", "/drives/{d}/players/{p}/withdraw",
+                  "/drives/{d}/players/presence",
                   "/drives/{d}/players/{p}/rejoin", "/drives/{d}/draw", "/drives/{d}/swap",
                   "/drives/{d}/tables/1/mode", "/drives/{d}/start", "/drives/{d}/close", "/drives/{d}/end",
                   "/drives/{d}/results/{t}", "/drives/{d}/phones/{p}/revoke", "/drives/{d}/prizes",
