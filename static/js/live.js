@@ -38,7 +38,10 @@
       var el = document.querySelector('[data-live="' + key + '"]');
       if (!el) return;
       if (busy(el)) { deferred = {parts: parts, stamp: stamp, read: read}; return; }  // never wipe what is being typed
+      // A panel the organiser opened (a table's "A player has left?") stays open.
+      var open = Array.prototype.map.call(el.querySelectorAll("details[open][id]"), function (d) { return d.id; });
       el.innerHTML = parts[key];
+      open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
       addCsrf(el);
     });
     if (read) {

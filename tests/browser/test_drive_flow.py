@@ -104,3 +104,33 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
         expect(phone.locator("[data-instruction]")).to_have_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
     # The phones' instruction is sent at the close's commit, ahead of the board's update: wait for it.
     expect(board.locator("main")).to_contain_text("Hand 3")
+
+
+def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, browser):
+    """The organiser opens a digital table's "A player has left?"; a push of the dashboard (here:
+    a late arrival added from another tab) re-renders the tables and must not close it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(server + "/")
+    page.fill("input[name=username]", "organiser")
+    page.fill("input[name=password]", ORGANISER_PASSWORD)
+    page.click("button:has-text('Sign in')")
+    page.click("text=New drive")
+    page.fill("input[name=name]", "Stand-in drive")
+    page.click("button:has-text('Create the drive')")
+    page.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    page.click("button:has-text('Add players')")
+    page.click("button:has-text('Draw the seating')")
+    page.locator("#table-1").get_by_role("button", name="Play on phones").click()
+    page.click("button:has-text('Start hand 1')")
+    panel = page.locator("#table-1 details")
+    panel.locator("summary").click()
+    expect(panel.get_by_role("button", name=re.compile("A bot plays for"))).to_have_count(4)
+    other = context.new_page()
+    other.goto(page.url)
+    other.fill("textarea[name=names]", "Latecomer")
+    other.click("button:has-text('Add players')")
+    expect(page.locator("#hand")).to_contain_text("Latecomer")  # the push arrived
+    expect(panel).to_have_attribute("open", "")
+    expect(panel.get_by_role("button", name=re.compile("A bot plays for")).first).to_be_visible()
+    context.close()
