@@ -113,7 +113,7 @@ def player_presence(request, drive_id: int):
     pressed says who leaves (``withdraw=<id>``) or rejoins (``rejoin=<id>``)."""
     for field, act in (("withdraw", player_withdraw), ("rejoin", player_rejoin)):
         raw = request.POST.get(field)
-        if raw is not None and raw.isdigit() and len(raw) < 12:
+        if raw is not None and raw.isascii() and raw.isdigit() and len(raw) < 12:
             return act(request, drive_id, int(raw))
     drive = drive_for_organiser(request, drive_id)
     messages.error(request, "Press 'leaves' or 'rejoins' beside a player's name.")

@@ -66,6 +66,24 @@ async def _tell(socket: "_TableSocket", message: dict[str, Any]) -> None:
 layer.on_inbox("table.version", _told)
 
 
+async def _seats_changed(message: dict[str, Any]) -> None:
+    """Which seats the bots play changed (``digital.set_stand_in``): each socket of the table
+    here reads who sits where again and sends its view."""
+    for socket in _LOCAL.of(message.get("table")):
+        socket.table_facts = None
+        layer.start_task(_resend(socket))
+
+
+async def _resend(socket: "_TableSocket") -> None:
+    try:
+        await socket.send_view(force=True)
+    except Exception:  # that socket is closing: it catches up on its next sync
+        log.warning("table %s: a socket missed its seats", socket.table_id, exc_info=True)
+
+
+layer.on_inbox("table.seats", _seats_changed)
+
+
 class _TableSocket(JsonFrameConsumer):
     max_frame = MAX_FRAME
 

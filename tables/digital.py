@@ -89,6 +89,11 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
+def seats_message(table_id: int) -> dict[str, Any]:
+    """Who sits where, or which seats the bots play, changed at the table (no card)."""
+    return {"type": "table.seats", "table": table_id}
+
+
 def version_message(table_id: int, version: int) -> dict[str, Any]:
     return {"type": "table.version", "table": table_id, "version": version}
 
@@ -672,9 +677,9 @@ def _locked_sql_of(vendor: str, with_token: bool, ending: bool = False) -> str:
     joins = f"INNER JOIN {n['h']} h ON h.id = t.hand_id"
     if vendor == "postgresql" and ending:
         # What recording the result needs, in the same round trip (``_RecordingFacts``); and
-        # no relaxation: this commit waits for the disk, as every result's does.
+        # this commit waits for the disk, as every result's does, whatever the server's default.
         columns += (f", d.game, d.house_rules::text, (SELECT array_agg(s.player_id ORDER BY s.position) "
-                    f"FROM {n['seat']} s WHERE s.table_id = t.id)")
+                    f"FROM {n['seat']} s WHERE s.table_id = t.id), set_config('synchronous_commit', 'on', true)")
         joins += f" INNER JOIN {n['d']} d ON d.id = h.drive_id"
     elif vendor == "postgresql":
         # A move commits without waiting for its WAL to reach the disk, as on SQLite (WAL,
@@ -905,6 +910,10 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     try:
         unchanged = _move_from_held_state(table_id, seat, message, player_id, token)
     except _EndsTheHand:  # known from the state this process holds: no trip to the database first
+        return None
+    except Exception:  # nothing written: the thread decides, with its own checks
+        log.warning("table %s: a move could not be made on the held state; applying in a thread", table_id,
+                    exc_info=True)
         return None
     try:
         pool, conn = await _LoopReader.acquire()
@@ -1232,8 +1241,11 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
         return found.player.name  # already so (a second click): nothing to do
     table.bots = sorted(bots | {seat} if playing else bots - {seat})
     table.save(update_fields=["bots", "updated_at"])
-    # The bot looks at the table at once; the phones hear of the table again (same version).
-    notify_table(table.pk, table.version, [seat] if playing else [])
+    notify_table(table.pk, table.version, [seat] if playing else [])  # the bot looks at the table at once
+    # Who plays which seat changed, not the hand's version: every socket of the table reads
+    # the seats again and sends its view (the player's own phone then says a bot plays it).
+    message = seats_message(table.pk)
+    transaction.on_commit(lambda: layer.send(table_group(table.pk), message), robust=True)
     _drive_changed(drive.pk)
     return found.player.name
 
@@ -1261,9 +1273,11 @@ def add_bot(drive, table_id: int):
     seats = table.seats.count()
     if seats >= MAX_SEATS:
         raise DigitalError(f"Table {table.number} is full.")
-    from drive.services import name_key
+    from drive.services import MAX_PLAYERS, name_key
 
     taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    if len(taken) >= MAX_PLAYERS:
+        raise DigitalError(f"This drive is full: it holds at most {MAX_PLAYERS} players, bots included.")
     number = 1
     while f"bot {number}" in taken:
         number += 1

@@ -211,8 +211,9 @@ class FilmFantasyHand:
             if hand.count(code) - locked.count(code) < k:
                 held = hand.count(code)
                 if held >= k:
-                    raise GameError(f"{card_name(code)} is in an offer of yours still open: it cannot be given "
-                                    "until that offer ends.")
+                    name = card_name(code)
+                    raise GameError(f"{name[0].upper()}{name[1:]} is in an offer of yours still open: it cannot "
+                                    "be given until that offer ends.")
                 raise GameError(f"You do not hold {k} of {card_name(code)}." if k > 1 else f"You do not hold {card_name(code)}.")
         return list(cards)
 

@@ -10,7 +10,8 @@
     var wanted = uses[target.value] || ["target_hands", "target_total"];
     ["target_hands", "target_total"].forEach(function (name) {
       var label = document.querySelector("label[data-field=" + name + "]");
-      if (label) label.hidden = wanted.indexOf(name) < 0;
+      // A field the server refused stays in sight with its message, whichever end is chosen.
+      if (label) label.hidden = wanted.indexOf(name) < 0 && !label.querySelector(".errorlist");
     });
   }
   target.addEventListener("change", show);

@@ -163,6 +163,9 @@
 
   function statusLine(v) {
     var me = v.seat;
+    if (!WATCH && v.phase !== "finished" && seats[me] && seats[me].bot) {
+      return "A bot is playing your seat for now: ask the organiser to give it back to you.";
+    }
     if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
     if (v.phase === "auction") return auctionLine(v);
     var others = v.pass_pending.filter(function (s) { return s !== me; });

@@ -134,3 +134,24 @@ def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, 
     expect(panel).to_have_attribute("open", "")
     expect(panel.get_by_role("button", name=re.compile("A bot plays for")).first).to_be_visible()
     context.close()
+
+
+def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
+    """The drive form hides the target field of the other end, but never one holding the
+    server's message: typed under "whichever comes first", then the end changed, it is refused."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server + "/")
+    page.fill("input[name=username]", "organiser")
+    page.fill("input[name=password]", ORGANISER_PASSWORD)
+    page.click("button:has-text('Sign in')")
+    page.click("text=New drive")
+    page.fill("input[name=name]", "Refused target")
+    page.select_option("select[name=target]", "either")
+    page.fill("input[name=target_total]", "0")
+    page.select_option("select[name=target]", "hands")
+    page.fill("input[name=target_hands]", "5")
+    page.click("button:has-text('Create the drive')")
+    expect(page.locator("select[name=target]")).to_have_value("hands")
+    expect(page.locator("label[data-field=target_total] .errorlist")).to_be_visible()
+    expect(page.locator("input[name=target_total]")).to_be_visible()
+    page.close()

@@ -294,7 +294,7 @@ def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(or
     assert "has left the drive" in page and f'name="rejoin" value="{ann.pk}"' in page
     ann.refresh_from_db()
     assert not ann.active
-    for bad in ({}, {"withdraw": "x"}, {"rejoin": "-1"}, {"withdraw": "9" * 40}):
+    for bad in ({}, {"withdraw": "x"}, {"rejoin": "-1"}, {"withdraw": "9" * 40}, {"withdraw": "\u00b2"}):
         page = organiser_client.post(url, bad, follow=True).content.decode()
         assert "beside a player" in page, bad
     assert organiser_client.post(url, {"rejoin": "999999"}).status_code == 404  # no such player of this drive

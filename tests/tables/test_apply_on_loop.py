@@ -98,8 +98,10 @@ async def test_the_last_move_on_a_state_this_process_holds_goes_to_a_thread_with
     applied, statements = await sync_to_async(_apply_capturing)(table.pk, seat, message, player)
     assert applied.finished
     # Known to end the hand: the row was read with what the result needs (no query for the
-    # seats nor the drive), and without the relaxed commit of the other moves.
-    assert not any("synchronous_commit" in sql for sql in statements), statements
+    # seats nor the drive), and with the commit's durability in the same statement, not the
+    # relaxed commit of the other moves.
+    durability = [sql for sql in statements if "synchronous_commit" in sql]
+    assert len(durability) == 1 and "'synchronous_commit', 'on'" in durability[0] and "FOR UPDATE" in durability[0]
     assert not any(sql.lstrip().startswith(('SELECT "tables_seat"', 'SELECT "drive_drive"')) for sql in statements), statements
     result = await sync_to_async(Result.objects.get)(table_id=table.pk)
     final = get_game("film-fantasy").load_hand((await sync_to_async(_stored)(table.pk)).state)

@@ -274,3 +274,32 @@ def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organis
     assert "has no such seat" in page
     table.refresh_from_db()
     assert table.bots == [3]  # nothing changed by any of them
+
+
+async def test_phones_already_open_hear_that_a_bot_plays_a_seat_and_that_it_is_given_back(organiser):
+    """A stand-in changes who plays a seat, not the hand's version: every open phone of the table
+    is sent its view again with the seats (the player's own then says a bot plays it)."""
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    table = await database_sync_to_async(table_of)(drive)
+    players = await database_sync_to_async(seated_players)(table)
+    own, _ = await connected(drive, players[2])
+    other, _ = await connected(drive, players[0])
+    await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, True)
+    for socket in (own, other):
+        frame = await until(socket, lambda f: f["type"] == "state" and f["seats"][2]["bot"])
+        assert frame["view"]["seat"] in (0, 2)
+    await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, False)
+    for socket in (own, other):
+        await until(socket, lambda f: f["type"] == "state" and not f["seats"][2]["bot"])
+    await own.disconnect()
+    await other.disconnect()
+
+
+def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch):
+    from drive import services as drive_services
+
+    drive = digital_drive(organiser, 3, start=False)
+    monkeypatch.setattr(drive_services, "MAX_PLAYERS", 3)
+    with pytest.raises(digital.DigitalError, match="This drive is full"):
+        digital.add_bot(drive, table_of(drive).pk)
+    assert drive.players.count() == 3
