@@ -234,3 +234,35 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#instruction")).to_contain_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
         assert asked and "ring the bell" in asked[0]
         expect(ann_page.locator("#result")).to_contain_text("The hand is over")
+
+
+@pytest.mark.timeout(120)
+def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(tmp_path):
+    """The organiser has a bot stand in for Ann from the dashboard: Ann's open game screen says
+    so at once, and stops saying so when the seat is given back."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        data = server.shell_json(SETUP % 1)
+        code = data["code"]
+        drive_id = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().pk))")
+        phone = browser.new_context(viewport=PHONE)
+        phone.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
+        ann = phone.new_page()
+        ann.goto(f"{server.url}/{code}/play")
+        ann.wait_for_selector("#hand button.c")
+        assert "bot is playing your seat" not in ann.inner_text("#status")
+        organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+        organiser.goto(server.url + "/")
+        organiser.fill("input[name=username]", "olive")
+        organiser.fill("input[name=password]", "organiser-pass-123")
+        organiser.click("button:has-text('Sign in')")
+        organiser.goto(f"{server.url}/drives/{drive_id}/")
+        organiser.locator("#table-1 details summary").click()
+        organiser.locator("#table-1 button", has_text="A bot plays for Ann").click()
+        ann.wait_for_function("document.getElementById('status').textContent.includes('bot is playing your seat')",
+                              timeout=10000)
+        assert "Ann (bot)" in ann.inner_text("#seats")
+        organiser.locator("#table-1 details summary").click()
+        organiser.locator("#table-1 button", has_text="Give Ann the seat back").click()
+        ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
+                              timeout=10000)
+        assert "Ann (bot)" not in ann.inner_text("#seats")
