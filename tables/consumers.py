@@ -45,42 +45,39 @@ def reaches_other_processes(channel_layer: Any) -> bool:
     return layer.several_processes(channel_layer)
 
 
+def _each_socket(message: dict[str, Any], call: Any, what: str) -> None:
+    """``await call(socket)`` for each socket of the message's table here, each in a task of its
+    own (a read must not hold up the inbox); one failing (closing) does not stop the others and
+    catches up on its next sync. With none here (they went without leaving, a crash) the inbox
+    leaves the table's group."""
+    table = message.get("table")
+    sockets = _LOCAL.of(table)
+    for socket in sockets:
+        layer.start_task(_guarded(call(socket), table, what))
+    if not sockets:
+        layer.start_task(_LOCAL.forget(table))
+
+
+async def _guarded(work: Any, table: Any, what: str) -> None:
+    try:
+        await work
+    except Exception:
+        log.warning("table %s: a socket missed %s", table, what, exc_info=True)
+
+
 async def _told(message: dict[str, Any]) -> None:
     """A version told through the layer (another process, a bot, the bell): each socket of the
-    table here sends its view, each in a task of its own (a read must not hold up the inbox)."""
-    sockets = _LOCAL.of(message.get("table"))
-    for socket in sockets:
-        layer.start_task(_tell(socket, message))
-    if not sockets:  # its sockets went without leaving (a crash)
-        layer.start_task(_LOCAL.forget(message.get("table")))
-
-
-async def _tell(socket: "_TableSocket", message: dict[str, Any]) -> None:
-    try:
-        await socket.table_version(message)
-    except Exception:  # that socket is closing: it catches up on its next sync
-        log.warning("table %s: a socket missed version %s", message.get("table"), message.get("version"),
-                    exc_info=True)
-
-
-layer.on_inbox("table.version", _told)
+    table here sends its view."""
+    _each_socket(message, lambda socket: socket.table_version(message), f"version {message.get('version')}")
 
 
 async def _seats_changed(message: dict[str, Any]) -> None:
     """Which seats the bots play changed (``digital.set_stand_in``): each socket of the table
     here reads who sits where again and sends its view."""
-    for socket in _LOCAL.of(message.get("table")):
-        socket.table_facts = None
-        layer.start_task(_resend(socket))
+    _each_socket(message, lambda socket: socket.seats_changed(), "its seats")
 
 
-async def _resend(socket: "_TableSocket") -> None:
-    try:
-        await socket.send_view(force=True)
-    except Exception:  # that socket is closing: it catches up on its next sync
-        log.warning("table %s: a socket missed its seats", socket.table_id, exc_info=True)
-
-
+layer.on_inbox("table.version", _told)
 layer.on_inbox("table.seats", _seats_changed)
 
 
@@ -119,6 +116,11 @@ class _TableSocket(JsonFrameConsumer):
         version = event.get("version", 0)
         if version > self.sent_version:
             await self.send_view(version=version, quiet=True)
+
+    async def seats_changed(self) -> None:
+        """Who sits where (or which seats the bots play) changed: read it again, send the view."""
+        self.table_facts = None
+        await self.send_view(force=True)
 
     async def push(self, version: int) -> None:
         """Another socket of this process applied ``version``: send this seat's view now, from the

@@ -14,13 +14,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
 
 
-def organiser_sets_up(page, url) -> str:
+def organiser_opens_a_new_drive(page, url, name: str) -> None:
+    """Sign in as the organiser and fill in the new drive's name."""
     page.goto(url + "/")
     page.fill("input[name=username]", "organiser")
     page.fill("input[name=password]", ORGANISER_PASSWORD)
     page.click("button:has-text('Sign in')")
     page.click("text=New drive")
-    page.fill("input[name=name]", "Browser drive")
+    page.fill("input[name=name]", name)
+
+
+def organiser_sets_up(page, url) -> str:
+    organiser_opens_a_new_drive(page, url, "Browser drive")
     # Only the target fields of the chosen end are shown.
     page.select_option("select[name=target]", "total")
     expect(page.locator("input[name=target_hands]")).to_be_hidden()
@@ -111,12 +116,7 @@ def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, 
     a late arrival added from another tab) re-renders the tables and must not close it."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(server + "/")
-    page.fill("input[name=username]", "organiser")
-    page.fill("input[name=password]", ORGANISER_PASSWORD)
-    page.click("button:has-text('Sign in')")
-    page.click("text=New drive")
-    page.fill("input[name=name]", "Stand-in drive")
+    organiser_opens_a_new_drive(page, server, "Stand-in drive")
     page.click("button:has-text('Create the drive')")
     page.fill("textarea[name=names]", "\n".join(NAMES[:4]))
     page.click("button:has-text('Add players')")
@@ -140,12 +140,7 @@ def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
     """The drive form hides the target field of the other end, but never one holding the
     server's message: typed under "whichever comes first", then the end changed, it is refused."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(server + "/")
-    page.fill("input[name=username]", "organiser")
-    page.fill("input[name=password]", ORGANISER_PASSWORD)
-    page.click("button:has-text('Sign in')")
-    page.click("text=New drive")
-    page.fill("input[name=name]", "Refused target")
+    organiser_opens_a_new_drive(page, server, "Refused target")
     page.select_option("select[name=target]", "either")
     page.fill("input[name=target_total]", "0")
     page.select_option("select[name=target]", "hands")

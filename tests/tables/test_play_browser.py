@@ -62,6 +62,14 @@ print(json.dumps({"code": drive.join_code, "tokens": {p.name: p.token for p in d
 """
 
 
+def sign_in_as_olive(page, url: str) -> None:
+    """The organiser of SETUP's drive signs in."""
+    page.goto(url + "/")
+    page.fill("input[name=username]", "olive")
+    page.fill("input[name=password]", "organiser-pass-123")
+    page.click("button:has-text('Sign in')")
+
+
 def tap(page, selector: str) -> None:
     """Tap a card. The hand re-renders whenever a state frame arrives (other phones' moves), so
     a button can be replaced between finding and clicking it: tap the current one, and if it was
@@ -216,10 +224,7 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#offers")).to_be_hidden()
 
         organiser = browser.new_page(viewport={"width": 1280, "height": 800})
-        organiser.goto(server.url + "/")
-        organiser.fill("input[name=username]", "olive")
-        organiser.fill("input[name=password]", "organiser-pass-123")
-        organiser.click("button:has-text('Sign in')")
+        sign_in_as_olive(organiser, server.url)
         organiser.goto(f"{server.url}/{code}/tables/1/watch")
         expect(organiser.locator("#table-title")).to_have_text("Table 1, hand 1")
         expect(organiser.locator("#seats")).to_contain_text(ann)
@@ -251,10 +256,7 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.wait_for_selector("#hand button.c")
         assert "bot is playing your seat" not in ann.inner_text("#status")
         organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-        organiser.goto(server.url + "/")
-        organiser.fill("input[name=username]", "olive")
-        organiser.fill("input[name=password]", "organiser-pass-123")
-        organiser.click("button:has-text('Sign in')")
+        sign_in_as_olive(organiser, server.url)
         organiser.goto(f"{server.url}/drives/{drive_id}/")
         organiser.locator("#table-1 details summary").click()
         organiser.locator("#table-1 button", has_text="A bot plays for Ann").click()
