@@ -31,15 +31,21 @@ def _client_ip(request) -> str:
 
 
 def _rate_limited(request, what: str, limit: int) -> bool:
-    """At most ``limit`` attempts a minute per address (per server process)."""
-    key = f"rate:{what}:{_client_ip(request)}:{int(timezone.now().timestamp() // 60)}"
-    count = cache.get_or_set(key, 0, 70)
-    if count >= limit:
+    """At most ``limit`` attempts a minute per address (per server process), over a sliding
+    minute: the last minute's count, weighed by how much of it is still within a minute, adds
+    to this one's, so a burst across the turn of a minute is not let through twice."""
+    now = timezone.now().timestamp()
+    minute = int(now // 60)
+    prefix = f"rate:{what}:{_client_ip(request)}:"
+    key = f"{prefix}{minute}"
+    count = cache.get_or_set(key, 0, 130)
+    before = cache.get(f"{prefix}{minute - 1}", 0)
+    if count + before * (1 - (now % 60) / 60) >= limit:
         return True
     try:
         cache.incr(key)
     except ValueError:
-        cache.set(key, 1, 70)
+        cache.set(key, 1, 130)
     return False
 
 

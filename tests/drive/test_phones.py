@@ -113,6 +113,30 @@ def test_guessing_private_links_is_rate_limited_too(client, organiser):
     assert client.get(f"/{drive.join_code}/me").status_code == 302  # the right link came too late
 
 
+def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser, monkeypatch):
+    """The limit is over a sliding minute: after 20 wrong links in the last second of one minute,
+    the first second of the next lets at most one more try in (a fixed minute let 20 more in);
+    two minutes later the address may try again."""
+    import datetime
+
+    from drive import phone_views
+
+    drive = make_drive(organiser, 2)
+    player = drive.players.first()
+    start = datetime.datetime(2026, 12, 1, 20, 0, 59, 500000, tzinfo=datetime.timezone.utc)
+    clock = {"now": start}
+    monkeypatch.setattr(phone_views.timezone, "now", lambda: clock["now"])
+    for i in range(20):
+        client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}")
+    clock["now"] = start + datetime.timedelta(seconds=1)  # 20:01:00.5, a new minute
+    client.get(f"/{drive.join_code}/p/{'y' * 32}")  # the weighing lets one more through, no more
+    assert "no longer valid" in text(client.get(f"/{drive.join_code}/p/{player.token}", follow=True))
+    assert client.get(f"/{drive.join_code}/me").status_code == 302
+    clock["now"] = start + datetime.timedelta(seconds=121)
+    client.get(f"/{drive.join_code}/p/{player.token}")
+    assert client.get(f"/{drive.join_code}/me").status_code == 200
+
+
 def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, organiser):
     drive = make_drive(organiser, 3)
     player = drive.players.get(name="P001")
