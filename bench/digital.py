@@ -149,7 +149,10 @@ class Server:
 
             with psycopg.connect(self.pg_admin, autocommit=True, connect_timeout=10) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if os.environ.get("KEEP_LOGS"):  # the servers' logs, to read after the run
+            print(f"server logs kept in {self.tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 # --- clients ---------------------------------------------------------------------------------------

@@ -67,7 +67,9 @@ async def _guarded(work: Any, table: Any, what: str) -> None:
 
 async def _told(message: dict[str, Any]) -> None:
     """A version told through the layer (another process, a bot, the bell): each socket of the
-    table here sends its view."""
+    table here sends its view (from the move sealed beside the version, replayed here, when
+    this process holds the version before it: ``digital.replay_told``)."""
+    digital.replay_told(message)
     _each_socket(message, lambda socket: socket.table_version(message), f"version {message.get('version')}")
 
 

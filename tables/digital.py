@@ -79,6 +79,9 @@ class Applied:
     # With ``notify=False``: what the caller must announce after the commit (``announce``).
     state: Any = field(default=None, compare=False, repr=False)
     bots: tuple[int, ...] = ()
+    # The seat and the engine action that made ``state`` from the version before it: sealed
+    # beside the version for the other processes (``sealed_move``), so they need not read it.
+    move: tuple[int, dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
 
 # --- names of groups, and what goes through them -----------------------------------------------
@@ -94,8 +97,118 @@ def seats_message(table_id: int) -> dict[str, Any]:
     return {"type": "table.seats", "table": table_id}
 
 
-def version_message(table_id: int, version: int) -> dict[str, Any]:
-    return {"type": "table.version", "table": table_id, "version": version}
+def version_message(table_id: int, version: int, move: dict[str, Any] | None = None) -> dict[str, Any]:
+    """"Table T is at version V", with the move that made it sealed (``sealed_move``) if given."""
+    message = {"type": "table.version", "table": table_id, "version": version}
+    if move is not None:
+        message["move"] = move
+    return message
+
+
+# --- the move that made a version, sealed ------------------------------------------------------
+# Beside "table T is at version V" goes the move that made V from V-1, sealed: every string the
+# move names (a card) replaced by a keyed digest, and a keyed digest of the new state. The key
+# comes from SECRET_KEY, which every process of the server has and the layer never carries. A
+# process that holds V-1 (its phones at the table were shown it) opens the move with the names
+# its seat could see, replays it on a copy and, if the copy's digest is the sender's, holds V
+# without reading the database; anything else (no V-1 here, a digest that does not match, an
+# engine that refuses) reads the database as before. Without the key a sealed move tells what
+# every phone at the table is shown anyway (seat 2 passed, offered two cards to seat 4), and
+# nothing of any card; the digests are new with every version, so none can be followed.
+
+SEAL_DIGEST = 9  # bytes of a sealed name (18 hex digits)
+
+
+@functools.cache
+def _seal_key(secret: str) -> bytes:
+    return hashlib.blake2b(secret.encode(), digest_size=32, person=b"move-seal").digest()
+
+
+def _sealing_key() -> bytes:
+    from django.conf import settings
+
+    return _seal_key(settings.SECRET_KEY)
+
+
+def _sealed_name(key: bytes, table_id: int, version: int, name: str) -> str:
+    return hashlib.blake2b(f"{table_id}:{version}:{name}".encode(), key=key, digest_size=SEAL_DIGEST).hexdigest()
+
+
+class _Unsealable(Exception):
+    """A sealed name that none of the seat's names has."""
+
+
+def _seal(value: Any, sealed: Callable[[str], str | None]) -> Any:
+    """``value`` (an engine action, or part of one) with each string but the action's type
+    replaced by ``sealed(string)``; ``_Unsealable`` where that gives None."""
+    if isinstance(value, str):
+        out = sealed(value)
+        if out is None:
+            raise _Unsealable
+        return out
+    if isinstance(value, list):
+        return [_seal(item, sealed) for item in value]
+    if isinstance(value, dict):
+        return {k: (v if k == "type" else _seal(v, sealed)) for k, v in value.items()}
+    return value
+
+
+def state_digest(table_id: int, state: Any, key: bytes | None = None) -> str:
+    """A keyed digest of a state's JSON: what a replay must come to."""
+    data = orjson.dumps(state.to_json(), option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(data, key=key or _sealing_key(), digest_size=16, person=str(table_id).encode()[:16]).hexdigest()
+
+
+def sealed_move(table_id: int, state: Any, move: tuple[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """The move that made ``state`` (its seat and engine action), sealed for the layer."""
+    seat, action = move
+    key = _sealing_key()
+    version = state.version
+    sealed = _seal(action, lambda name: _sealed_name(key, table_id, version, name))
+    return {"seat": seat, "action": sealed, "digest": state_digest(table_id, state, key)}
+
+
+def _names(value: Any) -> Any:
+    """Every string in a view (what its seat can name in a move)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _names(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _names(item)
+
+
+def replay_told(message: dict[str, Any]) -> Any:
+    """From this process's inbox, before its sockets build their views: if the message carries
+    the sealed move that made its version and this process holds the version before, the new
+    state made here (kept as that version's); else None and nothing kept (they read it)."""
+    move, table_id, version = message.get("move"), message.get("table"), message.get("version")
+    if type(move) is not dict or type(table_id) is not int or type(version) is not int:
+        return None
+    if cached_state(table_id, version) is not None:
+        return None
+    held = cached_state(table_id, version - 1)
+
+    seat = move.get("seat")
+    if held is None or type(seat) is not int:
+        return None
+    try:
+        key = _sealing_key()
+        names = {_sealed_name(key, table_id, version, name): name for name in _names(held.view(seat))}
+        action = _seal(move.get("action"), names.get)
+        state = _moved_copy(table_id, version - 1, seat, action) if isinstance(action, dict) else None
+        if state is None or state.version != version or state_digest(table_id, state, key) != move.get("digest"):
+            log.info("table %s: version %s not replayed here; reading it", table_id, version)
+            return None
+    except _Unsealable:
+        log.info("table %s: version %s names what its seat could not see here; reading it", table_id, version)
+        return None
+    except Exception:
+        log.warning("table %s: version %s could not be replayed; reading it", table_id, version, exc_info=True)
+        return None
+    return _cache_state(table_id, version, state=state)
 
 
 # Stored states by (table, version), newest last. A version's state never changes, so every
@@ -144,8 +257,9 @@ def _stored_version(table_id: int, version: int, data: dict[str, Any]) -> Any:
 
 
 def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[str, Any] | None = None,
-                 state: Any = None) -> None:
-    """After commit: tell the table's sockets it is at ``version``, and let its bots move."""
+                 state: Any = None, move: tuple[int, dict[str, Any]] | None = None) -> None:
+    """After commit: tell the table's sockets it is at ``version`` (with ``move``, the seat and
+    action that made ``state``, sealed), and let its bots move."""
     from tables import bots  # bots imports this module
 
     seats = list(bot_seats or [])
@@ -153,7 +267,8 @@ def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[s
     def send() -> None:
         if data is not None or state is not None:
             _cache_state(table_id, version, data, state)
-        bots.send_to_group(table_group(table_id), version_message(table_id, version))
+        sealed = sealed_move(table_id, state, move) if move is not None and state is not None else None
+        bots.send_to_group(table_group(table_id), version_message(table_id, version, sealed))
         if seats:
             bots.schedule_table(table_id, seats)
 
@@ -187,8 +302,9 @@ async def announce(channel_layer: Any, applied: "Applied", *, through_layer: boo
         return
     if through_layer:
         try:
+            move = sealed_move(applied.table_id, applied.state, applied.move) if applied.move else None
             await layer.group_send(channel_layer, table_group(applied.table_id),
-                                   version_message(applied.table_id, applied.version))
+                                   version_message(applied.table_id, applied.version, move))
         except Exception:  # committed already: sockets catch up on their next sync
             log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
                         applied.version, exc_info=True)
@@ -870,10 +986,12 @@ def apply_action(
         _record(table, state, facts)
         fields.append("status")
     _write(table, fields)  # no model signals are listened to on TableHand
+    move = (seat, split_message(message)[0])
     if notify:
-        notify_table(table.pk, table.version, table.bots, state=state)
+        notify_table(table.pk, table.version, table.bots, state=state, move=move)
         return Applied(table.pk, table.version, finished=state.finished)
-    return Applied(table.pk, table.version, finished=state.finished, state=state, bots=tuple(table.bots or ()))
+    return Applied(table.pk, table.version, finished=state.finished, state=state, bots=tuple(table.bots or ()),
+                   move=move)
 
 
 def psycopg_client_cursor(conn: Any) -> Any:
@@ -932,7 +1050,8 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
                 raise Unconfirmed(f"table {table_id}: the move's statement failed: {exc}") from exc
             if row is not None:
                 pool.release(conn)
-                return Applied(table_id, state.version, state=state, bots=tuple(json.loads(row[0] or "[]") or ()))
+                return Applied(table_id, state.version, state=state, bots=tuple(json.loads(row[0] or "[]") or ()),
+                               move=(seat, split_message(message)[0]))
             # nothing matched, nothing written: the locked path decides
         # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
         # simple query of two statements (client-side binding: psycopg quotes the values).
@@ -957,7 +1076,8 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
             state, fields = accepted
             sql, values = _update(table, fields)
             await cursor.execute(sql + "; COMMIT", values)
-            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
+            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()),
+                               move=(seat, split_message(message)[0]))
     except (DigitalError, _EndsTheHand) as exc:  # rolled back; the connection is sound
         pool.release(conn)
         if isinstance(exc, DigitalError):
@@ -1066,7 +1186,8 @@ def _apply_on_loop_sqlite(table_id: int, seat: int, message: dict[str, Any], *, 
                 raise _EndsTheHand
             sql, values = _update(table, fields)
             conn.execute(_qmarks(sql), values)
-            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()))
+            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()),
+                               move=(seat, split_message(message)[0]))
         committing = True
         conn.execute("COMMIT")
     except BaseException as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from channels.testing import WebsocketCommunicator
@@ -43,3 +44,22 @@ def at_version(version: int):
 
 def action(kind: str, version: int, **fields) -> dict:
     return {"type": kind, **fields, "version": version, "key": str(uuid.uuid4())}
+
+
+CODE = re.compile(r"(?<![\w-])(\d{1,2}-[1-4]|J)(?![\w-])")
+PUBLIC = {"dealer_draw"}
+
+
+def codes_in(frame, found=None):
+    """Every card code anywhere in a frame (also inside messages), except the public dealer draw."""
+    found = set() if found is None else found
+    if isinstance(frame, dict):
+        for k, v in frame.items():
+            if k not in PUBLIC:
+                codes_in(v, found)
+    elif isinstance(frame, list):
+        for v in frame:
+            codes_in(v, found)
+    elif isinstance(frame, str):
+        found.update(CODE.findall(frame))
+    return found

@@ -11,7 +11,7 @@ import pytest
 
 from tables import consumers, digital
 from tests import spies
-from tests.tables.phones import action, at_version, connected, until
+from tests.tables.phones import action, at_version, codes_in, connected, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,6 +20,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def table_sends(monkeypatch):
     """Every group_send to a table's group, from whichever socket makes it."""
     return spies.group_sends(monkeypatch, lambda group, message: group.startswith("table-") and (group, message))
+
+
+def assert_version_told(table_sends, table, version: int) -> None:
+    """One message through the layer: "table T is at version V", with the sealed move and no card."""
+    [(group, message)] = table_sends
+    assert group == digital.table_group(table.pk)
+    assert {k: v for k, v in message.items() if k != "move"} == digital.version_message(table.pk, version)
+    assert set(message["move"]) == {"seat", "action", "digest"}
+    assert codes_in(message) == set()
 
 
 async def _four(drive, players):
@@ -55,7 +64,7 @@ async def test_the_other_phones_of_this_process_get_the_view_without_the_layer(f
     if in_memory:  # nothing went through the layer: every socket is in this process
         assert table_sends == []
     else:  # Redis: other processes' sockets hear of the version through it (no card)
-        assert table_sends == [(digital.table_group(table.pk), digital.version_message(table.pk, ok["version"]))]
+        assert_version_told(table_sends, table, ok["version"])
     for socket in sockets:
         await socket.disconnect()
 
@@ -74,7 +83,7 @@ async def test_with_other_processes_the_layer_carries_the_version_and_nobody_get
     for i, socket in enumerate(sockets):
         before = [f for f in seen if f["type"] == "state"] if i == 1 else []
         assert [f["view"]["version"] for f in before + await _states_after(socket)] == [ok["version"]]
-    assert table_sends == [(digital.table_group(table.pk), digital.version_message(table.pk, ok["version"]))]
+    assert_version_told(table_sends, table, ok["version"])
     for socket in sockets:
         await socket.disconnect()
 

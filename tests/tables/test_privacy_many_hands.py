@@ -12,7 +12,6 @@ anyone's hand.
 from __future__ import annotations
 
 import random
-import re
 import time
 
 import pytest
@@ -22,7 +21,7 @@ from drive import services
 from games import get_game
 from tables.models import TableHand
 from tests.tables.conftest import digital_drive, seated_players, table_of
-from tests.tables.phones import action, connected, until
+from tests.tables.phones import action, codes_in, connected, until
 
 # Once, on the embedded defaults: the frames are built from the engine's views whatever the
 # database (PostgreSQL's own move paths have their tests), and 200 hands there take 80 s.
@@ -30,23 +29,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
 
 GAME = get_game("film-fantasy")
 HANDS = 200
-CODE = re.compile(r"(?<![\w-])(\d{1,2}-[1-4]|J)(?![\w-])")
-PUBLIC = {"dealer_draw"}
-
-
-def codes_in(frame, found=None):
-    """Every card code anywhere in a frame (also inside messages), except the public dealer draw."""
-    found = set() if found is None else found
-    if isinstance(frame, dict):
-        for k, v in frame.items():
-            if k not in PUBLIC:
-                codes_in(v, found)
-    elif isinstance(frame, list):
-        for v in frame:
-            codes_in(v, found)
-    elif isinstance(frame, str):
-        found.update(CODE.findall(frame))
-    return found
 
 
 def check(frames_by_seat, hands, names) -> int:
