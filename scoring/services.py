@@ -33,6 +33,35 @@ def _score_rows(result: Result, players: Sequence[Any], outcome: Outcome, hand_n
     ]
 
 
+def result_rows(
+    *,
+    table,
+    players: Sequence[Any],
+    hand_number: int,
+    outcome: Outcome,
+    summary: dict,
+    source: str,
+    confirmed: bool,
+    entered_by=None,
+    client_key: str | None = None,
+) -> tuple[Result, list[Score]]:
+    """The result of ``table`` and its players' scores, not yet saved (``record_result`` saves
+    them; a digital hand's last move on PostgreSQL writes them in its own statement)."""
+    declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result = Result(
+        table=table,
+        drive_id=table.hand.drive_id,
+        summary=summary,
+        source=source,
+        status=Result.Status.CONFIRMED if confirmed else Result.Status.ENTERED,
+        declarer=declarer,
+        mover=players[outcome.mover],
+        entered_by=entered_by,
+        client_key=client_key,
+    )
+    return result, _score_rows(result, players, outcome, hand_number, confirmed)
+
+
 @transaction.atomic(savepoint=False)  # inside a caller's transaction, no savepoint: two round trips fewer
 def record_result(
     *,
@@ -46,20 +75,13 @@ def record_result(
     entered_by=None,
     client_key: str | None = None,
 ) -> Result:
-    """Create the result of ``table`` (one per table: the database refuses a second)."""
-    declarer = players[outcome.declarer] if outcome.declarer is not None else None
-    result = Result.objects.create(
-        table=table,
-        drive_id=table.hand.drive_id,
-        summary=summary,
-        source=source,
-        status=Result.Status.CONFIRMED if confirmed else Result.Status.ENTERED,
-        declarer=declarer,
-        mover=players[outcome.mover],
-        entered_by=entered_by,
-        client_key=client_key,
-    )
-    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, confirmed))
+    """Create the result of ``table`` (one per table: the database refuses a second), with its
+    scores (``result_rows``)."""
+    result, scores = result_rows(table=table, players=players, hand_number=hand_number, outcome=outcome,
+                                 summary=summary, source=source, confirmed=confirmed, entered_by=entered_by,
+                                 client_key=client_key)
+    result.save(force_insert=True)
+    Score.objects.bulk_create(scores)
     return result
 
 

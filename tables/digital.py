@@ -82,6 +82,9 @@ class Applied:
     # The seat and the engine action that made ``state`` from the version before it: sealed
     # beside the version for the other processes (``sealed_move``), so they need not read it.
     move: tuple[int, dict[str, Any]] | None = field(default=None, compare=False, repr=False)
+    # The table whose result the move recorded on the event loop: the drive's screens are told
+    # once it has committed (``announce``; a move in a thread tells them in its transaction).
+    recorded: TableHand | None = field(default=None, compare=False, repr=False)
 
 
 # --- names of groups, and what goes through them -----------------------------------------------
@@ -310,6 +313,8 @@ async def announce(channel_layer: Any, applied: "Applied", *, through_layer: boo
                         applied.version, exc_info=True)
     if applied.bots:
         bots.schedule_table(applied.table_id, list(applied.bots))
+    if applied.recorded is not None:  # committed on the event loop: the drive's screens now
+        await in_apply_thread(_results_told, applied.recorded)
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -1017,18 +1022,23 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     kind of transaction (the table's row locked from the read to the commit), without a trip to
     an apply thread and back after each statement. None when it is not applied here, and
     nothing was written: the caller applies it in a thread (``apply_action``). That is the
-    case while the loop's connections rest after a failure, and for the move that ends the
-    hand (its result enters the drive through the ORM and the drive's listeners).
+    case while the loop's connections rest after a failure, and for a move that ends the hand
+    unforeseen (this process did not hold the version it was made on, so its row was read
+    without what recording the result needs). The move that ends the hand, foreseen, records
+    its result here too, in the same two round trips (``_result_sql``): its row read with
+    what the result needs and the commit made durable, then the result, its scores and the
+    table written with the COMMIT; the drive's screens are told after it (``announce``).
     SQLite: ``_apply_on_loop_sqlite``."""
     if connection.vendor == "sqlite":
         return _apply_on_loop_sqlite(table_id, seat, message, player_id=player_id, token=token)
     if connection.vendor != "postgresql" or not _LoopReader.ready():
         return None
     split_message(message)
+    ending = False  # known to end the hand: read with what its result needs, and durably
     try:
         unchanged = _move_from_held_state(table_id, seat, message, player_id, token)
-    except _EndsTheHand:  # known from the state this process holds: no trip to the database first
-        return None
+    except _EndsTheHand:  # known from the state this process holds
+        unchanged, ending = None, True
     except Exception:  # nothing written: the thread decides, with its own checks
         log.warning("table %s: a move could not be made on the held state; applying in a thread", table_id,
                     exc_info=True)
@@ -1039,6 +1049,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         log.warning("table %s: no connection on the event loop; applying in a thread", table_id, exc_info=True)
         return None
     committing = False
+    recorded: TableHand | None = None  # the table whose result this transaction records
     try:
         cursor = psycopg_client_cursor(conn)
         if unchanged is not None:  # one round trip, if the table is still as this process holds it
@@ -1056,7 +1067,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
         # simple query of two statements (client-side binding: psycopg quotes the values).
         async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
-            await cursor.execute("BEGIN; " + _locked_sql(token is not None),
+            await cursor.execute("BEGIN; " + _locked_sql(token is not None, ending),
                                  _locked_params(table_id, seat, player_id, token))
             cursor.nextset()
             row = await cursor.fetchone()
@@ -1064,7 +1075,11 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
             table, sender_sits = _table_of_row(row, player_id)
             accepted = _accept(table, sender_sits, seat, message, bot=False, token=token)
             if not isinstance(accepted, Applied) and accepted[0].finished:
-                raise _EndsTheHand
+                facts = _facts_of_row(row)
+                if facts is None:  # not known to end the hand before the read: a thread records it
+                    raise _EndsTheHand
+                result_sql, result_values = _result_sql(table, accepted[0], facts)
+                recorded = table
         except (DigitalError, _EndsTheHand):
             await cursor.execute("ROLLBACK")
             raise
@@ -1074,10 +1089,16 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
             await cursor.execute("COMMIT")
         else:
             state, fields = accepted
+            if recorded is not None:  # the result and its scores, then the table, in one statement each
+                table.status = TableHand.Status.CONFIRMED
+                fields.append("status")
             sql, values = _update(table, fields)
+            if recorded is not None:
+                sql, values = f"{result_sql}; {sql}", [*result_values, *values]
             await cursor.execute(sql + "; COMMIT", values)
-            accepted = Applied(table.pk, table.version, state=state, bots=tuple(table.bots or ()),
-                               move=(seat, split_message(message)[0]))
+            accepted = Applied(table.pk, table.version, finished=state.finished, state=state,
+                               bots=tuple(table.bots or ()), move=(seat, split_message(message)[0]),
+                               recorded=recorded)
     except (DigitalError, _EndsTheHand) as exc:  # rolled back; the connection is sound
         pool.release(conn)
         if isinstance(exc, DigitalError):
@@ -1089,6 +1110,8 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     except Exception:
         pool.release(conn, broken=True)
         if committing:
+            if recorded is not None:  # it may have committed: the drive's screens look again
+                asyncio.ensure_future(in_apply_thread(_results_told, recorded))
             raise  # the caller has every socket of the table shown what it holds now (``resend_current``)
         log.warning("table %s: a move on the event loop failed before its commit; applying in a thread", table_id,
                     exc_info=True)
@@ -1272,9 +1295,9 @@ def _same_basis(state: Any, seat: int, basis: Any) -> bool:
     return isinstance(basis, str) and not state.finished and seat_basis(state.view(seat)) == basis
 
 
-def _record(table: TableHand, state, facts: _RecordingFacts | None = None) -> Result:
-    """The engine scored the hand: its result enters the drive at once, confirmed (no entry step).
-    ``facts``: the players and the game, read with the table's row (else read here)."""
+def _result_facts(table: TableHand, state, facts: _RecordingFacts | None = None) -> dict[str, Any]:
+    """What the engine's scoring of the hand records (``scoring.result_rows``): confirmed, with no
+    entry step. ``facts``: the players and the game, read with the table's row (else read here)."""
     if facts is not None:
         player_model = Seat._meta.get_field("player").related_model
         players = [player_model(pk=pk) for pk in facts.player_ids]  # the result and scores need their keys only
@@ -1282,19 +1305,62 @@ def _record(table: TableHand, state, facts: _RecordingFacts | None = None) -> Re
     else:
         players = [s.player for s in table.seats.select_related("player").order_by("position")]
         game = None
-    result = scoring.record_result(
-        table=table,
-        players=players,
-        hand_number=table.hand.number,
-        outcome=state.outcome(),
-        summary=summary_of(table, state, game),
-        source=Result.Source.DIGITAL,
-        confirmed=True,
-    )
+    return {"table": table, "players": players, "hand_number": table.hand.number, "outcome": state.outcome(),
+            "summary": summary_of(table, state, game), "source": Result.Source.DIGITAL, "confirmed": True}
+
+
+def _record(table: TableHand, state, facts: _RecordingFacts | None = None) -> Result:
+    """The engine scored the hand: its result enters the drive at once, confirmed (no entry step)."""
+    result = scoring.record_result(**_result_facts(table, state, facts))
     table.status = TableHand.Status.CONFIRMED
-    for listener in table_listeners:  # the drive's screens: the result's own message, then a full update
-        listener(table)
+    _tell_table_listeners(table)
     return result
+
+
+def _tell_table_listeners(table: TableHand) -> None:
+    """The drive's screens: the result's own message, then a full update. Inside the transaction
+    that records the result (their work waits for its commit), or just after its commit in an
+    apply thread (the last move on PostgreSQL's event loop: ``_results_told``)."""
+    for listener in table_listeners:
+        listener(table)
+
+
+def _results_told(table: TableHand) -> None:
+    """In an apply thread, once the last move's transaction on the event loop has committed:
+    its result is told as one recorded in a thread would be (outside a transaction, the
+    listeners' work runs at once)."""
+    try:
+        _tell_table_listeners(table)
+    except Exception:  # committed: the drive's next full update shows the result all the same
+        log.exception("table %s: the drive's screens were not told of its result", table.pk)
+
+
+def _insert(obj: Any, skip: tuple[str, ...] = ()) -> tuple[list[str], list[Any]]:
+    """The columns and values of an unsaved model instance, prepared as the ORM prepares an
+    INSERT (``pre_save`` fills ``auto_now_add``), without its primary key and ``skip``."""
+    q = connection.ops.quote_name
+    fields = [f for f in type(obj)._meta.local_concrete_fields if not f.primary_key and f.name not in skip]
+    return [q(f.column) for f in fields], [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+
+
+def _result_sql(table: TableHand, state, facts: _RecordingFacts) -> tuple[str, list[Any]]:
+    """PostgreSQL: one statement that inserts the hand's result and its scores (``result_rows``,
+    as ``record_result`` saves them), the scores pointing at the new result's id."""
+    from scoring.models import Score
+
+    result, scores = scoring.result_rows(**_result_facts(table, state, facts))
+    q = connection.ops.quote_name
+    columns, values = _insert(result)
+    sql = (f"WITH r AS (INSERT INTO {q(Result._meta.db_table)} ({', '.join(columns)}) "
+           f"VALUES ({', '.join(['%s'] * len(values))}) RETURNING id) ")
+    rows = []
+    for score in scores:
+        score_columns, score_values = _insert(score, skip=("result",))
+        rows.append(f"((SELECT id FROM r), {', '.join(['%s'] * len(score_values))})")
+        values += score_values
+    result_column = q(Score._meta.get_field("result").column)
+    sql += f"INSERT INTO {q(Score._meta.db_table)} ({result_column}, {', '.join(score_columns)}) VALUES {', '.join(rows)}"
+    return sql, values
 
 
 def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:

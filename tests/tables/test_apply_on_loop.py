@@ -1,9 +1,10 @@
 """A phone's move is applied on the socket's event loop, in one transaction that locks the
 table's row, with the same checks as in a thread: on PostgreSQL through one of the loop's own
 connections (two round trips), on SQLite through the loop's own connection to the file (never
-waiting for another writer). The move that ends the hand, and any move whose connection fails
-before its commit, goes to an apply thread instead; one that fails in its commit is not tried
-again."""
+waiting for another writer). The move that ends the hand goes to an apply thread instead, but
+on PostgreSQL when the process foresaw it (it holds the version it was made on): then its
+result is recorded on the loop too. Any move whose connection fails before its commit goes to
+an apply thread; one that fails in its commit is not tried again."""
 
 from __future__ import annotations
 
@@ -73,42 +74,115 @@ async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_
 
 
 @pytest.mark.postgres
-async def test_the_last_move_on_a_state_this_process_holds_goes_to_a_thread_without_a_trip(four_at_a_table,
-                                                                                         monkeypatch):
+async def test_the_last_move_on_a_state_this_process_holds_records_its_result_on_the_loop(four_at_a_table,
+                                                                                        monkeypatch):
     """A socket keeps the state of every version it applied (``keep_state``): the move that ends
-    the hand is known to end it from that state, so the loop does not open a transaction on
-    the database only to roll it back before the apply thread does the work."""
+    the hand is known to end it from that state, so the loop reads the row with what the result
+    needs and the commit made durable, then writes the result, its scores and the table with
+    the COMMIT: two round trips, no apply thread. The drive's screens are told once it has
+    committed (``announce``), as a move recorded in a thread tells them."""
     drive, table, players = four_at_a_table
-    trips = []
-    real = digital._LoopReader.acquire.__func__
-    monkeypatch.setattr(digital._LoopReader, "acquire", classmethod(lambda cls: trips.append(1) or real(cls)))
+    statements: list[str] = []
+    real_cursor = digital.psycopg_client_cursor
+
+    def cursor_of(conn):
+        cursor = real_cursor(conn)
+        execute = cursor.execute
+
+        async def recorded(sql, *args, **kwargs):
+            statements.append(sql)
+            return await execute(sql, *args, **kwargs)
+
+        cursor.execute = recorded
+        return cursor
+
+    monkeypatch.setattr(digital, "psycopg_client_cursor", cursor_of)
+    threaded = []
+    monkeypatch.setattr(digital, "in_apply_thread", lambda fn, *a, **k: threaded.append(fn) or _done())
     rng = random.Random(7)
     for _ in range(2000):
         stored, state, seat, move = await _next_move(table.pk, rng)
         player = players[seat]
         message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
-        trips.clear()
+        statements.clear()
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+        assert applied is not None
+        digital.keep_state(applied)  # as the socket does once its move has committed
+        if applied.finished:
+            break
+        assert applied.recorded is None and len(statements) == 1  # the one UPDATE on the held state
+    assert applied.finished and applied.recorded is not None and threaded == []
+    # two round trips: the locked read with what the result needs and the durable commit, then
+    # the result with its scores, the table and the COMMIT
+    assert len(statements) == 2
+    assert statements[0].startswith("BEGIN;") and "FOR UPDATE" in statements[0]
+    assert "'synchronous_commit', 'on'" in statements[0] and "array_agg" in statements[0]
+    assert 'INSERT INTO "scoring_result"' in statements[1] and 'INSERT INTO "scoring_score"' in statements[1]
+    assert statements[1].rstrip().endswith("COMMIT")
+    after = await sync_to_async(_stored)(table.pk)
+    assert after.status == TableHand.Status.CONFIRMED and after.version == applied.version
+    assert after.state == applied.state.to_json() and after.client_keys[-1] == [message["key"], after.version]
+    await _same_result_as_a_thread_records(table, players, after)
+
+    told = []
+    monkeypatch.setattr(digital, "table_listeners", [lambda t: told.append(t.pk)])
+    monkeypatch.setattr(digital, "in_apply_thread", real_in_apply_thread)
+    await digital.announce(None, applied, through_layer=False)
+    assert told == [table.pk]  # after the commit, once
+
+
+real_in_apply_thread = digital.in_apply_thread
+
+
+async def _done():
+    return None
+
+
+async def _same_result_as_a_thread_records(table, players, stored):
+    """The result and scores of a finished table are what ``record_result`` makes of the engine's
+    outcome: confirmed, digital, the summary in the game's entry format, counted scores."""
+    from scoring.models import Score
+
+    final = get_game("film-fantasy").load_hand(stored.state)
+    outcome = final.outcome()
+    hand_number, drive_id = await sync_to_async(lambda: (table.hand.number, table.hand.drive_id))()
+    result = await sync_to_async(Result.objects.get)(table_id=table.pk)
+    assert (result.status, result.source, result.revision) == (Result.Status.CONFIRMED, Result.Source.DIGITAL, 1)
+    assert result.mover_id == players[outcome.mover].pk
+    assert result.declarer_id == (players[outcome.declarer].pk if outcome.declarer is not None else None)
+    assert result.drive_id == drive_id and result.created_at is not None
+    assert result.summary["digital"]["version"] == final.version
+    assert result.summary["digital"]["points"] == list(outcome.points)
+    scores = await sync_to_async(lambda: list(Score.objects.filter(result=result).order_by("player_id").values(
+        "player_id", "points", "declared", "counted", "hand_number", "drive_id")))()
+    assert scores == sorted(({"player_id": players[at].pk, "points": points, "declared": outcome.declarer == at,
+                              "counted": True, "hand_number": hand_number, "drive_id": drive_id}
+                             for at, points in enumerate(outcome.points)), key=lambda row: row["player_id"])
+
+
+@pytest.mark.postgres
+async def test_a_last_move_not_foreseen_is_recorded_in_a_thread_with_its_row_read_for_it(four_at_a_table):
+    """A last move on a version this process does not hold: its row was read without what the
+    result needs, so the loop rolls back and the apply thread records it, its commit made
+    durable."""
+    drive, table, players = four_at_a_table
+    rng = random.Random(7)
+    for _ in range(2000):
+        stored, state, seat, move = await _next_move(table.pk, rng)
+        player = players[seat]
+        message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        digital._STATES.clear()  # another process applied the moves before
         applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
         if applied is None:
             break
-        assert trips == [1]
-        digital.keep_state(applied)  # as the socket does once its move has committed
-    assert trips == []  # the last move: no connection taken, nothing written
-    assert (await sync_to_async(_stored)(table.pk)).version == stored.version
+        assert not applied.finished
+    assert (await sync_to_async(_stored)(table.pk)).version == stored.version  # nothing written on the loop
+    assert await sync_to_async(Result.objects.filter(table_id=table.pk).exists)() is False
     applied, statements = await sync_to_async(_apply_capturing)(table.pk, seat, message, player)
-    assert applied.finished
-    # Known to end the hand: the row was read with what the result needs (no query for the
-    # seats nor the drive), and with the commit's durability in the same statement, not the
-    # relaxed commit of the other moves.
+    assert applied.finished and applied.recorded is None  # recorded in the thread's transaction
     durability = [sql for sql in statements if "synchronous_commit" in sql]
-    assert len(durability) == 1 and "'synchronous_commit', 'on'" in durability[0] and "FOR UPDATE" in durability[0]
-    assert not any(sql.lstrip().startswith(('SELECT "tables_seat"', 'SELECT "drive_drive"')) for sql in statements), statements
-    result = await sync_to_async(Result.objects.get)(table_id=table.pk)
-    final = get_game("film-fantasy").load_hand((await sync_to_async(_stored)(table.pk)).state)
-    scores = await sync_to_async(lambda: dict(result.scores.values_list("player_id", "points")))()
-    assert scores == {players[at].pk: points for at, points in enumerate(final.outcome().points)}
-    assert result.mover_id == players[final.outcome().mover].pk
-    assert result.summary["digital"]["version"] == final.version
+    assert "'synchronous_commit', 'on'" in durability[-1]
+    await _same_result_as_a_thread_records(table, players, await sync_to_async(_stored)(table.pk))
 
 
 def _apply_capturing(table_id, seat, message, player):
