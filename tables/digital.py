@@ -141,18 +141,22 @@ class _Unsealable(Exception):
     """A sealed name that none of the seat's names has."""
 
 
-def _seal(value: Any, sealed: Callable[[str], str | None]) -> Any:
+def _seal(value: Any, sealed: Callable[[int, str], str | None], counter: list[int] | None = None) -> Any:
     """``value`` (an engine action, or part of one) with each string but the action's type
-    replaced by ``sealed(string)``; ``_Unsealable`` where that gives None."""
+    replaced by ``sealed(position, string)``, strings counted in order from 0 (so two equal
+    cards in one move seal to different names); ``_Unsealable`` where that gives None."""
+    counter = [0] if counter is None else counter
     if isinstance(value, str):
-        out = sealed(value)
+        position = counter[0]
+        counter[0] += 1
+        out = sealed(position, value)
         if out is None:
             raise _Unsealable
         return out
     if isinstance(value, list):
-        return [_seal(item, sealed) for item in value]
+        return [_seal(item, sealed, counter) for item in value]
     if isinstance(value, dict):
-        return {k: (v if k == "type" else _seal(v, sealed)) for k, v in value.items()}
+        return {k: (v if k == "type" else _seal(v, sealed, counter)) for k, v in value.items()}
     return value
 
 
@@ -167,8 +171,18 @@ def sealed_move(table_id: int, state: Any, move: tuple[int, dict[str, Any]]) -> 
     seat, action = move
     key = _sealing_key()
     version = state.version
-    sealed = _seal(action, lambda name: _sealed_name(key, table_id, version, name))
+    sealed = _seal(action, lambda position, name: _sealed_name(key, table_id, version, f"{position}:{name}"))
     return {"seat": seat, "action": sealed, "digest": state_digest(table_id, state, key)}
+
+
+def _sealed_or_none(table_id: int, state: Any, move: tuple[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """``sealed_move``, or None if it fails: the version goes without it (the others read it)."""
+    try:
+        return sealed_move(table_id, state, move)
+    except Exception:
+        log.warning("table %s: version %s sent without its move", table_id, getattr(state, "version", None),
+                    exc_info=True)
+        return None
 
 
 def _names(value: Any) -> Any:
@@ -199,8 +213,16 @@ def replay_told(message: dict[str, Any]) -> Any:
         return None
     try:
         key = _sealing_key()
-        names = {_sealed_name(key, table_id, version, name): name for name in _names(held.view(seat))}
-        action = _seal(move.get("action"), names.get)
+        seen = set(_names(held.view(seat)))
+        by_position: dict[int, dict[str, str]] = {}
+
+        def opened(position: int, sealed: str) -> str | None:
+            if position not in by_position:
+                by_position[position] = {_sealed_name(key, table_id, version, f"{position}:{name}"): name
+                                         for name in seen}
+            return by_position[position].get(sealed)
+
+        action = _seal(move.get("action"), opened)
         state = _moved_copy(table_id, version - 1, seat, action) if isinstance(action, dict) else None
         if state is None or state.version != version or state_digest(table_id, state, key) != move.get("digest"):
             log.info("table %s: version %s not replayed here; reading it", table_id, version)
@@ -270,7 +292,7 @@ def notify_table(table_id: int, version: int, bot_seats: list[int], data: dict[s
     def send() -> None:
         if data is not None or state is not None:
             _cache_state(table_id, version, data, state)
-        sealed = sealed_move(table_id, state, move) if move is not None and state is not None else None
+        sealed = _sealed_or_none(table_id, state, move) if move is not None and state is not None else None
         bots.send_to_group(table_group(table_id), version_message(table_id, version, sealed))
         if seats:
             bots.schedule_table(table_id, seats)
@@ -305,7 +327,7 @@ async def announce(channel_layer: Any, applied: "Applied", *, through_layer: boo
         return
     if through_layer:
         try:
-            move = sealed_move(applied.table_id, applied.state, applied.move) if applied.move else None
+            move = _sealed_or_none(applied.table_id, applied.state, applied.move) if applied.move else None
             await layer.group_send(channel_layer, table_group(applied.table_id),
                                    version_message(applied.table_id, applied.version, move))
         except Exception:  # committed already: sockets catch up on their next sync

@@ -115,3 +115,22 @@ def test_a_move_told_after_its_commit_carries_its_sealed_move_too(four_at_a_tabl
     assert message["move"]["seat"] == 2 and codes_in(message) == set()
     _other_process_holding(table, version, before)
     assert digital.replay_told(message).to_json() == _stored(table)[1]
+
+
+def test_two_equal_cards_in_one_move_seal_to_different_names_and_replay(four_at_a_table):
+    """Two packs: a move may name the same card twice. Its sealed names differ (the layer does
+    not tell that a seat offered a pair), and the move is still replayed."""
+    drive, table, players = four_at_a_table
+    key = digital._sealing_key()
+    sealed = digital._seal({"type": "offer", "cards": ["3-2", "3-2"], "to": 1},
+                           lambda position, name: digital._sealed_name(key, table.pk, 9, f"{position}:{name}"))
+    first, second = sealed["cards"]
+    assert first != second and sealed["to"] == 1 and sealed["type"] == "offer"
+    for version_before, stored_before, message in _moves(table, players, 400):
+        cards = message["move"]["action"].get("cards") or []
+        if len(cards) > 1:
+            assert len(set(cards)) == len(cards)
+            _other_process_holding(table, version_before, stored_before)
+            assert digital.replay_told(message).to_json() == _stored(table)[1]
+            return
+    pytest.fail("no move of two or more cards in 400 moves")
