@@ -63,23 +63,10 @@ def result_rows(
 
 
 @transaction.atomic(savepoint=False)  # inside a caller's transaction, no savepoint: two round trips fewer
-def record_result(
-    *,
-    table,
-    players: Sequence[Any],
-    hand_number: int,
-    outcome: Outcome,
-    summary: dict,
-    source: str,
-    confirmed: bool,
-    entered_by=None,
-    client_key: str | None = None,
-) -> Result:
-    """Create the result of ``table`` (one per table: the database refuses a second), with its
-    scores (``result_rows``)."""
-    result, scores = result_rows(table=table, players=players, hand_number=hand_number, outcome=outcome,
-                                 summary=summary, source=source, confirmed=confirmed, entered_by=entered_by,
-                                 client_key=client_key)
+def record_result(**facts: Any) -> Result:
+    """Create the result of a table (one per table: the database refuses a second), with its
+    scores: ``facts`` are ``result_rows``'s keyword arguments, which build them."""
+    result, scores = result_rows(**facts)
     result.save(force_insert=True)
     Score.objects.bulk_create(scores)
     return result

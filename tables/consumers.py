@@ -145,7 +145,9 @@ class _TableSocket(JsonFrameConsumer):
             return None
         digital.keep_state(applied)
         through_layer = reaches_other_processes(self.channel_layer)
-        remote = asyncio.ensure_future(digital.announce(self.channel_layer, applied, through_layer=through_layer))
+        # Its own task, kept: the other processes, the bots and the drive's screens are told of a
+        # committed move even if this phone's socket goes meanwhile (the caller shields its wait).
+        remote = layer.start_task(digital.announce(self.channel_layer, applied, through_layer=through_layer))
         if through_layer:
             # The other processes' trip is the longest: it starts (its first command is on its
             # way to Redis) before this process's views are built, and goes on while they are.
@@ -329,7 +331,7 @@ class PlayConsumer(_TableSocket):
         )
         await self.send_view(force=applied.duplicate, version=None if applied.duplicate else applied.version)
         if remote is not None:  # (Redis) its round trips are not waited for by this phone's own view
-            await remote
+            await asyncio.shield(remote)
 
 
     async def resend_current(self) -> None:

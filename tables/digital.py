@@ -1128,12 +1128,14 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         return None
     except (asyncio.CancelledError, Unconfirmed):  # the task is going (a disconnect, a shutdown); or see above
         pool.release(conn, broken=True)  # an open transaction ends with its connection
+        if committing and recorded is not None:  # it may have committed: the drive's screens look again
+            layer.start_task(in_apply_thread(_results_told, recorded))
         raise
     except Exception:
         pool.release(conn, broken=True)
         if committing:
             if recorded is not None:  # it may have committed: the drive's screens look again
-                asyncio.ensure_future(in_apply_thread(_results_told, recorded))
+                layer.start_task(in_apply_thread(_results_told, recorded))
             raise  # the caller has every socket of the table shown what it holds now (``resend_current``)
         log.warning("table %s: a move on the event loop failed before its commit; applying in a thread", table_id,
                     exc_info=True)

@@ -8,6 +8,7 @@ an apply thread; one that fails in its commit is not tried again."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 
@@ -451,3 +452,84 @@ async def test_a_move_on_a_version_another_process_replaced_takes_the_locked_pat
         await digital.apply_on_loop(table.pk, other, stale, player_id=players[other].pk, token=players[other].token)
     assert sent[:2] == ["UPDATE", "BEGIN;"]  # matched nothing, then decided under the lock
     assert (await sync_to_async(_stored)(table.pk)).version == stored.version + 1
+
+
+async def _up_to_the_last_move(table, players, rng):
+    """Play the hand on the loop, keeping each state as a socket does, up to its last move:
+    returns (seat, message, player) of the move that ends it (not yet sent)."""
+    for _ in range(2000):
+        stored, state, seat, move = await _next_move(table.pk, rng)
+        assert not state.finished
+        message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        moved = digital._moved_copy(table.pk, stored.version, seat, move) if digital._STATES else None
+        if moved is not None and moved.finished:
+            return seat, message, players[seat]
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=players[seat].pk,
+                                              token=players[seat].token)
+        assert applied is not None and not applied.finished
+        digital.keep_state(applied)
+    raise AssertionError("the hand never ended")
+
+
+async def _board_result(drive, ws) -> dict:
+    """The next 'result' frame on a board socket (its full updates passed over)."""
+    for _ in range(10):
+        frame = await ws.receive_json_from(timeout=5)
+        if frame["type"] == "result":
+            return frame
+    raise AssertionError("no result frame")
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("cancelled_in_commit", [False, True])
+async def test_the_board_hears_of_a_result_recorded_on_the_loop_even_if_the_phone_goes_in_its_commit(
+        four_at_a_table, monkeypatch, cancelled_in_commit):
+    """The real listener (``live.table_finished``) through ``_results_told``: a board of the drive
+    receives the table's result message once the last move's transaction on the loop has
+    committed, through ``announce``; and also when the socket's task is cancelled while the
+    COMMIT is on its way (a phone closing at the hand's end): the commit may have happened, so
+    the drive's screens are told all the same, in a task of their own."""
+    from channels.testing import WebsocketCommunicator
+
+    from config import layer
+    from config.asgi import application
+
+    drive, table, players = four_at_a_table
+    board = WebsocketCommunicator(application, f"/ws/drive/{drive.join_code}/board/",
+                                  headers=[(b"origin", b"http://localhost")])
+    assert (await board.connect(timeout=5))[0]
+    assert (await board.receive_json_from(timeout=5))["type"] == "update"
+    seat, message, player = await _up_to_the_last_move(table, players, random.Random(11))
+    if cancelled_in_commit:
+        real_cursor = digital.psycopg_client_cursor
+
+        def cursor_of(conn):
+            cursor = real_cursor(conn)
+            execute = cursor.execute
+
+            async def then_cancelled(sql, *args, **kwargs):
+                done = await execute(sql, *args, **kwargs)
+                if sql.rstrip().endswith("COMMIT"):
+                    raise asyncio.CancelledError  # the commit went through; its task did not hear it
+                return done
+
+            cursor.execute = then_cancelled
+            return cursor
+
+        monkeypatch.setattr(digital, "psycopg_client_cursor", cursor_of)
+        with pytest.raises(asyncio.CancelledError):
+            await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+        await asyncio.gather(*layer._tasks)
+    else:
+        applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+        assert applied.finished and applied.recorded is not None
+        await digital.announce(None, applied, through_layer=False)
+    result = await _board_result(drive, board)
+    assert result["table"] == 1 and result["status"] == "confirmed"
+    stored = await sync_to_async(Result.objects.get)(table_id=table.pk)
+    assert stored.status == Result.Status.CONFIRMED
+    later = []
+    while not await board.receive_nothing(timeout=0.3):
+        later.append((await board.receive_json_from())["type"])
+    assert "result" not in later  # told once
+    await board.disconnect()

@@ -134,6 +134,38 @@ async def test_an_action_sent_twice_is_applied_once(four_at_a_table):
     await socket.disconnect()
 
 
+async def test_a_committed_move_is_announced_even_if_its_phone_goes_meanwhile(four_at_a_table, monkeypatch):
+    """The announcement of a committed move (other processes, bots, the drive's screens) is a
+    task of its own: the phone's socket closing while it goes on (its task cancelled) does not
+    stop it."""
+    import asyncio
+    from contextlib import suppress
+
+    from config import layer
+    from tables import digital
+
+    drive, table, players = four_at_a_table
+    gate, announced = asyncio.Event(), []
+    real = digital.announce
+
+    async def held_back(channel_layer, applied, **kwargs):
+        await gate.wait()
+        await real(channel_layer, applied, **kwargs)
+        announced.append(applied.version)
+
+    monkeypatch.setattr(digital, "announce", held_back)
+    socket, first = await connected(drive, players[0])
+    await socket.send_json_to(action("pass", first["view"]["version"], card=first["view"]["hand"][0]))
+    ok = await until(socket, lambda f: f["type"] == "ok")
+    await until(socket, at_version(ok["version"]))  # the phone's own view: then it waits for the announcement
+    with suppress(TimeoutError):
+        await socket.disconnect(timeout=0.3)  # not done in time: its task is cancelled
+    assert socket.future.cancelled() and announced == []
+    gate.set()
+    await asyncio.wait_for(asyncio.gather(*layer._tasks), timeout=5)
+    assert announced == [ok["version"]]
+
+
 async def test_strangers_and_players_of_other_drives_are_refused(four_at_a_table, organiser):
     drive, table, players = four_at_a_table
     stranger = phone(drive)
