@@ -29,7 +29,8 @@ The floor (same run, same servers and layer, the drive's sockets still open): a 
 the board/dashboard updates (``hall``), and to 200 listeners with 200 parts the size of the
 phones' update (``hand_end``), measured from the send's stamp to the listeners the same way.
 
-Prints one JSON object {"entries": [...]} (``--json PATH`` also writes it).
+Prints one JSON object {"entries": [...]} (``--json PATH`` also writes it). ``HALL_RAW=PATH`` also
+writes every result's commit, send and receive times and the servers' publishes there.
 """
 
 from __future__ import annotations
@@ -284,6 +285,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
 
     hall_samples, hall_stamp_samples, end_samples, end_all, end_full, post_ms = [], [], [], [], [], []
     full_samples, delta_bytes = [], []
+    raw_results: list[dict] = []  # per result, for HALL_RAW (where a slow one's time went)
     result_records, close_records, publishes_per_hand = [], [], []
     lost = 0
     rng = random.Random(11)
@@ -354,6 +356,8 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
                 lost += sum(1 for x in times if not x)
                 continue
             hall_samples.append((max(times) - c["commit_ns"]) / 1e6)
+            raw_results.append({"commit_ns": c["commit_ns"], "pid": c["pid"], "sent_ns": delta["start_ns"],
+                                "received_ns": {lst.name: t for lst, t in zip(screens, times)}})
         for rec in records:
             st = stamps_of(rec)
             hall_stamp_samples.extend((first_recv(lst, st[audience[id(lst)]]) - st[audience[id(lst)]]) / 1e6
@@ -460,6 +464,10 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         "payload_bytes": {"phone_fragment": int(statistics.mean(phone_bytes)) if phone_bytes else None},
         "server_ms": breakdown(close_records),
     }
+    if os.environ.get("HALL_RAW"):  # every result's times and the servers' publishes, to look into
+        with open(os.environ["HALL_RAW"], "w") as f:
+            json.dump({"results": raw_results, "publishes": result_records,
+                       "screens": {lst.name: lst.url for lst in screens}}, f)
     return {"entries": [hall, end]}
 
 

@@ -12,7 +12,7 @@ import logging
 import time
 import uuid
 import weakref
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -73,16 +73,20 @@ class InboxSockets(LocalSockets):
         self.discard(key, socket)
         await self.forget(key)
 
-    async def hand(self, key: Any, call: Any, what: str) -> None:
+    async def hand(self, key: Any, call: Any, what: str, *, yielding: bool = False) -> None:
         """``await call(socket)`` for each of this process's sockets of ``key``, one failing
         (closing) not stopping the others; with none here (they went without leaving, as after
-        a crash) the inbox leaves the key's group."""
+        a crash) the inbox leaves the key's group. ``yielding``: the loop runs whatever else is
+        ready between two sockets (a socket's send does not wait: a hundred of them would hold
+        the loop for as long as they take)."""
         sockets = self.of(key)
         for socket in sockets:
             try:
                 await call(socket)
             except Exception:  # that socket is closing: its page catches up on reconnect
                 log.warning("a socket of %s missed %s", key, what, exc_info=True)
+            if yielding:
+                await asyncio.sleep(0)
         if not sockets:
             start_task(self.forget(key))
 
@@ -170,11 +174,21 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
 # it to them. Per loop and layer (tests run one loop each).
 _inboxes: dict[tuple[int, int], tuple[str, asyncio.Task, set[str]]] = {}
 _inbox_handlers: dict[str, Any] = {}
+_bulky: set[str] = set()  # message types handled in the inbox's second lane (``on_inbox``)
 
 
-def on_inbox(message_type: str, handler: Any) -> None:
-    """``await handler(message)`` for every message of that type that reaches the inbox."""
+def on_inbox(message_type: str, handler: Any, *, bulky: bool = False) -> None:
+    """``await handler(message)`` for every message of that type that reaches the inbox.
+
+    ``bulky``: a message that takes the loop a while to hand out (a drive's full update: every
+    phone's fragment, sent to each of this process's sockets) is handled in a second lane, a
+    task of its own that takes them in the order they came, so the small messages behind it (a
+    table's result to the screens, a digital table's next version) are read and handed out
+    meanwhile instead of waiting for it. Its handler should yield now and then (``hand`` does,
+    with ``yielding=True``). Each lane keeps its own order; pages take an update and a result
+    in either order (each carries its stamps)."""
     _inbox_handlers[message_type] = handler
+    (_bulky.add if bulky else _bulky.discard)(message_type)
 
 
 def inbox_channel_name() -> str:
@@ -245,10 +259,14 @@ async def _discard(channel_layer: Any, group: str, channel: str) -> None:
 
 async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> None:
     failing = False
+    lane: deque[tuple[Any, dict[str, Any]]] = deque()  # the bulky messages still to hand out, in order
+    second: asyncio.Task | None = None  # the task handing them out
     while True:
         try:
             message = await receive(channel_layer, channel)
         except asyncio.CancelledError:
+            if second is not None:
+                second.cancel()
             raise
         except Exception:  # Redis away: try again, and join the groups again (a restarted Redis has none)
             if not failing:
@@ -263,9 +281,25 @@ async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> Non
             log.warning("this process's inbox reads the channel layer again")
             failing = False
             continue
-        handler = _inbox_handlers.get(message.get("type"))
+        kind = message.get("type")
+        handler = _inbox_handlers.get(kind)
         if handler is None:
             continue
+        if kind in _bulky:
+            lane.append((handler, message))
+            if second is None or second.done():
+                second = start_task(_second_lane(lane))
+            continue
+        try:
+            await handler(message)
+        except Exception:
+            log.exception("a %s message to this process was not handled", message.get("type"))
+
+
+async def _second_lane(lane: deque) -> None:
+    """The inbox's bulky messages, one after another, until none is left (``on_inbox``)."""
+    while lane:
+        handler, message = lane.popleft()
         try:
             await handler(message)
         except Exception:

@@ -76,10 +76,11 @@ async def _to_sockets(message: dict[str, Any]) -> None:
     sends its own fragment), or a board's or a dashboard's (screen_group: each screen takes
     its own audience's)."""
     sockets = _screens if message.get("audience") in ("board", "organiser") else _phones
-    await sockets.hand(message.get("drive"), lambda socket: socket.drive_update(message), "an update")
+    await sockets.hand(message.get("drive"), lambda socket: socket.drive_update(message), "an update", yielding=True)
 
 
-layer.on_inbox("drive.update", _to_sockets)
+# Bulky: a result's own message, or a digital table's next version, is not held up behind it.
+layer.on_inbox("drive.update", _to_sockets, bulky=True)
 
 
 def send_result(drive_id: int, message: dict[str, Any]) -> None:

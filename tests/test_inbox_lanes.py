@@ -1,0 +1,104 @@
+"""A process's inbox hands out small messages at once, even while a bulky one (a drive's full
+update to every phone of the process) is still being handed out: bulky messages take a second
+lane, in the order they came, and yield the loop between two sockets."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from channels.layers import InMemoryChannelLayer
+
+from config import layer
+
+
+@pytest.fixture
+def handlers(monkeypatch):
+    monkeypatch.setattr(layer, "_inbox_handlers", {})
+    monkeypatch.setattr(layer, "_bulky", set())
+    return layer
+
+
+async def test_a_small_message_is_handled_while_a_bulky_one_before_it_is_still_going(handlers):
+    channel_layer = InMemoryChannelLayer()
+    seen: list[str] = []
+    release = asyncio.Event()
+
+    async def bulky(message):
+        seen.append(f"bulky {message['n']} starts")
+        if message["n"] == 1:
+            await release.wait()  # a long hand-out
+        seen.append(f"bulky {message['n']} ends")
+
+    async def small(message):
+        seen.append(f"small {message['n']}")
+
+    layer.on_inbox("test.bulky", bulky, bulky=True)
+    layer.on_inbox("test.small", small)
+    await layer.join_inbox("g", channel_layer)
+    try:
+        for message in ({"type": "test.bulky", "n": 1}, {"type": "test.bulky", "n": 2},
+                        {"type": "test.small", "n": 1}, {"type": "test.small", "n": 2}):
+            await channel_layer.group_send("g", message)
+        async with asyncio.timeout(5):
+            while "small 2" not in seen:
+                await asyncio.sleep(0.01)
+        # both small ones went by while the first bulky one was still going; the second waits its turn
+        assert seen == ["bulky 1 starts", "small 1", "small 2"]
+        release.set()
+        async with asyncio.timeout(5):
+            while "bulky 2 ends" not in seen:
+                await asyncio.sleep(0.01)
+        assert seen[3:] == ["bulky 1 ends", "bulky 2 starts", "bulky 2 ends"]
+    finally:
+        await layer.close_inbox(channel_layer)
+
+
+async def test_a_failing_bulky_message_does_not_stop_the_next(handlers):
+    channel_layer = InMemoryChannelLayer()
+    seen: list[int] = []
+
+    async def bulky(message):
+        if message["n"] == 1:
+            raise RuntimeError("a socket's page is broken")
+        seen.append(message["n"])
+
+    layer.on_inbox("test.bulky", bulky, bulky=True)
+    await layer.join_inbox("g", channel_layer)
+    try:
+        for n in (1, 2):
+            await channel_layer.group_send("g", {"type": "test.bulky", "n": n})
+        async with asyncio.timeout(5):
+            while seen != [2]:
+                await asyncio.sleep(0.01)
+    finally:
+        await layer.close_inbox(channel_layer)
+
+
+async def test_handing_out_with_yielding_lets_the_loop_run_between_two_sockets():
+    sockets = layer.InboxSockets(lambda key: f"k-{key}", enabled=lambda: False)
+    order: list[str] = []
+
+    class Socket:
+        def __init__(self, name):
+            self.name = name
+
+    held = [Socket(name) for name in ("a", "b", "c")]  # the registry holds them weakly
+    for socket in held:
+        sockets.add(1, socket)
+
+    async def call(socket):  # a socket's send: it does not wait
+        order.append(socket.name)
+
+    async def other():
+        order.append("other")
+
+    for yielding, expected_between in ((False, 0), (True, 2)):
+        order.clear()
+        task = asyncio.ensure_future(other())  # ready to run at the loop's next turn
+        await sockets.hand(1, call, "a test", yielding=yielding)
+        await task
+        names = [x for x in order if x != "other"]
+        assert sorted(names) == ["a", "b", "c"]
+        position = order.index("other")
+        assert (0 < position < 3) == bool(expected_between), order
