@@ -174,10 +174,10 @@ def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
 # it to them. Per loop and layer (tests run one loop each).
 _inboxes: dict[tuple[int, int], tuple[str, asyncio.Task, set[str]]] = {}
 _inbox_handlers: dict[str, Any] = {}
-_bulky: set[str] = set()  # message types handled in the inbox's second lane (``on_inbox``)
+_bulky: dict[str, Any] = {}  # message types handled in the inbox's second lane -> their merge (``on_inbox``)
 
 
-def on_inbox(message_type: str, handler: Any, *, bulky: bool = False) -> None:
+def on_inbox(message_type: str, handler: Any, *, bulky: bool = False, merge: Any = None) -> None:
     """``await handler(message)`` for every message of that type that reaches the inbox.
 
     ``bulky``: a message that takes the loop a while to hand out (a drive's full update: every
@@ -186,9 +186,17 @@ def on_inbox(message_type: str, handler: Any, *, bulky: bool = False) -> None:
     table's result to the screens, a digital table's next version) are read and handed out
     meanwhile instead of waiting for it. Its handler should yield now and then (``hand`` does,
     with ``yielding=True``). Each lane keeps its own order; pages take an update and a result
-    in either order (each carries its stamps)."""
+    in either order (each carries its stamps); a message whose order with an update matters (a
+    close's movement instructions to the phones) is bulky too.
+
+    ``merge(waiting, newer)``: a bulky message that supersedes one of its type still waiting in
+    the lane is merged into it there (None: it is not one to merge with, it waits its turn), so
+    a burst of updates leaves one to hand out, not each in turn; never past a waiting message
+    of another type."""
     _inbox_handlers[message_type] = handler
-    (_bulky.add if bulky else _bulky.discard)(message_type)
+    _bulky.pop(message_type, None)
+    if bulky:
+        _bulky[message_type] = merge
 
 
 def inbox_channel_name() -> str:
@@ -258,42 +266,60 @@ async def _discard(channel_layer: Any, group: str, channel: str) -> None:
 
 
 async def _read_inbox(channel_layer: Any, channel: str, groups: set[str]) -> None:
-    failing = False
     lane: deque[tuple[Any, dict[str, Any]]] = deque()  # the bulky messages still to hand out, in order
     second: asyncio.Task | None = None  # the task handing them out
-    while True:
-        try:
-            message = await receive(channel_layer, channel)
-        except asyncio.CancelledError:
-            if second is not None:
-                second.cancel()
-            raise
-        except Exception:  # Redis away: try again, and join the groups again (a restarted Redis has none)
-            if not failing:
-                log.warning("this process's inbox could not read the channel layer; retrying", exc_info=True)
-            failing = True
-            await asyncio.sleep(1)
+    failing = False
+    try:
+        while True:
             try:
-                for group in list(groups):
-                    await channel_layer.group_add(group, channel)
-            except Exception:
+                message = await receive(channel_layer, channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away: try again, and join the groups again (a restarted Redis has none)
+                if not failing:
+                    log.warning("this process's inbox could not read the channel layer; retrying", exc_info=True)
+                failing = True
+                await asyncio.sleep(1)
+                try:
+                    for group in list(groups):
+                        await channel_layer.group_add(group, channel)
+                except Exception:
+                    continue
+                log.warning("this process's inbox reads the channel layer again")
+                failing = False
                 continue
-            log.warning("this process's inbox reads the channel layer again")
-            failing = False
-            continue
-        kind = message.get("type")
-        handler = _inbox_handlers.get(kind)
-        if handler is None:
-            continue
-        if kind in _bulky:
-            lane.append((handler, message))
-            if second is None or second.done():
-                second = start_task(_second_lane(lane))
-            continue
-        try:
-            await handler(message)
-        except Exception:
-            log.exception("a %s message to this process was not handled", message.get("type"))
+            kind = message.get("type")
+            handler = _inbox_handlers.get(kind)
+            if handler is None:
+                continue
+            if kind in _bulky:
+                _queue(lane, handler, message, _bulky[kind])
+                if second is None or second.done():
+                    second = start_task(_second_lane(lane))
+                continue
+            try:
+                await handler(message)
+            except Exception:
+                log.exception("a %s message to this process was not handled", message.get("type"))
+    finally:  # the inbox closes (or its reader died): its lane goes with it; a new reader has its own
+        lane.clear()
+        if second is not None:
+            second.cancel()
+
+
+def _queue(lane: deque, handler: Any, message: dict[str, Any], merge: Any) -> None:
+    """``message`` merged into the latest waiting one of its type that it supersedes (not past
+    one of another type), else at the end of the lane."""
+    if merge is not None:
+        for at in range(len(lane) - 1, -1, -1):
+            waiting = lane[at][1]
+            if waiting.get("type") != message.get("type"):
+                break
+            merged = merge(waiting, message)
+            if merged is not None:
+                lane[at] = (handler, merged)
+                return
+    lane.append((handler, message))
 
 
 async def _second_lane(lane: deque) -> None:
@@ -310,11 +336,18 @@ _tasks: set[asyncio.Task] = set()
 
 
 def start_task(coroutine: Any) -> asyncio.Task:
-    """A task of the running loop, referenced until it ends (the loop keeps only weak ones)."""
+    """A task of the running loop, referenced until it ends (the loop keeps only weak ones); its
+    failure is logged, as no one may be waiting for it."""
     task = asyncio.ensure_future(coroutine)
     _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+    task.add_done_callback(_task_done)
     return task
+
+
+def _task_done(task: asyncio.Task) -> None:
+    _tasks.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a background task failed", exc_info=task.exception())
 
 
 def send_soon(messages: list[tuple[str, dict[str, Any]]]) -> bool:

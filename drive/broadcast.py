@@ -79,8 +79,17 @@ async def _to_sockets(message: dict[str, Any]) -> None:
     await sockets.hand(message.get("drive"), lambda socket: socket.drive_update(message), "an update", yielding=True)
 
 
+def _newer_update(waiting: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any] | None:
+    """A drive's update still waiting in the inbox's second lane, brought up to ``newer`` (of the
+    same drive and audience): its parts with the newer ones over them (a phones' update carries
+    only the fragments that changed, a screen's all of its parts), the newer stamps."""
+    if (waiting.get("drive"), waiting.get("audience")) != (newer.get("drive"), newer.get("audience")):
+        return None
+    return {**newer, "parts": {**(waiting.get("parts") or {}), **(newer.get("parts") or {})}}
+
+
 # Bulky: a result's own message, or a digital table's next version, is not held up behind it.
-layer.on_inbox("drive.update", _to_sockets, bulky=True)
+layer.on_inbox("drive.update", _to_sockets, bulky=True, merge=_newer_update)
 
 
 def send_result(drive_id: int, message: dict[str, Any]) -> None:
@@ -141,8 +150,10 @@ def _from_inbox(registry_of: Any, method: str, what: str) -> Any:
 layer.on_inbox("drive.result", _from_inbox(lambda message: _screens, "drive_result", "a result message"))
 # (A message without an audience is a phone's: as sent before the game screens had one.)
 _INSTRUCTED = {"phones": _phones, "playing": _playing}
+# Bulky too, in the same lane as the phones' updates: an update sent before the close must not be
+# handed out after its instructions (it would replace the phone's part, the instruction with it).
 layer.on_inbox("drive.instruction", _from_inbox(lambda message: _INSTRUCTED.get(message.get("audience", "phones")),
-                                                "drive_instruction", "an instruction"))
+                                                "drive_instruction", "an instruction"), bulky=True)
 
 
 def drive_group(drive_id: int, audience: str) -> str:

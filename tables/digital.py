@@ -1070,12 +1070,13 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     except Exception:
         log.warning("table %s: no connection on the event loop; applying in a thread", table_id, exc_info=True)
         return None
-    committing = False
+    committing = False  # a write (and its commit) is on its way: it may have happened
     recorded: TableHand | None = None  # the table whose result this transaction records
     try:
         cursor = psycopg_client_cursor(conn)
         if unchanged is not None:  # one round trip, if the table is still as this process holds it
             sql, params, state = unchanged
+            committing = True  # one statement commits by itself
             try:
                 await cursor.execute(sql, params)
                 row = await cursor.fetchone()
@@ -1085,7 +1086,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
                 pool.release(conn)
                 return Applied(table_id, state.version, state=state, bots=tuple(json.loads(row[0] or "[]") or ()),
                                move=(seat, split_message(message)[0]))
-            # nothing matched, nothing written: the locked path decides
+            committing = False  # nothing matched, nothing written: the locked path decides
         # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
         # simple query of two statements (client-side binding: psycopg quotes the values).
         async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
@@ -1126,10 +1127,15 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
         if isinstance(exc, DigitalError):
             raise
         return None
-    except (asyncio.CancelledError, Unconfirmed):  # the task is going (a disconnect, a shutdown); or see above
+    except (asyncio.CancelledError, Unconfirmed) as exc:  # the task is going (a disconnect, a shutdown); or see above
         pool.release(conn, broken=True)  # an open transaction ends with its connection
-        if committing and recorded is not None:  # it may have committed: the drive's screens look again
-            layer.start_task(in_apply_thread(_results_told, recorded))
+        if committing and isinstance(exc, asyncio.CancelledError):
+            # It may have committed, and nobody will say so (an Unconfirmed goes back to the
+            # caller, which does): every socket of the table, in every process, and its bots are
+            # told the version it holds now, and the drive's screens look again.
+            layer.start_task(in_apply_thread(resend_current, table_id))
+            if recorded is not None:
+                layer.start_task(in_apply_thread(_results_told, recorded))
         raise
     except Exception:
         pool.release(conn, broken=True)

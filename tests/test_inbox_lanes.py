@@ -15,7 +15,7 @@ from config import layer
 @pytest.fixture
 def handlers(monkeypatch):
     monkeypatch.setattr(layer, "_inbox_handlers", {})
-    monkeypatch.setattr(layer, "_bulky", set())
+    monkeypatch.setattr(layer, "_bulky", {})
     return layer
 
 
@@ -102,3 +102,79 @@ async def test_handing_out_with_yielding_lets_the_loop_run_between_two_sockets()
         assert sorted(names) == ["a", "b", "c"]
         position = order.index("other")
         assert (0 < position < 3) == bool(expected_between), order
+
+
+async def _until(condition, timeout=5):
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def test_updates_waiting_in_the_lane_are_merged_but_never_past_another_kind(handlers):
+    """A drive's updates that pile up behind one still going are handed out as one (the newest
+    parts over the older), per drive and audience; never moved past an instruction waiting
+    between them, which keeps its place after the update sent before it."""
+    from drive import broadcast
+
+    channel_layer = InMemoryChannelLayer()
+    seen: list[tuple] = []
+    release = asyncio.Event()
+
+    async def update(message):
+        seen.append(("update", message["audience"], message["stamp"], dict(message["parts"])))
+        if message["stamp"] == 1:
+            await release.wait()
+
+    async def instruction(message):
+        seen.append(("instruction", message["stamp"]))
+
+    layer.on_inbox("drive.update", update, bulky=True, merge=broadcast._newer_update)
+    layer.on_inbox("drive.instruction", instruction, bulky=True)
+    await layer.join_inbox("g", channel_layer)
+    try:
+        sent = [
+            {"type": "drive.update", "drive": 1, "audience": None, "stamp": 1, "parts": {"7": "a"}},  # going
+            {"type": "drive.update", "drive": 1, "audience": None, "stamp": 2, "parts": {"7": "b", "8": "x"}},
+            {"type": "drive.update", "drive": 1, "audience": "board", "stamp": 3, "parts": {"board": "B3"}},
+            {"type": "drive.update", "drive": 1, "audience": None, "stamp": 4, "parts": {"7": "c"}},
+            {"type": "drive.update", "drive": 1, "audience": "board", "stamp": 5, "parts": {"board": "B5"}},
+            {"type": "drive.instruction", "drive": 1, "stamp": 6},
+            {"type": "drive.update", "drive": 1, "audience": None, "stamp": 7, "parts": {"7": "d"}},
+        ]
+        for message in sent:
+            await channel_layer.group_send("g", message)
+        await _until(lambda: len(seen) == 1)
+        await asyncio.sleep(0.1)  # every message has reached the inbox meanwhile
+        release.set()
+        await _until(lambda: len(seen) == 5)
+        await asyncio.sleep(0.1)
+        assert seen == [
+            ("update", None, 1, {"7": "a"}),
+            ("update", None, 4, {"7": "c", "8": "x"}),  # 2 and 4 as one: 8's fragment from 2 kept
+            ("update", "board", 5, {"board": "B5"}),
+            ("instruction", 6),
+            ("update", None, 7, {"7": "d"}),  # not merged past the instruction
+        ]
+    finally:
+        await layer.close_inbox(channel_layer)
+
+
+async def test_closing_the_inbox_stops_its_second_lane(handlers):
+    channel_layer = InMemoryChannelLayer()
+    started, handed = asyncio.Event(), []
+
+    async def bulky(message):
+        started.set()
+        await asyncio.sleep(30)
+        handed.append(message["n"])
+
+    layer.on_inbox("test.bulky", bulky, bulky=True)
+    await layer.join_inbox("g", channel_layer)
+    for n in (1, 2):
+        await channel_layer.group_send("g", {"type": "test.bulky", "n": n})
+    await asyncio.wait_for(started.wait(), 5)
+    lanes = [task for task in layer._tasks if task.get_coro().__name__ == "_second_lane"]
+    assert len(lanes) == 1
+    await layer.close_inbox(channel_layer)
+    await asyncio.gather(*lanes, return_exceptions=True)
+    assert lanes[0].cancelled() and handed == []

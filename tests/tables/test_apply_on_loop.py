@@ -519,7 +519,7 @@ async def test_the_board_hears_of_a_result_recorded_on_the_loop_even_if_the_phon
         monkeypatch.setattr(digital, "psycopg_client_cursor", cursor_of)
         with pytest.raises(asyncio.CancelledError):
             await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
-        await asyncio.gather(*layer._tasks)
+        await asyncio.gather(*layer._tasks, return_exceptions=True)
     else:
         applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
         assert applied.finished and applied.recorded is not None
@@ -533,3 +533,46 @@ async def test_the_board_hears_of_a_result_recorded_on_the_loop_even_if_the_phon
         later.append((await board.receive_json_from())["type"])
     assert "result" not in later  # told once
     await board.disconnect()
+
+
+@pytest.mark.postgres
+async def test_a_move_whose_task_is_cancelled_as_its_statement_commits_is_told_to_the_table(four_at_a_table,
+                                                                                          monkeypatch):
+    """The one statement of a move on the held state commits by itself: a phone that goes just
+    as it is sent (its task cancelled) cannot say so, so the table's other phones (and bots)
+    are told the version the table holds now all the same."""
+    from config import layer
+
+    drive, table, players = four_at_a_table
+    rng = random.Random(3)
+    stored, state, seat, move = await _next_move(table.pk, rng)
+    first = await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version, "key": str(uuid.uuid4())},
+                                        player_id=players[seat].pk, token=players[seat].token)
+    digital.keep_state(first)  # the next move is made on the held state: one statement
+    stored, state, seat, move = await _next_move(table.pk, rng)
+    watcher = players[(seat + 1) % 4]
+    socket, view = await connected(drive, watcher)
+    assert view["view"]["version"] == stored.version
+    real_cursor = digital.psycopg_client_cursor
+
+    def cursor_of(conn):
+        cursor = real_cursor(conn)
+        execute = cursor.execute
+
+        async def then_cancelled(sql, *args, **kwargs):
+            await execute(sql, *args, **kwargs)
+            raise asyncio.CancelledError  # committed; its task did not hear it
+
+        cursor.execute = then_cancelled
+        return cursor
+
+    monkeypatch.setattr(digital, "psycopg_client_cursor", cursor_of)
+    with pytest.raises(asyncio.CancelledError):
+        await digital.apply_on_loop(table.pk, seat, {**move, "version": stored.version, "key": str(uuid.uuid4())},
+                                    player_id=players[seat].pk, token=players[seat].token)
+    after = await sync_to_async(_stored)(table.pk)
+    assert after.version == stored.version + 1  # it did commit
+    frame = await until(socket, lambda f: f["type"] == "state" and f["view"]["version"] == after.version)
+    assert frame["view"]["seat"] == (seat + 1) % 4
+    await asyncio.gather(*layer._tasks, return_exceptions=True)
+    await socket.disconnect()

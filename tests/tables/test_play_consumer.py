@@ -162,7 +162,7 @@ async def test_a_committed_move_is_announced_even_if_its_phone_goes_meanwhile(fo
         await socket.disconnect(timeout=0.3)  # not done in time: its task is cancelled
     assert socket.future.cancelled() and announced == []
     gate.set()
-    await asyncio.wait_for(asyncio.gather(*layer._tasks), timeout=5)
+    await asyncio.wait_for(asyncio.gather(*layer._tasks, return_exceptions=True), timeout=5)
     assert announced == [ok["version"]]
 
 
