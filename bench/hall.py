@@ -7,8 +7,9 @@ A drive of 200 players at 50 tables (built through the services in a throwaway d
 SQLite file, or a fresh PostgreSQL database on the server of BENCH_DATABASE_URL, default
 postgres://postgres@127.0.0.1:5432/postgres, dropped at the end; Redis database 5 of
 BENCH_REDIS_URL, flushed first). Then, against real daphne processes (DEBUG=0, BENCH_ROUTES=1):
-200 phone sockets (each with its player cookie), 4 board and 4 dashboard sockets (the organiser's
-session cookie), spread round-robin over the processes. For each of ``--hands`` hands:
+200 phone sockets (each with its player cookie; in a client process of their own,
+bench/listeners.py, as the phones are devices of their own), 4 board and 4 dashboard sockets (the
+organiser's session cookie), spread round-robin over the processes. For each of ``--hands`` hands:
 
 - ``hall``: one phone at each of the 50 tables POSTs its table's result to /<CODE>/enter
   (HTTP, CSRF, like a phone), all within ``--spread`` seconds. Measured, per result: from the
@@ -50,6 +51,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import common  # noqa: E402
+from bench.listeners import ListenerProcess  # noqa: E402
 
 PHONES_PER_TABLE = 4
 BOARDS = 4
@@ -231,11 +233,14 @@ def first_recv(listener: common.Listener, stamp: int, contains: str | None = Non
 async def run(args, info: dict, servers: common.Servers) -> dict:
     errors: list[str] = []
     code, drive_id = info["code"], info["drive_id"]
-    phones = [
-        common.Listener(f"phone-{pid}", common.ws_url(servers.url(i), f"/ws/drive/{code}/phone/"), {info["cookie"]: tok},
-                        mark="data-instruction")
+    # The phones listen in a process of their own (bench/listeners.py): their 200 frames of each
+    # full update must not hold up the loop that stamps the screens' result messages.
+    phone_process = ListenerProcess([
+        {"name": f"phone-{pid}", "url": common.ws_url(servers.url(i), f"/ws/drive/{code}/phone/"),
+         "cookies": {info["cookie"]: tok}, "mark": "data-instruction"}
         for i, (pid, tok) in enumerate(sorted(info["tokens"].items()))
-    ]
+    ])
+    phones = phone_process.proxies
     boards = [common.Listener(f"board-{i}", common.ws_url(servers.url(i), f"/ws/drive/{code}/board/"))
               for i in range(BOARDS)]
     dashboards = [
@@ -247,7 +252,8 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
     audience = {id(lst): ("board" if lst in boards else "organiser") for lst in screens}
     everyone = phones + screens
     t = time.monotonic()
-    errors += await common.connect_all(everyone)
+    errors += await phone_process.start()
+    errors += await common.connect_all(screens)
     connect_s = time.monotonic() - t
 
     organiser = common.Browser({"sessionid": info["session"]})
@@ -279,8 +285,17 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
                 missing += sum(1 for p in phones_sent(rec) if not first_recv(p, st["phones"]))
         return missing
 
+    async def phones_until(predicate, timeout: float = WAIT) -> None:
+        """Poll the phones' process until ``predicate()`` holds or ``timeout`` seconds pass."""
+        deadline = time.monotonic() + timeout
+        for _ in range(int(timeout / 0.05) + 1):
+            await phone_process.refresh()
+            if predicate() or time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.05)
+
     async def delivered(records: list[dict], timeout: float = WAIT) -> int:
-        await common.wait_until(lambda: check_delivered(records) == 0, timeout, step=0.05)
+        await phones_until(lambda: check_delivered(records) == 0, timeout)
         return check_delivered(records)
 
     hall_samples, hall_stamp_samples, end_samples, end_all, end_full, post_ms = [], [], [], [], [], []
@@ -390,7 +405,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
                                      moved_stamp and first_recv(p, moved_stamp, "data-instruction")) if t]
                 return min(times) if times else None
 
-            await common.wait_until(lambda: all(first_recv(p, stamp, "data-instruction") for p in phones), WAIT, 0.05)
+            await phones_until(lambda: all(first_recv(p, stamp, "data-instruction") for p in phones))
             times = [held(p) for p in phones]
             missing = sum(1 for p in phones if not first_recv(p, stamp, "data-instruction"))
             if missing:
@@ -430,10 +445,11 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
     end_floor = await floor(servers, "floor-phones", len(phones), len(phones), int(part),
                             max(5, args.floor_sends // 2), per_listener=True, per_key=per_key, errors=errors)
 
+    await phone_process.refresh()
     for lst in everyone:
         if lst.error:
             errors.append(lst.error)
-    await asyncio.gather(*(lst.close() for lst in everyone))
+    await asyncio.gather(phone_process.close(), *(lst.close() for lst in screens))
     if lost:
         errors.append(f"{lost} messages lost (published to a socket's group, never received)")
 
