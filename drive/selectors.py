@@ -44,16 +44,19 @@ def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list
     players = Player.objects.filter(drive=drive)
     if player_ids is not None:
         players = players.filter(pk__in=player_ids)
-    players = players.values_list("pk", "name").annotate(
+    players = players.values_list("pk", "name", "active").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
         n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),
         n_hands=Count("scores", filter=counted),
     )
+    # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not
+    # counted among the players. Once they have played, their points stay.
     return [
         ranking.Row(name=name, total=total, declarations=declared, nine_card_declarations=nine,
                     hands_played=hands, player_id=pk)
-        for pk, name, total, declared, nine, hands in players
+        for pk, name, active, total, declared, nine, hands in players
+        if active or hands or player_ids is not None
     ]
 
 

@@ -31,6 +31,10 @@
     var a = document.activeElement;
     return a && el.contains(a) && (a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT") && a.value;
   }
+  function words(el) { return el.textContent.replace(/\s+/g, " ").trim(); }
+  function clearFlash() {
+    document.querySelectorAll("main.phone > ul.messages").forEach(function (m) { m.remove(); });
+  }
   function apply(parts, stamp, read) {
     if (stamp && stamp < lastStamp) return;  // an older update arriving late
     if (stamp) lastStamp = stamp;
@@ -40,7 +44,11 @@
       if (busy(el)) { deferred = {parts: parts, stamp: stamp, read: read}; return; }  // never wipe what is being typed
       // A panel the organiser opened (a table's "A player has left?") stays open.
       var open = Array.prototype.map.call(el.querySelectorAll("details[open][id]"), function (d) { return d.id; });
+      var before = words(el);
       el.innerHTML = parts[key];
+      // On a phone, a message about what this phone just did ("Disputed: …") stays until what
+      // the page shows changes (the organiser settled it, the hand closed), then goes.
+      if (key === "phone" && words(el) !== before) clearFlash();
       open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
       addCsrf(el);
     });

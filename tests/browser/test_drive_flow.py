@@ -150,3 +150,41 @@ def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
     expect(page.locator("label[data-field=target_total] .errorlist")).to_be_visible()
     expect(page.locator("input[name=target_total]")).to_be_visible()
     page.close()
+
+
+def test_a_phones_dispute_message_goes_once_the_organiser_settles_it(server, browser, phone_page):
+    """'Disputed: the organiser has been told…' stays on the disputing phone while nothing else
+    changes (its own live updates included), and goes when the organiser settles the table."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser_opens_a_new_drive(organiser, server, "Dispute drive")
+    organiser.click("button:has-text('Create the drive')")
+    organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    organiser.click("button:has-text('Add players')")
+    organiser.click("button:has-text('Draw the seating')")
+    organiser.click("button:has-text('Start hand 1')")
+    code = re.search(r"join code ([A-Z]+)", organiser.inner_text("main")).group(1)
+    enterer, disputer = table_players(organiser, 1)[:2]
+    phones = {}
+    for name in (enterer, disputer):
+        phone = phone_page()
+        phone.goto(f"{server}/{code}")
+        phone.get_by_role("button", name=name, exact=True).click()
+        phones[name] = phone
+    page = phones[enterer]
+    page.get_by_role("link", name="Enter the result").click()
+    page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
+    page.click("button:has-text('Send the result')")
+    other = phones[disputer]
+    other.fill("input[name=reason]", f"{disputer} declared, not {enterer}")
+    other.get_by_role("button", name="Dispute").click()
+    flash = other.locator("ul.messages")
+    expect(flash).to_contain_text("Disputed")
+    other.wait_for_timeout(2500)  # the dispute's own live update has come meanwhile: the message stays
+    expect(flash).to_contain_text("Disputed")
+    organiser.reload()
+    organiser.locator("#table-1").get_by_role("link", name="Settle").click()
+    organiser.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{disputer}$")).click()
+    organiser.fill("input[name=reason]", "the table agrees")
+    organiser.click("button:has-text('Save the correction')")
+    expect(other.locator("main")).to_contain_text("confirmed")
+    expect(flash).to_have_count(0)

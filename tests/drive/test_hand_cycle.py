@@ -193,6 +193,23 @@ def test_withdrawn_player_keeps_their_points_and_is_unseated(organiser):
     assert next(r.total for r in standings(drive) if r.name == leaver.name) == before
 
 
+def test_a_player_withdrawn_before_playing_a_hand_is_in_no_standings(organiser):
+    """Added by mistake (a bot too) and withdrawn before any hand: not ranked, not counted
+    among the players; rejoining puts them back."""
+    drive = make_drive(organiser, 8)
+    mistake = services.add_players(drive, ["Mistake"])[0]
+    services.withdraw_player(drive, mistake)
+    hand = services.draw_seating(drive)
+    assert "Mistake" not in [n for t in seating_names(hand) for n in t]
+    services.start_hand(drive)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    ranked = standings(drive)
+    assert len(ranked) == 8 and "Mistake" not in [r.name for r in ranked]
+    services.rejoin_player(drive, mistake)
+    assert "Mistake" in [r.name for r in standings(drive)]
+
+
 def test_swap_two_players_between_hands(organiser):
     drive = seated_drive(organiser, 8, start=False)
     hand = drive.hands.get()

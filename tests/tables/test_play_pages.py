@@ -57,3 +57,53 @@ def test_the_organiser_watch_page_opens(organiser_client, organiser):
     drive = digital_drive(organiser, 4)
     page = organiser_client.get(reverse("tables:watch", args=[drive.join_code, 1]))
     assert page.status_code == 200 and f"/ws/watch/{drive.join_code}/1/" in page.content.decode()
+
+
+def test_a_player_whose_digital_table_is_done_is_told_to_wait_for_the_close(client, organiser):
+    """Once the engine has recorded the table's result, the phone's drive page stops offering
+    'Play the hand': it shows the result, says the table is done and the organiser closes the
+    hand, and links to the finished hand."""
+    import random
+
+    from games import get_game
+    from tables import digital
+    from tables.models import TableHand
+
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    players = seated_players(table)
+    client.cookies[f"ff_{drive.join_code}"] = players[0].token
+    me = reverse("phone:me", args=[drive.join_code])
+    assert "Play the hand" in client.get(me).content.decode()
+    game, rng = get_game("film-fantasy"), random.Random(4)
+    for _ in range(2000):
+        stored = TableHand.objects.get(pk=table.pk)
+        state = game.load_hand(stored.state)
+        if state.finished:
+            break
+        seat, move = next((s, m) for s in range(4) if (m := game.bot_action(state, s, rng)) is not None)
+        digital.apply_action(table.pk, seat, {**move, "version": stored.version}, player_id=players[seat].pk,
+                             token=players[seat].token)
+    assert TableHand.objects.get(pk=table.pk).status == TableHand.Status.CONFIRMED
+    body = client.get(me).content.decode()
+    assert "Play the hand" not in body
+    assert "Result ✓ confirmed" in body and "Your table is done" in body and "See the hand" in body
+
+
+def test_the_finished_drive_tells_each_phone_its_place_in_words(client, organiser):
+    from drive import services
+    from drive.selectors import standings
+    from tests.factories import finish_all_tables, seated_drive
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    ranked = standings(drive)
+    first, last = ranked[0], ranked[-1]
+    for row, expected in ((first, "You won, with" if not first.tied else "You share first place, with"),
+                          (last, f"You finished {last.label} of 8, with {last.total} points.")):
+        client.cookies[f"ff_{drive.join_code}"] = drive.players.get(pk=row.row.player_id).token
+        body = client.get(reverse("phone:me", args=[drive.join_code])).content.decode()
+        assert expected in body and "the winner!" not in body
