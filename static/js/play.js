@@ -151,13 +151,15 @@
       ul.appendChild(li);
     });
     $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
-      (v.dealer_draw ? " (drew the Joker after " + (v.dealer_draw.length - 1) + " cards face up)" : "");
+      (v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : "");
     $("status").textContent = statusLine(v) + (pending ? " — sending…" : "");
     renderLog(v);
     renderHand(v);
     renderAuction(v);
-    var declare = $("declare");
-    declare.disabled = WATCH || v.phase === "finished" || !canDeclare(v.hand || []);
+    var declare = $("declare"), able = canDeclare(v.hand || []), over = v.phase === "finished";
+    declare.disabled = WATCH || over || !able;
+    declare.hidden = WATCH || over || !able;   // shown when it can be tapped; over: the result is at the top
+    $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
     renderResult(v);
   }
 
@@ -167,10 +169,11 @@
       return "A bot is playing your seat for now: ask the organiser to give it back to you.";
     }
     if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
-    if (v.phase === "auction") return auctionLine(v);
+    var ready = !WATCH && canDeclare(v.hand || []) ? "You hold two complete sets: tap Declare! " : "";
+    if (v.phase === "auction") return ready + auctionLine(v);
     var others = v.pass_pending.filter(function (s) { return s !== me; });
     if (WATCH) return "Round " + v.round + ": waiting for " + listNames(v.pass_pending);
-    if (v.my_pass === null) return "Round " + v.round + ": choose a card to pass to " + nameOf((me + 1) % v.players) + ".";
+    if (v.my_pass === null) return ready + "Round " + v.round + ": choose a card to pass to " + nameOf((me + 1) % v.players) + ".";
     return others.length ? "Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for " + listNames(others) : "Passing…";
   }
 
@@ -184,15 +187,15 @@
     var incoming = offers.filter(function (o) { return o.to === v.seat; });
     if (incoming.length) {
       return incoming.map(function (o) { return nameOf(o.from) + " offers you " + o.count + " card" + (o.count > 1 ? "s" : ""); }).join("; ") +
-        ": accept or decline just below.";
+        ": accept or decline below.";
     }
     var mine = offers.filter(function (o) { return o.from === v.seat; });
-    if (mine.length) return "Your offer to " + listNames(mine.map(function (o) { return o.to; })) + " is waiting for an answer. Tap cards to offer more, or declare.";
-    return "Auction open: tap one to three cards to offer someone, or declare.";
+    if (mine.length) return "Your offer to " + listNames(mine.map(function (o) { return o.to; })) + " is waiting for an answer. You can tap cards to offer more.";
+    return "Auction open: tap one to three cards to offer someone.";
   }
 
   // The table's last moves in words, newest first (the public log: no cards in it).
-  var LOG_LINES = 3;
+  var LOG_LINES = WATCH ? 3 : 1;   // a phone's dock has room for the newest
   function who(seat, start) { return seat === view.seat ? (start ? "You" : "you") : nameOf(seat); }
   function whose(seat) { return seat === view.seat ? "your" : nameOf(seat) + "’s"; }
   function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
@@ -309,6 +312,7 @@
     });
     if (keep) to.value = keep;
     $("offer").disabled = WATCH || accepting !== null || chosen.length === 0;
+    $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0;   // once cards are tapped
   }
 
   function button(text, onclick) {

@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
 
 from games import get_game
 from tests.browser_support import PHONE, chromium, live_server
@@ -96,6 +97,8 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
             pages.append(page)
         assert "<i>Di</i>" in pages[0].inner_text("#seats")  # the name is shown as text, not HTML
         assert pages[0].evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        unable = next(p for p in pages if not p.is_enabled("#declare"))
+        expect(unable.locator("#declare-why")).to_contain_text("two complete sets")  # why it cannot be tapped
         declared = None
         for _ in range(120):
             for page in pages:
@@ -113,6 +116,9 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         assert declared is not None, "no page could declare"
         for page in pages:
             page.wait_for_selector("#result:not([hidden])", timeout=10000)
+            # The result at the top, above the cards; no Declare button left to tap.
+            assert page.locator("#result").bounding_box()["y"] < page.locator("#hand").bounding_box()["y"]
+            assert page.is_hidden("#declare") and page.is_hidden("#declare-why")
         assert "declared" in declared.inner_text("#result")
         assert "reconnecting" not in pages[1].inner_text("body") or pages[1].is_hidden("#conn")
 
@@ -209,7 +215,11 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#status")).to_contain_text(f"{bob} offers you 1 card")
         expect(ann_page.locator("#offers")).to_be_visible()
         expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)  # still chosen
-        assert ann_page.locator("#offers").bounding_box()["y"] < ann_page.locator("#hand").bounding_box()["y"]
+        # The offer is in sight wherever the cards are scrolled: the dock stays at the screen's bottom.
+        for where in ("0", "document.body.scrollHeight"):
+            ann_page.evaluate(f"window.scrollTo(0, {where})")
+            expect(ann_page.locator("#offers")).to_be_in_viewport()
+            expect(ann_page.locator("#status")).to_be_in_viewport()
         expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
         expect(ann_page.locator("#log li").first).to_have_text(f"{bob} offered 1 card to you.")  # the last move, in words
         expect(bob_page.locator("#log li").first).to_have_text(f"You offered 1 card to {ann}.")
