@@ -211,7 +211,7 @@ def preview(request, code: str):
         return JsonResponse({"ok": False, "message": str(exc)}, status=400)
     form = ResultForm(spec, names, request.POST)
     if not form.is_valid():
-        return JsonResponse({"ok": False, "message": "Answer every question."}, status=400)
+        return JsonResponse({"ok": False, "incomplete": True, "message": "Answer every question."}, status=400)
     try:
         outcome = get_game(drive.game, drive.house_rules).outcome_from_summary(len(names), form.summary())
     except GameError as exc:

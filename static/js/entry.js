@@ -49,7 +49,14 @@
       .then(function (r) { return r.json(); })
       .then(function (data) {
         box.textContent = "";
-        if (!data.ok) { var p = document.createElement("p"); p.className = "error"; p.textContent = data.message; box.appendChild(p); return; }
+        if (!data.ok) {
+          // Not answered yet is no error: a hint, not red. A contradiction in the answers is one.
+          var p = document.createElement("p");
+          p.className = data.incomplete ? "muted" : "error";
+          p.textContent = data.incomplete ? "The points show here once every question is answered." : data.message;
+          box.appendChild(p);
+          return;
+        }
         var ul = document.createElement("ul");
         data.points.forEach(function (row) {
           var li = document.createElement("li");

@@ -75,6 +75,9 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     # One player enters; the points are shown before sending, computed by the server.
     page = phones[enterer]
     page.get_by_role("link", name="Enter the result").click()
+    # Nothing answered yet: a hint where the points will be, not an error.
+    expect(page.locator("[data-preview-box] p.muted")).to_contain_text("once every question is answered")
+    expect(page.locator("[data-preview-box] .error")).to_have_count(0)
     page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
     expect(page.locator("[data-preview-box]")).to_contain_text(f"{enterer}: 15 points")
     page.click("button:has-text('Send the result')")
