@@ -50,17 +50,37 @@ def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
     for i in range(1, hands + 1):
         parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" fill="#aaa" font-size="12" text-anchor="middle">{i}</text>')
     parts.append(f'<text x="4" y="{y(top) + 4:.1f}" fill="#aaa" font-size="12">{top}</text>')
+    label_at = _spread([y(s["points"][-1]) + 5 for s in series], LABEL_GAP, pad_t + 12, height - pad_b + 12)
     for n, s in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s["points"]))
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="3" points="{points}"/>')
         last = s["points"][-1]
         parts.append(
-            f'<text x="{width - pad_r + 6}" y="{y(last) + 5:.1f}" fill="{colour}" font-size="14">'
+            f'<text x="{width - pad_r + 6}" y="{label_at[n]:.1f}" fill="{colour}" font-size="14">'
             f"{escape(s['name'][:18])} ({last})</text>"
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))
+
+
+LABEL_GAP = 17  # px between two names at the chart's right end (14 px type)
+
+
+def _spread(wanted: list[float], gap: float, lowest: float, highest: float) -> list[float]:
+    """Each label's y, as near as can be to where it is ``wanted`` (its line's end), at least
+    ``gap`` apart (equal totals would print their names over each other), within
+    [``lowest``, ``highest``] where they fit; in the order given."""
+    order = sorted(range(len(wanted)), key=lambda i: (wanted[i], i))
+    at = [min(max(wanted[i], lowest), highest) for i in order]
+    for k in range(1, len(at)):  # downwards: each at least a gap below the one above
+        at[k] = max(at[k], at[k - 1] + gap)
+    if at and at[-1] > highest:  # past the bottom: upwards from it, as far as needed
+        at[-1] = highest
+        for k in range(len(at) - 2, -1, -1):
+            at[k] = min(at[k], at[k + 1] - gap)
+    placed = dict(zip(order, at))
+    return [placed[i] for i in range(len(wanted))]
 
 
 @register.filter

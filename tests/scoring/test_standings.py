@@ -161,3 +161,21 @@ def test_ranking_property(players):
     won = prizes(ranked)
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["booby"]}
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["runner_up"]}
+
+
+def test_the_boards_chart_keeps_equal_totals_names_apart():
+    """Players with the same total end their lines at the same height: their names are moved
+    apart, each as near its line's end as can be, and stay on the chart."""
+    import re
+
+    from drive.templatetags.drive_tags import LABEL_GAP, _spread, chart_svg
+
+    series = [{"name": n, "points": p} for n, p in
+              (("Eve", [0, 10]), ("Hal", [0, 10]), ("Ann", [0, 0]), ("Bob", [0, 0]), ("Cy", [0, 0]), ("Top", [0, 25]))]
+    svg = str(chart_svg({"hands": 1, "series": series}))
+    ys = sorted(float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)" fill="#[0-9a-f]+" font-size="14">', svg))
+    assert len(ys) == 6
+    assert all(b - a >= LABEL_GAP - 0.01 for a, b in zip(ys, ys[1:]))
+    assert ys[0] >= 10 and ys[-1] <= 260
+    assert _spread([50, 120], LABEL_GAP, 20, 250) == [50, 120]  # apart already: where they are wanted
+    assert _spread([250, 250, 250], LABEL_GAP, 20, 250) == [216, 233, 250]  # at the bottom: upwards
