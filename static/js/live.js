@@ -185,10 +185,18 @@
     var chart = document.querySelector(".board svg.chart");
     var below = chart ? chart.getBoundingClientRect().height + 12 : 0;
     var room = window.innerHeight - table.getBoundingClientRect().top - 24 - below;
-    var perPage = Math.max(3, Math.floor(room / rowH));
-    var pages = Math.ceil(rows.length / perPage);
+    var fit = Math.max(3, Math.floor(room / rowH));
+    var pages = Math.ceil(rows.length / fit);
+    // Pages of even length (8 rows that fit 6 at a time: 4 and 4, not 6 and 2), so the chart
+    // below does not jump up and down as they turn.
+    var perPage = Math.ceil(rows.length / pages);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;
     rows.forEach(function (r, i) { r.hidden = Math.floor(i / perPage) !== pageIndex; });
+    var note = document.querySelector("[data-pager-note]");
+    if (note) {
+      note.hidden = pages <= 1;
+      note.textContent = "Standings, page " + (pageIndex + 1) + " of " + pages;
+    }
     // Keep the page turning every 8 s: an update arriving meanwhile must not restart the clock
     // (in a burst of results the board would never leave its first page).
     if (pages > 1 && (!pagerTimer || !keepPage)) {

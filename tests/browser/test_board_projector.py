@@ -3,6 +3,8 @@ the screen (it once ran off the bottom, hiding the lower lines and labels)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -34,3 +36,12 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
           const box = chart.getBoundingClientRect();
           return box.bottom <= window.innerHeight && Math.max(...shown.map(r => r.getBoundingClientRect().bottom)) <= box.top;
         }""", timeout=10000)
+        # Pages of even length, and the board says which page it shows.
+        pages = board.evaluate("""() => {
+          const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
+          const shown = rows.filter(r => !r.hidden).length;
+          return {rows: rows.length, shown: shown};
+        }""")
+        count = -(-pages["rows"] // pages["shown"])
+        assert pages["shown"] == -(-pages["rows"] // count)  # ceil(rows / pages): no short last page of 2
+        expect(board.locator("[data-pager-note]")).to_have_text(re.compile(rf"Standings, page 1 of {count}"))
