@@ -301,3 +301,14 @@ def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(or
     organiser_client.post(url, {"rejoin": str(ann.pk)})
     ann.refresh_from_db()
     assert ann.active
+
+
+def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    table = drive.hands.get().tables.get(number=1)
+    services.organiser_result(drive, table, declared(4, 2), organiser)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-1"'):page.index('id="table-2"')]
+    declarer = table.seats.get(position=2).player.name
+    assert f"{declarer} <strong>15</strong> (declared)" in card
+    assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet
