@@ -23,7 +23,8 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_organiser
 	$(PY) manage.py banner
-	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) --websocket_timeout 86400 --proxy-headers config.asgi:application
+	@# No --proxy-headers: with no proxy in front, a phone would choose the address the join limit counts
+	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) --websocket_timeout 86400 config.asgi:application
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -135,6 +135,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     player.active = False
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
+    _stand_in_on_the_phones(drive, player, True)
     live.drive_changed(drive.pk)
 
 
@@ -146,7 +147,27 @@ def rejoin_player(drive: Drive, player: Player) -> None:
     player.active = True
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
+    _stand_in_on_the_phones(drive, player, False)
     live.drive_changed(drive.pk)
+
+
+def _stand_in_on_the_phones(drive: Drive, player: Player, playing: bool) -> None:
+    """A player who leaves in the middle of a hand played on the phones: a bot plays their seat
+    for the rest of it (the seat and its score stay theirs; their phone can no longer move, as
+    a withdrawn player's can enter or confirm no result), so the table is not left waiting for
+    them. Rejoining gives the seat back. (A bot's own seat is always the server's.)"""
+    from tables import digital
+
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.PLAYING or BotPlayer.objects.filter(player=player).exists():
+        return
+    seat = Seat.objects.filter(hand=hand, player=player).select_related("table").first()
+    if seat is None or not seat.table.on_the_phones:
+        return
+    try:
+        digital.set_stand_in(drive, seat.table_id, seat.position, playing)
+    except digital.DigitalError:  # its hand is over (or not dealt): nothing to play for them
+        pass
 
 
 @transaction.atomic
@@ -350,8 +371,14 @@ def refuse_paper_result_on_the_phones(table: TableHand) -> None:
 
 
 @transaction.atomic
-def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason: str = "") -> Result:
-    """The organiser enters a table's result (from paper), or corrects one (a reason is required)."""
+def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason: str = "",
+                     seen_revision: int | None = None) -> Result:
+    """The organiser enters a table's result (from paper), or corrects one (a reason is required).
+
+    ``seen_revision``: the revision of the result the organiser's form showed; a result changed
+    since (a phone's new entry, the same correction sent twice) is refused, not overwritten. A
+    correction that changes nothing is refused too, unless it settles an entry not yet
+    confirmed (disputed, say) by keeping it as it is: it is confirmed, with the reason logged."""
     drive = _lock(drive)
     if drive.is_finished:
         raise DriveError("The drive has finished: its final standings are frozen.")
@@ -370,6 +397,12 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,
         )
     else:
+        if seen_revision is not None and seen_revision != existing.revision:
+            raise DriveError("This result was changed while you were looking at it (a new entry, or this "
+                             "correction sent twice): open it again to see it as it stands, then correct it if "
+                             "it is still wrong.")
+        if summary == existing.summary and existing.status == Result.Status.CONFIRMED:
+            raise DriveError("That is the result as it stands: nothing to correct.")
         reason = " ".join((reason or "").split())
         if not reason:
             raise DriveError("Give a reason for the correction: it is kept in the log.")

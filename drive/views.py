@@ -186,6 +186,12 @@ def drive_end(request, drive_id: int):
     return _back(drive)
 
 
+def _seen_revision(request) -> int | None:
+    """The result's revision the form was shown with (None: not given, or not a number)."""
+    raw = request.POST.get("seen_revision", "")
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+
+
 @login_required
 def result_edit(request, drive_id: int, table_id: int):
     """Enter a table's result from paper, or correct it (with a reason once one exists)."""
@@ -208,7 +214,8 @@ def result_edit(request, drive_id: int, table_id: int):
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
             services.organiser_result(
-                drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"]
+                drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"],
+                seen_revision=_seen_revision(request),
             )
         except DriveError as exc:
             error = str(exc)

@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import sqlite3
 import threading
 import time
@@ -756,6 +757,9 @@ def _finish(conn: Any) -> None:
 MAX_VERSION = 10**9  # far beyond any hand's; a larger "version" is not one (and is not echoed back)
 
 
+_KEY = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_KEY_LENGTH}}}")
+
+
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
     """A phone's frame -> (engine action, version seen, client key, claimed seat); refused if odd."""
     if not isinstance(message, dict):
@@ -765,8 +769,10 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
     if version is not None and (type(version) is not int or not 0 <= version <= MAX_VERSION):
         raise DigitalError("'version' must be the version number your phone last saw.")
     key = message.get("key")
-    if key is not None and (not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH):
-        raise DigitalError(f"'key' must be a string of 1 to {MAX_KEY_LENGTH} characters.")
+    if key is not None and (not isinstance(key, str) or not _KEY.fullmatch(key)):
+        # (Only letters, digits, '-' and '_': a lone surrogate or a NUL would reach PostgreSQL's
+        # JSON and fail there, found by probing.)
+        raise DigitalError(f"'key' must be 1 to {MAX_KEY_LENGTH} letters, digits, '-' or '_'.")
     return action, version, key, message.get("seat")
 
 

@@ -147,3 +147,15 @@ def test_a_server_process_freezes_its_startup_objects_and_collects_young_ones_le
     assert before == [700, 10, 10]  # Python's own, before the application
     assert after == [gc_tuning.YOUNG, *gc_tuning.OLDER]
     assert frozen > 10_000  # Django and the application, out of the collector's walk
+
+
+def test_make_run_trusts_no_forwarded_address():
+    """`make run` serves phones directly (no proxy in front): daphne must not take the client's
+    address from X-Forwarded-For, or any phone could choose the address that the join limit
+    counts (and lock another phone out). Behind nginx, docs/operations.md adds --proxy-headers."""
+    from pathlib import Path
+
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    run = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    serve = next(line for line in run.splitlines() if "daphne" in line and not line.strip().startswith("@#"))
+    assert "--proxy-headers" not in serve and "-b 0.0.0.0" in serve

@@ -31,6 +31,7 @@ from .scoring import best_declaration, score_hand
 PASSING, AUCTION, FINISHED = "passing", "auction", "finished"
 DECLARED_PASSING, DECLARED_AUCTION, STOPPED = "declared_passing", "declared_auction", "stopped"
 MAX_OFFER = 3
+VIEW_LOG = 100  # entries of the public log a view carries: the newest (``FilmFantasyHand.view``)
 
 _ACTION_KEYS = {
     "pass": {"type", "card"},
@@ -310,7 +311,10 @@ class FilmFantasyHand:
             "stack": len(self.stack),
             "odd_cards": len(self.odd),
             "pass_pending": [s for s, p in enumerate(self.passes) if p is None] if self.phase == PASSING else [],
-            "log": list(self.log),
+            # The newest of the public log only: a seat that offered and withdrew thousands of
+            # times would otherwise have every phone at the table sent all of it with each move.
+            "log": self.log[-VIEW_LOG:],
+            "log_from": max(0, len(self.log) - VIEW_LOG),
         }
         if seat is not None:
             v["dealer_draw"] = list(self.dealer_draw)  # dealt face up: public to the players

@@ -109,6 +109,47 @@ def test_correction_through_the_page_requires_a_reason(organiser_client, organis
     assert Correction.objects.get().reason == "Cy declared"
 
 
+def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(organiser_client, organiser):
+    """Found by probing: the same correction sent twice at once was logged twice (and three no-op
+    corrections were possible); the form carried no revision, so it could also overwrite a
+    phone's newer entry unseen. It carries the revision it showed now."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="1"' in page
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared", "seen_revision": "1"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).status_code == 302
+    again = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)  # the second of a double submit
+    assert again.status_code == 200 and "was changed while you were looking" in again.content.decode()
+    assert Correction.objects.count() == 1 and Result.objects.get().revision == 2
+    data["seen_revision"] = "2"  # seen as it stands, and the same again: nothing to correct
+    same = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1
+
+
+def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organiser):
+    """A disputed entry that was right after all: saved unchanged, with a reason, it is confirmed
+    and the reason logged (not refused as 'nothing to correct')."""
+    from drive import results as phone_results
+
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    seated = [s.player for s in table.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0)
+    phone_results.dispute(drive, seated[1], seen_revision=1, reason="Bob did not declare")
+    result = Result.objects.get()
+    assert result.status == Result.Status.DISPUTED
+    services.organiser_result(drive, table, result.summary, organiser, reason="checked: he did",
+                              seen_revision=result.revision)
+    result.refresh_from_db()
+    assert result.status == Result.Status.CONFIRMED and result.summary == declared(4, 1)
+    assert Correction.objects.get().reason == "checked: he did"
+
+
 def test_close_with_missing_tables_says_which(organiser_client, organiser):
     drive = seated_drive(organiser, 8)
     response = organiser_client.post(f"/drives/{drive.pk}/close", follow=True)

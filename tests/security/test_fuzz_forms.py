@@ -309,3 +309,14 @@ def test_dispute_reason_never_stores_control_characters(entered):
     assert response.status_code == 302
     result = Result.objects.get()
     assert result.status == "disputed" and result.dispute_reason == "Cy had 9 cards"
+
+
+@pytest.mark.parametrize("charset", ["utf8", "latin-1", "utf-16"])
+def test_a_form_that_says_it_is_not_utf8_gets_a_400_not_a_server_error(client, charset):
+    """Django refuses to read such a form; its own error pages read it again and fail again, so
+    this was a 500 with a traceback per request (found by probing from outside), on any POST,
+    the sign-in page's included."""
+    response = client.post("/login/", "username=a&password=b",
+                           content_type=f"application/x-www-form-urlencoded; charset={charset}")
+    assert response.status_code == 400
+    assert "UTF-8" in response.content.decode()

@@ -238,6 +238,28 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     assert applied.version == state.version + 1
 
 
+def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play_their_seat(transactional_db,
+                                                                                            organiser):
+    """Withdrawn mid-hand, the player's phone can no longer move (found by probing: an open game
+    socket kept playing), and the table is not left waiting for them: a bot plays the seat for
+    the rest of the hand, the seat and its score staying theirs. Rejoining gives it back."""
+    from drive import services
+
+    drive = digital_drive(organiser, 5)  # five players: withdrawing one leaves four
+    table = table_of(drive)
+    players = seated_players(table)
+    leaver = players[1]
+    services.withdraw_player(drive, leaver)
+    table.refresh_from_db()
+    assert table.bots == [1] and seated_players(table) == players
+    state = _stored_state(table.pk)
+    with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
+        digital.apply_action(table.pk, 1, action("pass", state.version, card=state.hands[1][0]), player_id=leaver.pk)
+    services.rejoin_player(drive, drive.players.get(pk=leaver.pk))
+    table.refresh_from_db()
+    assert table.bots == []
+
+
 def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organiser, django_user_model):
     drive = digital_drive(organiser, 3, start=False)
     table = table_of(drive)

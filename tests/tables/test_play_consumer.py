@@ -117,6 +117,21 @@ async def test_malformed_and_oversized_frames_get_an_error_not_a_crash(four_at_a
     await socket.disconnect()
 
 
+@pytest.mark.parametrize("key", ["\\ud800", "a\\u0000b", "", "x" * 65, "a b", "é"])
+async def test_a_client_key_that_is_not_letters_digits_or_dashes_is_refused_with_a_message(four_at_a_table, key):
+    """A lone surrogate or a NUL in the key reached PostgreSQL's JSON column and failed there
+    (an internal error and a resend to every seat, found by probing): refused up front now."""
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    view = first["view"]
+    frame = '{"type": "pass", "card": "%s", "version": %d, "key": "%s"}' % (view["hand"][0], view["version"], key)
+    await socket.send_to(text_data=frame)
+    error = await until(socket, lambda f: f["type"] in ("error", "ok"))
+    assert error["type"] == "error" and "'key' must be" in error["message"]
+    assert (await stored(table.pk)).version == view["version"]
+    await socket.disconnect()
+
+
 async def test_an_action_sent_twice_is_applied_once(four_at_a_table):
     drive, table, players = four_at_a_table
     socket, first = await connected(drive, players[0])
