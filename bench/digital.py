@@ -163,13 +163,20 @@ class Phone:
 
     def __init__(self, ws, sizes: list[int] | None = None) -> None:
         self.ws, self.view, self.errors, self.sizes = ws, None, 0, sizes
+        self.log: list = []
         self.changed = asyncio.Event()
 
     async def read(self) -> None:
         async for raw in self.ws:
             frame = json.loads(raw)
             if frame.get("type") == "state" and (self.view is None or frame["view"]["version"] >= self.view["version"]):
-                self.view = frame["view"]
+                view = frame["view"]
+                # A view carries the newest part of the public log (from log_from): the phone's
+                # bot remembers the whole of it, as the server's bots read it.
+                start = view.get("log_from", 0)
+                self.log = (self.log[:start] if start <= len(self.log) else []) + view["log"]
+                view["log"] = self.log
+                self.view = view
                 if self.sizes is not None:
                     self.sizes.append(len(raw))
             elif frame.get("type") == "error":

@@ -39,7 +39,11 @@ class DriveError(Exception):
 
 
 def _lock(drive: Drive) -> Drive:
-    return Drive.objects.select_for_update().get(pk=drive.pk)
+    """The drive's row, locked against the other services' writes until the commit. (PostgreSQL:
+    FOR NO KEY UPDATE, which a result's or a score's foreign key check, FOR KEY SHARE, does not
+    wait for: a digital table's last move holds its table's lock and then inserts its result,
+    while a service holding the drive may then lock that table; FOR UPDATE would make a cycle.)"""
+    return Drive.objects.select_for_update(no_key=True).get(pk=drive.pk)
 
 
 # Invisible characters a name keeps (they shape what is shown: joiners of emoji and of Persian
@@ -147,7 +151,6 @@ def rejoin_player(drive: Drive, player: Player) -> None:
     player.active = True
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
-    _stand_in_on_the_phones(drive, player, False)
     live.drive_changed(drive.pk)
 
 
@@ -155,7 +158,9 @@ def _stand_in_on_the_phones(drive: Drive, player: Player, playing: bool) -> None
     """A player who leaves in the middle of a hand played on the phones: a bot plays their seat
     for the rest of it (the seat and its score stay theirs; their phone can no longer move, as
     a withdrawn player's can enter or confirm no result), so the table is not left waiting for
-    them. Rejoining gives the seat back. (A bot's own seat is always the server's.)"""
+    them. Rejoining does not give it back by itself (the organiser may have had a bot play it
+    before, for a phone that died): the table's "A player has left?" does, as for any stand-in.
+    (A bot's own seat is always the server's.)"""
     from tables import digital
 
     hand = current_hand(drive)
@@ -401,7 +406,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise DriveError("This result was changed while you were looking at it (a new entry, or this "
                              "correction sent twice): open it again to see it as it stands, then correct it if "
                              "it is still wrong.")
-        if summary == existing.summary and existing.status == Result.Status.CONFIRMED:
+        as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
+        if summary == as_entered and existing.status == Result.Status.CONFIRMED:
             raise DriveError("That is the result as it stands: nothing to correct.")
         reason = " ".join((reason or "").split())
         if not reason:

@@ -189,7 +189,7 @@ def drive_end(request, drive_id: int):
 def _seen_revision(request) -> int | None:
     """The result's revision the form was shown with (None: not given, or not a number)."""
     raw = request.POST.get("seen_revision", "")
-    return int(raw) if raw.isdigit() and len(raw) < 10 else None
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
 
 
 @login_required
@@ -222,7 +222,11 @@ def result_edit(request, drive_id: int, table_id: int):
         else:
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             return _back(drive)
+    # The revision the form was first shown with stays in it after a refusal: sent again, a
+    # result changed meanwhile is refused again until the organiser opens it anew.
+    seen = _seen_revision(request) if request.method == "POST" else None
     return render(request, "drive/result_form.html", {
+        "seen_revision": seen if seen is not None else getattr(existing, "revision", None),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
     })

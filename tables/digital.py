@@ -402,7 +402,7 @@ def seat_basis(view: dict[str, Any]) -> str:
     offers it is part of); otherwise it is refused as stale. Which view keys are chatter is the
     game's knowledge (``chatter_keys``)."""
     game = get_game(view.get("game", "film-fantasy"))
-    chatter = set(getattr(game, "chatter_keys", ("version", "log")))
+    chatter = set(getattr(game, "chatter_keys", ("version", "log", "log_from")))
     material = {k: v for k, v in view.items() if k not in chatter and k != "basis"}
     try:
         text = orjson.dumps(material, option=orjson.OPT_SORT_KEYS)  # a view is built for every seat of every action
@@ -1459,6 +1459,8 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
         raise DigitalError(f"Table {table.number} has no such seat.")
     if BotPlayer.objects.filter(player_id=found.player_id).exists():
         raise DigitalError(f"{found.player.name} is a bot: the server always plays that seat.")
+    if not playing and not found.player.active:
+        raise DigitalError(f"{found.player.name} has left the drive: have them rejoin first, then give the seat back.")
     bots = set(table.bots or [])
     if (seat in bots) == playing:
         return found.player.name  # already so (a second click): nothing to do

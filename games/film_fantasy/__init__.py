@@ -36,8 +36,9 @@ class FilmFantasy:
 
     HOUSE_RULES = ("declarer_joker_penalty",)
     # View keys that change with other seats' moves but not with what a seat decides on
-    # (tables.digital.seat_basis): who has still to pass, the log, the version.
-    chatter_keys = ("version", "log", "pass_pending")
+    # (tables.digital.seat_basis): who has still to pass, the log (and where the view's part of
+    # it starts), the version.
+    chatter_keys = ("version", "log", "log_from", "pass_pending")
 
     def with_rules(self, rules: dict[str, Any]) -> "FilmFantasy":
         """This game with the drive's house rules; an unknown rule or a non-boolean is refused."""

@@ -183,7 +183,8 @@
     var rowH = rows[0].getBoundingClientRect().height || 40;
     // The chart below the standings must stay on the screen too.
     var chart = document.querySelector(".board svg.chart");
-    var below = chart ? chart.getBoundingClientRect().height + 12 : 0;
+    var note = document.querySelector("[data-pager-note]");
+    var below = (chart ? chart.getBoundingClientRect().height + 12 : 0) + (note ? 40 : 0);   // the page note too
     var room = window.innerHeight - table.getBoundingClientRect().top - 24 - below;
     var fit = Math.max(3, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / fit);
@@ -192,7 +193,6 @@
     var perPage = Math.ceil(rows.length / pages);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;
     rows.forEach(function (r, i) { r.hidden = Math.floor(i / perPage) !== pageIndex; });
-    var note = document.querySelector("[data-pager-note]");
     if (note) {
       note.hidden = pages <= 1;
       note.textContent = "Standings, page " + (pageIndex + 1) + " of " + pages;

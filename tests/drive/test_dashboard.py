@@ -126,6 +126,11 @@ def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(org
     again = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)  # the second of a double submit
     assert again.status_code == 200 and "was changed while you were looking" in again.content.decode()
     assert Correction.objects.count() == 1 and Result.objects.get().revision == 2
+    # The refused form keeps the revision it was shown with: saved again as it is, refused again.
+    assert 'name="seen_revision" value="1"' in again.content.decode()
+    for odd in ("²", "x", ""):  # not a revision: as if none was sent (no server error)
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "seen_revision": odd})
+        assert response.status_code == 200 and "nothing to correct" in response.content.decode()
     data["seen_revision"] = "2"  # seen as it stands, and the same again: nothing to correct
     same = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1

@@ -443,3 +443,4 @@ def test_a_view_carries_only_the_newest_of_the_public_log(auction_hand):
         assert view["log"] == auction_hand.log[-VIEW_LOG:]
         assert view["log_from"] == len(auction_hand.log) - VIEW_LOG
     assert len(type(auction_hand).load(auction_hand.to_json()).log) == len(auction_hand.log)
+

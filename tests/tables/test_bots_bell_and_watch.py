@@ -242,7 +242,9 @@ def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play
                                                                                             organiser):
     """Withdrawn mid-hand, the player's phone can no longer move (found by probing: an open game
     socket kept playing), and the table is not left waiting for them: a bot plays the seat for
-    the rest of the hand, the seat and its score staying theirs. Rejoining gives it back."""
+    the rest of the hand, the seat and its score staying theirs. The seat goes back to them only
+    once they have rejoined and the organiser gives it back (rejoining alone does not: the
+    organiser may have had a bot play it before, for a phone that died)."""
     from drive import services
 
     drive = digital_drive(organiser, 5)  # five players: withdrawing one leaves four
@@ -255,7 +257,12 @@ def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play
     state = _stored_state(table.pk)
     with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
         digital.apply_action(table.pk, 1, action("pass", state.version, card=state.hands[1][0]), player_id=leaver.pk)
+    with pytest.raises(digital.DigitalError, match="has left the drive: have them rejoin first"):
+        digital.set_stand_in(drive, table.pk, 1, False)
     services.rejoin_player(drive, drive.players.get(pk=leaver.pk))
+    table.refresh_from_db()
+    assert table.bots == [1]  # still the bot's until given back
+    digital.set_stand_in(drive, table.pk, 1, False)
     table.refresh_from_db()
     assert table.bots == []
 

@@ -89,6 +89,17 @@ def test_a_player_whose_digital_table_is_done_is_told_to_wait_for_the_close(clie
     assert "Play the hand" not in body
     assert "Result ✓ confirmed" in body and "Your table is done" in body and "See the hand" in body
 
+    # The organiser "corrects" it to what it is: nothing to correct (the engine's own record,
+    # kept beside the answers, does not make it look changed).
+    from drive import services
+    from scoring.models import Result
+
+    result = Result.objects.get(table=table)
+    answers = {k: v for k, v in result.summary.items() if k != "digital"}
+    with pytest.raises(services.DriveError, match="nothing to correct"):
+        services.organiser_result(drive, table, answers, organiser, reason="checking", seen_revision=result.revision)
+    assert "digital" in Result.objects.get(table=table).summary
+
 
 def test_the_finished_drive_tells_each_phone_its_place_in_words(client, organiser):
     from drive import services
@@ -107,3 +118,23 @@ def test_the_finished_drive_tells_each_phone_its_place_in_words(client, organise
         client.cookies[f"ff_{drive.join_code}"] = drive.players.get(pk=row.row.player_id).token
         body = client.get(reverse("phone:me", args=[drive.join_code])).content.decode()
         assert expected in body and "the winner!" not in body
+
+
+def test_a_seats_basis_ignores_other_seats_moves_however_long_the_log():
+    """Other seats' offers bump the version, not what a seat's choice rests on: its basis
+    (``digital.seat_basis``) leaves out the game's chatter keys, among them where the view's
+    part of the log starts, which moves with every entry once the log is longer than a view
+    carries (found by review: a stale move would then have been refused as 'moved on')."""
+    from games.film_fantasy.hand import AUCTION, VIEW_LOG
+    from tables.digital import seat_basis
+    from tests.games.conftest import make_hand
+
+    hand = make_hand([["1-1", "1-2", "2-1", "3-1"], ["4-1", "4-2", "5-1", "6-1"], ["7-1", "7-2", "8-1", "9-1"]],
+                     phase=AUCTION)
+    for _ in range(VIEW_LOG):  # seats 1 and 2 chatter: the log passes what a view carries
+        hand.apply(1, {"type": "offer", "to": 2, "cards": ["6-1"]})
+        hand.apply(1, {"type": "withdraw", "offer": next(iter(hand.offers))})
+    before, log_from = seat_basis(hand.view(0)), hand.view(0)["log_from"]
+    hand.apply(1, {"type": "offer", "to": 2, "cards": ["6-1"]})
+    assert hand.view(0)["log_from"] == log_from + 1  # the view's part of the log moved on
+    assert seat_basis(hand.view(0)) == before  # seat 0 is not part of it: the same basis
