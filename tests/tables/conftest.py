@@ -34,6 +34,24 @@ def seated_players(table: TableHand) -> list:
     return [s.player for s in table.seats.select_related("player").order_by("position")]
 
 
+def play_to_the_end(table: TableHand, players: list, seed: int, *, token: bool = False) -> None:
+    """Every seat plays the greedy bot's move through ``digital.apply_action`` (as in an apply
+    thread) until the table's hand is over; ``token``: each move with its player's token."""
+    from games import get_game
+    from tables import digital
+
+    game, rng = get_game("film-fantasy"), random.Random(seed)
+    for _ in range(2000):
+        stored = TableHand.objects.get(pk=table.pk)
+        state = game.load_hand(stored.state)
+        if state.finished:
+            return
+        seat, move = next((s, m) for s in range(len(players)) if (m := game.bot_action(state, s, rng)) is not None)
+        digital.apply_action(table.pk, seat, {**move, "version": stored.version}, player_id=players[seat].pk,
+                             token=players[seat].token if token else None)
+    raise AssertionError("the hand never ended")
+
+
 @pytest.fixture
 def four_at_a_table(transactional_db, organiser):
     drive = digital_drive(organiser, 4)

@@ -3,14 +3,12 @@ synchronous=NORMAL does); the move that ends the hand, whose result enters the d
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from django.db import connection
 
-from games import get_game
 from tables import digital
 from tables.models import TableHand
+from tests.tables.conftest import play_to_the_end
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -27,14 +25,7 @@ def test_moves_commit_lazily_and_the_last_move_durably(four_at_a_table, monkeypa
         real(row, fields)
 
     monkeypatch.setattr(digital, "_write", write)
-    game, rng = get_game("film-fantasy"), random.Random(3)
-    for _ in range(2000):
-        stored = TableHand.objects.get(pk=table.pk)
-        state = game.load_hand(stored.state)
-        if state.finished:
-            break
-        seat, move = next((s, m) for s in range(4) if (m := game.bot_action(state, s, rng)) is not None)
-        digital.apply_action(table.pk, seat, {**move, "version": stored.version}, player_id=players[seat].pk)
+    play_to_the_end(table, players, 3)
     assert TableHand.objects.get(pk=table.pk).status == TableHand.Status.CONFIRMED
     assert seen[-1] == ("on", True)  # the move that recorded the result
     assert len(seen) > 10 and set(seen[:-1]) == {("off", False)}

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from tables.models import BotPlayer
-from tests.tables.conftest import digital_drive, seated_players, table_of
+from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, table_of
 
 pytestmark = pytest.mark.django_db
 
@@ -63,10 +63,6 @@ def test_a_player_whose_digital_table_is_done_is_told_to_wait_for_the_close(clie
     """Once the engine has recorded the table's result, the phone's drive page stops offering
     'Play the hand': it shows the result, says the table is done and the organiser closes the
     hand, and links to the finished hand."""
-    import random
-
-    from games import get_game
-    from tables import digital
     from tables.models import TableHand
 
     drive = digital_drive(organiser, 4)
@@ -75,15 +71,7 @@ def test_a_player_whose_digital_table_is_done_is_told_to_wait_for_the_close(clie
     client.cookies[f"ff_{drive.join_code}"] = players[0].token
     me = reverse("phone:me", args=[drive.join_code])
     assert "Play the hand" in client.get(me).content.decode()
-    game, rng = get_game("film-fantasy"), random.Random(4)
-    for _ in range(2000):
-        stored = TableHand.objects.get(pk=table.pk)
-        state = game.load_hand(stored.state)
-        if state.finished:
-            break
-        seat, move = next((s, m) for s in range(4) if (m := game.bot_action(state, s, rng)) is not None)
-        digital.apply_action(table.pk, seat, {**move, "version": stored.version}, player_id=players[seat].pk,
-                             token=players[seat].token)
+    play_to_the_end(table, players, 4, token=True)
     assert TableHand.objects.get(pk=table.pk).status == TableHand.Status.CONFIRMED
     body = client.get(me).content.decode()
     assert "Play the hand" not in body
