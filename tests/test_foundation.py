@@ -159,3 +159,15 @@ def test_make_run_trusts_no_forwarded_address():
     run = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
     serve = next(line for line in run.splitlines() if "daphne" in line and not line.strip().startswith("@#"))
     assert "--proxy-headers" not in serve and "-b 0.0.0.0" in serve
+
+
+def test_no_template_comment_runs_over_a_line():
+    """Django's {# … #} comment is one line only: one that runs on shows its text on the page
+    (a note in the game screen's template did, on every phone)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    broken = [f"{path.relative_to(root)}:{n}" for path in root.rglob("*.html")
+              for n, line in enumerate(path.read_text().splitlines(), 1)
+              if "{#" in line and "#}" not in line.split("{#", 1)[1]]
+    assert broken == []

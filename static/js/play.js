@@ -14,6 +14,8 @@
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var chosen = [];             // auction: cards tapped to offer or to give in exchange
   var accepting = null;        // the offer being accepted (its id)
+  var fresh = [];              // the cards that came in at the last pass and draw (shown as new)
+  var lastPass = null;         // the pass this phone sent last: {round, card}
   // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
   // move, however it was missed, shows within that); one whose question gets no answer within
   // ANSWER_MS is closed and reconnects (a socket left half-open by a sleeping phone or a network
@@ -79,6 +81,7 @@
     // when only other seats' simultaneous moves happened meanwhile.
     var frame = Object.assign({}, action, { version: view.version, basis: view.basis, key: key() });
     pending = { key: frame.key, frame: frame };
+    if (frame.type === "pass") lastPass = { round: view.round, card: frame.card };
     $("message").textContent = "";
     if (ws && ws.readyState === 1) ws.send(JSON.stringify(frame));
     else {  // kept: the socket sends it (same key, applied once) as soon as it is back
@@ -92,12 +95,14 @@
     if (msg.type === "state") {
       // Never go back: a view older than the one shown (same table and hand) is stale.
       if (view && msg.table === shownTable && msg.hand === shownHand && msg.view.version < view.version) return;
-      shownTable = msg.table; shownHand = msg.hand;
       var moved = $("instruction");
       if (moved && !moved.hidden && msg.hand >= Number(moved.dataset.hand)) moved.hidden = true;   // at the new table now
       seats = msg.seats || seats;
+      if (!view || msg.table !== shownTable || msg.hand !== shownHand) fresh = [];
+      else if (msg.view.round > view.round) fresh = cameIn(view, msg.view);
       if (!view || msg.view.version !== view.version) keepChoices(msg.view);
       view = msg.view;
+      shownTable = msg.table; shownHand = msg.hand;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
     } else if (msg.type === "ok") {
@@ -127,6 +132,19 @@
     }
   }
 
+  // A passing round ended (every pass moved left, then everyone drew): the cards this seat
+  // holds now that it did not hold before, less the one it passed.
+  function cameIn(before, after) {
+    var passed = before.my_pass || (lastPass && lastPass.round === before.round ? lastPass.card : null);
+    if (!passed || !before.hand || !after.hand) return [];
+    var kept = before.hand.slice();
+    kept.splice(kept.indexOf(passed), 1);
+    var came = [];
+    after.hand.forEach(function (c) { var i = kept.indexOf(c); if (i >= 0) kept.splice(i, 1); else came.push(c); });
+    return came;
+  }
+  function cardName(c) { return c === "J" ? "the Joker" : FILMS[film(c) - 1] + " " + label(c); }
+
   // The close's movement instruction (sent to this player's phones the moment the organiser
   // closes the hand): shown above the game, as text.
   function showInstruction(msg) {
@@ -154,6 +172,11 @@
       (v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : "");
     $("status").textContent = statusLine(v) + (pending ? " — sending…" : "");
     renderLog(v);
+    var news = $("news");
+    if (news) {
+      news.hidden = !fresh.length || v.phase === "finished";
+      news.textContent = fresh.length ? "New in your hand: " + fresh.map(cardName).join(" and ") + "." : "";
+    }
     renderHand(v);
     renderAuction(v);
     var declare = $("declare"), able = canDeclare(v.hand || []), over = v.phase === "finished";
@@ -238,6 +261,7 @@
     v.hand.forEach(function (c) { (groups[film(c)] = groups[film(c)] || []).push(c); });
     var locked = lockedCards(v).slice();
     var picks = chosen.slice();
+    var marks = fresh.slice();
     Object.keys(groups).map(Number).sort(function (a, b) { return a - b; }).forEach(function (f) {
       var cards = groups[f];
       var distinct = {};
@@ -251,6 +275,8 @@
         b.dataset.card = c;
         var li = locked.indexOf(c);
         if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; }
+        var fi = marks.indexOf(c);
+        if (fi >= 0) { marks.splice(fi, 1); b.className += " new"; b.title = "new in your hand"; }
         var pi = picks.indexOf(c);
         var passing = v.phase === "passing" && (pending && pending.frame.type === "pass" ? pending.frame.card : v.my_pass);
         if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }

@@ -114,6 +114,10 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
                 break
             pages[0].wait_for_timeout(150)
         assert declared is not None, "no page could declare"
+        # After a passing round each phone said what came into its hand (the card passed from
+        # the right and the one drawn), and marked them.
+        news = [p.inner_text("#news") for p in pages if p.is_visible("#news")]
+        assert news and all(n.startswith("New in your hand: ") and " and " in n for n in news), news
         for page in pages:
             page.wait_for_selector("#result:not([hidden])", timeout=10000)
             # The result at the top, above the cards; no Declare button left to tap.

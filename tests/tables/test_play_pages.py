@@ -22,6 +22,7 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
     body = page.content.decode()
     assert f'data-ws="/ws/play/{drive.join_code}/"' in body and "js/play.js" in body
     assert "<script>" not in body  # no inline script: only a JSON data block and play.js
+    assert "{#" not in body and "{%" not in body  # no template comment shown as text
 
 
 def test_names_are_escaped_on_the_game_page(client, organiser):
