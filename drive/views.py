@@ -293,8 +293,10 @@ def phones(request, drive_id: int):
 def phone_revoke(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
+    joined = player.phone_joined_at is not None
     services.revoke_phone(drive, player)
-    messages.success(request, f"{player.name}'s phone is signed out. Their new private link is below.")
+    messages.success(request, f"{player.name}'s phone is signed out. Their new private link is below." if joined
+                     else f"{player.name} has a new private link (the old one no longer works): it is below.")
     return redirect(f"{reverse('drive:phones', args=[drive.pk])}?show={player.pk}")
 
 

@@ -150,6 +150,25 @@ def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, 
     assert new_phone.get(f"/{drive.join_code}/me").status_code == 200
 
 
+def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_client, organiser):
+    """A player whose phone has not joined has no phone to sign out: the button gives them a new
+    private link (the old one stops working), and says so."""
+    import re
+
+    drive = make_drive(organiser, 3)
+    joined = drive.players.get(name="P001")
+    Client().get(f"/{drive.join_code}/p/{joined.token}")  # its phone opens the private link
+    joined.refresh_from_db()
+    assert joined.phone_joined_at is not None
+    page = text(organiser_client.get(f"/drives/{drive.pk}/phones"))
+    rows = {name: row for row in page.split("<tr>")[2:] for name in re.findall(r"<td>(P00\d)", row)}
+    assert "Sign phone out" in rows["P001"] and "New private link" not in rows["P001"]
+    assert "New private link" in rows["P002"] and "Sign phone out" not in rows["P002"]
+    other = drive.players.get(name="P002")
+    page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{other.pk}/revoke", follow=True))
+    assert "P002 has a new private link (the old one no longer works)" in page
+
+
 def test_home_says_where_to_sit_and_with_whom(table_of_four):
     drive, table, players = table_of_four
     page = text(phone_for(drive, players[0]).get(f"/{drive.join_code}/me"))
