@@ -139,7 +139,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     player.active = False
     player.save(update_fields=["active"])
     _reseat_if_between_hands(drive)
-    _stand_in_on_the_phones(drive, player, True)
+    _bot_plays_for(drive, player)
     live.drive_changed(drive.pk)
 
 
@@ -154,7 +154,7 @@ def rejoin_player(drive: Drive, player: Player) -> None:
     live.drive_changed(drive.pk)
 
 
-def _stand_in_on_the_phones(drive: Drive, player: Player, playing: bool) -> None:
+def _bot_plays_for(drive: Drive, player: Player) -> None:
     """A player who leaves in the middle of a hand played on the phones: a bot plays their seat
     for the rest of it (the seat and its score stay theirs; their phone can no longer move, as
     a withdrawn player's can enter or confirm no result), so the table is not left waiting for
@@ -166,12 +166,12 @@ def _stand_in_on_the_phones(drive: Drive, player: Player, playing: bool) -> None
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.PLAYING or BotPlayer.objects.filter(player=player).exists():
         return
-    seat = Seat.objects.filter(hand=hand, player=player).select_related("table").first()
-    if seat is None or not seat.table.on_the_phones:
+    seat = Seat.objects.filter(hand=hand, player=player).first()
+    if seat is None:
         return
     try:
-        digital.set_stand_in(drive, seat.table_id, seat.position, playing)
-    except digital.DigitalError:  # its hand is over (or not dealt): nothing to play for them
+        digital.set_stand_in(drive, seat.table_id, seat.position, True)
+    except digital.DigitalError:  # a table with cards, or its hand is over: nothing to play for them
         pass
 
 

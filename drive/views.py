@@ -211,20 +211,20 @@ def result_edit(request, drive_id: int, table_id: int):
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     reason_form = ReasonForm(request.POST or None)
     error = None
+    # The revision the form was first shown with stays in it after a refusal: sent again, a
+    # result changed meanwhile is refused again until the organiser opens it anew.
+    seen = _seen_revision(request) if request.method == "POST" else None
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
             services.organiser_result(
                 drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"],
-                seen_revision=_seen_revision(request),
+                seen_revision=seen,
             )
         except DriveError as exc:
             error = str(exc)
         else:
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             return _back(drive)
-    # The revision the form was first shown with stays in it after a refusal: sent again, a
-    # result changed meanwhile is refused again until the organiser opens it anew.
-    seen = _seen_revision(request) if request.method == "POST" else None
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", None),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,

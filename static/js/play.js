@@ -170,7 +170,8 @@
     });
     $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
       (v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : "");
-    $("status").textContent = statusLine(v) + (pending ? " — sending…" : "");
+    var able = canDeclare(v.hand || []), over = v.phase === "finished";
+    $("status").textContent = statusLine(v, able) + (pending ? " — sending…" : "");
     renderLog(v);
     var news = $("news");
     if (news) {
@@ -179,20 +180,20 @@
     }
     renderHand(v);
     renderAuction(v);
-    var declare = $("declare"), able = canDeclare(v.hand || []), over = v.phase === "finished";
+    var declare = $("declare");
     declare.disabled = WATCH || over || !able;
     declare.hidden = WATCH || over || !able;   // shown when it can be tapped; over: the result is at the top
     $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
     renderResult(v);
   }
 
-  function statusLine(v) {
+  function statusLine(v, able) {
     var me = v.seat;
     if (!WATCH && v.phase !== "finished" && seats[me] && seats[me].bot) {
       return "A bot is playing your seat for now: ask the organiser to give it back to you.";
     }
     if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
-    var ready = !WATCH && canDeclare(v.hand || []) ? "You hold two complete sets: tap Declare! " : "";
+    var ready = !WATCH && able ? "You hold two complete sets: tap Declare! " : "";
     if (v.phase === "auction") return ready + auctionLine(v);
     var others = v.pass_pending.filter(function (s) { return s !== me; });
     if (WATCH) return "Round " + v.round + ": waiting for " + listNames(v.pass_pending);
