@@ -99,10 +99,12 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         assert pages[0].evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         unable = next(p for p in pages if not p.is_enabled("#declare"))
         expect(unable.locator("#declare-why")).to_contain_text("two complete sets")  # why it cannot be tapped
-        declared = None
+        declared, news = None, []
         for _ in range(120):
             for page in pages:
                 if page.is_enabled("#declare"):
+                    # Read before declaring: the finished hand's screen shows the result instead.
+                    news += [p.inner_text("#news") for p in pages if p.is_visible("#news")]
                     page.click("#declare")
                     declared = page
                     break
@@ -116,7 +118,6 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         assert declared is not None, "no page could declare"
         # After a passing round each phone said what came into its hand (the card passed from
         # the right and the one drawn), and marked them.
-        news = [p.inner_text("#news") for p in pages if p.is_visible("#news")]
         assert news and all(n.startswith("New in your hand: ") and " and " in n for n in news), news
         for page in pages:
             page.wait_for_selector("#result:not([hidden])", timeout=10000)
