@@ -28,7 +28,6 @@ from config.consumers import JsonFrameConsumer
 from drive import broadcast
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
-from tables.models import TableHand
 
 log = logging.getLogger(__name__)
 
@@ -218,9 +217,7 @@ class _TableSocket(JsonFrameConsumer):
             return None
         state, _ = found
         if self.table_facts is None or self.table_facts["id"] != self.table_id:
-            table = TableHand.objects.select_related("hand").get(pk=self.table_id)
-            self.table_facts = {"id": table.pk, "table": table.number, "hand": table.hand.number,
-                                "seats": digital.seat_names(table)}
+            self.table_facts = digital.table_facts(self.table_id)
         return self.frame_of(state)
 
 

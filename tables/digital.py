@@ -257,6 +257,42 @@ def _cache_state(table_id: int, version: int, data: dict[str, Any] | None = None
     return state
 
 
+@dataclass(frozen=True)
+class _HeldFacts:
+    """A table's facts that the move ending its hand records beside its result (``table_facts``):
+    the one statement that makes that move (``_ending_sql``) checks that they still hold."""
+
+    number: int
+    hand_id: int
+    hand_number: int
+    drive_id: int
+    recording: "_RecordingFacts"
+
+    def table(self, table_id: int) -> TableHand:
+        """The table as its result's recording and the drive's screens need it (no query)."""
+        table = TableHand(id=table_id, number=self.number, hand_id=self.hand_id, status=TableHand.Status.CONFIRMED,
+                          play_mode=TableHand.PlayMode.DIGITAL)
+        table.hand = Hand(id=self.hand_id, number=self.hand_number, status=Hand.Status.PLAYING,
+                          drive_id=self.drive_id)
+        return table
+
+
+_FACTS: OrderedDict[int, _HeldFacts] = OrderedDict()
+
+
+def _keep_facts(table_id: int, facts: _HeldFacts) -> None:
+    with _STATES_LOCK:
+        _FACTS[table_id] = facts
+        _FACTS.move_to_end(table_id)
+        while len(_FACTS) > KEEP_STATES:
+            _FACTS.popitem(last=False)
+
+
+def held_facts(table_id: int) -> _HeldFacts | None:
+    with _STATES_LOCK:
+        return _FACTS.get(table_id)
+
+
 def cached_state(table_id: int, version: int) -> Any:
     """The state of ``table_id`` at ``version`` if this process holds it, else None (no I/O)."""
     with _STATES_LOCK:
@@ -368,13 +404,23 @@ def spectator_view(table: TableHand) -> dict[str, Any] | None:
     return seat_view(table, None)
 
 
-def seat_names(table: TableHand) -> list[dict[str, Any]]:
+def seat_names(table: TableHand, seats: list[Seat] | None = None) -> list[dict[str, Any]]:
     """Who sits where, for the phones: position, name, and whether the server plays the seat."""
     bots = set(table.bots or [])
-    return [
-        {"position": s.position, "name": s.player.name, "bot": s.position in bots}
-        for s in table.seats.select_related("player").order_by("position")
-    ]
+    if seats is None:
+        seats = list(table.seats.select_related("player").order_by("position"))
+    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots} for s in seats]
+
+
+def table_facts(table_id: int) -> dict[str, Any]:
+    """What a table's sockets show beside a view (its number, the hand's, who sits where), read
+    once per table; this process also keeps what recording its result needs (``held_facts``)."""
+    table = TableHand.objects.select_related("hand__drive").get(pk=table_id)
+    seats = list(table.seats.select_related("player").order_by("position"))
+    hand, drive = table.hand, table.hand.drive
+    _keep_facts(table_id, _HeldFacts(table.number, hand.pk, hand.number, drive.pk,
+                                     _RecordingFacts(drive.game, drive.house_rules or {}, [s.player_id for s in seats])))
+    return {"id": table.pk, "table": table.number, "hand": hand.number, "seats": seat_names(table, seats)}
 
 
 def digital_seat_of(drive, player) -> Seat | None:
@@ -1053,9 +1099,10 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     case while the loop's connections rest after a failure, and for a move that ends the hand
     unforeseen (this process did not hold the version it was made on, so its row was read
     without what recording the result needs). The move that ends the hand, foreseen, records
-    its result here too, in the same two round trips (``_result_sql``): its row read with
+    its result here too: in one statement when the process also holds the table's facts
+    (``_move_from_held_state``), else in two round trips (``_result_sql``): its row read with
     what the result needs and the commit made durable, then the result, its scores and the
-    table written with the COMMIT; the drive's screens are told after it (``announce``).
+    table written with the COMMIT. The drive's screens are told after it (``announce``).
     SQLite: ``_apply_on_loop_sqlite``."""
     if connection.vendor == "sqlite":
         return _apply_on_loop_sqlite(table_id, seat, message, player_id=player_id, token=token)
@@ -1081,7 +1128,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
     try:
         cursor = psycopg_client_cursor(conn)
         if unchanged is not None:  # one round trip, if the table is still as this process holds it
-            sql, params, state = unchanged
+            sql, params, state, recorded = unchanged
             committing = True  # one statement commits by itself
             try:
                 await cursor.execute(sql, params)
@@ -1090,9 +1137,12 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
                 raise Unconfirmed(f"table {table_id}: the move's statement failed: {exc}") from exc
             if row is not None:
                 pool.release(conn)
-                return Applied(table_id, state.version, state=state, bots=tuple(json.loads(row[0] or "[]") or ()),
-                               move=(seat, split_message(message)[0]))
-            committing = False  # nothing matched, nothing written: the locked path decides
+                return Applied(table_id, state.version, finished=state.finished, state=state,
+                               bots=tuple(json.loads(row[0] or "[]") or ()), move=(seat, split_message(message)[0]),
+                               recorded=recorded)
+            # Nothing matched, nothing written: the locked path decides (reading what a result
+            # needs with the row, if this move ends the hand).
+            committing, ending, recorded = False, state.finished, None
         # Two round trips: BEGIN with the locked read, then the write with the COMMIT, each one
         # simple query of two statements (client-side binding: psycopg quotes the values).
         async with asyncio.timeout(_LoopReader.TIMEOUT):  # the wait for the row's lock included
@@ -1107,7 +1157,8 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
                 facts = _facts_of_row(row)
                 if facts is None:  # not known to end the hand before the read: a thread records it
                     raise _EndsTheHand
-                result_sql, result_values = _result_sql(table, accepted[0], facts)
+                ctes, result_values = _result_sql(table, accepted[0], facts)
+                result_sql = f"WITH {', '.join(ctes)} SELECT count(*) FROM r"
                 recorded = table
         except (DigitalError, _EndsTheHand):
             await cursor.execute("ROLLBACK")
@@ -1157,7 +1208,7 @@ async def apply_on_loop(table_id: int, seat: int, message: dict[str, Any], *, pl
 
 
 def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], player_id: int,
-                          token: str | None) -> tuple[str, list[Any], Any] | None:
+                          token: str | None) -> tuple[str, list[Any], Any, TableHand | None] | None:
     """The common case of a phone's move, in one statement: the phone acts on the version it was
     shown, which this process holds (it applied or read it), so the move is made on a copy of
     that state and written by one UPDATE that matches only while the table is still at that
@@ -1165,35 +1216,60 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     with the sender in the seat and the client key new. Two such moves can never interleave:
     the second finds another version and matches nothing. When nothing matches, or anything is
     unusual (the engine refuses, a seat claimed), the locked path decides, with its exact
-    refusals. Returns (sql, parameters, the moved state), or None; ``_EndsTheHand`` when the
-    move, on the state the phone was shown, ends the hand (it goes to an apply thread)."""
+    refusals. Returns (sql, parameters, the moved state, None), or None.
+
+    The move that ends the hand, on the state the phone was shown, is made the same way when
+    this process also holds what recording its result needs (``held_facts``, read with the
+    table's facts for its sockets): the one statement also sets the table's status, inserts
+    the result and its scores, matches only while those facts still hold (the drive's game and
+    house rules, who sits where), and makes its commit wait for the disk, as every result's
+    does. It returns the recorded table as the fourth item. Without those facts it raises
+    ``_EndsTheHand``: the locked path reads them with the row."""
     action, version, key, claimed = split_message(message)
     if claimed is not None and claimed != seat:
         return None
     state = _moved_copy(table_id, version, seat, action)
     if state is None:
         return None
-    if state.finished:
+    facts = held_facts(table_id) if state.finished else None
+    if state.finished and facts is None:
         raise _EndsTheHand
     field = TableHand._meta.get_field
     values = [field("state").get_db_prep_save(state.to_json(), connection), state.version,
               field("updated_at").get_db_prep_save(timezone.now(), connection)]
+    if facts is not None:
+        values.append(TableHand.Status.CONFIRMED)
     params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
               seat, player_id, *([token] if token is not None else []), field("bots").get_db_prep_save([seat], connection)]
     if key is not None:
         values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
         params.append(field("client_keys").get_db_prep_save([[key]], connection))
-    return _held_update_sql(connection.vendor, token is not None, key is not None), [*values, *params], state
+    sql = _held_update_sql(connection.vendor, token is not None, key is not None, facts is not None)
+    if facts is None:
+        return sql, [*values, *params], state, None
+    recording = facts.recording
+    drive_field = Hand._meta.get_field("drive").related_model._meta.get_field
+    params += [facts.hand_id, recording.game,
+               drive_field("house_rules").get_db_prep_save(recording.house_rules, connection),
+               drive_field("house_rules").get_db_prep_save(recording.player_ids, connection)]
+    table = facts.table(table_id)
+    ctes, result_values = _result_sql(table, state, recording, after="moved")
+    sql = (f"WITH moved AS ({sql}), {', '.join(ctes)} "
+           "SELECT moved.bots, set_config('synchronous_commit', 'on', true) FROM moved")
+    return sql, [*values, *params, *result_values], state, table
 
 
-@functools.lru_cache(maxsize=8)
-def _held_update_sql(vendor: str, with_token: bool, with_key: bool) -> str:
+@functools.lru_cache(maxsize=16)
+def _held_update_sql(vendor: str, with_token: bool, with_key: bool, ending: bool = False) -> str:
     """``_move_from_held_state``'s statement (PostgreSQL): parameters state, version, updated_at,
-    [the new key entry,] then table, version seen, play mode, status, hand status, seat,
-    player, [token,] [the key to look for]."""
+    [status,] [the new key entry,] then table, version seen, play mode, status, hand status,
+    seat, player, [token,] [the key to look for,] [hand, game, house rules, players by seat]
+    (``ending``: the move ends the hand, and its result is recorded from those facts)."""
     n, q = _sql_names(), connection.ops.quote_name
     column = lambda name: q(TableHand._meta.get_field(name).column)  # noqa: E731
     sets = [f"{column('state')} = %s", f"{column('version')} = %s", f"{column('updated_at')} = %s"]
+    if ending:
+        sets.append(f"{column('status')} = %s")
     where = ["t.id = %s", f"t.{column('version')} = %s", f"t.{column('play_mode')} = %s",
              f"t.{column('status')} = %s",
              f"EXISTS (SELECT 1 FROM {n['h']} h WHERE h.id = t.{column('hand')} AND h.status = %s)",
@@ -1205,8 +1281,13 @@ def _held_update_sql(vendor: str, with_token: bool, with_key: bool) -> str:
         sets.append(f"{keys} = (SELECT jsonb_agg(e ORDER BY n) FROM (SELECT e, n FROM jsonb_array_elements("
                     f"{known} || %s) WITH ORDINALITY AS x(e, n) ORDER BY n DESC LIMIT {KEEP_CLIENT_KEYS}) AS kept)")
         where.append(f"NOT ({known} @> %s)")
+    if ending:
+        where += [f"t.{column('hand')} = %s",
+                  f"EXISTS (SELECT 1 FROM {n['h']} h INNER JOIN {n['d']} d ON d.id = h.drive_id "
+                  "WHERE h.id = t.hand_id AND d.game = %s AND d.house_rules = %s)",
+                  f"(SELECT jsonb_agg(s.player_id ORDER BY s.position) FROM {n['seat']} s WHERE s.table_id = t.id) = %s"]
     return (f"UPDATE {n['t']} AS t SET {', '.join(sets)} WHERE {' AND '.join(where)} "
-            f"RETURNING t.{column('bots')}::text")
+            f"RETURNING t.{column('bots')}::text AS bots")
 
 
 def _as_array(column: str) -> str:
@@ -1379,24 +1460,27 @@ def _insert(obj: Any, skip: tuple[str, ...] = ()) -> tuple[list[str], list[Any]]
     return [q(f.column) for f in fields], [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
 
 
-def _result_sql(table: TableHand, state, facts: _RecordingFacts) -> tuple[str, list[Any]]:
-    """PostgreSQL: one statement that inserts the hand's result and its scores (``result_rows``,
-    as ``record_result`` saves them), the scores pointing at the new result's id."""
+def _result_sql(table: TableHand, state, facts: _RecordingFacts, after: str | None = None
+                ) -> tuple[list[str], list[Any]]:
+    """PostgreSQL: the common table expressions of one statement that insert the hand's result
+    and its scores (``result_rows``, as ``record_result`` saves them), the scores pointing at
+    the new result's id, and their parameters. ``after``: the name of an expression before
+    them in the statement (the moved table); they insert nothing when it holds no row."""
     from scoring.models import Score
 
     result, scores = scoring.result_rows(**_result_facts(table, state, facts))
     q = connection.ops.quote_name
     columns, values = _insert(result)
-    sql = (f"WITH r AS (INSERT INTO {q(Result._meta.db_table)} ({', '.join(columns)}) "
-           f"VALUES ({', '.join(['%s'] * len(values))}) RETURNING id) ")
-    rows = []
-    for score in scores:
-        score_columns, score_values = _insert(score, skip=("result",))
-        rows.append(f"((SELECT id FROM r), {', '.join(['%s'] * len(score_values))})")
-        values += score_values
+    # Rows from a SELECT list, not VALUES: a value sent as text goes into its column as a literal would.
+    ctes = [f"r AS (INSERT INTO {q(Result._meta.db_table)} ({', '.join(columns)}) "
+            f"SELECT {', '.join(['%s'] * len(values))}{f' FROM {after}' if after else ''} RETURNING id)"]
     result_column = q(Score._meta.get_field("result").column)
-    sql += f"INSERT INTO {q(Score._meta.db_table)} ({result_column}, {', '.join(score_columns)}) VALUES {', '.join(rows)}"
-    return sql, values
+    for number, score in enumerate(scores):
+        score_columns, score_values = _insert(score, skip=("result",))
+        ctes.append(f"s{number} AS (INSERT INTO {q(Score._meta.db_table)} ({result_column}, {', '.join(score_columns)}) "
+                    f"SELECT r.id, {', '.join(['%s'] * len(score_values))} FROM r)")
+        values += score_values
+    return ctes, values
 
 
 def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import uuid
 import psycopg
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from games import get_game
@@ -74,15 +74,8 @@ async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_
         assert len(digital._LoopReader.pool().held) == 1  # one move at a time: one connection, kept
 
 
-@pytest.mark.postgres
-async def test_the_last_move_on_a_state_this_process_holds_records_its_result_on_the_loop(four_at_a_table,
-                                                                                        monkeypatch):
-    """A socket keeps the state of every version it applied (``keep_state``): the move that ends
-    the hand is known to end it from that state, so the loop reads the row with what the result
-    needs and the commit made durable, then writes the result, its scores and the table with
-    the COMMIT: two round trips, no apply thread. The drive's screens are told once it has
-    committed (``announce``), as a move recorded in a thread tells them."""
-    drive, table, players = four_at_a_table
+def _recording_statements(monkeypatch) -> list[str]:
+    """Every statement the loop's connections are sent from now on (PostgreSQL)."""
     statements: list[str] = []
     real_cursor = digital.psycopg_client_cursor
 
@@ -98,20 +91,46 @@ async def test_the_last_move_on_a_state_this_process_holds_records_its_result_on
         return cursor
 
     monkeypatch.setattr(digital, "psycopg_client_cursor", cursor_of)
-    threaded = []
-    monkeypatch.setattr(digital, "in_apply_thread", lambda fn, *a, **k: threaded.append(fn) or _done())
-    rng = random.Random(7)
+    return statements
+
+
+async def _play_to_the_end_holding_states(table, players, statements: list[str], rng, before_last=None):
+    """Every move on the loop, the socket keeping each state it applied; returns the last move's
+    ``Applied`` and its message, ``statements`` holding that move's statements only.
+    ``before_last``: called (in a thread) just before the move that ends the hand."""
+    game = get_game("film-fantasy")
     for _ in range(2000):
         stored, state, seat, move = await _next_move(table.pk, rng)
         player = players[seat]
         message = {**move, "version": stored.version, "key": str(uuid.uuid4())}
+        moved = game.load_hand(stored.state)
+        moved.apply(seat, {k: v for k, v in move.items()})
+        if moved.finished and before_last is not None:
+            await sync_to_async(before_last)(seat)
         statements.clear()
         applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
         assert applied is not None
         digital.keep_state(applied)  # as the socket does once its move has committed
         if applied.finished:
-            break
+            return applied, message
         assert applied.recorded is None and len(statements) == 1  # the one UPDATE on the held state
+    raise AssertionError("the hand did not end")
+
+
+@pytest.mark.postgres
+async def test_the_last_move_on_a_state_this_process_holds_records_its_result_on_the_loop(four_at_a_table,
+                                                                                        monkeypatch):
+    """A socket keeps the state of every version it applied (``keep_state``): the move that ends
+    the hand is known to end it from that state. Without the table's facts (no socket of this
+    process has read them), the loop reads the row with what the result needs and the commit
+    made durable, then writes the result, its scores and the table with the COMMIT: two round
+    trips, no apply thread. The drive's screens are told once it has committed (``announce``),
+    as a move recorded in a thread tells them."""
+    drive, table, players = four_at_a_table
+    statements = _recording_statements(monkeypatch)
+    threaded = []
+    monkeypatch.setattr(digital, "in_apply_thread", lambda fn, *a, **k: threaded.append(fn) or _done())
+    applied, message = await _play_to_the_end_holding_states(table, players, statements, random.Random(7))
     assert applied.finished and applied.recorded is not None and threaded == []
     # two round trips: the locked read with what the result needs and the durable commit, then
     # the result with its scores, the table and the COMMIT
@@ -120,11 +139,75 @@ async def test_the_last_move_on_a_state_this_process_holds_records_its_result_on
     assert "'synchronous_commit', 'on'" in statements[0] and "array_agg" in statements[0]
     assert 'INSERT INTO "scoring_result"' in statements[1] and 'INSERT INTO "scoring_score"' in statements[1]
     assert statements[1].rstrip().endswith("COMMIT")
+    await _recorded_as_a_thread_records(table, players, applied, message)
+    await _screens_told_once_after(applied, table, monkeypatch)
+
+
+@pytest.mark.postgres
+async def test_the_last_move_with_the_tables_facts_held_is_one_durable_statement(four_at_a_table, monkeypatch):
+    """A socket of this process has read its table's facts (``table_facts``: who sits where, and
+    the drive's game and house rules): the move that ends the hand is one statement, as every
+    other move, that also inserts the result and its scores, and whose commit waits for the
+    disk. The result is the one a thread records; the drive's screens are told after it."""
+    drive, table, players = four_at_a_table
+    facts = await sync_to_async(digital.table_facts)(table.pk)
+    assert [seat["name"] for seat in facts["seats"]] == [p.name for p in players]
+    statements = _recording_statements(monkeypatch)
+    threaded = []
+    monkeypatch.setattr(digital, "in_apply_thread", lambda fn, *a, **k: threaded.append(fn) or _done())
+    applied, message = await _play_to_the_end_holding_states(table, players, statements, random.Random(7))
+    assert applied.finished and threaded == []
+    assert len(statements) == 1 and statements[0].startswith("WITH moved AS (UPDATE")
+    assert 'INSERT INTO "scoring_result"' in statements[0] and 'INSERT INTO "scoring_score"' in statements[0]
+    assert "'synchronous_commit', 'on'" in statements[0]
+    assert applied.recorded.pk == table.pk and applied.recorded.hand.drive_id == drive.pk
+    await _recorded_as_a_thread_records(table, players, applied, message)
+    await _screens_told_once_after(applied, table, monkeypatch)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("change", ["house rules", "seating"])
+async def test_a_last_move_whose_held_facts_changed_is_recorded_from_the_locked_row(four_at_a_table, monkeypatch,
+                                                                                    change):
+    """The facts this process read for the table no longer hold when its hand ends (the
+    organiser changed the house rules, or who sits at another seat): the one statement matches
+    nothing and writes nothing, and the locked path records the result from the row's facts."""
+    from drive.models import Drive
+    from tables.models import Seat
+
+    drive, table, players = four_at_a_table
+    await sync_to_async(digital.table_facts)(table.pk)
+    statements = _recording_statements(monkeypatch)
+    monkeypatch.setattr(digital, "in_apply_thread", lambda fn, *a, **k: _done())
+    seated = list(players)
+
+    def change_facts(mover):
+        if change == "house rules":
+            Drive.objects.filter(pk=drive.pk).update(house_rules={"declarer_joker_penalty": False})
+            return
+        one, two = [at for at in range(4) if at != mover][:2]  # two other seats swap their players
+        with transaction.atomic():  # (a player sits once per hand, a seat holds one player)
+            Seat.objects.filter(table=table, position=one).update(position=99)
+            Seat.objects.filter(table=table, position=two).update(position=one)
+            Seat.objects.filter(table=table, position=99).update(position=two)
+        seated[one], seated[two] = seated[two], seated[one]
+
+    applied, message = await _play_to_the_end_holding_states(table, players, statements, random.Random(7),
+                                                             before_last=change_facts)
+    assert len(statements) == 3 and statements[0].startswith("WITH moved AS (UPDATE")  # matched nothing
+    assert statements[1].startswith("BEGIN;") and statements[2].rstrip().endswith("COMMIT")
+    assert applied.recorded is not None
+    await _recorded_as_a_thread_records(table, seated, applied, message)
+
+
+async def _recorded_as_a_thread_records(table, players, applied, message):
     after = await sync_to_async(_stored)(table.pk)
     assert after.status == TableHand.Status.CONFIRMED and after.version == applied.version
     assert after.state == applied.state.to_json() and after.client_keys[-1] == [message["key"], after.version]
     await _same_result_as_a_thread_records(table, players, after)
 
+
+async def _screens_told_once_after(applied, table, monkeypatch):
     told = []
     monkeypatch.setattr(digital, "table_listeners", [lambda t: told.append(t.pk)])
     monkeypatch.setattr(digital, "in_apply_thread", real_in_apply_thread)
