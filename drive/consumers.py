@@ -10,7 +10,7 @@ Clients send nothing but ``{"type": "ping"}``; anything else gets an error frame
 
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
+from config.db import database_sync_to_async
 from django.http import Http404
 
 from config.consumers import JsonFrameConsumer

@@ -31,7 +31,7 @@ import threading
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
-from channels.db import database_sync_to_async
+from config.db import database_sync_to_async
 from django.conf import settings
 
 from config import layer

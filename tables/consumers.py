@@ -19,12 +19,12 @@ import asyncio
 import logging
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
 
 from config import layer
 from config.consumers import JsonFrameConsumer
+from config.db import database_sync_to_async
 from drive import broadcast
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
