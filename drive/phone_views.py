@@ -12,12 +12,11 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from drive import live, phone_links, results, selectors, services
+from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, without_control_characters
 from drive.models import Drive, Player
 from drive.services import DriveError
-from games import GameError, get_game
 from scoring.forms import ResultForm
 from scoring.models import Result
 from tables.models import Hand
@@ -151,11 +150,9 @@ def me(request, code: str):
 
 def _entry_setup(drive: Drive, player: Player):
     table = results._my_table(drive, player, for_update=False)
-    seats = list(table.seats.select_related("player").order_by("position"))
-    names = [s.player.name for s in seats]
-    spec = get_game(drive.game, drive.house_rules).entry_spec(len(names))
+    players, spec = previews.entry_questions(drive, table)
     existing = Result.objects.filter(table=table).first()
-    return table, names, spec, existing
+    return table, [p.name for p in players], spec, existing
 
 
 def enter(request, code: str):
@@ -200,23 +197,17 @@ def enter(request, code: str):
 
 @require_POST
 def preview(request, code: str):
-    """Points for the answers so far, computed by the game (never typed): JSON for the form."""
+    """Points for the answers so far, computed by the game (never typed): JSON for the form
+    (``previews.preview``, shared with the organiser's result page)."""
     drive = drive_by_code(code)
     player = player_for_request(request, drive)
     if player is None:
-        return JsonResponse({"ok": False, "message": "Join the drive first."}, status=403)
+        return previews.refused("Join the drive first.", status=403)
     try:
-        table, names, spec, _existing = _entry_setup(drive, player)
+        table = results._my_table(drive, player, for_update=False)
     except DriveError as exc:
-        return JsonResponse({"ok": False, "message": str(exc)}, status=400)
-    form = ResultForm(spec, names, request.POST)
-    if not form.is_valid():
-        return JsonResponse({"ok": False, "incomplete": True, "message": "Answer every question."}, status=400)
-    try:
-        outcome = get_game(drive.game, drive.house_rules).outcome_from_summary(len(names), form.summary())
-    except GameError as exc:
-        return JsonResponse({"ok": False, "message": str(exc)}, status=400)
-    return JsonResponse({"ok": True, "points": [{"name": n, "points": p} for n, p in zip(names, outcome.points)]})
+        return previews.refused(str(exc))
+    return previews.preview(drive, table, request.POST)
 
 
 def _judge(request, code: str, action):

@@ -1,0 +1,54 @@
+"""The points a result form's answers give, before anything is saved: one preview for the
+phone's entry page and the organiser's result page (``static/js/preview.js`` asks for it as the
+answers change). The game computes the points exactly as the save does
+(``services.outcome_for``); nothing is written.
+"""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+
+from drive.models import Drive, Player
+from drive.services import DriveError, _players_at, outcome_for
+from games import get_game
+from scoring.forms import ResultForm
+from scoring.models import Result
+from tables.models import TableHand
+
+
+def entry_questions(drive: Drive, table: TableHand) -> tuple[list[Player], dict]:
+    """The players seated at ``table`` in seat order, and the game's questions about their hand
+    (the spec ``ResultForm`` is built from)."""
+    players = _players_at(table)
+    return players, get_game(drive.game, drive.house_rules).entry_spec(len(players))
+
+
+def refused(message: str, status: int = 400, **more) -> JsonResponse:
+    return JsonResponse({"ok": False, "message": message, **more}, status=status)
+
+
+def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = False) -> JsonResponse:
+    """The points ``data`` (a result form's answers) give each player at ``table``, as JSON:
+    ``{"ok": true, "points": [{"name": …, "points": …}, …]}`` in seat order. With
+    ``beside_recorded`` (the organiser correcting a result), each row also has ``recorded``: that
+    player's points in the table's result as it stands (absent when there is none yet).
+
+    Refused with a 400 and ``{"ok": false, "message": …}``: ``"incomplete": true`` when a question
+    is unanswered or its answer is not one of the choices (the form shows a hint, not an error);
+    otherwise the game's reason why the answers are impossible."""
+    players, spec = entry_questions(drive, table)
+    form = ResultForm(spec, [p.name for p in players], data)
+    if not form.is_valid():
+        return refused("Answer every question.", incomplete=True)
+    try:
+        outcome = outcome_for(drive, len(players), form.summary())
+    except DriveError as exc:
+        return refused(str(exc))
+    rows = [{"name": p.name, "points": points} for p, points in zip(players, outcome.points, strict=True)]
+    if beside_recorded:
+        result = Result.objects.filter(table=table).prefetch_related("scores").first()
+        recorded = {s.player_id: s.points for s in result.scores.all()} if result else {}
+        for row, player in zip(rows, players, strict=True):
+            if player.pk in recorded:
+                row["recorded"] = recorded[player.pk]
+    return JsonResponse({"ok": True, "points": rows})
