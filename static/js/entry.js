@@ -1,6 +1,6 @@
-/* The result-entry form on a phone: live points preview (computed by the server's rules),
-   and a send that survives a lost connection: the answers are kept on the phone with their
-   client key and re-sent when the connection returns; the server records a key only once. */
+/* The result-entry form on a phone: a send that survives a lost connection. The answers are
+   kept on the phone with their client key and re-sent when the connection returns; the server
+   records a key only once. (The form's points preview is static/js/preview.js.) */
 (function () {
   "use strict";
   var QUEUE = "ff-entry-queue";
@@ -41,33 +41,6 @@
   flush();
 
   if (!form) return;
-  var box = form.querySelector("[data-preview-box]");
-  var timer = null;
-  function preview() {
-    var body = new URLSearchParams(new FormData(form));
-    fetch(form.dataset.preview, {method: "POST", body: body, credentials: "same-origin", headers: {"X-CSRFToken": csrfToken()}})
-      .then(function (r) { return r.json(); })
-      .then(function (data) {
-        box.textContent = "";
-        if (!data.ok) {
-          // Not answered yet is no error: a hint, not red. A contradiction in the answers is one.
-          var p = document.createElement("p");
-          p.className = data.incomplete ? "muted" : "error";
-          p.textContent = data.incomplete ? "The points show here once every question is answered." : data.message;
-          box.appendChild(p);
-          return;
-        }
-        var ul = document.createElement("ul");
-        data.points.forEach(function (row) {
-          var li = document.createElement("li");
-          li.textContent = row.name + ": " + row.points + " points";  // textContent: names are never HTML
-          ul.appendChild(li);
-        });
-        box.appendChild(ul);
-      }).catch(function () {});
-  }
-  form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(preview, 200); });
-  preview();
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var item = {url: form.action, body: new URLSearchParams(new FormData(form)).toString(), done: form.dataset.done};

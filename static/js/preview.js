@@ -1,0 +1,57 @@
+/* The points preview of a result form: the phone's entry page and the organiser's result page.
+   As the answers change, the form's answers go to the URL in its data-preview (POST, with the
+   form's own CSRF token) and the server's answer is shown in its [data-preview-box]: each
+   player's points, computed by the game's rules on the server (never here), or what is missing
+   or wrong. For a correction the server also sends each player's points as recorded now, shown
+   beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview. */
+(function () {
+  "use strict";
+  var form = document.querySelector("form[data-preview]");
+  if (!form) return;
+  var box = form.querySelector("[data-preview-box]");
+  var timer = null, asked = 0;
+
+  function paragraph(text, className) {
+    var p = document.createElement("p");
+    p.className = className;
+    p.textContent = text;
+    return p;
+  }
+  function changed(row) { return row.recorded !== undefined && row.recorded !== row.points; }
+  function rowText(row) {
+    if (row.recorded === undefined) return row.name + ": " + row.points + " points";
+    if (!changed(row)) return row.name + ": " + row.points + " points, unchanged";
+    return row.name + ": " + row.recorded + " → " + row.points + " points";
+  }
+  function show(data) {
+    box.textContent = "";
+    if (!data.ok) {
+      // Not answered yet is no error: a hint, not red. A contradiction in the answers is one.
+      box.appendChild(data.incomplete
+        ? paragraph("The points show here once every question is answered.", "muted")
+        : paragraph(data.message, "error"));
+      return;
+    }
+    if (data.points.some(function (row) { return row.recorded !== undefined; })) {
+      box.appendChild(paragraph("Points as recorded → with these answers", "small muted"));
+    }
+    var ul = document.createElement("ul");
+    data.points.forEach(function (row) {
+      var li = document.createElement("li");
+      li.textContent = rowText(row);  // textContent: names are never HTML
+      if (changed(row)) li.className = "changed";
+      ul.appendChild(li);
+    });
+    box.appendChild(ul);
+  }
+  function preview() {
+    var mine = ++asked;
+    var body = new URLSearchParams(new FormData(form));
+    fetch(form.dataset.preview, {method: "POST", body: body, credentials: "same-origin"})
+      .then(function (r) { return r.json(); })
+      .then(function (data) { if (mine === asked) show(data); })  // an older answer arriving late is dropped
+      .catch(function () {});  // no connection (or no JSON): the last preview stays
+  }
+  form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(preview, 200); });
+  preview();
+})();
