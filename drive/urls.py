@@ -20,6 +20,7 @@ urlpatterns = [
     path("drives/<int:drive_id>/close", views.hand_close, name="close"),
     path("drives/<int:drive_id>/end", views.drive_end, name="end"),
     path("drives/<int:drive_id>/results/<int:table_id>", views.result_edit, name="result"),
+    path("drives/<int:drive_id>/results/<int:table_id>/preview", views.result_preview, name="result_preview"),
     path("drives/<int:drive_id>/standings", views.standings, name="standings"),
     path("drives/<int:drive_id>/phones", views.phones, name="phones"),
     path("drives/<int:drive_id>/phones/<int:player_id>/revoke", views.phone_revoke, name="phone_revoke"),

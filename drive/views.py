@@ -8,11 +8,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from drive import live, phone_links, selectors, services
+from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
 from drive.services import DriveError
-from games import get_game
 from scoring.forms import ResultForm
 
 
@@ -197,10 +196,8 @@ def result_edit(request, drive_id: int, table_id: int):
     """Enter a table's result from paper, or correct it (with a reason once one exists)."""
     drive = drive_for_organiser(request, drive_id)
     table = table_of_drive(drive, table_id)
-    seats = list(table.seats.select_related("player").order_by("position"))
-    names = [s.player.name for s in seats]
-    game = get_game(drive.game)
-    spec = game.entry_spec(len(names))
+    players, spec = previews.entry_questions(drive, table)
+    names = [p.name for p in players]
     existing = getattr(table, "result", None) if hasattr(table, "result") else None
     try:
         services.refuse_paper_result_on_the_phones(table)
@@ -230,6 +227,20 @@ def result_edit(request, drive_id: int, table_id: int):
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
     })
+
+
+@login_required
+@require_POST
+def result_preview(request, drive_id: int, table_id: int):
+    """The points the result form's answers give (JSON for static/js/preview.js), beside the
+    points recorded now when the table has a result. The same refusals as the page; writes nothing."""
+    drive = drive_for_organiser(request, drive_id)
+    table = table_of_drive(drive, table_id)
+    try:
+        services.refuse_paper_result_on_the_phones(table)
+    except DriveError as exc:
+        return previews.refused(str(exc))
+    return previews.preview(drive, table, request.POST, beside_recorded=True)
 
 
 @login_required

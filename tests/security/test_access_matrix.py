@@ -28,9 +28,12 @@ ORGANISER_POST = ["/drives/{d}/edit", "/drives/{d}/players", "/drives/{d}/player
                   "/drives/{d}/players/presence",
                   "/drives/{d}/players/{p}/rejoin", "/drives/{d}/draw", "/drives/{d}/swap",
                   "/drives/{d}/tables/1/mode", "/drives/{d}/start", "/drives/{d}/close", "/drives/{d}/end",
-                  "/drives/{d}/results/{t}", "/drives/{d}/phones/{p}/revoke", "/drives/{d}/prizes",
+                  "/drives/{d}/results/{t}", "/drives/{d}/results/{t}/preview", "/drives/{d}/phones/{p}/revoke",
+                  "/drives/{d}/prizes",
                   "/{c}/tables/{t}/add-bot", "/{c}/tables/{t}/stand-in"]
 PHONE_PAGES = ["/{c}/me", "/{c}/enter"]
+# What every organiser action is sent: enough for each to act (the result preview needs answers).
+ACTION_DATA = {"names": "Zed", "show": "0", **entry_data(4, 0)}
 
 
 def fill(path: str, world) -> str:
@@ -60,12 +63,12 @@ def test_organiser_pages_get(world, path):
 def test_organiser_actions_post(world, path):
     url = fill(path, world)
     before = snapshot()
-    assert world.other_organiser_client().post(url, {"names": "Zed", "show": "0"}).status_code == 404
+    assert world.other_organiser_client().post(url, ACTION_DATA).status_code == 404
     for who, client in personas(world).items():
-        response = client.post(url, {"names": "Zed", "show": "0"})
+        response = client.post(url, ACTION_DATA)
         assert response.status_code == 302 and response["Location"].startswith("/login/"), who
     assert snapshot() == before
-    response = world.organiser_client().post(url, {"names": "Zed", "show": "0"})
+    response = world.organiser_client().post(url, ACTION_DATA)
     assert response.status_code in (200, 302) and not response.get("Location", "").startswith("/login/")
 
 
@@ -118,6 +121,15 @@ def test_confirm_and_dispute_only_by_another_player_of_that_table(world):
 def test_preview_needs_a_player(world):
     for client in (Client(), world.phone(world.other_drive_player)):
         assert client.post(f"/{world.code}/preview", entry_data(4, 0)).status_code == 403
+
+
+def test_the_result_preview_answers_its_organiser_and_writes_nothing(world):
+    url = fill("/drives/{d}/results/{t}/preview", world)
+    before = snapshot()
+    response = world.organiser_client().post(url, entry_data(4, 0))
+    assert response.status_code == 200 and [row["points"] for row in response.json()["points"]] == [15, 0, 0, 0]
+    assert world.other_organiser_client().post(url, entry_data(4, 0)).status_code == 404
+    assert snapshot() == before
 
 
 # --- sockets ----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from hypothesis import given
 
 from drive import services
 from scoring.models import Result
-from tests.factories import make_drive
+from tests.factories import declared, make_drive
 from tests.security.conftest import entry_data, seat_players, snapshot
 from tests.security.fuzz import FUZZ, form_data, refused_clearly, said
 
@@ -193,17 +193,38 @@ def test_phone_enter(world, data, as_json):
         check(response, before, accepted)
 
 
-@FUZZ
-@given(data=form_data(result_fields(4)))
-def test_phone_preview(world, data):
-    before = snapshot()
-    response = world.phone(world.enterer).post(f"/{world.code}/preview", data)
+def check_preview(response, before) -> dict:
+    """A points preview's promises: no server error, no write, and every seat's points or a 400
+    saying why not."""
     assert response.status_code < 500
     assert snapshot() == before  # a preview never writes, valid or not
     body = response.json()
     assert (response.status_code == 200 and body["ok"] and len(body["points"]) == 4) or (
         response.status_code == 400 and not body["ok"] and body["message"]
     )
+    return body
+
+
+@FUZZ
+@given(data=form_data(result_fields(4)))
+def test_phone_preview(world, data):
+    before = snapshot()
+    check_preview(world.phone(world.enterer).post(f"/{world.code}/preview", data), before)
+
+
+@FUZZ
+@given(data=form_data({**result_fields(4), "reason": ["", "typo"], "seen_revision": ["1", "x"]}),
+       correcting=__import__("hypothesis").strategies.booleans())
+def test_organiser_result_preview(world, data, correcting):
+    """Table 1 has a result (a correction: the points recorded come beside the new), table 2 none."""
+    if not Result.objects.filter(table=world.t1).exists():
+        services.organiser_result(world.drive, world.t1, declared(4, 0), world.organiser)
+    table = world.t1 if correcting else world.t2
+    before = snapshot()
+    body = check_preview(world.organiser_client().post(f"/drives/{world.drive.pk}/results/{table.pk}/preview", data),
+                         before)
+    if body["ok"]:
+        assert all(("recorded" in row) == correcting for row in body["points"])
 
 
 @pytest.fixture
@@ -250,7 +271,8 @@ def test_phone_dispute(entered, data, who):
 BIG = "x" * (2 * 1024 * 1024)
 
 
-@pytest.mark.parametrize("path", ["/drives/{drive}/players", "/drives/{drive}/results/{t1}", "/{code}/enter",
+@pytest.mark.parametrize("path", ["/drives/{drive}/players", "/drives/{drive}/results/{t1}",
+                                  "/drives/{drive}/results/{t1}/preview", "/{code}/enter",
                                   "/{code}/join", "/{code}/dispute", "/{code}/preview"])
 def test_two_megabyte_posts_are_refused(world, path):
     url = path.format(drive=world.drive.pk, t1=world.t1.pk, code=world.code)
@@ -274,11 +296,11 @@ def test_too_many_fields_are_refused(world):
 @pytest.mark.parametrize("number", ["0", str(2**63), "9" * 30])
 def test_huge_ids_in_urls_are_404_not_500(world, number):
     client = world.organiser_client()
-    for path in ("/drives/{n}/", "/drives/{d}/results/{n}", "/drives/{d}/hands/{n}",
+    for path in ("/drives/{n}/", "/drives/{d}/results/{n}", "/drives/{d}/results/{n}/preview", "/drives/{d}/hands/{n}",
                  "/drives/{d}/players/{n}/withdraw", "/drives/{d}/phones/{n}/revoke"):
         url = path.format(n=number, d=world.drive.pk)
         before = snapshot()
-        response = client.post(url) if url.endswith(("withdraw", "revoke")) else client.get(url)
+        response = client.post(url) if url.endswith(("withdraw", "revoke", "preview")) else client.get(url)
         assert response.status_code in (302, 404), (url, response.status_code)
         assert snapshot() == before
 
