@@ -1248,10 +1248,9 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     if facts is None:
         return sql, [*values, *params], state, None
     recording = facts.recording
-    drive_field = Hand._meta.get_field("drive").related_model._meta.get_field
-    params += [facts.hand_id, recording.game,
-               drive_field("house_rules").get_db_prep_save(recording.house_rules, connection),
-               drive_field("house_rules").get_db_prep_save(recording.player_ids, connection)]
+    as_json = Hand._meta.get_field("drive").related_model._meta.get_field("house_rules").get_db_prep_save
+    params += [facts.hand_id, recording.game, as_json(recording.house_rules, connection),
+               as_json(recording.player_ids, connection)]  # (a JSON list, compared with the seats' jsonb_agg)
     table = facts.table(table_id)
     ctes, result_values = _result_sql(table, state, recording, after="moved")
     sql = (f"WITH moved AS ({sql}), {', '.join(ctes)} "
