@@ -1,5 +1,6 @@
 """Template tags of the drive's pages: the board's chart (server-rendered SVG, the leaders'
-cumulative scores, hand by hand), and the CSRF field of a fragment that is also pushed."""
+cumulative scores, hand by hand), the CSRF field of a fragment that is also pushed, and the
+filters that isolate a typed name from the text around it (``config.bidi``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
+from config.bidi import bdi, isolate
+
 register = template.Library()
 
+# {{ player.name|bdi }} in a page's content; {{ drive.name|isolate }} where no element can go
+# (a title, an attribute, an <option>).
+register.filter("bdi", bdi)
+register.filter("isolate", isolate)
 
 
 @register.simple_tag(takes_context=True)
@@ -42,7 +49,8 @@ def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
     def y(v: int) -> float:
         return pad_t + (height - pad_t - pad_b) * (top - v) / span
 
-    # Numbers are formatted here; the only text from users (names) goes through escape().
+    # Numbers are formatted here; the only text from users (names) goes through escape(),
+    # isolated (SVG text takes no <bdi>).
     parts = [
         f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="Leaders&#x27; scores hand by hand">',
         f'<line x1="{pad_l}" y1="{y(0):.1f}" x2="{width - pad_r}" y2="{y(0):.1f}" stroke="#555"/>',
@@ -58,7 +66,7 @@ def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
         last = s["points"][-1]
         parts.append(
             f'<text x="{width - pad_r + 6}" y="{label_at[n]:.1f}" fill="{colour}" font-size="14">'
-            f"{escape(s['name'][:18])} ({last})</text>"
+            f"{escape(isolate(s['name'][:18]))} ({last})</text>"
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))
