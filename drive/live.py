@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.template.loader import get_template
 from django.utils.html import format_html_join
 
+from config.bidi import isolate
 from drive import broadcast, render, selectors
 from drive.models import Drive
 from tables.models import Hand, TableHand
@@ -278,10 +279,11 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "players": view.players,
         # Digital tables still playing: closing the hand rings the bell on them (asked first).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
-        # The two "swap" lists hold every seated player: built once, in Python, for both.
+        # The two "swap" lists hold every seated player: built once, in Python, for both. (An
+        # <option> holds text only: its name is isolated with characters, not <bdi>.)
         "swap_options": format_html_join(
             "", '<option value="{}">{} (T{})</option>',
-            ((seat.player_id, seat.player.name, t.number) for t in view.tables for seat in t.seats.all())),
+            ((seat.player_id, isolate(seat.player.name), t.number) for t in view.tables for seat in t.seats.all())),
     }
 
 

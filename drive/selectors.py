@@ -7,7 +7,9 @@ from functools import cached_property
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
+from django.utils.html import format_html, format_html_join
 
+from config.bidi import bdi
 from drive.models import Drive, Player
 from scoring import standings as ranking
 from scoring.models import Correction, Score
@@ -157,11 +159,11 @@ class PhoneState:
 
     @property
     def with_text(self) -> str:
-        if not self.mates:
-            return ""
-        if len(self.mates) == 1:
-            return self.mates[0]
-        return ", ".join(self.mates[:-1]) + " and " + self.mates[-1]
+        """HTML: "Ann, Bob and Cy", the table's other players, each name isolated (config.bidi)."""
+        names = [bdi(name) for name in self.mates]
+        if len(names) <= 1:
+            return names[0] if names else ""
+        return format_html("{} and {}", format_html_join(", ", "{}", ((n,) for n in names[:-1])), names[-1])
 
 
 @dataclass

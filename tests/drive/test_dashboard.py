@@ -356,5 +356,5 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = page[page.index('id="table-1"'):page.index('id="table-2"')]
     declarer = table.seats.get(position=2).player.name
-    assert f"{declarer} <strong>15</strong> (declared)" in card
+    assert f"<bdi>{declarer}</bdi> <strong>15</strong> (declared)" in card
     assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet

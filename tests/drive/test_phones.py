@@ -161,7 +161,7 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
     joined.refresh_from_db()
     assert joined.phone_joined_at is not None
     page = text(organiser_client.get(f"/drives/{drive.pk}/phones"))
-    rows = {name: row for row in page.split("<tr>")[2:] for name in re.findall(r"<td>(P00\d)", row)}
+    rows = {name: row for row in page.split("<tr>")[2:] for name in re.findall(r"<td><bdi>(P00\d)</bdi>", row)}
     assert "Sign phone out" in rows["P001"] and "New private link" not in rows["P001"]
     assert "New private link" in rows["P002"] and "Sign phone out" not in rows["P002"]
     other = drive.players.get(name="P002")
@@ -172,7 +172,8 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
 def test_home_says_where_to_sit_and_with_whom(table_of_four):
     drive, table, players = table_of_four
     page = text(phone_for(drive, players[0]).get(f"/{drive.join_code}/me"))
-    assert f"Table 1 — with {players[1].name}, {players[2].name} and {players[3].name}" in page
+    assert (f"Table 1 — with <bdi>{players[1].name}</bdi>, <bdi>{players[2].name}</bdi> and "
+            f"<bdi>{players[3].name}</bdi>") in page
 
 
 def test_home_shows_a_place_in_the_standings_only_once_a_hand_is_played(table_of_four, organiser):
@@ -373,8 +374,8 @@ def test_board_shows_the_movement_after_a_hand(client, organiser):
     down = hand.tables.get(number=1).seats.get(position=1).player.name
     services.close_hand(drive)
     page = text(client.get(f"/{drive.join_code}/board"))
-    assert f'<span class="mv-up">↑{up}</span>' in page
-    assert f'<span class="mv-down">↓{down}</span>' in page
+    assert f'<span class="mv-up">↑<bdi>{up}</bdi></span>' in page
+    assert f'<span class="mv-down">↓<bdi>{down}</bdi></span>' in page
 
 
 def test_board_shows_the_first_hands_seating(client, organiser):
@@ -387,7 +388,7 @@ def test_board_shows_the_first_hands_seating(client, organiser):
     for table in drive.hands.get().tables.all():
         assert f"<strong>Table {table.number}:</strong>" in movement
         for seat in table.seats.all():
-            assert f">{seat.player.name}</span>" in movement
+            assert f"><bdi>{seat.player.name}</bdi></span>" in movement
     assert "+" not in movement and "↑" not in movement
 
 

@@ -212,7 +212,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     assert f"A bot plays for {players[2].name} until you give the seat back." in page
     card = page[page.index('id="table-1"'):]
     card = card[:card.index("</article>")]
-    assert "(a bot plays for them)" in card and f"Give {players[2].name} the seat back" in card
+    assert "(a bot plays for them)" in card and f"Give <bdi>{players[2].name}</bdi> the seat back" in card
     table.refresh_from_db()
     assert table.bots == [2] and seated_players(table) == players  # the seat stays theirs
     for _ in range(200):  # the bot passes for them (BOT_DELAY_SECONDS 0)
