@@ -10,8 +10,10 @@ from django.core.cache import cache
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from config.bidi import bdi
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, without_control_characters
@@ -99,8 +101,8 @@ def claim(request, code: str):
             return redirect("phone:join", code=drive.join_code)
         if player.phone_joined_at is not None:
             messages.error(
-                request, f"{player.name} has already joined on a phone. If that is you on a new phone, "
-                "ask the organiser for your private link."
+                request, format_html("{} has already joined on a phone. If that is you on a new phone, "
+                                     "ask the organiser for your private link.", bdi(player.name))
             )
             return redirect("phone:join", code=drive.join_code)
     Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from config.bidi import isolate
 from drive import live
 from drive.models import Drive, Player
 from drive.services import DriveError, _lock, _players_at, current_hand, outcome_for
@@ -78,7 +79,7 @@ def enter(drive: Drive, player: Player, summary: dict, *, client_key: str | None
             source=Result.Source.PHONE, confirmed=False, entered_by=player, client_key=key,
         )
     else:
-        who = existing.entered_by.name if existing.entered_by else "the organiser"
+        who = isolate(existing.entered_by.name) if existing.entered_by else "the organiser"
         if existing.status == Result.Status.CONFIRMED:
             raise DriveError(f"Table {table.number}'s result is confirmed. Only the organiser can change it now.")
         if existing.status == Result.Status.DISPUTED:

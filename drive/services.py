@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, Sum
 from django.utils import timezone
 
+from config.bidi import isolate
 from drive import broadcast, live, movement, seating
 from drive.models import Drive, Player, new_token
 from games import GameError, get_game
@@ -88,7 +89,7 @@ def parse_names(text: str) -> list[str]:
         if not name:
             continue
         if len(name) > MAX_NAME:
-            raise DriveError(f"“{name[:20]}…” is too long: names have at most {MAX_NAME} characters.")
+            raise DriveError(f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters.")
         if name_key(name) not in seen:
             seen.add(name_key(name))
             names.append(name)
@@ -116,7 +117,8 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
                          f"and these {len(names)} names would make {len(existing) + len(names)}.")
     clashes = [n for n in names if name_key(n) in existing]
     if clashes:
-        raise DriveError(f"Already in this drive: {', '.join(clashes)}. Add an initial to tell them apart.")
+        raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
+                         "Add an initial to tell them apart.")
     try:
         players = [Player.objects.create(drive=drive, name=name) for name in names]
     except IntegrityError:
@@ -133,7 +135,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
     if not player.active:
-        raise DriveError(f"{player.name} has already left.")
+        raise DriveError(f"{isolate(player.name)} has already left.")
     if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
         raise DriveError("A drive needs at least two players.")
     player.active = False
@@ -318,7 +320,8 @@ def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
     bot = (BotPlayer.objects.filter(player__seats__table__hand=hand, player__seats__table__number=table_number)
            .select_related("player").first())
     if bot is not None and mode == TableHand.PlayMode.PHYSICAL:
-        raise DriveError(f"{bot.player.name} sits at Table {table_number}: a table with a bot plays on the phones.")
+        raise DriveError(f"{isolate(bot.player.name)} sits at Table {table_number}: "
+                         "a table with a bot plays on the phones.")
     if not hand.tables.filter(number=table_number).update(play_mode=mode):
         raise DriveError(f"There is no Table {table_number}.")
     live.drive_changed(drive.pk)

@@ -6,8 +6,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from config.bidi import bdi
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
@@ -43,7 +45,7 @@ def drive_create(request):
         drive = form.save(commit=False)
         drive.organiser = request.user
         drive.save()
-        messages.success(request, f"Drive “{drive.name}” created. Now add the players.")
+        messages.success(request, format_html("Drive “{}” created. Now add the players.", bdi(drive.name)))
         return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "creating": True})
 
@@ -92,7 +94,7 @@ def player_withdraw(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
     _run(request, drive, lambda: services.withdraw_player(drive, player),
-         f"{player.name} has left the drive; their points stay in the standings.")
+         format_html("{} has left the drive; their points stay in the standings.", bdi(player.name)))
     return _back(drive)
 
 
@@ -101,7 +103,7 @@ def player_withdraw(request, drive_id: int, player_id: int):
 def player_rejoin(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
-    _run(request, drive, lambda: services.rejoin_player(drive, player), f"{player.name} is back.")
+    _run(request, drive, lambda: services.rejoin_player(drive, player), format_html("{} is back.", bdi(player.name)))
     return _back(drive)
 
 
@@ -134,7 +136,8 @@ def seating_swap(request, drive_id: int):
     form = SwapForm(drive, request.POST)
     if form.is_valid():
         a, b = form.cleaned_data["a"], form.cleaned_data["b"]
-        _run(request, drive, lambda: services.swap_players(drive, a, b), f"Swapped {a.name} and {b.name}.")
+        _run(request, drive, lambda: services.swap_players(drive, a, b),
+             format_html("Swapped {} and {}.", bdi(a.name), bdi(b.name)))
     else:
         messages.error(request, "Pick two different players to swap.")
     return _back(drive)
@@ -306,8 +309,9 @@ def phone_revoke(request, drive_id: int, player_id: int):
     player = player_of_drive(drive, player_id)
     joined = player.phone_joined_at is not None
     services.revoke_phone(drive, player)
-    messages.success(request, f"{player.name}'s phone is signed out. Their new private link is below." if joined
-                     else f"{player.name} has a new private link (the old one no longer works): it is below.")
+    messages.success(request, format_html("{}'s phone is signed out. Their new private link is below." if joined
+                                          else "{} has a new private link (the old one no longer works): it is below.",
+                                          bdi(player.name)))
     return redirect(f"{reverse('drive:phones', args=[drive.pk])}?show={player.pk}")
 
 

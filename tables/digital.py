@@ -40,6 +40,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config import layer
+from config.bidi import isolate
 from games import GameError, get_game
 from scoring import services as scoring
 from scoring.models import Result
@@ -1541,9 +1542,10 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
     if found is None:
         raise DigitalError(f"Table {table.number} has no such seat.")
     if BotPlayer.objects.filter(player_id=found.player_id).exists():
-        raise DigitalError(f"{found.player.name} is a bot: the server always plays that seat.")
+        raise DigitalError(f"{isolate(found.player.name)} is a bot: the server always plays that seat.")
     if not playing and not found.player.active:
-        raise DigitalError(f"{found.player.name} has left the drive: have them rejoin first, then give the seat back.")
+        raise DigitalError(f"{isolate(found.player.name)} has left the drive: "
+                           "have them rejoin first, then give the seat back.")
     bots = set(table.bots or [])
     if (seat in bots) == playing:
         return found.player.name  # already so (a second click): nothing to do

@@ -7,8 +7,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from config.bidi import bdi
 from drive.access import drive_by_code, drive_for_organiser, player_for_request
 from games import film_fantasy
 from tables import digital
@@ -46,7 +48,7 @@ def add_bot(request, code: str, table_id: int):
     except digital.DigitalError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"{bot.name} joins the table: the server plays its cards.")
+        messages.success(request, format_html("{} joins the table: the server plays its cards.", bdi(bot.name)))
     return redirect("drive:dashboard", drive_id=drive.pk)
 
 
@@ -66,6 +68,6 @@ def stand_in(request, code: str, table_id: int):
     except digital.DigitalError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"A bot plays for {name} until you give the seat back." if playing
-                         else f"{name} plays their own seat again.")
+        messages.success(request, format_html("A bot plays for {} until you give the seat back." if playing
+                                              else "{} plays their own seat again.", bdi(name)))
     return redirect("drive:dashboard", drive_id=drive.pk)

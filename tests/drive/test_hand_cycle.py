@@ -226,7 +226,7 @@ def test_swap_two_players_between_hands(organiser):
 def test_duplicate_names_are_refused(organiser):
     drive = make_drive(organiser, 0)
     services.add_players(drive, ["Ann"])
-    with pytest.raises(DriveError, match="Already in this drive: ann"):
+    with pytest.raises(DriveError, match="Already in this drive: \u2068ann\u2069"):
         services.add_players(drive, ["ann"])
 
 

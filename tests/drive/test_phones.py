@@ -166,7 +166,7 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
     assert "New private link" in rows["P002"] and "Sign phone out" not in rows["P002"]
     other = drive.players.get(name="P002")
     page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{other.pk}/revoke", follow=True))
-    assert "P002 has a new private link (the old one no longer works)" in page
+    assert "<bdi>P002</bdi> has a new private link (the old one no longer works)" in page
 
 
 def test_home_says_where_to_sit_and_with_whom(table_of_four):
@@ -274,7 +274,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     # Bob opened the form before Ann's entry arrived (seen_revision 0) and sends his own.
     response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0))
     assert "withdrawn" not in text(response)
-    assert f"{players[0].name} sent Table 1's result first" in text(response)
+    assert f"\u2068{players[0].name}\u2069 sent Table 1's result first" in text(response)
     assert Result.objects.get().declarer == players[2]
 
 

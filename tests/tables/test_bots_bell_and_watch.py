@@ -70,7 +70,7 @@ def test_bots_join_only_digital_tables_between_hands(transactional_db, organiser
         digital.add_bot(drive, table.pk)
     services.set_table_mode(drive, 1, "digital")
     digital.add_bot(drive, table.pk)
-    with pytest.raises(services.DriveError, match="Bot 1 sits at Table 1: a table with a bot plays on the phones"):
+    with pytest.raises(services.DriveError, match="\u2068Bot 1\u2069 sits at Table 1: a table with a bot plays on the"):
         services.set_table_mode(drive, 1, "physical")
     assert table_of(drive).play_mode == "digital"
     services.start_hand(drive)
@@ -209,7 +209,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     client.force_login(organiser)
     page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "1"},
                        follow=True).content.decode()
-    assert f"A bot plays for {players[2].name} until you give the seat back." in page
+    assert f"A bot plays for <bdi>{players[2].name}</bdi> until you give the seat back." in page
     card = page[page.index('id="table-1"'):]
     card = card[:card.index("</article>")]
     assert "(a bot plays for them)" in card and f"Give <bdi>{players[2].name}</bdi> the seat back" in card
@@ -227,7 +227,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
         digital.apply_action(table.pk, 2, action("pass", state.version, card=card), player_id=players[2].pk)
     page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "0"},
                        follow=True).content.decode()
-    assert f"{players[2].name} plays their own seat again." in page
+    assert f"<bdi>{players[2].name}</bdi> plays their own seat again." in page
     table.refresh_from_db()
     assert table.bots == []
     state = _stored_state(table.pk)
@@ -275,7 +275,8 @@ def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organis
     digital.add_bot(drive, table.pk)
     services.start_hand(drive)
     table = table_of(drive)
-    for seat, message in ((3, "Bot 1 is a bot"), (7, "no such seat"), ("1", "no such seat"), (None, "no such seat")):
+    for seat, message in ((3, "\u2068Bot 1\u2069 is a bot"), (7, "no such seat"), ("1", "no such seat"),
+                          (None, "no such seat")):
         with pytest.raises(digital.DigitalError, match=message):
             digital.set_stand_in(drive, table.pk, seat, False)
     table.refresh_from_db()
