@@ -1,7 +1,9 @@
 /* The game screen of a digital table (/<CODE>/play) and the organiser's view of one (watch).
    Plain JS, no build step. The server is the authority: this page only shows the view it is sent
    and sends the player's choices with the version it saw and a client key. Every name is written
-   with textContent, never as HTML. */
+   as text, never as HTML, in a <bdi> of its own: a right-to-left name, or one ending in digits,
+   does not reorder the words and numbers around it (docs/architecture.md). A line with names
+   in it is a list of parts, texts and names, put into its element by put(). */
 (function () {
   "use strict";
   var root = document.getElementById("play");
@@ -27,21 +29,36 @@
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
     return Date.now().toString(36) + Math.random().toString(36).slice(2);
   }
-  function el(tag, text, cls) {
+  function el(tag, parts, cls) {
     var e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = text;
+    put(e, parts);
     if (cls) e.className = cls;
     return e;
   }
+  // The element's content becomes ``parts``: a text, a node, or a list of them (nested lists
+  // too); texts are added as text nodes, never parsed as HTML.
+  function put(e, parts) {
+    e.textContent = "";
+    (function add(p) {
+      if (Array.isArray(p)) p.forEach(add);
+      else if (p !== undefined && p !== null) e.append(p);
+    })(parts);
+  }
+  function bdi(name) { return el("bdi", name); }
   function nameOf(seat) {
     var s = seats[seat];
-    return s ? s.name : "Seat " + (seat + 1);
+    return bdi(s ? s.name : "Seat " + (seat + 1));
   }
-  function listNames(list) {
-    var names = list.map(nameOf);
-    if (names.length <= 1) return names.join("");
-    return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+  // [a, ", ", b, " and ", c]: the items with separators between them (``last`` before the last).
+  function joined(items, sep, last) {
+    var out = [];
+    items.forEach(function (item, i) {
+      if (i) out.push(i === items.length - 1 && last ? last : sep);
+      out.push(item);
+    });
+    return out;
   }
+  function listNames(list) { return joined(list.map(nameOf), ", ", " and "); }
   function film(card) { return card === "J" ? 11 : parseInt(card.split("-")[0], 10); }
   function label(card) { return card === "J" ? "Joker" : card.split("-")[1]; }
 
@@ -163,15 +180,15 @@
     var ul = $("seats");
     ul.textContent = "";
     seats.forEach(function (s, i) {
-      var li = el("li", s.name + (s.bot ? " (bot)" : "") + " · " + v.counts[i]);
+      var li = el("li", [bdi(s.name), (s.bot ? " (bot)" : "") + " · " + v.counts[i]]);
       if (i === me) li.className = "me";
       if (v.pass_pending.indexOf(i) >= 0) li.className += " waiting";
       ul.appendChild(li);
     });
-    $("dealer-draw").textContent = "Dealer: " + nameOf(v.dealer) +
-      (v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : "");
+    put($("dealer-draw"), ["Dealer: ", nameOf(v.dealer),
+      v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : ""]);
     var able = canDeclare(v.hand || []), over = v.phase === "finished";
-    $("status").textContent = statusLine(v, able) + (pending ? " — sending…" : "");
+    put($("status"), [statusLine(v, able), pending ? " — sending…" : ""]);
     renderLog(v);
     var news = $("news");
     if (news) {
@@ -192,13 +209,13 @@
     if (!WATCH && v.phase !== "finished" && seats[me] && seats[me].bot) {
       return "A bot is playing your seat for now: ask the organiser to give it back to you.";
     }
-    if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : nameOf(v.result.declarer) + " declared!";
+    if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : [nameOf(v.result.declarer), " declared!"];
     var ready = !WATCH && able ? "You hold two complete sets: tap Declare! " : "";
-    if (v.phase === "auction") return ready + auctionLine(v);
+    if (v.phase === "auction") return [ready, auctionLine(v)];
     var others = v.pass_pending.filter(function (s) { return s !== me; });
-    if (WATCH) return "Round " + v.round + ": waiting for " + listNames(v.pass_pending);
-    if (v.my_pass === null) return ready + "Round " + v.round + ": choose a card to pass to " + nameOf((me + 1) % v.players) + ".";
-    return others.length ? "Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for " + listNames(others) : "Passing…";
+    if (WATCH) return ["Round " + v.round + ": waiting for ", listNames(v.pass_pending)];
+    if (v.my_pass === null) return [ready + "Round " + v.round + ": choose a card to pass to ", nameOf((me + 1) % v.players), "."];
+    return others.length ? ["Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for ", listNames(others)] : "Passing…";
   }
 
   function auctionLine(v) {
@@ -206,32 +223,32 @@
     var offers = v.offers || [];
     if (accepting !== null) {
       var taking = offers.filter(function (o) { return o.id === accepting; })[0];
-      if (taking) return "Tap " + taking.count + " of your cards to give " + nameOf(taking.from) + " in exchange.";
+      if (taking) return ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
     }
     var incoming = offers.filter(function (o) { return o.to === v.seat; });
     if (incoming.length) {
-      return incoming.map(function (o) { return nameOf(o.from) + " offers you " + o.count + " card" + (o.count > 1 ? "s" : ""); }).join("; ") +
-        ": accept or decline below.";
+      return [joined(incoming.map(function (o) { return [nameOf(o.from), " offers you " + cards(o.count)]; }), "; "),
+        ": accept or decline below."];
     }
     var mine = offers.filter(function (o) { return o.from === v.seat; });
-    if (mine.length) return "Your offer to " + listNames(mine.map(function (o) { return o.to; })) + " is waiting for an answer. You can tap cards to offer more.";
+    if (mine.length) return ["Your offer to ", listNames(mine.map(function (o) { return o.to; })), " is waiting for an answer. You can tap cards to offer more."];
     return "Auction open: tap one to three cards to offer someone.";
   }
 
   // The table's last moves in words, newest first (the public log: no cards in it).
   var LOG_LINES = WATCH ? 3 : 1;   // a phone's dock has room for the newest
   function who(seat, start) { return seat === view.seat ? (start ? "You" : "you") : nameOf(seat); }
-  function whose(seat) { return seat === view.seat ? "your" : nameOf(seat) + "’s"; }
+  function whose(seat) { return seat === view.seat ? "your" : [nameOf(seat), "’s"]; }
   function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
   function logLine(e) {
     switch (e.type) {
       case "draw": return "The passes moved left and everyone drew a card.";
       case "auction_opened": return "The auction is open" + (e.odd_cards ? " (" + cards(e.odd_cards) + " left out of play)." : ".");
-      case "offer": return who(e.from, true) + " offered " + cards(e.count) + " to " + who(e.to) + ".";
-      case "exchange": return who(e.to, true) + " took " + whose(e.from) + " offer: " + cards(e.count) + " each way.";
-      case "declined": return who(e.to, true) + " declined " + whose(e.from) + " offer.";
-      case "withdrawn": return who(e.from, true) + " withdrew the offer to " + who(e.to) + ".";
-      case "declared": return who(e.seat, true) + " declared" + (e.nine_card ? " with nine cards." : ".");
+      case "offer": return [who(e.from, true), " offered " + cards(e.count) + " to ", who(e.to), "."];
+      case "exchange": return [who(e.to, true), " took ", whose(e.from), " offer: " + cards(e.count) + " each way."];
+      case "declined": return [who(e.to, true), " declined ", whose(e.from), " offer."];
+      case "withdrawn": return [who(e.from, true), " withdrew the offer to ", who(e.to), "."];
+      case "declared": return [who(e.seat, true), " declared" + (e.nine_card ? " with nine cards." : ".")];
       case "stopped": return "The organiser ended the hand.";
       case "offers_void": return "The open offers were cancelled.";
       default: return null;   // a pass: who has still to choose is shown by the seats
@@ -316,10 +333,10 @@
       var n = o.count + " card" + (o.count > 1 ? "s" : "");
       var li;
       if (o.from === v.seat) {
-        li = el("li", "You offer " + n + " to " + nameOf(o.to) + ". ");
+        li = el("li", ["You offer " + n + " to ", nameOf(o.to), ". "]);
         li.appendChild(button("Withdraw", function () { send({ type: "withdraw", offer: o.id }); }));
       } else {
-        li = el("li", nameOf(o.from) + " offers you " + n + ". ");
+        li = el("li", [nameOf(o.from), " offers you " + n + ". "]);
         if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give. "));
         else li.appendChild(button("Accept", function () { accepting = o.id; chosen = []; render(); }));
         li.appendChild(button("Decline", function () {
@@ -333,7 +350,8 @@
     to.textContent = "";
     seats.forEach(function (s, i) {
       if (i === v.seat) return;
-      var opt = el("option", s.name);
+      var opt = el("option", s.name);   // an <option> holds text only: no <bdi>, its own direction
+      opt.dir = "auto";
       opt.value = String(i);
       to.appendChild(opt);
     });
@@ -371,8 +389,8 @@
     box.appendChild(el("h2", "The hand is over"));
     var ul = el("ul");
     v.result.points.forEach(function (p, i) {
-      ul.appendChild(el("li", nameOf(i) + ": " + p + " point" + (Math.abs(p) === 1 ? "" : "s") +
-        (i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "")));
+      ul.appendChild(el("li", [nameOf(i), ": " + p + " point" + (Math.abs(p) === 1 ? "" : "s") +
+        (i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "")]));
     });
     box.appendChild(ul);
     box.appendChild(el("p", "A declaration scores 15 (25 with nine cards), less 5 for each Joker left over; " +

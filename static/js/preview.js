@@ -18,10 +18,10 @@
     return p;
   }
   function changed(row) { return row.recorded !== undefined && row.recorded !== row.points; }
-  function rowText(row) {
-    if (row.recorded === undefined) return row.name + ": " + row.points + " points";
-    if (!changed(row)) return row.name + ": " + row.points + " points, unchanged";
-    return row.name + ": " + row.recorded + " → " + row.points + " points";
+  function pointsText(row) {
+    if (row.recorded === undefined) return ": " + row.points + " points";
+    if (!changed(row)) return ": " + row.points + " points, unchanged";
+    return ": " + row.recorded + " → " + row.points + " points";
   }
   function show(data) {
     box.textContent = "";
@@ -38,7 +38,9 @@
     var ul = document.createElement("ul");
     data.points.forEach(function (row) {
       var li = document.createElement("li");
-      li.textContent = rowText(row);  // textContent: names are never HTML
+      var name = document.createElement("bdi");  // isolated: docs/architecture.md
+      name.textContent = row.name;  // textContent: names are never HTML
+      li.append(name, pointsText(row));
       if (changed(row)) li.className = "changed";
       ul.appendChild(li);
     });

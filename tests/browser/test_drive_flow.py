@@ -80,6 +80,7 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     expect(page.locator("[data-preview-box] .error")).to_have_count(0)
     page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
     expect(page.locator("[data-preview-box]")).to_contain_text(f"{enterer}: 15 points")
+    expect(page.locator("[data-preview-box] li > bdi", has_text=re.compile(f"^{enterer}$"))).to_have_count(1)  # isolated
     page.click("button:has-text('Send the result')")
     expect(page.locator("main")).to_contain_text("waiting for confirmation")
 

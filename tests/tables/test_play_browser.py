@@ -56,11 +56,22 @@ import random
 import re
 user = get_user_model().objects.create_user(username="olive", password="organiser-pass-123")
 drive = Drive.objects.create(organiser=user, name="Browser hand", play_mode="digital", seed=%d, preferred_table_size=4)
-services.add_players(drive, ["Ann", "Bob", "Cy", "<i>Di</i>"])
+services.add_players(drive, ["Ann", "Bob", "%s", "<i>Di</i>"])
 services.draw_seating(drive, random.Random(1))
 services.start_hand(drive)
 print(json.dumps({"code": drive.join_code, "tokens": {p.name: p.token for p in drive.players.all()}}))
 """
+RTL = "נועה"  # a right-to-left name: without isolation "נועה · 8" shows as "8 · נועה"
+
+# [right edge of the name's <bdi>, left edge of the text after it] on the seats' line: the
+# seat's card count stays after the name.
+NAME_THEN_COUNT = """(name) => {
+  const b = [...document.querySelectorAll("#seats li bdi")].find((b) => b.textContent === name);
+  if (!b || !b.nextSibling) return null;
+  const after = document.createRange();
+  after.selectNodeContents(b.nextSibling);
+  return [b.getBoundingClientRect().right, after.getBoundingClientRect().left];
+}"""
 
 
 def sign_in_as_olive(page, url: str) -> None:
@@ -85,7 +96,7 @@ def tap(page, selector: str) -> None:
 def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
     seed = next(s for s in range(1, 5000) if declares_while_passing(s))
     with live_server(tmp_path) as server, chromium() as browser:
-        data = server.shell_json(SETUP % seed)
+        data = server.shell_json(SETUP % (seed, RTL))
         code = data["code"]
         pages = []
         for name, token in data["tokens"].items():
@@ -96,6 +107,14 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
             page.wait_for_selector("#hand button.c")
             pages.append(page)
         assert "<i>Di</i>" in pages[0].inner_text("#seats")  # the name is shown as text, not HTML
+        # Each name in a <bdi> of its own (as text: no element in it), in the seats and in the
+        # sentences that name players.
+        assert sorted(pages[0].eval_on_selector_all("#seats li bdi", "bs => bs.map(b => b.textContent)")) == sorted(
+            data["tokens"])
+        assert pages[0].locator("#seats bdi *").count() == 0
+        assert pages[0].locator("#dealer-draw bdi").count() == 1 and pages[0].locator("#status bdi").count() >= 1
+        name_right, count_left = pages[0].evaluate(NAME_THEN_COUNT, RTL)
+        assert name_right <= count_left + 0.5, (name_right, count_left)
         assert pages[0].evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         unable = next(p for p in pages if not p.is_enabled("#declare"))
         expect(unable.locator("#declare-why")).to_contain_text("two complete sets")  # why it cannot be tapped
@@ -148,7 +167,7 @@ def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
     """The watchdog: a phone that has heard nothing for a while (a move it missed, however it
     was missed) asks for its view and gets it, without reloading or reconnecting."""
     with live_server(tmp_path) as server, chromium() as browser:
-        data = server.shell_json(SETUP % 1)
+        data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
         context = browser.new_context(viewport=PHONE)
         context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
@@ -261,7 +280,7 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
     """The organiser has a bot stand in for Ann from the dashboard: Ann's open game screen says
     so at once, and stops saying so when the seat is given back."""
     with live_server(tmp_path) as server, chromium() as browser:
-        data = server.shell_json(SETUP % 1)
+        data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
         drive_id = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().pk))")
         phone = browser.new_context(viewport=PHONE)
