@@ -234,17 +234,26 @@ def assert_text_only(body: str, where: str) -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in body or "\\u003Cimg" in body, where
 
 
+def assert_isolated_text(body: str, where: str) -> None:
+    """Text, and isolated from the text around it each time (config/bidi.py): in a <bdi>, or
+    between the isolate characters (an attribute)."""
+    assert_text_only(body, where)
+    escaped = "&lt;img src=x onerror=alert(1)&gt;"
+    isolated = body.count(f"<bdi>{escaped}</bdi>") + body.count(f"\u2068{escaped}\u2069")
+    assert body.count(escaped) == isolated and body.count(f"<bdi>{escaped}</bdi>"), where
+
+
 def test_html_in_names_is_shown_as_text_on_every_page(hostile_names):
     w = hostile_names
     org = w.organiser_client()
     for url in (f"/drives/{w.drive.pk}/", f"/drives/{w.drive.pk}/standings", f"/drives/{w.drive.pk}/phones",
                 f"/drives/{w.drive.pk}/hands/1", f"/drives/{w.drive.pk}/print/tables",
                 f"/drives/{w.drive.pk}/print/scorecards", f"/drives/{w.drive.pk}/results/{w.t1.pk}"):
-        assert_text_only(org.get(url).content.decode(), url)
-    assert_text_only(Client().get(f"/{w.code}/board").content.decode(), "board")
-    assert_text_only(Client().get(f"/{w.code}").content.decode(), "join")
-    assert_text_only(w.phone(w.table1[3]).get(f"/{w.code}/me").content.decode(), "phone")
-    assert_text_only(w.phone(w.table1[3]).get(f"/{w.code}/me?fragment=1").content.decode(), "phone fragment")
+        assert_isolated_text(org.get(url).content.decode(), url)
+    assert_isolated_text(Client().get(f"/{w.code}/board").content.decode(), "board")
+    assert_isolated_text(Client().get(f"/{w.code}").content.decode(), "join")
+    assert_isolated_text(w.phone(w.table1[3]).get(f"/{w.code}/me").content.decode(), "phone")
+    assert_isolated_text(w.phone(w.table1[3]).get(f"/{w.code}/me?fragment=1").content.decode(), "phone fragment")
 
 
 def test_html_in_names_is_text_in_pushed_fragments(hostile_names):
@@ -256,7 +265,7 @@ def test_html_in_names_is_text_in_pushed_fragments(hostile_names):
     for name, html in [*live.dashboard_parts(private).items(), *live.board_parts(public).items(),
                        *live.phone_parts(public).items()]:
         assert XSS not in html and SCRIPT not in html, name
-    assert "&lt;img" in live.board_parts(public)["board"]
+    assert "<bdi>&lt;img" in live.board_parts(public)["board"]
 
 
 def test_csv_exports_neutralise_formulas(hostile_names):
