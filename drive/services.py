@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from config.bidi import isolate
 from drive import broadcast, live, movement, seating
-from drive.models import Drive, Player, new_token
+from drive.models import Drive, Player, new_seed, new_token
 from games import GameError, get_game
 from games.base import Outcome
 from scoring import services as scoring
@@ -279,6 +279,9 @@ def draw_seating(drive: Drive, rng: random.Random | None = None) -> Hand:
     ids = [str(pid) for pid in drive.players.filter(active=True).order_by("id").values_list("id", flat=True)]
     if len(ids) < game.min_players:
         raise DriveError(f"Add at least {game.min_players} players before drawing the seating.")
+    if rng is None and hand is not None:  # drawn again: a new draw, not the same one from the same seed
+        drive.seed = new_seed()
+        drive.save(update_fields=["seed"])
     rng = rng or random.Random(drive.seed)
     try:
         seating_ = seating.draw(ids, drive.preferred_table_size, rng)

@@ -29,6 +29,16 @@ def test_draw_seats_every_active_player_once_in_tables_of_the_preferred_size(org
     assert drive.status == Drive.Status.PLAYING
 
 
+def test_drawing_again_draws_a_new_seating(organiser):
+    """'Draw again' before the first hand is a new draw (it had drawn the same seating from the
+    drive's seed every time)."""
+    drive = make_drive(organiser, 16, preferred_table_size=4)
+    draws = [seating_names(services.draw_seating(drive)) for _ in range(3)]
+    assert draws[0] != draws[1] != draws[2]
+    hand = Hand.objects.get(drive=drive)
+    assert Seat.objects.filter(hand=hand).count() == 16  # still everyone once, in one hand
+
+
 def test_draw_needs_two_players(organiser):
     drive = make_drive(organiser, 1)
     with pytest.raises(DriveError, match="at least 2 players"):
