@@ -413,7 +413,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
                              "correction sent twice): open it again to see it as it stands, then correct it if "
                              "it is still wrong.")
         as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
-        if summary == as_entered and existing.status == Result.Status.CONFIRMED:
+        spec = get_game(drive.game, drive.house_rules).entry_spec(len(players))
+        if _answers(summary, spec) == _answers(as_entered, spec) and existing.status == Result.Status.CONFIRMED:
             raise DriveError("That is the result as it stands: nothing to correct.")
         reason = " ".join((reason or "").split())
         if not reason:
@@ -426,6 +427,17 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     table.save(update_fields=["status", "updated_at"])
     live.table_changed(table)
     return result
+
+
+def _answers(summary: dict, spec: dict) -> dict:
+    """A result's summary as the entry form answers it: every seat's question answered, those
+    left out (a digital hand's record has no second Ice Follies group when there is none) with
+    the form's default."""
+    defaults = {f["name"]: f["default"] for f in spec.get("seat", []) if "default" in f}
+    holdings = summary.get("holdings")
+    if not isinstance(holdings, list):
+        return summary
+    return {**summary, "holdings": [{**defaults, **h} if isinstance(h, dict) else h for h in holdings]}
 
 
 def _not_played(drive: Drive, table: TableHand) -> None:

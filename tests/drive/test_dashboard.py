@@ -136,6 +136,26 @@ def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(org
     assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1
 
 
+def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_client, organiser):
+    """Found by a tester: with two packs (six or more players) the form always answers the
+    second Ice Follies question, which a digital hand's record leaves out when there is none:
+    saving the answers exactly as shown was logged as a correction, and the result's source
+    changed. The record and the form are compared with the form's defaults filled in."""
+    drive = seated_drive(organiser, 6, preferred_table_size=6)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(6, 0), organiser)  # holdings without "ice2"
+    assert "ice2" not in Result.objects.get().summary["holdings"][1]
+    data = {"declarer": "0", "nine_card": "False", "dealer": "0", "reason": "checked", "seen_revision": "1"}
+    for i in range(6):
+        data.update({f"seat{i}_sets": "0", f"seat{i}_ice": "none", f"seat{i}_ice2": "none"})
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200 and "nothing to correct" in response.content.decode()
+    assert Correction.objects.count() == 0 and Result.objects.get().revision == 1
+    data["seat1_ice2"] = "joker_three"  # a real change is still a correction
+    organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert Correction.objects.count() == 1
+
+
 def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organiser):
     """A disputed entry that was right after all: saved unchanged, with a reason, it is confirmed
     and the reason logged (not refused as 'nothing to correct')."""
