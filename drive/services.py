@@ -132,6 +132,8 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
 def withdraw_player(drive: Drive, player: Player) -> None:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close."""
     drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished: its final standings are frozen.")
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
     if not player.active:
@@ -148,6 +150,8 @@ def withdraw_player(drive: Drive, player: Player) -> None:
 @transaction.atomic
 def rejoin_player(drive: Drive, player: Player) -> None:
     drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished: its final standings are frozen.")
     if player.drive_id != drive.pk or player.active:
         raise DriveError("That player is already playing.")
     player.active = True

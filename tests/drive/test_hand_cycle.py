@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from drive import movement, services
-from drive.models import Drive
+from drive.models import Drive, Player
 from drive.selectors import standings, tables_of
 from drive.services import DriveError
 from scoring.models import Correction, Result, Score
@@ -122,6 +122,15 @@ def test_drive_ends_after_the_agreed_number_of_hands_and_freezes(organiser):
     table = drive.hands.get().tables.get()
     with pytest.raises(DriveError, match="frozen"):
         services.organiser_result(drive, table, declared(4, 1), organiser, reason="late fix")
+    # Nor can players leave or come back (found by a tester: the dashboard hid the buttons, the
+    # server took the posts).
+    first, second = drive.players.order_by("id")[:2]
+    with pytest.raises(DriveError, match="frozen"):
+        services.withdraw_player(drive, first)
+    Player.objects.filter(pk=second.pk).update(active=False)
+    with pytest.raises(DriveError, match="frozen"):
+        services.rejoin_player(drive, second)
+    assert list(drive.players.order_by("id").values_list("active", flat=True))[:2] == [True, False]
 
 
 def test_drive_ends_when_someone_reaches_the_total(organiser):
