@@ -53,6 +53,14 @@ class DriveForm(forms.ModelForm):
             raise forms.ValidationError("Give the drive a name.")
         return name
 
+    def clean(self):
+        data = super().clean()
+        suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")
+        if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
+            self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "
+                                             "would keep the board's standings blank all evening.")
+        return data
+
     def save(self, commit=True):
         drive = super().save(commit=False)
         drive.house_rules = {**drive.house_rules, "declarer_joker_penalty": self.cleaned_data["joker_penalty"]}

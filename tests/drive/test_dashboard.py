@@ -41,9 +41,10 @@ def test_organiser_creates_a_drive(organiser_client, organiser):
     ("target", "forever", "Select a valid choice"),
     ("name", "   ", "required"),
     ("target_total", "-5", "Ensure this value"),
+    ("suspense_hands", "10", "Hide at most 9 of the 10 hands"),  # found by a tester: the board stayed blank
 ])
 def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value, message):
-    data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+    data = {"name": "X", "date": "2026-12-05", "target": "either", "target_hands": 10, "target_total": 50,
             "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
     data[field] = value
     response = organiser_client.post("/drives/new", data)
