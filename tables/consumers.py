@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -32,6 +33,7 @@ from tables import bots, digital
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096
+SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``): at once, then a second
 REFUSED = 4403  # close code: not a player of this drive / not the organiser
 
 # This process's sockets of each table. A socket that applied an action tells the others of
@@ -225,6 +227,7 @@ class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
     token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
+    sync_tokens, synced_at = float(SYNC_BURST), 0.0  # ``may_sync``
 
     async def connect(self):
         bots.remember_loop()
@@ -261,6 +264,19 @@ class PlayConsumer(_TableSocket):
         await self.error("The organiser signed this phone out. Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
+    def may_sync(self) -> bool:
+        """A sync looks at the seating again (database work): a phone may do it ``SYNC_BURST``
+        times at once and ``SYNC_RATE`` times a second after that (a token bucket). Far more than
+        a phone asks for (on connecting, coming back to the page, an unanswered move), and a
+        flood of them no longer keeps the server busy."""
+        now = time.monotonic()
+        self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
+        self.synced_at = now
+        if self.sync_tokens < 1:
+            return False
+        self.sync_tokens -= 1
+        return True
+
     def identify(self) -> tuple[int, int, int, str, int] | str:
         """(table id, player id, seat, the phone's token, drive id) of this player's digital seat
         in the current hand, or why not. Sets nothing: the caller switches table and seat together on
@@ -282,6 +298,9 @@ class PlayConsumer(_TableSocket):
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
         if kind == "sync":
+            if not self.may_sync():
+                await self.error("This phone asked to look again too often: wait a moment.")
+                return
             found = await database_sync_to_async(self.identify)()  # the seating may have changed
             if isinstance(found, str):
                 await self.error(found)

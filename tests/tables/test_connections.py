@@ -5,6 +5,7 @@ executor) would leave none for the pages."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -42,3 +43,25 @@ async def test_a_phones_reads_and_moves_leave_no_connection_open_in_a_thread(fou
     assert opened_in_threads  # the work did run in threads
     still_open = [c for c in opened_in_threads if c.connection is not None]
     assert still_open == []
+
+
+async def test_a_flood_of_syncs_is_refused_beyond_what_a_phone_asks_for(four_at_a_table):
+    """Found by a tester: every sync looks up the player's seat (several queries) and rebuilds the
+    view; 1,500 of them from one phone kept the server busy for 9 s. A phone may sync
+    ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after that; beyond, each is
+    answered with a short refusal and no database work."""
+    from tables import consumers
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])  # (connecting is no sync)
+    for _ in range(consumers.SYNC_BURST + 10):
+        await socket.send_json_to({"type": "sync"})
+    frames = [await socket.receive_json_from(timeout=5) for _ in range(consumers.SYNC_BURST + 10)]
+    views = [f for f in frames if f["type"] == "state"]
+    refused = [f for f in frames if f["type"] == "error"]
+    assert consumers.SYNC_BURST <= len(views) <= consumers.SYNC_BURST + 2  # (a token or two back meanwhile)
+    assert refused and all("too often" in f["message"] for f in refused)
+    await asyncio.sleep(2 / consumers.SYNC_RATE)  # a moment later it may look again
+    await socket.send_json_to({"type": "sync"})
+    assert (await socket.receive_json_from(timeout=5))["type"] == "state"
+    await socket.disconnect()
