@@ -204,7 +204,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"without_traceback": {"()": "config.log_filters.WithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.channels.server": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
+    "loggers": {
+        "django.channels.server": {"level": "WARNING"},
+        "daphne": {"level": "WARNING"},
+        "django.security.DisallowedHost": {"filters": ["without_traceback"]},  # one line, not a traceback
+    },
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 
@@ -171,3 +172,15 @@ def test_no_template_comment_runs_over_a_line():
               for n, line in enumerate(path.read_text().splitlines(), 1)
               if "{#" in line and "#}" not in line.split("{#", 1)[1]]
     assert broken == []
+
+
+@pytest.mark.django_db
+def test_a_forged_host_is_refused_and_logged_in_one_line_without_its_traceback(client, caplog):
+    """Found by a tester: every request with a Host header that is not ours logged a full
+    traceback (DEBUG off), burying the server's log."""
+    with caplog.at_level(logging.WARNING, logger="django.security.DisallowedHost"):
+        response = client.get("/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    records = [r for r in caplog.records if r.name == "django.security.DisallowedHost"]
+    assert records and "evil.example" in records[0].getMessage()
+    assert all(r.exc_info is None and not r.exc_text for r in records)
