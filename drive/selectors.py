@@ -114,6 +114,53 @@ def corrections(drive: Drive) -> QuerySet[Correction]:
     return Correction.objects.filter(drive=drive).select_related("by", "result__table__hand").order_by("-at")
 
 
+@dataclass
+class PointsChange:
+    name: str
+    before: int | None
+    after: int | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass
+class CorrectionLine:
+    """One correction as the log shows it: each player's points before and after, by name in
+    seat order, and who declared before and after (by name; None: nobody)."""
+
+    correction: Correction
+    points: list[PointsChange]
+    declarer_before: str | None
+    declarer_after: str | None
+
+    @property
+    def declarer_changed(self) -> bool:
+        return self.declarer_before != self.declarer_after
+
+
+def correction_lines(drive: Drive) -> list[CorrectionLine]:
+    """The corrections log, newest first, readable: names, not the stored snapshots' player ids."""
+    found = list(corrections(drive).prefetch_related(
+        Prefetch("result__table__seats", queryset=Seat.objects.order_by("position"))))
+    names = dict(drive.players.values_list("pk", "name"))
+    lines = []
+    for c in found:
+        seated = [s.player_id for s in c.result.table.seats.all()]
+        old, new = c.old or {}, c.new or {}
+        before, after = old.get("points") or {}, new.get("points") or {}
+        ids = seated + [int(k) for k in {*before, *after} if str(k).isdigit() and int(k) not in seated]
+        points = [PointsChange(names.get(pid, "?"), before.get(str(pid)), after.get(str(pid))) for pid in ids]
+
+        def declarer(snapshot: dict) -> str | None:
+            seat = (snapshot.get("summary") or {}).get("declarer")
+            return names.get(seated[seat], "?") if isinstance(seat, int) and 0 <= seat < len(seated) else None
+
+        lines.append(CorrectionLine(c, points, declarer(old), declarer(new)))
+    return lines
+
+
 # --- phones and the board ----------------------------------------------------------------------
 
 

@@ -258,7 +258,7 @@ def standings(request, drive_id: int):
 @login_required
 def correction_log(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    return render(request, "drive/log.html", {"drive": drive, "corrections": selectors.corrections(drive)})
+    return render(request, "drive/log.html", {"drive": drive, "lines": selectors.correction_lines(drive)})
 
 
 @login_required

@@ -157,6 +157,22 @@ def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_cli
     assert Correction.objects.count() == 1
 
 
+def test_the_corrections_log_says_by_name_who_declared_and_whose_points_changed(organiser_client, organiser):
+    """Found by a tester: the log showed the stored snapshots, player ids and all
+    ({'76': 0, '77': -5} → …)."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    services.organiser_result(drive, table, declared(4, 1, nine=True), organiser, reason="Bob declared")
+    first, second, third, _ = [s.player for s in table.seats.select_related("player").order_by("position")]
+    page = organiser_client.get(f"/drives/{drive.pk}/log").content.decode()
+    assert f"Declared: <bdi>{first.name}</bdi> → <bdi>{second.name}</bdi>" in page
+    assert f'<li class="changed"><bdi>{first.name}</bdi>: 15 → 0</li>' in page
+    assert f'<li class="changed"><bdi>{second.name}</bdi>: 0 → 25</li>' in page
+    assert f"<li><bdi>{third.name}</bdi>: 0, unchanged</li>" in page
+    assert f"'{first.pk}'" not in page and "Bob declared" in page
+
+
 def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organiser):
     """A disputed entry that was right after all: saved unchanged, with a reason, it is confirmed
     and the reason logged (not refused as 'nothing to correct')."""
