@@ -4,12 +4,14 @@ from django.urls import include, path
 
 from config import bench_routes
 from config.health import healthz
+from drive.views import SignInView
 
 urlpatterns = [
     *bench_routes.urlpatterns(),  # empty unless BENCH_ROUTES=1 (make bench only)
     path("healthz", healthz, name="healthz"),
+    path("admin/login/", SignInView.as_view(), name="admin-login"),  # the admin's sign-in is ours: rate-limited
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("drive.urls")),
     path("", include("drive.phone_urls")),

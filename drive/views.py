@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -244,6 +245,26 @@ def result_preview(request, drive_id: int, table_id: int):
     except DriveError as exc:
         return previews.refused(str(exc))
     return previews.preview(drive, table, request.POST, beside_recorded=True)
+
+
+SIGN_IN_ATTEMPTS_PER_MINUTE = 10
+
+
+class SignInView(auth_views.LoginView):
+    """The organiser's sign-in (and the admin's), with at most ``SIGN_IN_ATTEMPTS_PER_MINUTE``
+    tries a minute per address: each try costs a password hash (a third of a second of the
+    server's time), and guesses must not slow the evening's server down."""
+
+    redirect_authenticated_user = True
+    template_name = "registration/login.html"
+
+    def post(self, request, *args, **kwargs):
+        from drive.phone_views import _rate_limited
+
+        if _rate_limited(request, "sign-in", SIGN_IN_ATTEMPTS_PER_MINUTE):
+            context = self.get_context_data(form=self.form_class(request), limited=True)
+            return self.render_to_response(context, status=429)
+        return super().post(request, *args, **kwargs)
 
 
 @login_required

@@ -108,6 +108,25 @@ def test_wrong_password_is_refused(client, organiser):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/login/", "/admin/login/"])
+def test_signing_in_is_rate_limited_per_address(client, organiser, url):
+    """Found by a tester: 30 wrong passwords in 11 s, on the sign-in page and the admin's; each
+    try costs a password hash. Ten tries a minute per address; then a clear refusal, even with
+    the right password, and no hash; another address is unaffected."""
+    from django.test import Client
+
+    from drive.views import SIGN_IN_ATTEMPTS_PER_MINUTE
+
+    for _ in range(SIGN_IN_ATTEMPTS_PER_MINUTE):
+        assert client.post(url, {"username": "olive", "password": "nope"}).status_code == 200
+    refused = client.post(url, {"username": organiser.username, "password": "organiser-pass-123"})
+    assert refused.status_code == 429 and b"Too many tries to sign in" in refused.content
+    assert "_auth_user_id" not in client.session
+    other = Client(REMOTE_ADDR="10.0.0.9")
+    assert other.post(url, {"username": "olive", "password": "nope"}).status_code == 200
+
+
+@pytest.mark.django_db
 def test_ensure_organiser_prints_password_once(capsys, django_user_model):
     call_command("ensure_organiser")
     first = capsys.readouterr().out
