@@ -174,7 +174,7 @@ def player_group(player_id: int) -> str:
     return f"player-{player_id}"
 
 
-SIGNED_OUT = 4401  # close code: the organiser signed this phone out
+SIGNED_OUT = 4401  # close code: the organiser signed this phone out, or it left by itself
 
 
 def phone_group(player_id: int) -> str:
@@ -182,9 +182,15 @@ def phone_group(player_id: int) -> str:
     return f"phone-{player_id}"
 
 
-def signed_out_message(player_id: int) -> tuple[str, dict[str, Any]]:
-    """(group, message) that closes every socket of the player's phone (``revoke_phone``)."""
-    return phone_group(player_id), {"type": "phone.signed_out", "player": player_id}
+def signed_out_message(player_id: int, *, left: bool = False) -> tuple[str, dict[str, Any]]:
+    """(group, message) that closes every socket of the player's phone (``revoke_phone``);
+    ``left``: the phone left by itself ("Leave this phone"), not signed out by the organiser."""
+    return phone_group(player_id), {"type": "phone.signed_out", "player": player_id, "left": left}
+
+
+def signed_out_reason(message: dict[str, Any]) -> str:
+    """What a socket closed by ``signed_out_message`` tells its page."""
+    return "This phone has left the drive." if message.get("left") else "The organiser signed this phone out."
 
 
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:

@@ -98,6 +98,9 @@ class Player(models.Model):
     active = models.BooleanField(default=True, help_text="False once the player has left the drive.")
     token = models.CharField(max_length=64, unique=True, default=new_token)
     phone_joined_at = models.DateTimeField(null=True, blank=True)
+    added_by_phone = models.BooleanField(
+        default=False, help_text="The player added their own name on a phone (self-join)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

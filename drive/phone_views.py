@@ -62,10 +62,9 @@ def join(request, code: str):
     drive = drive_by_code(code)
     if code != drive.join_code:
         return redirect("phone:join", code=drive.join_code)
-    if player_for_request(request, drive):
-        return redirect("phone:me", code=drive.join_code)
+    holder = player_for_request(request, drive)  # this phone's player: no other name while it holds one
     players = drive.players.filter(active=True, bot__isnull=True).order_by("name")  # bots join no phone
-    return render(request, "phone/join.html", {"drive": drive, "players": players})
+    return render(request, "phone/join.html", {"drive": drive, "players": players, "holder": holder})
 
 
 @require_POST
@@ -78,6 +77,11 @@ def claim(request, code: str):
     if drive.is_finished:
         messages.error(request, "This drive has finished.")
         return redirect("phone:join", code=drive.join_code)
+    holder = player_for_request(request, drive)
+    if holder is not None:  # one phone, one player: first "Leave this phone"
+        messages.error(request, format_html("This phone is already {}'s. To join as someone else, "
+                                            "first tap “Leave this phone”.", bdi(holder.name)))
+        return redirect("phone:join", code=drive.join_code)
     new_name = request.POST.get("new_name", "")
     if new_name.strip():
         if not drive.allow_self_join:
@@ -89,23 +93,24 @@ def claim(request, code: str):
             names = services.parse_names(new_name)
             if len(names) != 1:
                 raise DriveError("Type just your own name.")
-            player = services.add_players(drive, names)[0]
+            player = services.add_players(drive, names, by_phone=True)[0]
         except DriveError as exc:
             messages.error(request, str(exc))
             return redirect("phone:join", code=drive.join_code)
+        Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
     else:
         try:
             player = drive.players.get(pk=int(request.POST.get("player", "")), active=True, bot__isnull=True)
         except (ValueError, Player.DoesNotExist):
             messages.error(request, "Pick your name from the list.")
             return redirect("phone:join", code=drive.join_code)
-        if player.phone_joined_at is not None:
+        # Taken only if nobody took it meanwhile (two phones tapping the same name at once).
+        if not Player.objects.filter(pk=player.pk, phone_joined_at__isnull=True).update(phone_joined_at=timezone.now()):
             messages.error(
                 request, format_html("{} has already joined on a phone. If that is you on a new phone, "
                                      "ask the organiser for your private link.", bdi(player.name))
             )
             return redirect("phone:join", code=drive.join_code)
-    Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
     live.drive_changed(drive.pk)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
@@ -125,7 +130,14 @@ def private_link(request, code: str, token: str):
 
 @require_POST
 def forget(request, code: str):
+    """"Leave this phone": the name is released (``services.leave_phone``) and the cookie goes."""
     drive = drive_by_code(code)
+    player = player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=False)
+    if player is not None:
+        if services.leave_phone(drive, player):
+            messages.success(request, format_html("{} has been removed from the drive.", bdi(player.name)))
+        else:
+            messages.success(request, format_html("This phone is no longer {}'s.", bdi(player.name)))
     response = redirect("phone:join", code=drive.join_code)
     response.delete_cookie(player_cookie_name(drive))
     return response
@@ -134,7 +146,12 @@ def forget(request, code: str):
 def _player_or_join(request, drive: Drive):
     player = player_for_request(request, drive)
     if player is None:
-        messages.info(request, "Pick your name to join.")
+        gone = player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=False)
+        if gone is not None:  # withdrawn: their name is not on the join page's list
+            messages.warning(request, format_html("The organiser has taken {} out of the drive. "
+                                                  "Ask the organiser if you want to play again.", bdi(gone.name)))
+        else:
+            messages.info(request, "Pick your name to join.")
     return player
 
 

@@ -97,11 +97,12 @@ def parse_names(text: str) -> list[str]:
 
 
 @transaction.atomic
-def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
+def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -> list[Player]:
     """Add players by name. Names already in the drive (any case) are refused, not duplicated.
 
     Between hands the newcomers are seated at once (rebalancing the shown seating); during a
-    hand they are seated when it closes.
+    hand they are seated when it closes. ``by_phone``: a phone added its own name (self-join);
+    such a player who leaves the phone before playing a hand leaves the drive (``leave_phone``).
     """
     drive = _lock(drive)
     if drive.is_finished:
@@ -120,7 +121,7 @@ def add_players(drive: Drive, names: Iterable[str]) -> list[Player]:
         raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
                          "Add an initial to tell them apart.")
     try:
-        players = [Player.objects.create(drive=drive, name=name) for name in names]
+        players = [Player.objects.create(drive=drive, name=name, added_by_phone=by_phone) for name in names]
     except IntegrityError:
         raise DriveError("Two of those names are the same apart from capitals.") from None
     _reseat_if_between_hands(drive)
@@ -182,8 +183,10 @@ def _bot_plays_for(drive: Drive, player: Player) -> None:
 
 
 @transaction.atomic
-def revoke_phone(drive: Drive, player: Player) -> Player:
-    """Sign the player's phone out: a new token, so the old cookie and private link stop working."""
+def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Player:
+    """Sign the player's phone out: a new token, so the old cookie and private link stop working,
+    and the name is free to be picked on a phone again. ``by_phone``: the phone left by itself
+    (``leave_phone``), which its open pages are told instead of "the organiser signed it out"."""
     drive = _lock(drive)
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
@@ -191,9 +194,32 @@ def revoke_phone(drive: Drive, player: Player) -> Player:
     player.phone_joined_at = None
     player.save(update_fields=["token", "phone_joined_at"])
     # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
-    revoked = broadcast.signed_out_message(player.pk)
+    revoked = broadcast.signed_out_message(player.pk, left=by_phone)
     transaction.on_commit(lambda: broadcast.send_many([revoked]), robust=True)
     return player
+
+
+def has_played(player: Player) -> bool:
+    """Whether the player has a seat in a hand that started, or any score."""
+    return (Score.objects.filter(player=player).exists()
+            or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
+
+
+@transaction.atomic
+def leave_phone(drive: Drive, player: Player) -> bool:
+    """The phone's own "Leave this phone": signed out as by the organiser (``revoke_phone``), so
+    the name can be picked again. A player who added their own name and has played no hand
+    leaves the drive as well (``withdraw_player``: a mistaken or made-up name is never seated).
+    True when they did."""
+    drive = _lock(drive)
+    revoke_phone(drive, player, by_phone=True)
+    if not player.active or not player.added_by_phone or drive.is_finished or has_played(player):
+        return False
+    try:
+        withdraw_player(drive, player)
+    except DriveError:  # the drive needs at least two players: the name stays, unjoined
+        return False
+    return True
 
 
 @transaction.atomic
