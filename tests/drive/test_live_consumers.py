@@ -243,7 +243,19 @@ async def test_the_board_gets_no_totals_during_suspense_even_for_a_correction_of
     await dashboard.disconnect()
 
 
-async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
+def _leave_the_phone(drive, player) -> None:
+    """The phone's own "Leave this phone", as its browser sends it."""
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = player.token
+    assert phone.post(f"/{drive.join_code}/forget").status_code == 302
+
+
+@pytest.mark.parametrize("by,said", [
+    (services.revoke_phone, "The organiser signed this phone out"),
+    (_leave_the_phone, "This phone has left the drive"),
+])
+async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by, said):
+    """The organiser's sign-out and the phone's own "Leave this phone" alike."""
     from tests.tables.conftest import digital_drive, seated_players, table_of
 
     drive = await sync_to_async(digital_drive)(organiser, 4)
@@ -264,10 +276,10 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser):
     assert (await live_socket.receive_json_from(timeout=5))["type"] == "update"
     assert await play_socket.receive_nothing(timeout=0.3)
 
-    await sync_to_async(services.revoke_phone)(drive, player)
+    await sync_to_async(by)(drive, player)
     for ws in (live_socket, play_socket):
         frame = await ws.receive_json_from(timeout=5)
-        assert frame["type"] == "error" and "signed this phone out" in frame["message"]
+        assert frame["type"] == "error" and frame["message"].startswith(said)
         assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
     assert await others.receive_nothing(timeout=0.3)  # another player's phone is not touched
     await others.disconnect()

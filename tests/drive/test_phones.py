@@ -84,6 +84,129 @@ def test_a_name_already_joined_cannot_be_picked_again(client, organiser):
     assert f"ff_{drive.join_code}" not in client.cookies
 
 
+def test_a_phone_that_holds_a_player_can_neither_claim_nor_add_another(client, organiser):
+    """One cookie jar once added 20 names in a second (and could take every unjoined name):
+    while the phone holds a player of the drive, a claim or a new name is refused, nothing
+    written, and the join page says whose phone it is, with "Leave this phone"."""
+    from django.core.cache import cache
+
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    ann, bob = drive.players.get(name="P001"), drive.players.get(name="P002")
+    client.post(f"/{drive.join_code}/join", {"player": ann.pk})
+    ann.refresh_from_db()
+    for i in range(25):
+        cache.clear()  # not the rate limit: the phone's player refuses them
+        response = client.post(f"/{drive.join_code}/join", {"new_name": f"Ghost {i}"}, follow=True)
+        assert "This phone is already <bdi>P001</bdi>'s" in text(response)
+    response = client.post(f"/{drive.join_code}/join", {"player": bob.pk}, follow=True)
+    assert "This phone is already <bdi>P001</bdi>'s" in text(response)
+    assert drive.players.count() == 3 and not drive.players.filter(name__startswith="Ghost").exists()
+    bob.refresh_from_db()
+    assert bob.phone_joined_at is None
+    assert client.cookies[f"ff_{drive.join_code}"].value == ann.token
+    page = text(client.get(f"/{drive.join_code}"))
+    assert "This phone is <bdi>P001</bdi>'s." in page and "Leave this phone" in page
+    assert f'value="{bob.pk}"' not in page and 'name="new_name"' not in page
+
+
+def test_a_phone_whose_player_was_withdrawn_or_signed_out_may_join_again(organiser_client, organiser):
+    drive = make_drive(organiser, 4)
+    ann, bob, cy = drive.players.order_by("name")[:3]
+    withdrawn, signed_out = phone_for(drive, ann), phone_for(drive, bob)
+    services.withdraw_player(drive, ann)
+    organiser_client.post(f"/drives/{drive.pk}/phones/{bob.pk}/revoke")
+    response = withdrawn.post(f"/{drive.join_code}/join", {"player": cy.pk})
+    assert response["Location"] == f"/{drive.join_code}/me"
+    dee = drive.players.get(name="P004")
+    assert signed_out.post(f"/{drive.join_code}/join", {"player": dee.pk})["Location"] == f"/{drive.join_code}/me"
+
+
+def test_a_withdrawn_players_phone_is_told_the_organiser_took_them_out(organiser):
+    drive = make_drive(organiser, 3)
+    ann = drive.players.get(name="P001")
+    phone = phone_for(drive, ann)
+    services.withdraw_player(drive, ann)
+    page = text(phone.get(f"/{drive.join_code}/me", follow=True))
+    assert "The organiser has taken <bdi>P001</bdi> out of the drive. Ask the organiser" in page
+    assert "Pick your name to join" not in page
+
+
+def test_leaving_the_phone_frees_the_name_and_stops_the_old_cookie(client, organiser):
+    """A wrong tap ("I'm Bob" on Ann's phone): "Not Bob? Leave this phone" lets Bob take his name
+    on his own phone; the player is signed out as by the organiser (a new token: another copy
+    of the old cookie opens nothing). A name from the organiser's list stays in the drive."""
+    drive = make_drive(organiser, 3)
+    bob = drive.players.get(name="P002")
+    client.post(f"/{drive.join_code}/join", {"player": bob.pk})
+    copy = phone_for(drive, Player.objects.get(pk=bob.pk))
+    assert copy.get(f"/{drive.join_code}/me").status_code == 200
+    response = client.post(f"/{drive.join_code}/forget", follow=True)
+    assert "This phone is no longer <bdi>P002</bdi>'s." in text(response)
+    assert not client.cookies[f"ff_{drive.join_code}"].value
+    left = Player.objects.get(pk=bob.pk)
+    assert left.active and left.phone_joined_at is None and left.token != bob.token
+    assert copy.get(f"/{drive.join_code}/me").status_code == 302
+    assert client.get(f"/{drive.join_code}/me").status_code == 302
+    bobs_phone = Client()
+    assert bobs_phone.post(f"/{drive.join_code}/join", {"player": bob.pk})["Location"] == f"/{drive.join_code}/me"
+    assert "P002" in text(bobs_phone.get(f"/{drive.join_code}/me"))
+
+
+def test_a_self_added_player_who_leaves_before_playing_leaves_the_drive(client, organiser):
+    """A mistaken or made-up name typed on a phone is not seated once the phone leaves it."""
+    drive = make_drive(organiser, 4, allow_self_join=True)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Ghost 3"})
+    ghost = drive.players.get(name="Ghost 3")
+    assert ghost.added_by_phone and ghost.phone_joined_at is not None
+    response = client.post(f"/{drive.join_code}/forget", follow=True)
+    assert "<bdi>Ghost 3</bdi> has been removed from the drive." in text(response)
+    ghost.refresh_from_db()
+    assert not ghost.active and ghost.phone_joined_at is None
+    hand = services.draw_seating(drive)
+    assert not hand.seats.filter(player=ghost).exists() and hand.seats.count() == 4
+    assert "Ghost 3" not in text(Client().get(f"/{drive.join_code}"))
+
+
+def test_a_self_added_player_seated_for_a_hand_not_started_leaves_it_too(client, organiser):
+    drive = seated_drive(organiser, 4, start=False, allow_self_join=True)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Ghost 3"})
+    ghost = drive.players.get(name="Ghost 3")
+    assert drive.hands.get().seats.filter(player=ghost).exists()  # seated at once, between hands
+    client.post(f"/{drive.join_code}/forget")
+    assert not drive.hands.get().seats.filter(player=ghost).exists()
+    assert not Player.objects.get(pk=ghost.pk).active
+
+
+def test_a_player_who_has_played_keeps_their_scores_and_is_just_unjoined(client, organiser):
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Dee"})
+    dee = drive.players.get(name="Dee")
+    services.draw_seating(drive)
+    services.start_hand(drive)
+    services.organiser_result(drive, drive.hands.get().tables.get(), declared(4, 0), organiser)
+    services.close_hand(drive)
+    scores = list(dee.scores.values_list("points", flat=True))
+    assert scores
+    response = client.post(f"/{drive.join_code}/forget", follow=True)
+    assert "This phone is no longer <bdi>Dee</bdi>'s." in text(response)
+    dee.refresh_from_db()
+    assert dee.active and dee.phone_joined_at is None
+    assert list(dee.scores.values_list("points", flat=True)) == scores
+    assert Client().post(f"/{drive.join_code}/join", {"player": dee.pk})["Location"] == f"/{drive.join_code}/me"
+
+
+def test_leaving_a_phone_that_holds_nobody_changes_nothing(client, organiser):
+    from tests.security.conftest import snapshot
+
+    drive = make_drive(organiser, 3)
+    before = snapshot()
+    client.cookies[f"ff_{drive.join_code}"] = "forged-token"
+    assert client.post(f"/{drive.join_code}/forget")["Location"] == f"/{drive.join_code}"
+    assert Client().post(f"/{drive.join_code}/forget").status_code == 302
+    assert client.get(f"/{drive.join_code}/forget").status_code == 405
+    assert snapshot() == before
+
+
 def test_self_join_only_when_allowed(client, organiser):
     drive = make_drive(organiser, 2)
     response = client.post(f"/{drive.join_code}/join", {"new_name": "Zed"}, follow=True)

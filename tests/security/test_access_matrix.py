@@ -292,6 +292,24 @@ def test_every_post_form_needs_a_csrf_token(world):
     assert snapshot() == before
 
 
+def test_leaving_a_phone_releases_only_that_phones_own_player(world):
+    """`/<CODE>/forget` signs out the player whose cookie it carries, no one else: another
+    drive's player, a stranger, another drive's token under this cookie name, and a GET change
+    nothing; the player's own phone frees their name."""
+    before = snapshot()
+    forged = Client()
+    forged.cookies[f"ff_{world.code}"] = world.other_drive_player.token
+    for client in (world.phone(world.other_drive_player), Client(), forged):
+        assert client.post(f"/{world.code}/forget").status_code == 302
+    assert world.phone(world.enterer).get(f"/{world.code}/forget").status_code == 405
+    assert world.organiser_client().post(f"/{world.code}/forget").status_code == 302
+    assert snapshot() == before
+    world.phone(world.enterer).post(f"/{world.code}/forget")
+    world.enterer.refresh_from_db()
+    assert world.enterer.active and world.enterer.phone_joined_at is None  # on the organiser's list: stays
+    assert world.phone(world.enterer).get(f"/{world.code}/me").status_code == 200  # the new token
+
+
 def test_joining_is_rate_limited_per_address(world):
     from django.core.cache import cache
 

@@ -163,6 +163,21 @@ def test_phone_join_and_claim(world, data):
         assert f"ff_{world.code}" not in client.cookies
 
 
+@FUZZ
+@given(data=form_data({"player": [], "new_name": ["Zed", "P001", "Ann, Bob"]}))
+def test_a_phone_holding_a_player_claims_and_adds_nothing(world, data):
+    """Whatever it sends, a phone that is already a player of the drive gets no other name."""
+    cache.clear()
+    world.drive.allow_self_join = True
+    world.drive.save(update_fields=["allow_self_join"])
+    if "player" in data and not isinstance(data["player"], list) and data["player"] in ("1", "2"):
+        data["player"] = str(world.table2[int(data["player"])].pk)
+    client = world.phone(world.enterer)
+    before = snapshot()
+    check(client.post(f"/{world.code}/join", data), before, accepted=False)
+    assert client.cookies[f"ff_{world.code}"].value == world.enterer.token
+
+
 def test_claim_refuses_control_characters_in_a_new_name(world):
     """A NUL byte is not a name: PostgreSQL refuses it outright (a 500 there); nothing is stored."""
     world.drive.allow_self_join = True
