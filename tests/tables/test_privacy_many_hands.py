@@ -45,7 +45,12 @@ def check(frames_by_seat, hands, names) -> int:
 
 
 @pytest.mark.timeout(240)
-async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, settings):
+async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, settings, monkeypatch):
+    from tables import consumers
+
+    # A hand here takes milliseconds, and each starts with every phone's sync: far more syncs a
+    # second than a phone at a table sends (``PlayConsumer.may_sync``), which this test is not about.
+    monkeypatch.setattr(consumers, "SYNC_RATE", 1000.0)
     drive = await database_sync_to_async(digital_drive)(organiser, 2, target="hands", target_hands=HANDS + 5)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     names = [p.name for p in players]
