@@ -18,6 +18,13 @@ def without_control_characters(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cc" or c in "\n\r\t")
 
 
+def posted_number(data, field: str) -> int | None:
+    """A whole number a form posted (a hidden field: a revision, a hand's or a table's number),
+    or None when it is missing or not plain digits."""
+    raw = data.get(field, "")
+    return int(raw) if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+
+
 class DriveForm(forms.ModelForm):
     class Meta:
         model = Drive

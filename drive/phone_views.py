@@ -16,9 +16,9 @@ from django.views.decorators.http import require_POST
 from config.bidi import bdi
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
-from drive.forms import has_control_characters, without_control_characters
+from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
-from drive.services import DriveError
+from drive.services import DriveError, StaleForm
 from scoring.forms import ResultForm
 from scoring.models import Result
 from tables.models import Hand
@@ -167,11 +167,42 @@ def me(request, code: str):
     return render(request, "phone/me.html", context)
 
 
-def _entry_setup(drive: Drive, player: Player):
-    table = results._my_table(drive, player, for_update=False)
+def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):
+    table = results._my_table(drive, player, for_update=False, shown=shown)
     players, spec = previews.entry_questions(drive, table)
     existing = Result.objects.filter(table=table).first()
     return table, [p.name for p in players], spec, existing
+
+
+def _shown(request) -> results.Shown:
+    """The hand and table a phone's form was shown for (its hidden fields ``hand``, ``table``)."""
+    return results.Shown(posted_number(request.POST, "hand"), posted_number(request.POST, "table"))
+
+
+def _recorded_already(player: Player, client_key: str | None) -> bool:
+    try:
+        return results.already_recorded(player, client_key) is not None
+    except DriveError:  # a malformed key, or another's: refused with the form, by results.enter
+        return False
+
+
+def _entry_answer(request, drive: Drive, wants_json: bool, *, repeated: bool):
+    note = "Already received." if repeated else "Sent. Another player at your table now confirms it."
+    if wants_json:
+        return JsonResponse({"ok": True, "message": note, "repeated": repeated})
+    messages.success(request, note)
+    return redirect("phone:me", code=drive.join_code)
+
+
+def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
+    """A refusal before the form is read: JSON for entry.js (``stale`` when the form was for
+    another hand or table: it drops the queued entry and says why), a message on the phone's
+    home page otherwise."""
+    if wants_json and request.method == "POST":
+        stale = isinstance(exc, StaleForm)
+        return JsonResponse({"ok": False, "stale": stale, "message": str(exc)}, status=409 if stale else 400)
+    messages.error(request, str(exc))
+    return redirect("phone:me", code=drive.join_code)
 
 
 def enter(request, code: str):
@@ -179,30 +210,33 @@ def enter(request, code: str):
     player = _player_or_join(request, drive)
     if player is None:
         return redirect("phone:join", code=drive.join_code)
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    posted = request.method == "POST"
     try:
-        table, names, spec, existing = _entry_setup(drive, player)
+        # A repeat of a recorded entry is answered as such, whatever hand it was for; any other
+        # form for another hand or table than the player's now is refused before it is read.
+        if posted and _recorded_already(player, request.POST.get("client_key")):
+            return _entry_answer(request, drive, wants_json, repeated=True)
+        table, names, spec, existing = _entry_setup(drive, player, _shown(request) if posted else None)
     except DriveError as exc:
-        messages.error(request, str(exc))
-        return redirect("phone:me", code=drive.join_code)
+        return _entry_refused(request, drive, wants_json, exc)
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     error = None
-    wants_json = request.headers.get("Accept", "").startswith("application/json")
-    if request.method == "POST":
+    if posted:
         if form.is_valid():
             try:
                 seen = int(request.POST.get("seen_revision") or 0)
                 submitted = results.enter(
-                    drive, player, form.summary(), client_key=request.POST.get("client_key"), seen_revision=seen
+                    drive, player, form.summary(), client_key=request.POST.get("client_key"), seen_revision=seen,
+                    shown=_shown(request),
                 )
+            except StaleForm as exc:  # the hand closed while this was being read
+                return _entry_refused(request, drive, wants_json, exc)
             except (DriveError, ValueError) as exc:
                 error = str(exc) if isinstance(exc, DriveError) else "The form is out of date; reload the page."
             else:
-                note = "Already received." if submitted.repeated else "Sent. Another player at your table now confirms it."
-                if wants_json:
-                    return JsonResponse({"ok": True, "message": note, "repeated": submitted.repeated})
-                messages.success(request, note)
-                return redirect("phone:me", code=drive.join_code)
+                return _entry_answer(request, drive, wants_json, repeated=submitted.repeated)
         else:
             error = "Check the highlighted answers."
         if wants_json:
@@ -210,7 +244,7 @@ def enter(request, code: str):
     return render(request, "phone/enter.html", {
         "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
         "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,
-        "spec_help": spec.get("seat_help", ""),
+        "spec_help": spec.get("seat_help", ""), "player": player,
     })
 
 
@@ -230,13 +264,14 @@ def preview(request, code: str):
 
 
 def _judge(request, code: str, action):
+    """Confirm or dispute: the form names the revision, the hand and the table it showed."""
     drive = drive_by_code(code)
     player = player_for_request(request, drive)
     if player is None:
         return redirect("phone:join", code=drive.join_code)
     try:
         seen = int(request.POST.get("seen_revision") or 0)
-        action(drive, player, seen)
+        action(drive, player, seen, _shown(request))
     except DriveError as exc:
         messages.error(request, str(exc))
     except ValueError:
@@ -246,8 +281,8 @@ def _judge(request, code: str, action):
 
 @require_POST
 def confirm(request, code: str):
-    def act(drive, player, seen):
-        results.confirm(drive, player, seen_revision=seen)
+    def act(drive, player, seen, shown):
+        results.confirm(drive, player, seen_revision=seen, shown=shown)
         messages.success(request, "Confirmed. Thank you!")
 
     return _judge(request, code, act)
@@ -255,9 +290,9 @@ def confirm(request, code: str):
 
 @require_POST
 def dispute(request, code: str):
-    def act(drive, player, seen):
+    def act(drive, player, seen, shown):
         reason = without_control_characters(request.POST.get("reason", ""))
-        results.dispute(drive, player, seen_revision=seen, reason=reason)
+        results.dispute(drive, player, seen_revision=seen, shown=shown, reason=reason)
         messages.warning(request, "Disputed: the organiser has been told and will settle it.")
 
     return _judge(request, code, act)

@@ -6,7 +6,11 @@ The server decides every state change (docs/rules.md, "Recording a physical hand
 - a confirmed result is locked: only the organiser can change it, with a reason;
 - each submission carries a client key: sending it again returns the first outcome, once;
 - an entry made while looking at an older version of the table's result is refused, naming
-  the version that won.
+  the version that won;
+- every entry, confirmation and dispute names the hand and the table its page was shown for
+  (``Shown``): one for another hand or table than the player's now (a page left open over a
+  close, the phone's offline queue), or naming none (a page from before this rule), is refused
+  with ``StaleForm`` and writes nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from django.db import transaction
 from config.bidi import isolate
 from drive import live
 from drive.models import Drive, Player
-from drive.services import DriveError, _lock, _players_at, current_hand, outcome_for
+from drive.services import DriveError, StaleForm, _hand_now, _lock, _players_at, current_hand, outcome_for
 from scoring import services as scoring
 from scoring.models import Result
 from tables.models import Hand, TableHand
@@ -30,8 +34,31 @@ class Submitted:
     repeated: bool  # True when this client key had already been recorded
 
 
-def _my_table(drive: Drive, player: Player, *, for_update: bool = True) -> TableHand:
+@dataclass(frozen=True)
+class Shown:
+    """The hand and table numbers a phone's form was shown for (None: the form did not say)."""
+
+    hand: int | None
+    table: int | None
+
+
+LOOK_NOW = "Nothing was saved. Look at your table now."
+
+
+def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
+    if shown.hand is None or shown.table is None:
+        raise StaleForm(f"This page is out of date: it does not say which hand it was for. {LOOK_NOW}")
+    if hand is None or shown.hand != hand.number:
+        over = ", which is over" if hand is not None and shown.hand < hand.number else ""
+        raise StaleForm(f"This was for hand {shown.hand}{over}: {_hand_now(hand)}. {LOOK_NOW}")
+
+
+def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
+    """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
+    unless that is the hand and the table the form names."""
     hand = current_hand(drive)
+    if shown is not None:
+        _check_hand_shown(hand, shown)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("No hand is being played right now.")
     tables = TableHand.objects.select_related("hand").filter(hand=hand, seats__player=player)
@@ -40,6 +67,10 @@ def _my_table(drive: Drive, player: Player, *, for_update: bool = True) -> Table
     table = tables.first()
     if table is None:
         raise DriveError("You are not seated in this hand.")
+    if shown is not None and shown.table != table.number:
+        raise StaleForm(
+            f"This was for Table {shown.table}, but you are at Table {table.number} in hand {hand.number}. {LOOK_NOW}"
+        )
     return table
 
 
@@ -52,20 +83,31 @@ def _clean_key(client_key: str | None) -> str | None:
     return key
 
 
+def already_recorded(player: Player, client_key: str | None) -> Result | None:
+    """The entry this player already sent with this client key, if any (a double tap, a resend
+    of the offline queue); a key of another player's entry is refused."""
+    key = _clean_key(client_key)
+    earlier = Result.objects.filter(client_key=key).first() if key else None
+    if earlier is not None and earlier.entered_by_id != player.pk:
+        raise DriveError("The form's key is already used; reload the page.")
+    return earlier
+
+
 @transaction.atomic
-def enter(drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int) -> Submitted:
-    """A player enters their table's result (or replaces an unconfirmed entry they have seen)."""
+def enter(
+    drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int, shown: Shown
+) -> Submitted:
+    """A player enters their table's result (or replaces an unconfirmed entry they have seen).
+    ``shown``: the hand and table the form was for; a repeat of a recorded key is answered
+    first (it writes nothing), whatever hand it was for."""
     drive = _lock(drive)
     if drive.is_finished:
         raise DriveError("The drive has finished.")
     key = _clean_key(client_key)
-    if key:
-        earlier = Result.objects.filter(client_key=key).first()
-        if earlier is not None:
-            if earlier.entered_by_id != player.pk:
-                raise DriveError("The form's key is already used; reload the page.")
-            return Submitted(earlier, repeated=True)
-    table = _my_table(drive, player)
+    earlier = already_recorded(player, key)
+    if earlier is not None:
+        return Submitted(earlier, repeated=True)
+    table = _my_table(drive, player, shown=shown)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
     players = _players_at(table)
@@ -99,8 +141,8 @@ def enter(drive: Drive, player: Player, summary: dict, *, client_key: str | None
     return Submitted(result, repeated=False)
 
 
-def _result_to_judge(drive: Drive, player: Player, seen_revision: int) -> tuple[TableHand, Result]:
-    table = _my_table(drive, player)
+def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown) -> tuple[TableHand, Result]:
+    table = _my_table(drive, player, shown=shown)
     result = Result.objects.select_for_update().filter(table=table).first()
     if result is None:
         raise DriveError("Nothing has been entered for your table yet.")
@@ -114,9 +156,9 @@ def _result_to_judge(drive: Drive, player: Player, seen_revision: int) -> tuple[
 
 
 @transaction.atomic
-def confirm(drive: Drive, player: Player, *, seen_revision: int) -> Result:
+def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -> Result:
     drive = _lock(drive)
-    table, result = _result_to_judge(drive, player, seen_revision)
+    table, result = _result_to_judge(drive, player, seen_revision, shown)
     scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
@@ -125,9 +167,9 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int) -> Result:
 
 
 @transaction.atomic
-def dispute(drive: Drive, player: Player, *, seen_revision: int, reason: str) -> Result:
+def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, reason: str) -> Result:
     drive = _lock(drive)
-    table, result = _result_to_judge(drive, player, seen_revision)
+    table, result = _result_to_judge(drive, player, seen_revision, shown)
     reason = " ".join((reason or "").split())[:200] or "No reason given"
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED

@@ -36,6 +36,30 @@ class DriveError(Exception):
     """A refused request; the message says what is wrong and what to do."""
 
 
+class StaleForm(DriveError):
+    """A form shown for another hand (or table) than the one it would now act on: refused, and
+    nothing written. A page's script recognises it (``"stale": true`` in JSON answers)."""
+
+
+def _hand_now(hand: Hand | None) -> str:
+    if hand is None:
+        return "no seating has been drawn"
+    if hand.status == Hand.Status.SEATING:
+        return f"the seating for hand {hand.number} is shown"
+    if hand.status == Hand.Status.PLAYING:
+        return f"hand {hand.number} has started"
+    return f"hand {hand.number} is over"
+
+
+def check_shown_hand(hand: Hand | None, shown: int | None) -> None:
+    """The organiser's form acts on the hand it showed (``shown``; 0 before any seating), or on
+    nothing: a stale page (a second tab, the back button) is refused. ``None``: no form (the
+    demo, the tests' set-ups), nothing to check."""
+    current = hand.number if hand is not None else 0
+    if shown is not None and shown != current:
+        raise StaleForm(f"{_hand_now(hand).capitalize()}; this page showed hand {shown}. Look again.")
+
+
 # --- set-up -----------------------------------------------------------------------------------
 
 
@@ -299,10 +323,11 @@ def _rebalanced(drive: Drive, seating_: list[list[str]]) -> list[list[str]]:
 
 
 @transaction.atomic
-def draw_seating(drive: Drive, rng: random.Random | None = None) -> Hand:
+def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: int | None = None) -> Hand:
     """Random draw of the active players into tables for hand 1 (again, if hand 1 has not started)."""
     drive = _lock(drive)
     hand = current_hand(drive)
+    check_shown_hand(hand, shown_hand)
     if hand is not None and (hand.number > 1 or hand.status != Hand.Status.SEATING):
         raise DriveError("The seating can only be drawn before the first hand starts.")
     game = get_game(drive.game)
@@ -328,10 +353,11 @@ def draw_seating(drive: Drive, rng: random.Random | None = None) -> Hand:
 
 
 @transaction.atomic
-def swap_players(drive: Drive, a: Player, b: Player) -> None:
+def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None = None) -> None:
     """Swap two players' seats in the seating shown before a hand starts."""
     drive = _lock(drive)
     hand = current_hand(drive)
+    check_shown_hand(hand, shown_hand)
     if hand is None or hand.status != Hand.Status.SEATING:
         raise DriveError("Players can be swapped only between hands, before the next hand starts.")
     seating_, modes = _seating_of(hand)
@@ -343,9 +369,10 @@ def swap_players(drive: Drive, a: Player, b: Player) -> None:
 
 
 @transaction.atomic
-def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
+def set_table_mode(drive: Drive, table_number: int, mode: str, *, shown_hand: int | None = None) -> None:
     drive = _lock(drive)
     hand = current_hand(drive)
+    check_shown_hand(hand, shown_hand)
     if hand is None or hand.status != Hand.Status.SEATING:
         raise DriveError("A table's mode can be changed only between hands.")
     if mode not in TableHand.PlayMode.values:
@@ -364,11 +391,12 @@ def set_table_mode(drive: Drive, table_number: int, mode: str) -> None:
 
 
 @transaction.atomic
-def start_hand(drive: Drive) -> Hand:
+def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
     drive = _lock(drive)
     hand = current_hand(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished.")
+    check_shown_hand(hand, shown_hand)
     if hand is None:
         raise DriveError("Draw the seating first.")
     if hand.status != Hand.Status.SEATING:
@@ -484,17 +512,19 @@ def _not_played(drive: Drive, table: TableHand) -> None:
 
 
 @transaction.atomic
-def close_hand(drive: Drive, *, force: bool = False) -> Hand | None:
+def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = None) -> Hand | None:
     """Close the hand in play: apply the movement and show the next hand's seating.
 
     Without ``force`` every table must be confirmed. With ``force`` entered results are accepted
     as they stand and tables with no result are recorded as not played (0 points each, and the
     no-declaration rule picks who moves: with everyone on 0, the player on seat 1's left).
     A disputed table must be settled first either way. Returns the next hand, or None when the
-    drive has reached its target and finished.
+    drive has reached its target and finished. ``shown_hand``: the hand the organiser's page
+    showed (``check_shown_hand``).
     """
     drive = _lock(drive)
     hand = current_hand(drive)
+    check_shown_hand(hand, shown_hand)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("There is no hand in play to close.")
     from tables import digital  # the bell ends digital hands still playing: scored, recorded first

@@ -13,13 +13,22 @@ from django.views.decorators.http import require_POST
 from config.bidi import bdi
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
-from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm
-from drive.services import DriveError
+from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
+from drive.services import DriveError, StaleForm
 from scoring.forms import ResultForm
 
 
 def _back(drive):
     return redirect("drive:dashboard", drive_id=drive.pk)
+
+
+def _shown_hand(request) -> int:
+    """The hand number the dashboard's form was shown with (0 before any seating): the service
+    refuses it when another hand is current. A form without it is a page from before that rule."""
+    shown = posted_number(request.POST, "hand")
+    if shown is None:
+        raise StaleForm("This page is out of date: it does not say which hand it showed. Look again.")
+    return shown
 
 
 def _run(request, drive, action, success: str | None = None):
@@ -126,7 +135,7 @@ def player_presence(request, drive_id: int):
 @require_POST
 def seating_draw(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    _run(request, drive, lambda: services.draw_seating(drive), "Seating drawn.")
+    _run(request, drive, lambda: services.draw_seating(drive, shown_hand=_shown_hand(request)), "Seating drawn.")
     return _back(drive)
 
 
@@ -137,7 +146,7 @@ def seating_swap(request, drive_id: int):
     form = SwapForm(drive, request.POST)
     if form.is_valid():
         a, b = form.cleaned_data["a"], form.cleaned_data["b"]
-        _run(request, drive, lambda: services.swap_players(drive, a, b),
+        _run(request, drive, lambda: services.swap_players(drive, a, b, shown_hand=_shown_hand(request)),
              format_html("Swapped {} and {}.", bdi(a.name), bdi(b.name)))
     else:
         messages.error(request, "Pick two different players to swap.")
@@ -149,7 +158,8 @@ def seating_swap(request, drive_id: int):
 def table_mode(request, drive_id: int, number: int):
     drive = drive_for_organiser(request, drive_id)
     mode = request.POST.get("mode", "")
-    _run(request, drive, lambda: services.set_table_mode(drive, number, mode), f"Table {number} updated.")
+    _run(request, drive, lambda: services.set_table_mode(drive, number, mode, shown_hand=_shown_hand(request)),
+         f"Table {number} updated.")
     return _back(drive)
 
 
@@ -157,7 +167,7 @@ def table_mode(request, drive_id: int, number: int):
 @require_POST
 def hand_start(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    hand = _run(request, drive, lambda: services.start_hand(drive))
+    hand = _run(request, drive, lambda: services.start_hand(drive, shown_hand=_shown_hand(request)))
     if hand:
         messages.success(request, f"Hand {hand.number} started.")
     return _back(drive)
@@ -169,7 +179,7 @@ def hand_close(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     force = request.POST.get("force") == "1"
     try:
-        next_hand = services.close_hand(drive, force=force)
+        next_hand = services.close_hand(drive, force=force, shown_hand=_shown_hand(request))
     except DriveError as exc:
         messages.error(request, str(exc))
         return _back(drive)
@@ -187,12 +197,6 @@ def drive_end(request, drive_id: int):
     if _run(request, drive, lambda: services.end_drive(drive) or True, "The drive has ended."):
         return redirect("drive:standings", drive_id=drive.pk)
     return _back(drive)
-
-
-def _seen_revision(request) -> int | None:
-    """The result's revision the form was shown with (None: not given, or not a number)."""
-    raw = request.POST.get("seen_revision", "")
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
 
 
 @login_required
@@ -214,7 +218,7 @@ def result_edit(request, drive_id: int, table_id: int):
     error = None
     # The revision the form was first shown with stays in it after a refusal: sent again, a
     # result changed meanwhile is refused again until the organiser opens it anew.
-    seen = _seen_revision(request) if request.method == "POST" else None
+    seen = posted_number(request.POST, "seen_revision") if request.method == "POST" else None
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
             services.organiser_result(

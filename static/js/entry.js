@@ -1,6 +1,10 @@
 /* The result-entry form on a phone: a send that survives a lost connection. The answers are
    kept on the phone with their client key and re-sent when the connection returns; the server
-   records a key only once. (The form's points preview is static/js/preview.js.) */
+   records a key only once. A kept entry records what it was for: the drive and player
+   ("CODE:id", the form's data-for), the hand and the table. The server refuses an entry for a
+   hand or table that is no longer the player's ("stale": dropped, and the page says so); an
+   entry another player left on this phone ("Leave this phone", then someone else joined) is
+   dropped unsent. (The form's points preview is static/js/preview.js.) */
 (function () {
   "use strict";
   var QUEUE = "ff-entry-queue";
@@ -25,14 +29,24 @@
       return r.json().catch(function () { return {ok: false, message: "The server could not read the form; reload the page."}; })
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
-          if (data.ok) { location.href = item.done; } else { showError(data.message); }
+          if (data.ok) { location.href = item.done; }
+          else if (data.stale) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
+          else { showError(data.message); }
           return data;
         });
     });
   }
+  function drivePart(marker) { return String(marker || "").split(":")[0]; }
   function flush() {
     var item = queued();
-    if (!item) return;
+    if (!item || !form) return;
+    var mine = form.dataset["for"];
+    if (item["for"] !== mine) {
+      if (item["for"] && drivePart(item["for"]) !== drivePart(mine)) return;  // another drive's: its own page sends it
+      localStorage.removeItem(QUEUE);  // another player's (or from before entries said whose): never sent as this one's
+      showError("An entry another player left on this phone was not sent.");
+      return;
+    }
     var note = document.querySelector("[data-queue-note]");
     send(item).catch(function () { if (note) note.hidden = false; });
   }
@@ -43,7 +57,8 @@
   if (!form) return;
   form.addEventListener("submit", function (e) {
     e.preventDefault();
-    var item = {url: form.action, body: new URLSearchParams(new FormData(form)).toString(), done: form.dataset.done};
+    var item = {url: form.action, body: new URLSearchParams(new FormData(form)).toString(), done: form.dataset.done,
+                "for": form.dataset["for"], hand: form.dataset.hand, table: form.dataset.table};
     localStorage.setItem(QUEUE, JSON.stringify(item));
     var button = form.querySelector("button.primary");
     if (button) button.disabled = true;

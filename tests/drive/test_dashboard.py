@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from drive import services
 from drive.models import Drive
+from drive.results import Shown
 from scoring.models import Correction, Result
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
@@ -57,8 +58,8 @@ def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
     drive = make_drive(organiser, 0)
     organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd\nFay\nGus\nHal"})
     assert drive.players.count() == 8
-    organiser_client.post(f"/drives/{drive.pk}/draw")
-    organiser_client.post(f"/drives/{drive.pk}/start")
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"})
     page = organiser_client.get(f"/drives/{drive.pk}/")
     assert "0 of 2 tables done" in page.content.decode()
     for table in drive.hands.get().tables.all():
@@ -68,7 +69,7 @@ def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
             data[f"seat{i}_ice"] = "none"
         response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
         assert response.status_code == 302
-    response = organiser_client.post(f"/drives/{drive.pk}/close", follow=True)
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True)
     assert "seating for hand 2 is shown" in response.content.decode()
 
 
@@ -181,8 +182,8 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     seated = [s.player for s in table.seats.order_by("position")]
-    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0)
-    phone_results.dispute(drive, seated[1], seen_revision=1, reason="Bob did not declare")
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0, shown=Shown(1, 1))
+    phone_results.dispute(drive, seated[1], seen_revision=1, shown=Shown(1, 1), reason="Bob did not declare")
     result = Result.objects.get()
     assert result.status == Result.Status.DISPUTED
     services.organiser_result(drive, table, result.summary, organiser, reason="checked: he did",
@@ -194,7 +195,7 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
 
 def test_close_with_missing_tables_says_which(organiser_client, organiser):
     drive = seated_drive(organiser, 8)
-    response = organiser_client.post(f"/drives/{drive.pk}/close", follow=True)
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True)
     assert "Waiting for Table 1, 2" in response.content.decode()
 
 
@@ -355,7 +356,7 @@ def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(o
     players = [s.player for s in table.seats.order_by("position")]
     from drive import results
 
-    results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0)
+    results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0, shown=Shown(1, 1))
     view = selectors.drive_view(drive)
     dashboard = live.dashboard_parts(view)["dashboard"]
     phone = live.phone_parts(view, [players[1]])[str(players[1].pk)]

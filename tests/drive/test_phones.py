@@ -33,8 +33,10 @@ def seat_players(table) -> list[Player]:
     return [s.player for s in table.seats.order_by("position")]
 
 
-def entry_data(players: int, declarer: int | str, nine=False, key="k1", seen=0, **seat_ice) -> dict:
-    data = {"declarer": str(declarer), "nine_card": str(nine), "dealer": "0", "client_key": key, "seen_revision": str(seen)}
+def entry_data(players: int, declarer: int | str, nine=False, key="k1", seen=0, hand=1, table=1, **seat_ice) -> dict:
+    """An entry form's answers, as shown for ``hand`` and ``table``."""
+    data = {"declarer": str(declarer), "nine_card": str(nine), "dealer": "0", "client_key": key, "seen_revision": str(seen),
+            "hand": str(hand), "table": str(table)}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = seat_ice.get(f"s{i}", "none")
@@ -331,7 +333,7 @@ def test_entered_result_is_confirmed_by_another_player(table_of_four):
     result = Result.objects.get()
     assert result.status == "entered" and result.entered_by == players[0]
     assert not result.scores.filter(counted=True).exists()
-    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": result.revision})
+    bob.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": result.revision})
     result.refresh_from_db()
     table.refresh_from_db()
     assert result.status == "confirmed" and result.confirmed_by == players[1]
@@ -343,7 +345,7 @@ def test_a_player_cannot_confirm_their_own_entry(table_of_four):
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
     ann.post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    response = ann.post(f"/{drive.join_code}/confirm", {"seen_revision": 1}, follow=True)
+    response = ann.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1}, follow=True)
     assert "Another player at your table must confirm" in text(response)
     assert Result.objects.get().status == "entered"
 
@@ -353,7 +355,7 @@ def test_a_player_of_another_table_cannot_confirm(organiser):
     t1, t2 = drive.hands.get().tables.order_by("number")
     phone_for(drive, seat_players(t1)[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0))
     stranger = phone_for(drive, seat_players(t2)[0])
-    stranger.post(f"/{drive.join_code}/confirm", {"seen_revision": 1})
+    stranger.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 2, "seen_revision": 1})
     assert Result.objects.get().status == "entered"  # t2 has no entry; t1's is untouched
 
 
@@ -361,14 +363,14 @@ def test_forged_confirmation_without_a_token_changes_nothing(table_of_four, clie
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
     client.cookies[f"ff_{drive.join_code}"] = "forged-token"
-    client.post(f"/{drive.join_code}/confirm", {"seen_revision": 1, "player": players[1].pk})
+    client.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1, "player": players[1].pk})
     assert Result.objects.get().status == "entered"
 
 
 def test_confirmed_result_is_locked_for_players(table_of_four):
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {"seen_revision": 1})
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1})
     response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1))
     assert "Only the organiser can change it" in text(response)
     assert Result.objects.get().declarer == players[2]
@@ -377,7 +379,8 @@ def test_confirmed_result_is_locked_for_players(table_of_four):
 def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {"seen_revision": 1, "reason": "Cy had 9 cards"})
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {"hand": 1, "table": 1, "seen_revision": 1,
+                                                                   "reason": "Cy had 9 cards"})
     page = text(organiser_client.get(f"/drives/{drive.pk}/"))
     assert "Disputed" in page and "Cy had 9 cards" in page
 

@@ -22,8 +22,9 @@ def phone(drive, player) -> Client:
     return client
 
 
-def entry(key: str, seen: int = 0) -> dict:
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen)}
+def entry(key: str, seen: int = 0, hand: int = 1) -> dict:
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen),
+            "hand": str(hand), "table": "1"}
     for i in range(4):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"
@@ -36,7 +37,7 @@ def test_a_queued_entry_resent_after_a_confirm_is_recorded_once(organiser):
     ann, bob = phone(drive, seats[0]), phone(drive, seats[1])
     # The first send reached the server, but the answer was lost (the phone went offline).
     assert ann.post(f"/{drive.join_code}/enter", entry("queued-1"), HTTP_ACCEPT="application/json").json()["ok"]
-    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": "1"})
+    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": "1", "hand": "1", "table": "1"})
     # Back online a minute later: entry.js sends the same body again, as often as it must.
     for _ in range(3):
         answer = ann.post(f"/{drive.join_code}/enter", entry("queued-1"), HTTP_ACCEPT="application/json").json()
