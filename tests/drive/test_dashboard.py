@@ -396,3 +396,48 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     declarer = table.seats.get(position=2).player.name
     assert f"<bdi>{declarer}</bdi> <strong>15</strong> (declared)" in card
     assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet
+
+
+def test_the_dashboards_hand_forms_carry_the_hand_they_showed(organiser_client, organiser):
+    drive = seated_drive(organiser, 8, start=False)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    for action in ("start", "draw", "swap", "tables/1/mode"):
+        form = re.search(rf'<form method="post" action="/drives/\d+/{action}"[^>]*>.*?</form>', page, re.S).group(0)
+        assert '<input type="hidden" name="hand" value="1">' in form, action
+    services.start_hand(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    forms = re.findall(r'<form method="post" action="/drives/\d+/close"[^>]*>.*?</form>', page, re.S)
+    assert len(forms) == 2 and all('<input type="hidden" name="hand" value="1">' in f for f in forms)
+
+
+def test_a_stale_organiser_page_cannot_close_or_start_the_next_hand(organiser_client, organiser):
+    from tests.security.conftest import snapshot
+
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)
+    organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "2"})
+    before = snapshot()
+    # A second tab still showing hand 1: its "Close anyway" and "Close hand 1" act on nothing.
+    for data in ({"hand": "1", "force": "1"}, {"hand": "1"}):
+        response = organiser_client.post(f"/drives/{drive.pk}/close", data, follow=True)
+        assert "Hand 2 has started; this page showed hand 1. Look again." in response.content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"}, follow=True)
+    assert "Hand 2 has started; this page showed hand 1. Look again." in response.content.decode()
+    for url in ("close", "start", "draw", "tables/1/mode"):  # a page from before forms said
+        response = organiser_client.post(f"/drives/{drive.pk}/{url}", {"force": "1", "mode": "digital"}, follow=True)
+        assert "it does not say which hand it showed" in response.content.decode(), url
+    assert snapshot() == before
+    assert drive.hands.get(number=2).status == "playing"
+    # The page showing hand 2 closes hand 2.
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "2", "force": "1"}, follow=True)
+    assert drive.hands.get(number=2).status == "closed"
+
+
+def test_a_stale_seating_page_cannot_change_the_next_seating(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)  # hand 2's seating is shown
+    response = organiser_client.post(f"/drives/{drive.pk}/tables/1/mode", {"hand": "1", "mode": "digital"}, follow=True)
+    assert "The seating for hand 2 is shown; this page showed hand 1. Look again." in response.content.decode()
+    assert drive.hands.get(number=2).tables.get(number=1).play_mode == "physical"

@@ -531,3 +531,104 @@ def test_error_pages_say_what_to_do(client, organiser, settings):
     strict = Client(enforce_csrf_checks=True)
     refused = strict.post(f"/{drive.join_code}/join", {"player": drive.players.first().pk})
     assert refused.status_code == 403 and "reload the page and send it again" in text(refused)
+
+
+# --- A form is for one hand and one table: stale or unnamed ones are refused, nothing written ---
+
+
+def _hand_two(organiser):
+    """Hand 1 of eight players played and closed; hand 2 started. Returns the drive, a player who
+    sat at Table 1 in hand 1 (as their hand-1 forms named it) and their table in hand 2."""
+    from tests.factories import finish_all_tables
+
+    drive = seated_drive(organiser, 8)
+    player = seat_players(drive.hands.get().tables.get(number=1))[0]
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    table_now = TableHand.objects.get(hand__number=2, seats__player=player)
+    return drive, player, table_now
+
+
+def test_an_entry_shown_for_a_hand_now_over_is_refused_and_changes_nothing(organiser):
+    from tests.security.conftest import snapshot
+
+    drive, player, table_now = _hand_two(organiser)
+    before = snapshot()
+    old = entry_data(4, 1, key="held-over", hand=1, table=1)  # the body a hand-1 page held (or queued)
+    answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", old, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json()["stale"] is True and answer.json()["ok"] is False
+    assert answer.json()["message"].startswith("This was for hand 1, which is over: hand 2 has started.")
+    assert "Look at your table now" in answer.json()["message"]
+    response = phone_for(drive, player).post(f"/{drive.join_code}/enter", old, follow=True)
+    assert "This was for hand 1, which is over" in text(response)
+    assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    assert snapshot() == before
+    assert not Result.objects.filter(table__hand__number=2).exists()
+    # The same answers for the hand and table the player is at now are recorded.
+    mine = entry_data(table_now.seats.count(), 1, key="fresh", hand=2, table=table_now.number)
+    answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", mine, HTTP_ACCEPT="application/json")
+    assert answer.json()["ok"] is True
+    assert Result.objects.get(table=table_now).entered_by == player
+
+
+def test_an_entry_shown_before_the_seating_of_the_next_hand_is_refused(organiser):
+    from tests.factories import finish_all_tables
+
+    drive = seated_drive(organiser, 4)
+    player = seat_players(drive.hands.get().tables.get())[0]
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)  # hand 2's seating shown, not started
+    answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", entry_data(4, 1, key="x", hand=1),
+                                           HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json()["stale"] is True
+    assert "the seating for hand 2 is shown" in answer.json()["message"]
+    assert Result.objects.count() == 1  # hand 1's only
+
+
+def test_an_entry_for_another_table_or_naming_none_is_refused(table_of_four, organiser):
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    answer = ann.post(f"/{drive.join_code}/enter", entry_data(4, 1, table=2), HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json()["stale"] is True
+    assert "This was for Table 2, but you are at Table 1 in hand 1" in answer.json()["message"]
+    for missing in ("hand", "table"):  # a page loaded before forms said what they were for
+        data = {k: v for k, v in entry_data(4, 1).items() if k != missing}
+        answer = ann.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
+        assert answer.status_code == 409 and answer.json()["stale"] is True
+        assert "does not say which hand it was for" in answer.json()["message"]
+        response = ann.post(f"/{drive.join_code}/enter", {**data, "hand": "x" if missing == "hand" else "1"}, follow=True)
+        assert "does not say which hand it was for" in text(response)
+    assert not Result.objects.exists()
+
+
+def test_the_entry_page_names_its_hand_and_table(table_of_four):
+    drive, table, players = table_of_four
+    page = phone_for(drive, players[0]).get(f"/{drive.join_code}/enter").content.decode()
+    assert '<input type="hidden" name="hand" value="1"><input type="hidden" name="table" value="1">' in page
+    assert f'data-for="{drive.join_code}:{players[0].pk}" data-hand="1" data-table="1"' in page
+
+
+def test_a_confirmation_shown_for_an_earlier_hand_does_not_confirm_the_next_hands_entry(organiser):
+    drive, player, table_now = _hand_two(organiser)
+    other = next(p for p in seat_players(table_now) if p != player)
+    n = table_now.seats.count()
+    phone_for(drive, other).post(f"/{drive.join_code}/enter", entry_data(n, 0, key="h2", hand=2, table=table_now.number))
+    result = Result.objects.get(table=table_now)
+    assert result.revision == 1 and result.status == "entered"
+    me = phone_for(drive, player)
+    for stale in ({"hand": 1, "table": 1}, {}):  # a hand-1 page's confirm; a page from before forms said
+        response = me.post(f"/{drive.join_code}/confirm", {**stale, "seen_revision": 1}, follow=True)
+        assert "Nothing was saved. Look at your table now." in text(response)
+        response = me.post(f"/{drive.join_code}/dispute", {**stale, "seen_revision": 1, "reason": "no"}, follow=True)
+        assert "Nothing was saved. Look at your table now." in text(response)
+        result.refresh_from_db()
+        assert result.status == "entered" and result.confirmed_by is None
+    assert "This was for hand 1, which is over: hand 2 has started." in text(
+        me.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1}, follow=True))
+    # The page of hand 2 names hand 2 and this table; its confirmation counts.
+    page = me.get(f"/{drive.join_code}/me").content.decode()
+    assert f'name="hand" value="2"><input type="hidden" name="table" value="{table_now.number}"' in page
+    me.post(f"/{drive.join_code}/confirm", {"hand": 2, "table": table_now.number, "seen_revision": 1})
+    result.refresh_from_db()
+    assert result.status == "confirmed" and result.confirmed_by == player
