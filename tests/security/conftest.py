@@ -43,8 +43,10 @@ def snapshot() -> tuple:
     )
 
 
-def entry_data(players: int, declarer, key="k1", seen=0) -> dict:
-    data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen)}
+def entry_data(players: int, declarer, key="k1", seen=0, hand=1, table=1) -> dict:
+    """An entry form's answers, as shown for ``hand`` and ``table`` (Table 1 of hand 1: the enterer's)."""
+    data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen),
+            "hand": str(hand), "table": str(table)}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"

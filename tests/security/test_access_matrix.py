@@ -33,7 +33,7 @@ ORGANISER_POST = ["/drives/{d}/edit", "/drives/{d}/players", "/drives/{d}/player
                   "/{c}/tables/{t}/add-bot", "/{c}/tables/{t}/stand-in"]
 PHONE_PAGES = ["/{c}/me", "/{c}/enter"]
 # What every organiser action is sent: enough for each to act (the result preview needs answers).
-ACTION_DATA = {"names": "Zed", "show": "0", **entry_data(4, 0)}
+ACTION_DATA = {"names": "Zed", "show": "0", **entry_data(4, 0)}  # its "hand": 1, the hand shown
 
 
 def fill(path: str, world) -> str:
@@ -112,9 +112,9 @@ def test_confirm_and_dispute_only_by_another_player_of_that_table(world):
     for client in (world.phone(world.enterer), world.phone(world.other_table_player),
                    world.phone(world.other_drive_player), Client(), world.organiser_client()):
         for action in ("confirm", "dispute"):
-            client.post(f"/{world.code}/{action}", {"seen_revision": "1", "reason": "no"})
+            client.post(f"/{world.code}/{action}", {"seen_revision": "1", "hand": "1", "table": "1", "reason": "no"})
     assert snapshot() == before
-    world.phone(world.confirmer).post(f"/{world.code}/confirm", {"seen_revision": "1"})
+    world.phone(world.confirmer).post(f"/{world.code}/confirm", {"seen_revision": "1", "hand": "1", "table": "1"})
     assert Result.objects.get().status == "confirmed"
 
 

@@ -94,7 +94,7 @@ def between_hands(world):
 
 
 @FUZZ
-@given(data=form_data({"a": [], "b": []}))
+@given(data=form_data({"a": [], "b": [], "hand": ["1"]}))
 def test_swap(world, between_hands, data):
     drive, ids = between_hands
     client = world.organiser_client()
@@ -104,7 +104,7 @@ def test_swap(world, between_hands, data):
 
 
 @FUZZ
-@given(data=form_data({"a": [], "b": []}), pick=form_data({}))
+@given(data=form_data({"a": [], "b": [], "hand": ["1"]}), pick=form_data({}))
 def test_swap_with_real_ids(world, between_hands, data, pick):
     drive, ids = between_hands
     # Player ids of this drive and of another drive, mixed with junk.
@@ -116,14 +116,16 @@ def test_swap_with_real_ids(world, between_hands, data, pick):
 
 
 @FUZZ
-@given(data=form_data({"mode": ["physical", "digital", "PHYSICAL", "bots"]}),
+@given(data=form_data({"mode": ["physical", "digital", "PHYSICAL", "bots"], "hand": ["1", "2", "0"]}),
        number=__import__("hypothesis").strategies.sampled_from([1, 2, 3, 0, 2**31, 2**63, 10**30]))
 def test_table_mode(world, between_hands, data, number):
     drive, _ids = between_hands
     client = world.organiser_client()
     before = snapshot()
     response = client.post(f"/drives/{drive.pk}/tables/{number}/mode", data)
-    check(response, before, accepted=said(response, constants.SUCCESS))
+    accepted = said(response, constants.SUCCESS)
+    assert not accepted or data.get("hand") == "1"  # the seating shown is hand 1's
+    check(response, before, accepted)
 
 
 @FUZZ
@@ -189,7 +191,8 @@ def test_claim_refuses_control_characters_in_a_new_name(world):
 
 
 PHONE_ENTRY = {**result_fields(4), "client_key": ["k1", "bad key!", "x" * 65, ""],
-               "seen_revision": ["0", "1", "-1", "99999999999999999999999", "١"]}
+               "seen_revision": ["0", "1", "-1", "99999999999999999999999", "١"],
+               "hand": ["1", "2", "0", "١"], "table": ["1", "2", " 1"]}
 
 
 @FUZZ
@@ -198,9 +201,12 @@ def test_phone_enter(world, data, as_json):
     headers = {"HTTP_ACCEPT": "application/json"} if as_json else {}
     before = snapshot()
     response = world.phone(world.enterer).post(f"/{world.code}/enter", data, **headers)
-    accepted = redirected_to(response, rf"/{world.code}/me") or (
+    # Sent (or a repeat answered as such): to the phone's home page with a success message, or ok in JSON.
+    accepted = (redirected_to(response, rf"/{world.code}/me") and said(response, constants.SUCCESS)) or (
         as_json and response.status_code == 200 and response.json().get("ok") is True
     )
+    if snapshot() != before:  # only a form for the enterer's hand and table writes (a repeated key: nothing)
+        assert accepted and (data.get("hand"), data.get("table")) == ("1", "1")
     if as_json and not accepted:
         assert response.status_code < 500 and response.json()["ok"] is False and response.json()["message"]
         assert snapshot() == before
@@ -251,6 +257,7 @@ def entered(world):
 
 
 JUDGE = {"seen_revision": ["0", "1", "2", "-1", "1.0", " 1", "99999999999999999999999"],
+         "hand": ["1", "2", "0"], "table": ["1", "2"],
          "reason": ["", "Cy had 9 cards", "x" * 5000, "<b>bold</b>"]}
 
 
@@ -263,6 +270,7 @@ def test_phone_confirm(entered, data, who):
     accepted = said(response, constants.SUCCESS)
     if accepted:
         assert who == "confirmer" and data.get("seen_revision") in ("1", " 1")
+        assert (data.get("hand"), data.get("table")) == ("1", "1")
     check(response, before, accepted)
 
 
@@ -274,7 +282,7 @@ def test_phone_dispute(entered, data, who):
     response = entered.phone(player).post(f"/{entered.code}/dispute", data)
     accepted = said(response, constants.WARNING) and Result.objects.get().status == "disputed"
     if accepted:
-        assert who == "confirmer"
+        assert who == "confirmer" and (data.get("hand"), data.get("table")) == ("1", "1")
         reason = Result.objects.get().dispute_reason
         assert len(reason) <= 200 and "\x00" not in reason
         return
@@ -341,7 +349,7 @@ def test_paste_refuses_control_characters(world):
 
 def test_dispute_reason_never_stores_control_characters(entered):
     response = entered.phone(entered.confirmer).post(
-        f"/{entered.code}/dispute", {"seen_revision": "1", "reason": "Cy\x00 had\x07 9 cards"}
+        f"/{entered.code}/dispute", {"seen_revision": "1", "hand": "1", "table": "1", "reason": "Cy\x00 had\x07 9 cards"}
     )
     assert response.status_code == 302
     result = Result.objects.get()
