@@ -322,7 +322,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
             n = len(seat_players)
             declarer = rng.randrange(n)
             data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "declarer": str(declarer),
-                    "nine_card": "False", "dealer": "0"}
+                    "nine_card": "False", "dealer": "0", "hand": str(hand_no), "table": str(number)}
             for i in range(n):
                 data[f"seat{i}_sets"] = str(rng.choice([0, 0, 1]) if i != declarer else 0)
                 data[f"seat{i}_ice"] = "none"
@@ -382,7 +382,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         # hand_end: the organiser closes the hand (force: entered results are accepted).
         t1 = time.time_ns()
         status, body = await asyncio.to_thread(organiser.request, "POST", servers.url(hand_index),
-                                               f"/drives/{drive_id}/close", {"force": "1"})
+                                               f"/drives/{drive_id}/close", {"force": "1", "hand": str(hand_no)})
         if status != 302:
             errors.append(f"hand {hand_no}: close answered {status}")
         commits, records = await log.settle(t1, 1)
@@ -424,7 +424,7 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
         # The next hand starts (not measured); its update settles before the next burst.
         t2 = time.time_ns()
         status, _ = await asyncio.to_thread(organiser.request, "POST", servers.url(hand_index + 1),
-                                            f"/drives/{drive_id}/start")
+                                            f"/drives/{drive_id}/start", {"hand": str(hand_no + 1)})
         if status != 302:
             errors.append(f"hand {hand_no + 1}: start answered {status}")
         _commits, records = await log.settle(t2, 1)

@@ -140,10 +140,12 @@ class Phone:
             headers["Accept"] = "application/json"
         return self._open("POST", path, data, headers)
 
-    def revision(self) -> int:
+    def judging(self) -> dict:
+        """What the confirm form on the phone's home page carries: the revision it shows, and the
+        hand and table it is for."""
         status, page, _ = self.get(f"/{self.code}/me")
-        match = re.search(r'name="seen_revision" value="(\d+)"', page)
-        return int(match.group(1)) if match else 0
+        fields = {name: re.search(rf'name="{name}" value="(\d+)"', page) for name in ("seen_revision", "hand", "table")}
+        return {name: match.group(1) for name, match in fields.items() if match}
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -151,9 +153,10 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def entry(players: int, declarer: int, key: str, seen: int = 0) -> dict:
+def entry(players: int, declarer: int, key: str, seen: int = 0, hand: int = 1, table: int = 1) -> dict:
+    """An entry form's answers, as shown for ``hand`` and ``table``."""
     data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key,
-            "seen_revision": str(seen)}
+            "seen_revision": str(seen), "hand": str(hand), "table": str(table)}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"

@@ -52,9 +52,9 @@ def test_sigkill_mid_hand_loses_nothing_confirmed(server):
     enterer, confirmer = Phone(server, code, t1[0]), Phone(server, code, t1[1])
     status, _, headers = enterer.post(f"/{code}/enter", entry(4, 2, "t1-entry"))
     assert status == 302 and headers["Location"] == f"/{code}/me"
-    status, _, _ = confirmer.post(f"/{code}/confirm", {"seen_revision": confirmer.revision()})
+    status, _, _ = confirmer.post(f"/{code}/confirm", confirmer.judging())
     assert status == 302
-    status, body, _ = Phone(server, code, t2[0]).post(f"/{code}/enter", entry(4, 1, "t2-entry"), json_answer=True)
+    status, body, _ = Phone(server, code, t2[0]).post(f"/{code}/enter", entry(4, 1, "t2-entry", table=2), json_answer=True)
     assert status == 200 and json.loads(body)["ok"] is True
     moved = server.shell(DIGITAL_MOVES.format(id=digital["id"], moves=6))
     assert moved["version"] >= 6
@@ -72,10 +72,10 @@ def test_sigkill_mid_hand_loses_nothing_confirmed(server):
     assert status == 200 and "confirmed" in page
     # The unconfirmed entry is still there to confirm, and the same key is recognised, not doubled.
     t2_phone = Phone(server, code, t2[0])
-    status, body, _ = t2_phone.post(f"/{code}/enter", entry(4, 1, "t2-entry"), json_answer=True)
+    status, body, _ = t2_phone.post(f"/{code}/enter", entry(4, 1, "t2-entry", table=2), json_answer=True)
     assert json.loads(body)["repeated"] is True
     other = Phone(server, code, t2[1])
-    assert other.post(f"/{code}/confirm", {"seen_revision": other.revision()})[0] == 302
+    assert other.post(f"/{code}/confirm", other.judging())[0] == 302
     assert [r[:2] for r in state_of(server, drive["id"])["results"]] == [[1, "confirmed"], [2, "confirmed"]]
 
     # The digital hand resumes at the version it had reached, with the same cards.

@@ -46,7 +46,7 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
     enterer, confirmer = Phone(server, code, t1[0]), Phone(server, code, t1[1])
     status, _, headers = enterer.post(f"/{code}/enter", entry(4, 2, "while-down"))
     assert status == 302 and headers["Location"] == f"/{code}/me"
-    assert confirmer.post(f"/{code}/confirm", {"seen_revision": confirmer.revision()})[0] == 302
+    assert confirmer.post(f"/{code}/confirm", confirmer.judging())[0] == 302
     assert [r[:2] for r in state_of(server, drive["id"])["results"]] == [[1, "confirmed"]]
     def logged() -> bool:  # logged, not raised (the result message is sent after the response)
         log = (server.data / "daphne.log").read_text()
@@ -67,7 +67,7 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
     with board_socket(server, code) as ws:
         json.loads(ws.recv(timeout=10))  # the current state
         # a change now reaches the open socket live again
-        Phone(server, code, drive["tables"][1][0]).post(f"/{code}/enter", entry(4, 0, "after-up"))
+        Phone(server, code, drive["tables"][1][0]).post(f"/{code}/enter", entry(4, 0, "after-up", table=2))
         # the table's result message, sent at its commit (a full update of a change made while
         # Redis was down may still be on its way: it was gathered, and is sent once Redis is back)
         result = json.loads(ws.recv(timeout=10))

@@ -62,7 +62,7 @@ def two_servers():
 
 
 def _form(players: int, declarer: int) -> dict:
-    data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "declarer": str(declarer),
+    data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "hand": "1", "table": "1", "declarer": str(declarer),
             "nine_card": "False", "dealer": "0"}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
@@ -110,7 +110,8 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
         confirmer = common.Browser({cookie: tokens[1]})
         status, page = await asyncio.to_thread(confirmer.request, "GET", a, f"/{code}/me")
         assert status == 200
-        status, _ = await asyncio.to_thread(confirmer.request, "POST", a, f"/{code}/confirm", {"seen_revision": "1"})
+        status, _ = await asyncio.to_thread(confirmer.request, "POST", a, f"/{code}/confirm",
+                                          {"seen_revision": "1", "hand": "1", "table": "1"})
         assert status == 302
         msg = await _first(board, lambda m: "1 of 1 tables done" in m.get("parts", {}).get("board", ""), seen_board)
         assert msg is not None, "process B's board never showed the result confirmed through process A"
