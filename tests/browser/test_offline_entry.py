@@ -38,3 +38,72 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
     expect(organiser.locator("#table-1 .badge")).to_have_text("Entered, awaiting confirmation")
     phone.goto(f"{server}/{code}/me")
     expect(phone.locator("main")).to_contain_text("Entered by " + name)
+
+
+def _queued(phone):
+    return phone.evaluate("localStorage.getItem('ff-entry-queue')")
+
+
+def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_the_next_hand(
+        server, browser, phone_page):
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = phone_page()
+    phone.goto(f"{server}/{code}")
+    phone.get_by_role("button", name=name, exact=True).click()
+    phone.get_by_role("link", name="Enter the result").click()
+    phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).click()
+    expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
+    phone.context.set_offline(True)
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    assert '"hand":"1"' in _queued(phone) and '"table":"1"' in _queued(phone)
+
+    # Meanwhile the organiser rings the bell on hand 1 and starts hand 2.
+    organiser.once("dialog", lambda dialog: dialog.accept())
+    organiser.click("button:has-text('Close anyway')")
+    expect(organiser.locator("main")).to_contain_text("seating for hand 2 is shown")
+    organiser.click("button:has-text('Start hand 2')")
+    expect(organiser.locator("#progress")).to_have_text("0 of 2 tables done")
+
+    phone.context.set_offline(False)
+    phone.evaluate("window.dispatchEvent(new Event('online'))")
+    error = phone.locator("[data-entry-error]")
+    expect(error).to_contain_text("Your entry was not sent: the hand had moved on.", timeout=15000)
+    expect(error).to_contain_text("This was for hand 1, which is over: hand 2 has started.")
+    assert _queued(phone) is None  # dropped: never sent again
+    phone.wait_for_timeout(500)
+    organiser.reload()
+    expect(organiser.locator("#progress")).to_have_text("0 of 2 tables done")
+    expect(organiser.locator(".table-card .badge", has_text="Entered")).to_have_count(0)
+    phone.goto(f"{server}/{code}/me")
+    expect(phone.locator("main")).to_contain_text("Enter the result")  # hand 2: nothing entered for this table
+
+
+def test_an_entry_another_player_left_queued_on_the_phone_is_not_sent_as_the_new_players(
+        server, browser, phone_page):
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    first, second = table_players(organiser, 1)[:2]  # two players of the same table, same hand
+    phone = phone_page()
+    phone.goto(f"{server}/{code}")
+    phone.get_by_role("button", name=first, exact=True).click()
+    phone.get_by_role("link", name="Enter the result").click()
+    phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{first}$")).click()
+    expect(phone.locator("[data-preview-box]")).to_contain_text(f"{first}: 15 points")
+    # The send is lost (the entry stays queued), then the first player hands the phone over.
+    phone.route("**/enter", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    assert _queued(phone) is not None
+    phone.unroute("**/enter")
+    phone.goto(f"{server}/{code}/me")
+    phone.get_by_role("button", name=re.compile("Leave this phone")).click()
+    phone.get_by_role("button", name=second, exact=True).click()
+    phone.get_by_role("link", name="Enter the result").click()
+    expect(phone.locator("[data-entry-error]")).to_have_text("An entry another player left on this phone was not sent.")
+    assert _queued(phone) is None
+    phone.wait_for_timeout(500)
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")
