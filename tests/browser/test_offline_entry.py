@@ -13,20 +13,30 @@ from tests.browser.test_drive_flow import organiser_sets_up, table_players
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 
-def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone_page):
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    code = organiser_sets_up(organiser, server)
-    name = table_players(organiser, 1)[0]
-    phone = phone_page()
+def entry_form_answered(phone, server, code: str, name: str):
+    """The phone joins as ``name`` and answers the entry form: ``name`` declared."""
     phone.goto(f"{server}/{code}")
     phone.get_by_role("button", name=name, exact=True).click()
     phone.get_by_role("link", name="Enter the result").click()
     phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).click()
     expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
+    return phone
 
+
+def sent_offline(server, browser, phone_page):
+    """A drive under way; Table 1's first player sends the entry form with the phone offline."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
     phone.context.set_offline(True)
     phone.click("button:has-text('Send the result')")
     expect(phone.locator("[data-queue-note]")).to_be_visible()
+    return organiser, code, name, phone
+
+
+def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone_page):
+    organiser, code, name, phone = sent_offline(server, browser, phone_page)
     assert "/enter" in phone.url  # still on the form, answers kept
 
     phone.context.set_offline(False)
@@ -46,18 +56,7 @@ def _queued(phone):
 
 def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_the_next_hand(
         server, browser, phone_page):
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    code = organiser_sets_up(organiser, server)
-    name = table_players(organiser, 1)[0]
-    phone = phone_page()
-    phone.goto(f"{server}/{code}")
-    phone.get_by_role("button", name=name, exact=True).click()
-    phone.get_by_role("link", name="Enter the result").click()
-    phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).click()
-    expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
-    phone.context.set_offline(True)
-    phone.click("button:has-text('Send the result')")
-    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    organiser, code, name, phone = sent_offline(server, browser, phone_page)
     assert '"hand":"1"' in _queued(phone) and '"table":"1"' in _queued(phone)
 
     # Meanwhile the organiser rings the bell on hand 1 and starts hand 2.
@@ -86,12 +85,7 @@ def test_an_entry_another_player_left_queued_on_the_phone_is_not_sent_as_the_new
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
     code = organiser_sets_up(organiser, server)
     first, second = table_players(organiser, 1)[:2]  # two players of the same table, same hand
-    phone = phone_page()
-    phone.goto(f"{server}/{code}")
-    phone.get_by_role("button", name=first, exact=True).click()
-    phone.get_by_role("link", name="Enter the result").click()
-    phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{first}$")).click()
-    expect(phone.locator("[data-preview-box]")).to_contain_text(f"{first}: 15 points")
+    phone = entry_form_answered(phone_page(), server, code, first)
     # The send is lost (the entry stays queued), then the first player hands the phone over.
     phone.route("**/enter", lambda route: route.abort() if route.request.method == "POST" else route.continue_())
     phone.click("button:has-text('Send the result')")
