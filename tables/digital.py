@@ -820,7 +820,10 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
         # (Only letters, digits, '-' and '_': a lone surrogate or a NUL would reach PostgreSQL's
         # JSON and fail there, found by probing.)
         raise DigitalError(f"'key' must be 1 to {MAX_KEY_LENGTH} letters, digits, '-' or '_'.")
-    return action, version, key, message.get("seat")
+    seat = message.get("seat")
+    if seat is not None and type(seat) is not int:  # (a string "0" was told "you play seat 1")
+        raise DigitalError("'seat', when sent, must be your seat's number.")
+    return action, version, key, seat
 
 
 # An action is the hottest write of the application (every card passed, every offer): its

@@ -7,7 +7,7 @@ import pytest
 
 from games.base import GameError
 from games.film_fantasy import FilmFantasyHand, declaration, deck, film_names, group_by_film, score_hand
-from games.film_fantasy.cards import FILM_CARDS, PACK, cards_in_play, end_hand_size
+from games.film_fantasy.cards import FILM_CARDS, PACK, card_name, cards_in_play, end_hand_size
 from games.film_fantasy.hand import AUCTION, FINISHED, PASSING
 
 from .conftest import make_hand
@@ -301,6 +301,9 @@ def test_refusals_speak_to_the_player_and_name_cards_as_the_phone_shows_them(auc
         auction_hand.apply(2, {"type": "declare"})
     with pytest.raises(GameError, match="^You do not hold 2 of Serenade 1[.]$"):
         auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["3-1", "3-1"]})
+    # A hand-made frame's "card" that is no code at all (found by a tester: a pass of ["3-4"] was
+    # refused with "You do not hold ['3-4'] to pass."); an unknown code is named as sent.
+    assert (card_name(["3-4"]), card_name(7), card_name("99-9")) == ("that card", "that card", "'99-9'")
 
 
 def test_offers_run_simultaneously(auction_hand):

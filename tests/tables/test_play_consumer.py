@@ -97,6 +97,9 @@ async def test_stale_illegal_and_foreign_seat_actions_are_refused_with_a_message
     assert illegal["message"] == "You do not hold 'no-such-card' to pass."
     foreign = await refused(socket, {**action("pass", view["version"], card=card), "seat": 1})
     assert "you can act only for your own seat" in foreign["message"]
+    for odd in ("0", 0.0, True, [0]):  # a seat that is no number (found by a tester: "0" was told "you play seat 1")
+        odd_seat = await refused(socket, {**action("pass", view["version"], card=card), "seat": odd})
+        assert odd_seat["message"] == "'seat', when sent, must be your seat's number."
     huge = await refused(socket, action("pass", 10**4000, card=card))  # no "version" at all: not echoed
     assert huge["message"] == "'version' must be the version number your phone last saw."
     not_yet = await refused(socket, action("offer", view["version"], to=1, cards=[card]))
