@@ -1,5 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from config import bench_routes
@@ -9,6 +11,8 @@ from drive.views import SignInView
 urlpatterns = [
     *bench_routes.urlpatterns(),  # empty unless BENCH_ROUTES=1 (make bench only)
     path("healthz", healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever a page names: the icon, not a 404 in the log.
+    path("favicon.ico", lambda request: redirect(static("img/icon.svg"), permanent=True)),
     path("admin/login/", SignInView.as_view(), name="admin-login"),  # the admin's sign-in is ours: rate-limited
     path("admin/", admin.site.urls),
     path("login/", SignInView.as_view(), name="login"),

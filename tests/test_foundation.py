@@ -91,6 +91,9 @@ def test_first_page_asks_the_organiser_to_sign_in(client):
     assert response["Location"].startswith("/login/")
     page = client.get(response["Location"])
     assert b"Organiser sign-in" in page.content
+    assert b'rel="icon" href="/static/img/icon.svg"' in page.content  # (browsers asked for /favicon.ico: a 404 a visit)
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 301 and icon["Location"] == "/static/img/icon.svg"
 
 
 @pytest.mark.django_db
