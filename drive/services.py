@@ -141,6 +141,14 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
         raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {len(existing)}, "
                          f"and these {len(names)} names would make {len(existing) + len(names)}.")
     clashes = [n for n in names if name_key(n) in existing]
+    if clashes and by_phone and len(names) == 1:
+        # A name a phone added and then left before playing (typed on the wrong phone, say)
+        # left the drive with it: typed again on a phone, it comes back instead of being refused.
+        left = next((p for p in drive.players.filter(active=False, added_by_phone=True, bot__isnull=True)
+                     if name_key(p.name) == name_key(names[0]) and not has_played(p)), None)
+        if left is not None:
+            rejoin_player(drive, left)
+            return [left]
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
                          "Add an initial to tell them apart.")

@@ -169,6 +169,26 @@ def test_a_self_added_player_who_leaves_before_playing_leaves_the_drive(client, 
     assert "Ghost 3" not in text(Client().get(f"/{drive.join_code}"))
 
 
+def test_a_name_typed_on_the_wrong_phone_and_left_can_be_typed_again_on_the_right_one(client, organiser):
+    """Ann typed her name on Bob's phone and left it there (so it left the drive, unplayed):
+    typed again on her own phone it comes back, rather than "Already in this drive". A name
+    that has played stays refused; so does one the organiser added."""
+    drive = make_drive(organiser, 4, allow_self_join=True)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Ann"})
+    client.post(f"/{drive.join_code}/forget")
+    ann = drive.players.get(name="Ann")
+    assert not ann.active
+    anns_phone = Client()
+    response = anns_phone.post(f"/{drive.join_code}/join", {"new_name": "ann"}, follow=True)
+    assert "Ann" in text(response) and drive.players.filter(name__iexact="ann").count() == 1
+    ann.refresh_from_db()
+    assert ann.active and ann.phone_joined_at is not None and ann.name == "Ann"
+    assert anns_phone.get(f"/{drive.join_code}/me").status_code == 200
+    services.withdraw_player(drive, drive.players.get(name="P001"))  # the organiser's: not a phone's name
+    refused = Client().post(f"/{drive.join_code}/join", {"new_name": "P001"}, follow=True)
+    assert "Already in this drive" in text(refused) and not drive.players.get(name="P001").active
+
+
 def test_a_self_added_player_seated_for_a_hand_not_started_leaves_it_too(client, organiser):
     drive = seated_drive(organiser, 4, start=False, allow_self_join=True)
     client.post(f"/{drive.join_code}/join", {"new_name": "Ghost 3"})
