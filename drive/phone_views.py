@@ -124,6 +124,9 @@ def private_link(request, code: str, token: str):
     if player is None or limited:
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
+    holder = player_for_request(request, drive)
+    if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
+        services.revoke_phone(drive, holder, by_phone=True)
     Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 

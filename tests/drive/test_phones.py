@@ -11,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from drive import services
+from drive.access import player_cookie_name
 from drive.models import Player
 from scoring.models import Result
 from tables.models import TableHand
@@ -293,6 +294,22 @@ def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, 
     new_phone = Client()
     new_phone.get(f"/{drive.join_code}/p/{player.token}")
     assert new_phone.get(f"/{drive.join_code}/me").status_code == 200
+
+
+def test_a_private_link_opened_on_a_phone_that_was_someone_elses_releases_them(organiser):
+    """Noticed while building 'Leave this phone': a phone holding Ann that opened Bob's private
+    link became Bob's, and Ann stayed marked as joined (her name taken by no phone). The phone
+    now leaves Ann first: her name is free again and the phone's old cookie for her opens nothing."""
+    drive = make_drive(organiser, 3)
+    ann, bob = drive.players.get(name="P001"), drive.players.get(name="P002")
+    phone = phone_for(drive, ann)
+    anns_cookie = phone.cookies[player_cookie_name(drive)].value
+    phone.get(f"/{drive.join_code}/p/{bob.token}")
+    assert "P002" in text(phone.get(f"/{drive.join_code}/me"))
+    ann.refresh_from_db()
+    assert ann.phone_joined_at is None and ann.token != anns_cookie
+    other = Client()
+    assert other.post(f"/{drive.join_code}/join", {"player": ann.pk})["Location"] == f"/{drive.join_code}/me"
 
 
 def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_client, organiser):
