@@ -184,3 +184,22 @@ def test_messages_that_name_players_isolate_them(hand_one, organiser_client):
 def test_the_helpers_escape_and_isolate():
     assert bdi("<b>Bo</b>") == "<bdi>&lt;b&gt;Bo&lt;/b&gt;</bdi>"
     assert isolate("נועה") == "\u2068נועה\u2069"
+
+
+def test_dispute_and_correction_reasons_are_isolated_too(hand_one, organiser_client):
+    """Free text players and the organiser type (a dispute's reason, a correction's) may be
+    right-to-left as well: isolated where it is quoted (noticed by the helper who isolated names)."""
+    from scoring.models import Result
+    from tables.models import TableHand
+
+    drive, t1, t2 = hand_one
+    reason = "שגוי 15"
+    Result.objects.filter(table=t2).update(status=Result.Status.DISPUTED, dispute_reason=reason)
+    TableHand.objects.filter(pk=t2.pk).update(status=TableHand.Status.DISPUTED)
+    services.organiser_result(drive, t1, declared(4, 1), drive.organiser, reason=reason, seen_revision=1)
+    isolated = f"“<bdi>{reason}</bdi>”"
+    assert isolated in organiser_client.get(f"/drives/{drive.pk}/").content.decode()  # the dispute
+    assert isolated in organiser_client.get(f"/drives/{drive.pk}/results/{t2.pk}").content.decode()
+    assert isolated in organiser_client.get(f"/drives/{drive.pk}/results/{t1.pk}").content.decode()  # its log
+    assert f"<td><bdi>{reason}</bdi></td>" in organiser_client.get(f"/drives/{drive.pk}/log").content.decode()
+    assert isolated in phone(drive, seated(t2)[1]).get(f"/{drive.join_code}/me").content.decode()
