@@ -41,7 +41,7 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
     if not form.is_valid():
         return refused("Answer every question.", incomplete=True)
     try:
-        outcome = outcome_for(drive, len(players), form.summary())
+        outcome = outcome_for(drive, len(players), form.summary(), [p.name for p in players])
     except DriveError as exc:
         return refused(str(exc))
     rows = [{"name": p.name, "points": points} for p, points in zip(players, outcome.points, strict=True)]

@@ -111,7 +111,7 @@ def enter(
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
     players = _players_at(table)
-    outcome = outcome_for(drive, len(players), summary)
+    outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     existing = Result.objects.select_for_update().filter(table=table).first()
     if existing is None:
         if seen_revision:

@@ -8,6 +8,7 @@ with a message meant for the organiser; nothing is changed then.
 from __future__ import annotations
 
 import random
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
@@ -423,13 +424,21 @@ def _players_at(table: TableHand) -> list[Player]:
     return [seat.player for seat in table.seats.select_related("player").order_by("position")]
 
 
-def outcome_for(drive: Drive, players: int, summary: dict) -> Outcome:
-    """The game's outcome for an entered summary; a refused entry becomes a DriveError."""
+_SEAT = re.compile(r"\bSeat (\d+)\b")
+
+
+def outcome_for(drive: Drive, players: int, summary: dict, names: Sequence[str] | None = None) -> Outcome:
+    """The game's outcome for an entered summary; a refused entry becomes a DriveError. The game
+    names a seat by its number from 0 ("Seat 2: …"); with the seated players' ``names`` the
+    message names the player instead, as the form does."""
     game = get_game(drive.game, drive.house_rules)
     try:
         return game.outcome_from_summary(players, summary)
     except GameError as exc:
-        raise DriveError(str(exc)) from None
+        message = str(exc)
+        if names:
+            message = _SEAT.sub(lambda m: isolate(names[int(m[1])]) if int(m[1]) < len(names) else m[0], message)
+        raise DriveError(message) from None
 
 
 def _table_for_update(drive: Drive, table_id: int) -> TableHand:
@@ -463,7 +472,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     if table.hand.status == Hand.Status.SEATING:
         raise DriveError(f"Hand {table.hand.number} has not started yet.")
     players = _players_at(table)
-    outcome = outcome_for(drive, len(players), summary)
+    outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     existing = Result.objects.filter(table=table).first()
     if existing is None:
         if table.hand.status == Hand.Status.CLOSED:

@@ -62,6 +62,16 @@ def test_an_unanswered_question_is_a_hint_and_an_impossible_answer_says_why(orga
     assert snapshot() == before
 
 
+def test_an_impossible_answer_names_the_player_not_a_seat_number(organiser_client, table_of_four):
+    """Found by a new-user check: "Seat 2: what was entered needs 13 cards…", counted from 0, for
+    a player the page names; the message names the player, as the form does."""
+    drive, table, players = table_of_four
+    response = organiser_client.post(preview_url(drive, table), answers(4, 0, seat2_sets="2", seat2_ice="four"))
+    message = response.json()["message"]
+    assert response.status_code == 400 and message.startswith(f"\u2068{players[2].name}\u2069: ")
+    assert "Seat 2" not in message
+
+
 def test_a_correction_shows_the_points_recorded_beside_the_new_ones(organiser_client, organiser, table_of_four):
     drive, table, players = table_of_four
     services.organiser_result(drive, table, declared(4, 0), organiser)
