@@ -138,7 +138,7 @@ def forget(request, code: str):
     player = player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=False)
     if player is not None:
         if services.leave_phone(drive, player):
-            messages.success(request, format_html("{} has been removed from the drive.", bdi(player.name)))
+            messages.success(request, format_html("{} has left this phone and the drive (no hand was played under that name).", bdi(player.name)))
         else:
             messages.success(request, format_html("This phone is no longer {}'s.", bdi(player.name)))
     response = redirect("phone:join", code=drive.join_code)

@@ -150,6 +150,11 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
         if left is not None:
             rejoin_player(drive, left)
             return [left]
+        listed = next((p for p in drive.players.filter(active=True, phone_joined_at__isnull=True)
+                       if name_key(p.name) == name_key(names[0])), None)
+        if listed is not None:  # most likely that very player, typing instead of tapping
+            raise DriveError(f"{isolate(listed.name)} is on the list already: if that is you, tap your name "
+                             "in the list. If not, add an initial to tell you apart.")
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
                          "Add an initial to tell them apart.")

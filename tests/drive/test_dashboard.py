@@ -171,7 +171,7 @@ def test_the_corrections_log_says_by_name_who_declared_and_whose_points_changed(
     assert f'<li class="changed"><bdi>{first.name}</bdi>: 15 → 0</li>' in page
     assert f'<li class="changed"><bdi>{second.name}</bdi>: 0 → 25</li>' in page
     assert f"<li><bdi>{third.name}</bdi>: 0, unchanged</li>" in page
-    assert f"'{first.pk}'" not in page and "Bob declared" in page
+    assert f"'{first.pk}'" not in page and "Bob declared" in page and "Hand 1, Table 1" in page
 
 
 def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organiser):

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from drive import services
 from drive.access import player_cookie_name
@@ -162,7 +163,7 @@ def test_a_self_added_player_who_leaves_before_playing_leaves_the_drive(client, 
     ghost = drive.players.get(name="Ghost 3")
     assert ghost.added_by_phone and ghost.phone_joined_at is not None
     response = client.post(f"/{drive.join_code}/forget", follow=True)
-    assert "<bdi>Ghost 3</bdi> has been removed from the drive." in text(response)
+    assert "<bdi>Ghost 3</bdi> has left this phone and the drive (no hand was played under that name)." in text(response)
     ghost.refresh_from_db()
     assert not ghost.active and ghost.phone_joined_at is None
     hand = services.draw_seating(drive)
@@ -188,6 +189,18 @@ def test_a_name_typed_on_the_wrong_phone_and_left_can_be_typed_again_on_the_righ
     services.withdraw_player(drive, drive.players.get(name="P001"))  # the organiser's: not a phone's name
     refused = Client().post(f"/{drive.join_code}/join", {"new_name": "P001"}, follow=True)
     assert "Already in this drive" in text(refused) and not drive.players.get(name="P001").active
+
+
+def test_typing_a_name_that_is_on_the_list_says_to_tap_it(client, organiser):
+    """Found by a new-user check: typing "p001" (on the list, not joined) was told "Already in
+    this drive: p001. Add an initial…": most likely it is that player, who should tap the name."""
+    drive = make_drive(organiser, 4, allow_self_join=True)
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)
+    assert "\u2068P001\u2069 is on the list already: if that is you, tap your name in the list." in text(response)
+    assert drive.players.count() == 4
+    Player.objects.filter(name="P001").update(phone_joined_at=timezone.now())  # joined: then another of that name
+    again = Client().post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)
+    assert "Already in this drive" in text(again) and drive.players.count() == 4
 
 
 def test_a_self_added_player_seated_for_a_hand_not_started_leaves_it_too(client, organiser):
