@@ -95,3 +95,12 @@ def _spread(wanted: list[float], gap: float, lowest: float, highest: float) -> l
 def get_item(mapping, key):
     """``{{ moves|get_item:player_id }}``: a dict lookup by a variable key."""
     return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def place(ranked) -> str:
+    """A player's place as a sentence says it: "19th", or "joint 19th" when shared (the board's
+    short "=19" is for a column)."""
+    rank = ranked.rank
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{'joint ' if ranked.tied else ''}{rank}{suffix}"

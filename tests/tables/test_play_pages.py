@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from drive.templatetags.drive_tags import place
 from tables.models import BotPlayer
 from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, table_of
 
@@ -103,7 +104,7 @@ def test_the_finished_drive_tells_each_phone_its_place_in_words(client, organise
     ranked = standings(drive)
     first, last = ranked[0], ranked[-1]
     for row, expected in ((first, "You won, with" if not first.tied else "You share first place, with"),
-                          (last, f"You finished {last.label} of 8, with {last.total} points.")):
+                          (last, f"You finished {place(last)} of 8, with {last.total} points.")):
         client.cookies[f"ff_{drive.join_code}"] = drive.players.get(pk=row.row.player_id).token
         body = client.get(reverse("phone:me", args=[drive.join_code])).content.decode()
         assert expected in body and "the winner!" not in body
