@@ -32,9 +32,9 @@
         : paragraph(data.message, "error"));
       return;
     }
-    if (data.points.some(function (row) { return row.recorded !== undefined; })) {
-      box.appendChild(paragraph("Points as recorded → with these answers", "small muted"));
-    }
+    var recorded = data.points.some(function (row) { return row.recorded !== undefined; });
+    box.appendChild(paragraph(recorded ? "Points as recorded → with these answers" : "Points with these answers",
+                              "small muted"));
     var ul = document.createElement("ul");
     data.points.forEach(function (row) {
       var li = document.createElement("li");

@@ -31,12 +31,14 @@ def test_the_organiser_sees_the_points_before_saving_and_what_a_correction_chang
     choose(organiser, "declarer", ann)
     expect(box).to_contain_text(f"{ann}: 15 points")
     expect(box).to_contain_text(f"{bob}: 0 points")
+    expect(box.locator("p.small")).to_have_text("Points with these answers")  # a heading (a new-user check)
     organiser.click("button:has-text('Save the result')")
     expect(organiser.locator("#table-1 .badge")).to_have_text("Confirmed")
 
     # A correction: the form opens as recorded; changing an answer shows recorded → new.
     organiser.locator("#table-1").get_by_role("link", name="Correct").click()
     expect(box).to_contain_text(f"{ann}: 15 points, unchanged")
+    expect(box.locator("p.small")).to_have_text("Points as recorded → with these answers")
     choose(organiser, "declarer", cy)
     expect(box).to_contain_text(f"{ann}: 15 → 0 points")
     expect(box).to_contain_text(f"{cy}: 0 → 15 points")
