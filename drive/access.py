@@ -72,8 +72,8 @@ def player_by_token(drive: Drive, token: str | None, *, active_only: bool = True
     return (players.filter(active=True) if active_only else players).first()
 
 
-def player_for_request(request, drive: Drive) -> Player | None:
-    return player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)))
+def player_for_request(request, drive: Drive, *, active_only: bool = True) -> Player | None:
+    return player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=active_only)
 
 
 def player_for_scope(scope, drive: Drive, *, active_only: bool = True) -> Player | None:

@@ -135,10 +135,11 @@ def private_link(request, code: str, token: str):
 def forget(request, code: str):
     """"Leave this phone": the name is released (``services.leave_phone``) and the cookie goes."""
     drive = drive_by_code(code)
-    player = player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=False)
+    player = player_for_request(request, drive, active_only=False)
     if player is not None:
         if services.leave_phone(drive, player):
-            messages.success(request, format_html("{} has left this phone and the drive (no hand was played under that name).", bdi(player.name)))
+            messages.success(request, format_html("{} has left this phone and the drive (no hand was played "
+                                                  "under that name).", bdi(player.name)))
         else:
             messages.success(request, format_html("This phone is no longer {}'s.", bdi(player.name)))
     response = redirect("phone:join", code=drive.join_code)
@@ -149,7 +150,7 @@ def forget(request, code: str):
 def _player_or_join(request, drive: Drive):
     player = player_for_request(request, drive)
     if player is None:
-        gone = player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=False)
+        gone = player_for_request(request, drive, active_only=False)
         if gone is not None:  # withdrawn: their name is not on the join page's list
             messages.warning(request, format_html("The organiser has taken {} out of the drive. "
                                                   "Ask the organiser if you want to play again.", bdi(gone.name)))

@@ -143,17 +143,15 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
                          f"and these {len(names)} names would make {len(existing) + len(names)}.")
     clashes = [n for n in names if name_key(n) in existing]
     if clashes and by_phone and len(names) == 1:
-        # A name a phone added and then left before playing (typed on the wrong phone, say)
-        # left the drive with it: typed again on a phone, it comes back instead of being refused.
-        left = next((p for p in drive.players.filter(active=False, added_by_phone=True, bot__isnull=True)
-                     if name_key(p.name) == name_key(names[0]) and not has_played(p)), None)
-        if left is not None:
-            rejoin_player(drive, left)
-            return [left]
-        listed = next((p for p in drive.players.filter(active=True, phone_joined_at__isnull=True)
-                       if name_key(p.name) == name_key(names[0])), None)
-        if listed is not None:  # most likely that very player, typing instead of tapping
-            raise DriveError(f"{isolate(listed.name)} is on the list already: if that is you, tap your name "
+        # The one player of that name (a drive's names differ by more than capitals).
+        same = next(p for p in drive.players.all() if name_key(p.name) == name_key(names[0]))
+        if not same.active and same.added_by_phone and not has_played(same):
+            # A name a phone added and then left before playing (typed on the wrong phone, say)
+            # left the drive with it: typed again on a phone, it comes back instead of being refused.
+            rejoin_player(drive, same)
+            return [same]
+        if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping
+            raise DriveError(f"{isolate(same.name)} is on the list already: if that is you, tap your name "
                              "in the list. If not, add an initial to tell you apart.")
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
