@@ -393,13 +393,15 @@ for i = 1, #members do
 end
 local over = 0
 for i = 1, #members do
-    local key = ARGV[7] .. members[i]
-    redis.call('ZREMRANGEBYSCORE', key, 0, ARGV[4])
-    if redis.call('ZCOUNT', key, '-inf', '+inf') < tonumber(ARGV[6]) then
-        redis.call('ZADD', key, ARGV[2], ARGV[1])
-        redis.call('EXPIRE', key, ARGV[5])
-    else
-        over = over + 1
+    if members[i] ~= ARGV[8] then
+        local key = ARGV[7] .. members[i]
+        redis.call('ZREMRANGEBYSCORE', key, 0, ARGV[4])
+        if redis.call('ZCOUNT', key, '-inf', '+inf') < tonumber(ARGV[6]) then
+            redis.call('ZADD', key, ARGV[2], ARGV[1])
+            redis.call('EXPIRE', key, ARGV[5])
+        else
+            over = over + 1
+        end
     end
 end
 return over
@@ -418,14 +420,20 @@ def _redis_direct(channel_layer: Any) -> bool:
             and not channel_layer.channel_capacity)
 
 
-async def group_send(channel_layer: Any, group: str, message: dict[str, Any]) -> None:
+async def group_send(channel_layer: Any, group: str, message: dict[str, Any], *, others_only: bool = False) -> None:
     """``channel_layer.group_send(group, message)``; on Redis in one round trip when every
-    member of the group is a plain channel (a process's inbox), else the stock way."""
-    if not _redis_direct(channel_layer) or not await _group_send_direct(channel_layer, group, message):
+    member of the group is a plain channel (a process's inbox), else the stock way.
+    ``others_only``: the sender has told its own process already, so this process's inbox is
+    left out (on that one-trip way; the stock way sends to every member)."""
+    skip = ""
+    if others_only:
+        inbox = _inboxes.get((id(asyncio.get_running_loop()), id(channel_layer)))
+        skip = inbox[0] if inbox is not None else ""
+    if not _redis_direct(channel_layer) or not await _group_send_direct(channel_layer, group, message, skip):
         await channel_layer.group_send(group, message)
 
 
-async def _group_send_direct(channel_layer: Any, group: str, message: dict[str, Any]) -> bool:
+async def _group_send_direct(channel_layer: Any, group: str, message: dict[str, Any], skip: str = "") -> bool:
     """False (nothing sent) when the group has a socket's own channel in it."""
     from redis.exceptions import NoScriptError
 
@@ -434,7 +442,7 @@ async def _group_send_direct(channel_layer: Any, group: str, message: dict[str, 
     now = time.time()
     args = [channel_layer.serialize(message), now, int(now) - channel_layer.group_expiry,
             int(now) - int(channel_layer.expiry), int(channel_layer.expiry), channel_layer.capacity,
-            channel_layer.prefix]
+            channel_layer.prefix, skip]
     key = channel_layer._group_key(group)
     try:
         over = await connection.evalsha(_GROUP_SEND_SHA, 1, key, *args)

@@ -367,7 +367,7 @@ async def announce(channel_layer: Any, applied: "Applied", *, through_layer: boo
         try:
             move = _sealed_or_none(applied.table_id, applied.state, applied.move) if applied.move else None
             await layer.group_send(channel_layer, table_group(applied.table_id),
-                                   version_message(applied.table_id, applied.version, move))
+                                   version_message(applied.table_id, applied.version, move), others_only=True)
         except Exception:  # committed already: sockets catch up on their next sync
             log.warning("table %s version %s not announced: channel layer unavailable", applied.table_id,
                         applied.version, exc_info=True)

@@ -14,11 +14,11 @@ def group_sends(monkeypatch, keep: Callable[[str, dict], Any]) -> list:
     sent: list = []
     real = layer.group_send
 
-    async def spy(channel_layer, group, message):
+    async def spy(channel_layer, group, message, **options):
         kept = keep(group, message)
         if kept:
             sent.append(kept)
-        return await real(channel_layer, group, message)
+        return await real(channel_layer, group, message, **options)
 
     monkeypatch.setattr(layer, "group_send", spy)
     return sent

@@ -103,6 +103,36 @@ async def test_the_script_is_sent_again_to_a_redis_that_lost_it(redis_layer):
     await redis_layer.flush()
 
 
+async def test_a_send_to_others_only_leaves_out_this_process_inbox(redis_layer):
+    """A digital move's version: this process's sockets were told directly, so its own inbox is
+    not sent the message again; the other processes' inboxes are."""
+    import asyncio
+
+    seen: list[int] = []
+
+    async def heard(message):
+        seen.append(message["n"])
+
+    layer.on_inbox("test.others", heard)
+    try:
+        await layer.join_inbox("table-5", redis_layer)  # this process's inbox, read by its own task
+        other = layer.inbox_channel_name()  # another process's
+        await redis_layer.group_add("table-5", other)
+        await layer.group_send(redis_layer, "table-5", {"type": "test.others", "n": 1}, others_only=True)
+        await layer.group_send(redis_layer, "table-5", {"type": "test.others", "n": 2})
+        assert await layer.receive(redis_layer, other) == {"type": "test.others", "n": 1}
+        assert await layer.receive(redis_layer, other) == {"type": "test.others", "n": 2}
+        for _ in range(200):  # the inbox reads in order: 2 arrives after 1 would have
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        assert seen == [2]
+    finally:
+        layer._inbox_handlers.pop("test.others", None)
+        await layer.close_inbox(redis_layer)
+        await redis_layer.flush()
+
+
 def test_the_in_memory_layer_and_sharded_redis_keep_the_stock_way(redis_layer):
     from channels.layers import InMemoryChannelLayer
     from channels_redis.core import RedisChannelLayer
