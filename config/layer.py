@@ -143,6 +143,30 @@ def run_soon(make_coroutine: Any) -> bool:
     return True
 
 
+def group_has_members(group: str, channel_layer: Any = None) -> bool | None:
+    """From a thread of our own: whether any channel is in ``group`` now (on Redis, a member
+    that joined within the layer's group expiry, as ``group_send`` counts them); None when it
+    cannot tell (another layer, Redis away)."""
+    channel_layer = channel_layer or get_channel_layer()
+    try:
+        from channels_redis.core import RedisChannelLayer
+    except ImportError:
+        return None
+    if not isinstance(channel_layer, RedisChannelLayer):
+        return None
+
+    async def count() -> int:
+        connection = channel_layer.connection(channel_layer.consistent_hash(group))
+        return await connection.zcount(channel_layer._group_key(group), int(time.time()) - channel_layer.group_expiry,
+                                       "+inf")
+
+    try:
+        return async_to_sync(count)() > 0
+    except Exception:
+        log.warning("could not tell whether group %s has members: channel layer unavailable", group, exc_info=True)
+        return None
+
+
 def send_many(messages: list[tuple[str, dict[str, Any]]]) -> bool:
     """Send (group, message) pairs in one trip to the event loop (concurrently on Redis).
 

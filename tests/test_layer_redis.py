@@ -133,6 +133,29 @@ async def test_a_send_to_others_only_leaves_out_this_process_inbox(redis_layer):
         await redis_layer.flush()
 
 
+async def test_a_group_has_members_while_one_joined_within_the_expiry(redis_layer):
+    """From a thread (the live-update worker): whether anyone is in a group, counted as the
+    layer's group_send counts them (a member older than the group expiry has left)."""
+    import asyncio
+
+    from channels.layers import InMemoryChannelLayer
+
+    async def has(group):
+        return await asyncio.to_thread(layer.group_has_members, group, redis_layer)
+
+    assert await has("drive-7-phones") is False
+    inbox = layer.inbox_channel_name()
+    await redis_layer.group_add("drive-7-phones", inbox)
+    assert await has("drive-7-phones") is True
+    await redis_layer.group_discard("drive-7-phones", inbox)
+    assert await has("drive-7-phones") is False
+    stale = time.time() - redis_layer.group_expiry - 10  # joined before a crash, never left
+    await redis_layer.connection(0).zadd(redis_layer._group_key("drive-7-phones"), {inbox: stale})
+    assert await has("drive-7-phones") is False
+    assert await asyncio.to_thread(layer.group_has_members, "drive-7-phones", InMemoryChannelLayer()) is None
+    await redis_layer.flush()
+
+
 def test_the_in_memory_layer_and_sharded_redis_keep_the_stock_way(redis_layer):
     from channels.layers import InMemoryChannelLayer
     from channels_redis.core import RedisChannelLayer

@@ -157,6 +157,21 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     assert broadcast.phones_listening(drive.pk) == frozenset()
 
 
+def test_on_redis_no_phone_fragment_is_built_while_no_process_holds_a_phone(monkeypatch):
+    """Several processes: each knows only its own phones, so every fragment is built while any
+    process holds one; while none does (the drive's phones group is empty: every phone on a
+    digital game screen), none is. Unknown (Redis away): every one, as before."""
+    from config import layer
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
+    asked = []
+    for members, expected in ((False, frozenset()), (True, None), (None, None)):
+        monkeypatch.setattr(layer, "group_has_members", lambda group, m=members: asked.append(group) or m)
+        assert broadcast.phones_listening(5) == expected
+    assert asked == ["drive-5-phones"] * 3
+
+
 async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser):
     drive = drive_of_eight
     code = drive.join_code
