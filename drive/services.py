@@ -605,7 +605,10 @@ def _finish(drive: Drive) -> None:
         hand.delete()  # the next hand's seating was shown but never played
     drive.status = Drive.Status.FINISHED
     drive.finished_at = timezone.now()
-    drive.final_standings = [asdict(row) for row in standings_rows(drive, live=True)]
+    # Those who played a hand only: a late arrival added during the last hand (never seated,
+    # as the next hand never came) would otherwise be ranked on 0 from 0 hands, and take the
+    # booby prize, as a player withdrawn before playing is in no standings.
+    drive.final_standings = [asdict(row) for row in standings_rows(drive, live=True) if row.hands_played]
     drive.save(update_fields=["status", "finished_at", "final_standings"])
     live.drive_changed(drive.pk)
 

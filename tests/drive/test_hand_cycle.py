@@ -6,7 +6,7 @@ import pytest
 
 from drive import movement, services
 from drive.models import Drive, Player
-from drive.selectors import standings, tables_of
+from drive.selectors import prizes as selectors_prizes, standings, tables_of
 from drive.services import DriveError
 from scoring.models import Correction, Result, Score
 from tables.models import Hand, Seat, TableHand
@@ -227,6 +227,26 @@ def test_a_player_withdrawn_before_playing_a_hand_is_in_no_standings(organiser):
     assert len(ranked) == 8 and "Mistake" not in [r.name for r in ranked]
     services.rejoin_player(drive, mistake)
     assert "Mistake" in [r.name for r in standings(drive)]
+
+
+def test_a_late_arrival_who_never_played_is_in_no_final_standings_and_wins_no_booby(organiser):
+    """Found by a probe from outside: a late arrival added during the last hand (seated only at
+    the next, which never came) was frozen into the final standings on 0 points from 0 hands,
+    and took the booby prize (and a place, "5th of 5") without playing a card. The final
+    standings, like a withdrawn player's, hold only those who played a hand."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    late = services.add_players(drive, ["Latecomer"])[0]
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0, sets={1: 1}), organiser)
+    assert "Latecomer" in [r.name for r in standings(drive)]  # during the drive: they will play
+    assert services.close_hand(drive) is None
+    drive.refresh_from_db()
+    ranked = standings(drive)
+    assert [r.row.player_id for r in ranked if r.row.player_id == late.pk] == []
+    assert len(ranked) == 4
+    prizes = selectors_prizes(ranked)
+    assert "Latecomer" not in [r.name for group in prizes.values() for r in group]
+    assert prizes["booby"] and all(r.row.hands_played == 1 for r in prizes["booby"])
 
 
 def test_swap_two_players_between_hands(organiser):
