@@ -413,6 +413,11 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
         raise DriveError("Draw the seating first.")
     if hand.status != Hand.Status.SEATING:
         raise DriveError(f"Hand {hand.number} is already under way.")
+    if _target_reached(drive, hand.number - 1):
+        # Reached since the last close: the target was lowered on the drive's page, or a
+        # correction took someone to the total. The drive ends at its target, not a hand later.
+        raise DriveError("The drive has reached its target: end the drive now, or raise its target on "
+                         "the drive's page to play on.")
     hand.status = Hand.Status.PLAYING
     hand.started_at = timezone.now()
     hand.save(update_fields=["status", "started_at"])

@@ -156,6 +156,32 @@ def test_whichever_comes_first(organiser):
     assert services.close_hand(drive) is None
 
 
+def test_a_target_reached_between_hands_starts_no_further_hand(organiser):
+    """Found by a probe from outside: with the next seating shown, the organiser lowered the
+    drive's target to the hands already played (or a correction took someone to the total),
+    and "Start hand" played a hand beyond it. The start is refused, nothing changed, with what
+    to do; raising the target again lets the drive play on."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3, target_total=500)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    Drive.objects.filter(pk=drive.pk).update(target_hands=1)  # the drive's page, saved
+    with pytest.raises(DriveError, match="reached its target: end the drive now, or raise its target"):
+        services.start_hand(drive, shown_hand=2)
+    assert drive.hands.get(number=2).status == Hand.Status.SEATING
+    assert not TableHand.objects.filter(hand__number=2, hand__drive=drive).exclude(state=None).exists()
+    Drive.objects.filter(pk=drive.pk).update(target_hands=3)
+    assert services.start_hand(drive, shown_hand=2).status == Hand.Status.PLAYING
+
+    # A correction between hands that takes someone to the total: the same.
+    drive = seated_drive(organiser, 4, target="total", target_total=25)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    services.close_hand(drive)
+    services.organiser_result(drive, table, declared(4, 0, nine=True), organiser, reason="it had the Joker")
+    with pytest.raises(DriveError, match="reached its target"):
+        services.start_hand(drive)
+
+
 def test_correction_needs_a_reason_and_is_logged(organiser):
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
