@@ -399,6 +399,34 @@ def set_table_mode(drive: Drive, table_number: int, mode: str, *, shown_hand: in
     live.drive_changed(drive.pk)
 
 
+@transaction.atomic
+def drive_play_mode_changed(drive: Drive, mode: str) -> str | None:
+    """The drive's play mode, changed on its page (saved in the caller's transaction), for the
+    seating shown: each table keeps its own mode from hand to hand, so without this "Saved."
+    changed no table at all. Between hands every table of the seating shown takes it (a table
+    where a bot sits stays on the phones); during a hand it is refused, as a table's own mode
+    is. Returns what the organiser is told, or None when no seating is shown."""
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is not None and hand.status == Hand.Status.PLAYING:
+        raise DriveError(f"The tables' play mode changes between hands: change it once hand {hand.number} "
+                         "is closed (or a single table's, on its card, then).")
+    if hand is None or hand.status != Hand.Status.SEATING:
+        return None
+    if mode not in TableHand.PlayMode.values:
+        raise DriveError("Unknown play mode.")
+    with_bots = sorted(set(hand.tables.filter(seats__player__bot__isnull=False).values_list("number", flat=True)))
+    hand.tables.exclude(number__in=with_bots).update(play_mode=mode)
+    live.drive_changed(drive.pk)
+    how = "on the phones" if mode == TableHand.PlayMode.DIGITAL else "with cards"
+    note = f"Saved: every table of the seating for hand {hand.number} now plays {how}."
+    if with_bots and mode == TableHand.PlayMode.PHYSICAL:
+        numbers = ", ".join(map(str, with_bots))
+        note += (f" Table {numbers} stays on the phones: a bot sits there." if len(with_bots) == 1
+                 else f" Tables {numbers} stay on the phones: bots sit there.")
+    return note
+
+
 # --- the hand cycle ---------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
@@ -65,9 +66,16 @@ def drive_edit(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     form = DriveForm(request.POST or None, instance=drive)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Saved.")
-        return _back(drive)
+        try:
+            with transaction.atomic():  # the settings and the seating's tables change together, or neither
+                form.save()
+                note = (services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"])
+                        if "play_mode" in form.changed_data else None)
+        except DriveError as exc:
+            form.add_error("play_mode", str(exc))
+        else:
+            messages.success(request, note or "Saved.")
+            return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
 
 

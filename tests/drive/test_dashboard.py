@@ -36,6 +36,42 @@ def test_organiser_creates_a_drive(organiser_client, organiser):
     assert drive.house_rules == {"declarer_joker_penalty": True}
 
 
+def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(organiser_client, organiser):
+    """Found by a probe from outside: with the seating drawn, "Tables play with: the phones" on
+    the drive's page said "Saved." and every table went on playing with cards (each table keeps
+    its own mode from hand to hand). Between hands it now changes every table of the seating
+    shown (a table where a bot sits stays on the phones); during a hand it is refused, nothing
+    saved, as a table's own mode is."""
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False, target="hands", target_hands=5)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0, "joker_penalty": "on"}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
+    assert "every table of the seating for hand 1 now plays on the phones" in response.content.decode()
+    hand = drive.hands.get()
+    assert set(hand.tables.values_list("play_mode", flat=True)) == {"digital"}
+    bot = digital.add_bot(drive, hand.tables.get(number=2).pk)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "physical"}, follow=True)
+    assert "Table 2 stays on the phones" in response.content.decode()
+    assert dict(hand.tables.values_list("number", "play_mode")) == {1: "physical", 2: "digital"}
+    assert bot.seats.get().table.number == 2
+
+    services.start_hand(drive)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "digital",
+                                                                    "name": "Renamed"})
+    assert response.status_code == 200
+    assert "between hands" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.play_mode == "physical" and drive.name == "Test drive"
+    assert dict(hand.tables.values_list("number", "play_mode")) == {1: "physical", 2: "digital"}
+    # Anything else on the page may change during a hand.
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "physical", "name": "Renamed"})
+    assert response.status_code == 302
+    drive.refresh_from_db()
+    assert drive.name == "Renamed"
+
+
 @pytest.mark.parametrize("field,value,message", [
     ("preferred_table_size", "11", "less than or equal to 10"),
     ("preferred_table_size", "1", "greater than or equal to 2"),
