@@ -47,6 +47,22 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
     return number
 
 
+def env_time_zone(name: str, default: str) -> str:
+    """An IANA time zone name (``Europe/London``), as Django needs it; the default when unset/empty."""
+    value = (os.environ.get(name) or "").strip()
+    if not value:
+        return default
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{name} must be a time zone name such as Europe/London or America/New_York; got {value!r}."
+        ) from None
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None:

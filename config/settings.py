@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config import network
-from config.env import env_bool, env_int, env_list, env_str, env_url
+from config.env import env_bool, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "data")))
@@ -176,7 +176,7 @@ LOGIN_REDIRECT_URL = "drive:home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-gb"
-TIME_ZONE = env_str("TIME_ZONE", "Europe/London")
+TIME_ZONE = env_time_zone("TIME_ZONE", "Europe/London")
 USE_I18N = True
 USE_TZ = True
 

@@ -91,8 +91,9 @@ def claim(request, code: str):
             if has_control_characters(new_name):
                 raise DriveError("Type your name with letters, not control characters.")
             names = services.parse_names(new_name)
-            if len(names) != 1:
-                raise DriveError("Type just your own name.")
+            if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
+                raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
+                                 if "," in new_name else "Type just your own name.")
             player = services.add_players(drive, names, by_phone=True)[0]
         except DriveError as exc:
             messages.error(request, str(exc))

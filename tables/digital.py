@@ -1005,7 +1005,10 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
             raise DigitalError("This phone does not hold that seat (any more): join the drive again.")
         raise DigitalError("You do not sit at that seat of this table.")
     elif seat in (table.bots or []):  # the organiser has a bot stand in (``set_stand_in``)
-        raise DigitalError("A bot is playing your seat for now: ask the organiser to give it back to you.")
+        # (Also a player the organiser has taken out since this phone connected: its next
+        # connection says so; this row does not know.)
+        raise DigitalError("A bot is playing your seat for now: the organiser set it there (or took you out "
+                           "of the drive). Ask them to give it back to you.")
     if table.play_mode != TableHand.PlayMode.DIGITAL or table.state is None:
         raise DigitalError("This table is not playing on the phones.")
     if table.status != TableHand.Status.PLAYING or table.hand.status != Hand.Status.PLAYING:

@@ -40,6 +40,17 @@ def test_env_url_refuses_wrong_scheme(monkeypatch):
         env.env_url("X_URL", {"postgres"})
 
 
+def test_env_time_zone_takes_a_zone_name_and_refuses_others(monkeypatch):
+    monkeypatch.setenv("X_TZ", " America/New_York ")
+    assert env.env_time_zone("X_TZ", "Europe/London") == "America/New_York"
+    monkeypatch.setenv("X_TZ", "")
+    assert env.env_time_zone("X_TZ", "Europe/London") == "Europe/London"
+    for bad in ("Mars/Olympus", "GMT+25", "../etc/passwd"):
+        monkeypatch.setenv("X_TZ", bad)
+        with pytest.raises(ImproperlyConfigured, match="X_TZ must be a time zone name"):
+            env.env_time_zone("X_TZ", "Europe/London")
+
+
 def _start_settings(extra_env: dict[str, str]) -> subprocess.CompletedProcess:
     import os
 
@@ -54,6 +65,12 @@ def test_bad_setting_stops_start_up_with_its_name():
     result = _start_settings({"DEBUG": "perhaps"})
     assert result.returncode != 0
     assert "DEBUG must be one of" in result.stderr
+
+
+def test_a_bad_time_zone_stops_start_up_with_its_name():
+    result = _start_settings({"TIME_ZONE": "Europe/Lundun"})
+    assert result.returncode != 0
+    assert "TIME_ZONE must be a time zone name" in result.stderr
 
 
 def test_secret_key_is_required_when_debug_is_off():

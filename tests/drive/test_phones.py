@@ -113,6 +113,19 @@ def test_a_phone_that_holds_a_player_can_neither_claim_nor_add_another(client, o
     assert f'value="{bob.pk}"' not in page and 'name="new_name"' not in page
 
 
+def test_a_typed_name_is_one_name_and_a_comma_is_explained(client, organiser):
+    """Commas and new lines separate names (as in the organiser's list): "Smith, John" would be
+    two players, so it is refused, nothing written, saying what to type instead."""
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "Smith, John"}, follow=True)
+    assert "with no comma in it (John Smith, not Smith, John)" in text(response)
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "Ann\nBob"}, follow=True)
+    assert "Type just your own name." in text(response) and "comma" not in text(response)
+    assert drive.players.count() == 3
+    assert client.post(f"/{drive.join_code}/join", {"new_name": "John Smith"})["Location"] == f"/{drive.join_code}/me"
+    assert drive.players.filter(name="John Smith").exists()
+
+
 def test_a_phone_whose_player_was_withdrawn_or_signed_out_may_join_again(organiser_client, organiser):
     drive = make_drive(organiser, 4)
     ann, bob, cy = drive.players.order_by("name")[:3]
