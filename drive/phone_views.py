@@ -18,7 +18,7 @@ from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
-from drive.services import DriveError, StaleForm
+from drive.services import DriveError, NotThisPlayersForm, StaleForm
 from scoring.forms import ResultForm
 from scoring.models import Result
 from tables.models import Hand
@@ -180,8 +180,9 @@ def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = Non
 
 
 def _shown(request) -> results.Shown:
-    """The hand and table a phone's form was shown for (its hidden fields ``hand``, ``table``)."""
-    return results.Shown(posted_number(request.POST, "hand"), posted_number(request.POST, "table"))
+    """The hand, the table and the player a phone's form was shown for (its hidden fields
+    ``hand``, ``table``, ``player``: templates/phone/partials/shown_for.html)."""
+    return results.Shown(*(posted_number(request.POST, field) for field in ("hand", "table", "player")))
 
 
 def _recorded_already(player: Player, client_key: str | None) -> bool:
@@ -201,11 +202,14 @@ def _entry_answer(request, drive: Drive, wants_json: bool, *, repeated: bool):
 
 def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
     """A refusal before the form is read: JSON for entry.js (``stale`` when the form was for
-    another hand or table: it drops the queued entry and says why), a message on the phone's
-    home page otherwise."""
+    another hand or table, ``player`` too when it was shown to another player or names none:
+    it drops the queued entry and says why), a message on the phone's home page otherwise."""
     if wants_json and request.method == "POST":
         stale = isinstance(exc, StaleForm)
-        return JsonResponse({"ok": False, "stale": stale, "message": str(exc)}, status=409 if stale else 400)
+        answer = {"ok": False, "stale": stale, "message": str(exc)}
+        if isinstance(exc, NotThisPlayersForm):
+            answer["player"] = True
+        return JsonResponse(answer, status=409 if stale else 400)
     messages.error(request, str(exc))
     return redirect("phone:me", code=drive.join_code)
 
@@ -218,8 +222,9 @@ def enter(request, code: str):
     wants_json = request.headers.get("Accept", "").startswith("application/json")
     posted = request.method == "POST"
     try:
-        # A repeat of a recorded entry is answered as such, whatever hand it was for; any other
-        # form for another hand or table than the player's now is refused before it is read.
+        # A repeat of the player's own recorded entry is answered as such, whatever hand it was
+        # for; any other form shown to another player, or for another hand or table than the
+        # player's now, is refused before it is read.
         if posted and _recorded_already(player, request.POST.get("client_key")):
             return _entry_answer(request, drive, wants_json, repeated=True)
         table, names, spec, existing = _entry_setup(drive, player, _shown(request) if posted else None)
@@ -269,7 +274,8 @@ def preview(request, code: str):
 
 
 def _judge(request, code: str, action):
-    """Confirm or dispute: the form names the revision, the hand and the table it showed."""
+    """Confirm or dispute: the form names the revision, the hand and the table it showed, and
+    the player it was shown to."""
     drive = drive_by_code(code)
     player = player_for_request(request, drive)
     if player is None:

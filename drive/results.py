@@ -1,6 +1,6 @@
 """Results from players' phones: enter, confirm, dispute (the organiser settles on the dashboard).
 
-The server decides every state change (docs/rules.md, "Recording a physical hand"):
+The server decides every state change (docs/drive-rules.md, "Recording a hand played with cards"):
 - only a player seated at that table in that hand may enter, confirm or dispute;
 - the confirmer must be a different player from the one whose entry it is;
 - a confirmed result is locked: only the organiser can change it, with a reason;
@@ -10,7 +10,12 @@ The server decides every state change (docs/rules.md, "Recording a physical hand
 - every entry, confirmation and dispute names the hand and the table its page was shown for
   (``Shown``): one for another hand or table than the player's now (a page left open over a
   close, the phone's offline queue), or naming none (a page from before this rule), is refused
-  with ``StaleForm`` and writes nothing.
+  with ``StaleForm`` and writes nothing;
+- it also names the player the page was shown to, and is refused (``NotThisPlayersForm``,
+  nothing written) unless that is the player the request's cookie names: a phone changes hands
+  ("Leave this phone", someone else joins), and what the first player's page sends (their
+  entry queued offline, a tab left open) must never act for the next one; otherwise the first
+  could confirm an entry recorded as the next player's, one person both entering and confirming.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from django.db import transaction
 from config.bidi import isolate
 from drive import live
 from drive.models import Drive, Player
-from drive.services import DriveError, StaleForm, _hand_now, _lock, _players_at, current_hand, outcome_for
+from drive.services import (
+    DriveError, NotThisPlayersForm, StaleForm, _hand_now, _lock, _players_at, current_hand, outcome_for,
+)
 from scoring import services as scoring
 from scoring.models import Result
 from tables.models import Hand, TableHand
@@ -36,13 +43,22 @@ class Submitted:
 
 @dataclass(frozen=True)
 class Shown:
-    """The hand and table numbers a phone's form was shown for (None: the form did not say)."""
+    """What a phone's form was shown for: the hand and table numbers, and the id of the player
+    whose page it was (None: the form did not say)."""
 
     hand: int | None
     table: int | None
+    player: int | None
 
 
 LOOK_NOW = "Nothing was saved. Look at your table now."
+
+
+def _check_player_shown(player: Player, shown: Shown) -> None:
+    if shown.player is None:
+        raise NotThisPlayersForm(f"This page is out of date: it does not say whose it was. {LOOK_NOW}")
+    if shown.player != player.pk:
+        raise NotThisPlayersForm(f"This was sent from a page shown to another player on this phone. {LOOK_NOW}")
 
 
 def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
@@ -55,9 +71,10 @@ def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
 
 def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
     """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
-    unless that is the hand and the table the form names."""
+    unless the form was shown to this player, for this hand and this table."""
     hand = current_hand(drive)
     if shown is not None:
+        _check_player_shown(player, shown)
         _check_hand_shown(hand, shown)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("No hand is being played right now.")
@@ -98,8 +115,8 @@ def enter(
     drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int, shown: Shown
 ) -> Submitted:
     """A player enters their table's result (or replaces an unconfirmed entry they have seen).
-    ``shown``: the hand and table the form was for; a repeat of a recorded key is answered
-    first (it writes nothing), whatever hand it was for."""
+    ``shown``: the player, the hand and the table the form was for; a repeat of a recorded key
+    of this player's is answered first (it writes nothing), whatever hand it was for."""
     drive = _lock(drive)
     if drive.is_finished:
         raise DriveError("The drive has finished.")

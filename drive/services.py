@@ -42,6 +42,13 @@ class StaleForm(DriveError):
     nothing written. A page's script recognises it (``"stale": true`` in JSON answers)."""
 
 
+class NotThisPlayersForm(StaleForm):
+    """A phone's form shown to another player than the one its cookie names now (an entry left
+    queued on the phone, then "Leave this phone" and someone else joined), or naming no player:
+    refused like any stale form, and nothing written. Its own kind, so that a page's script does
+    not say the hand had moved on (``"player": true`` beside ``"stale": true`` in JSON answers)."""
+
+
 def _hand_now(hand: Hand | None) -> str:
     if hand is None:
         return "no seating has been drawn"

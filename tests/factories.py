@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from drive import services
 from drive.models import Drive
@@ -41,3 +42,21 @@ def finish_all_tables(drive, user, declarer_seat: int = 0) -> None:
     for table in hand.tables.all():
         n = table.seats.count()
         services.organiser_result(drive, table, declared(n, declarer_seat % n), user)
+
+
+# What a phone's form says it was shown for (templates/phone/partials/shown_for.html, read by
+# drive.results.Shown). Every test that posts a phone's entry, confirmation or dispute builds
+# these fields here, so a field added to the forms is added to the tests once.
+SHOWN_FIELDS = ("hand", "table", "player")
+
+
+def shown_for(player, hand: int = 1, table: int = 1) -> dict:
+    """The hidden fields of a form shown to ``player`` for ``hand`` and ``table``."""
+    return dict(zip(SHOWN_FIELDS, (str(hand), str(table), str(player.pk)), strict=True))
+
+
+def shown_on(page: str) -> dict:
+    """The same fields as read from a phone's page (tests of a running server, whose phones
+    know their token, not their player's id)."""
+    found = {name: re.search(rf'name="{name}" value="(\d+)"', page) for name in SHOWN_FIELDS}
+    return {name: match.group(1) for name, match in found.items() if match}

@@ -4,7 +4,9 @@
    ("CODE:id", the form's data-for), the hand and the table. The server refuses an entry for a
    hand or table that is no longer the player's ("stale": dropped, and the page says so); an
    entry another player left on this phone ("Leave this phone", then someone else joined) is
-   dropped unsent. (The form's points preview is static/js/preview.js.) */
+   dropped unsent, and the server refuses one all the same (its body names the player whose
+   form it was: "stale" and "player", dropped, the server's message shown as it is). (The
+   form's points preview is static/js/preview.js.) */
 (function () {
   "use strict";
   var QUEUE = "ff-entry-queue";
@@ -30,7 +32,7 @@
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
           if (data.ok) { location.href = item.done; }
-          else if (data.stale) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
+          else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
           else { showError(data.message); }
           return data;
         });

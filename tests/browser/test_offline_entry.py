@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -58,6 +59,8 @@ def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_
         server, browser, phone_page):
     organiser, code, name, phone = sent_offline(server, browser, phone_page)
     assert '"hand":"1"' in _queued(phone) and '"table":"1"' in _queued(phone)
+    kept = json.loads(_queued(phone))  # the body is the whole form: it names the player it was shown to
+    assert f"player={kept['for'].split(':')[1]}" in kept["body"].split("&")
 
     # Meanwhile the organiser rings the bell on hand 1 and starts hand 2.
     organiser.once("dialog", lambda dialog: dialog.accept())
@@ -99,5 +102,28 @@ def test_an_entry_another_player_left_queued_on_the_phone_is_not_sent_as_the_new
     expect(phone.locator("[data-entry-error]")).to_have_text("An entry another player left on this phone was not sent.")
     assert _queued(phone) is None
     phone.wait_for_timeout(500)
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")
+
+
+def test_an_entry_form_left_open_when_the_phone_changed_hands_is_refused_by_the_server(server, browser, phone_page):
+    """The browser drops an entry another player left queued; the server refuses one all the
+    same. Here a tab keeps the first player's entry form open while another tab of the phone
+    leaves it and the second player (same table, same hand) joins: its send carries the second
+    player's cookie and the first player's form, and is refused; entry.js shows why as the server
+    says it (the hand has not moved on) and keeps nothing."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    first, second = table_players(organiser, 1)[:2]
+    phone = entry_form_answered(phone_page(), server, code, first)
+    other_tab = phone.context.new_page()
+    other_tab.goto(f"{server}/{code}/me")
+    other_tab.get_by_role("button", name=re.compile("Leave this phone")).click()
+    other_tab.get_by_role("button", name=second, exact=True).click()
+    expect(other_tab.locator("main")).to_contain_text("Enter the result")
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-entry-error]")).to_have_text(
+        "This was sent from a page shown to another player on this phone. Nothing was saved. Look at your table now.")
+    assert _queued(phone) is None
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")

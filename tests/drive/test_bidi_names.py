@@ -18,7 +18,7 @@ from drive import live, results, selectors, services
 from drive.models import Drive
 from drive.results import Shown
 from tables import digital
-from tests.factories import declared, make_drive
+from tests.factories import declared, make_drive, shown_for
 
 pytestmark = pytest.mark.django_db
 
@@ -68,7 +68,8 @@ def hand_one(organiser):
     services.start_hand(drive)
     t1, t2 = drive.hands.get().tables.order_by("number")
     services.organiser_result(drive, t1, declared(4, 0), organiser)
-    results.enter(drive, seated(t2)[0], declared(4, 1), client_key="k1", seen_revision=0, shown=Shown(1, 2))
+    results.enter(drive, seated(t2)[0], declared(4, 1), client_key="k1", seen_revision=0,
+                  shown=Shown(1, 2, seated(t2)[0].pk))
     services.add_players(drive, [LATE])
     return drive, t1, t2
 
@@ -112,7 +113,7 @@ def test_the_board_isolates_every_name_through_the_evening(hand_one, organiser):
     body = board.get(f"/{drive.join_code}/board").content.decode()
     assert_isolated(body, "board, hand 1", [DRIVE, *names_of(seated(t1))])
     assert 'class="chart"' in body  # the leaders' chart: its labels are isolated too
-    results.confirm(drive, seated(t2)[2], seen_revision=1, shown=Shown(1, 2))
+    results.confirm(drive, seated(t2)[2], seen_revision=1, shown=Shown(1, 2, seated(t2)[2].pk))
     services.close_hand(drive)
     body = board.get(f"/{drive.join_code}/board").content.decode()
     assert 'data-movement' in body
@@ -134,7 +135,7 @@ def test_the_live_fragments_isolate_every_name(hand_one, organiser):
 
     for key, html in fragments():
         assert_isolated(html, f"hand 1: {key}", [])
-    results.confirm(drive, seated(t2)[2], seen_revision=1, shown=Shown(1, 2))
+    results.confirm(drive, seated(t2)[2], seen_revision=1, shown=Shown(1, 2, seated(t2)[2].pk))
     services.close_hand(drive)
     parts = dict(fragments())
     for key, html in parts.items():
@@ -175,7 +176,7 @@ def test_messages_that_name_players_isolate_them(hand_one, organiser_client):
     assert f"{FSI}{escape(LATE)}{PDI} has already left." in body
     enterer, other = seated(t2)[0], seated(t2)[1]
     data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": "k2", "seen_revision": "0",
-            "hand": "1", "table": "2", **{f"seat{i}_{f}": v for i in range(4) for f, v in (("sets", "0"), ("ice", "none"))}}
+            **shown_for(other, table=2), **{f"seat{i}_{f}": v for i in range(4) for f, v in (("sets", "0"), ("ice", "none"))}}
     answer = phone(drive, other).post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
     assert answer.status_code == 400
     assert json.loads(answer.content)["message"].startswith(f"{isolate(enterer.name)} sent Table 2's result first")

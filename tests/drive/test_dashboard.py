@@ -218,8 +218,9 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     seated = [s.player for s in table.seats.order_by("position")]
-    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0, shown=Shown(1, 1))
-    phone_results.dispute(drive, seated[1], seen_revision=1, shown=Shown(1, 1), reason="Bob did not declare")
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    phone_results.dispute(drive, seated[1], seen_revision=1, shown=Shown(1, 1, seated[1].pk), reason="Bob did not declare")
     result = Result.objects.get()
     assert result.status == Result.Status.DISPUTED
     services.organiser_result(drive, table, result.summary, organiser, reason="checked: he did",
@@ -392,7 +393,7 @@ def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(o
     players = [s.player for s in table.seats.order_by("position")]
     from drive import results
 
-    results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0, shown=Shown(1, 1))
+    results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0, shown=Shown(1, 1, players[0].pk))
     view = selectors.drive_view(drive)
     dashboard = live.dashboard_parts(view)["dashboard"]
     phone = live.phone_parts(view, [players[1]])[str(players[1].pk)]

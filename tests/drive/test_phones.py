@@ -16,7 +16,7 @@ from drive.access import player_cookie_name
 from drive.models import Player
 from scoring.models import Result
 from tables.models import TableHand
-from tests.factories import declared, make_drive, seated_drive
+from tests.factories import declared, make_drive, seated_drive, shown_for, shown_on
 
 pytestmark = pytest.mark.django_db
 
@@ -35,10 +35,10 @@ def seat_players(table) -> list[Player]:
     return [s.player for s in table.seats.order_by("position")]
 
 
-def entry_data(players: int, declarer: int | str, nine=False, key="k1", seen=0, hand=1, table=1, **seat_ice) -> dict:
-    """An entry form's answers, as shown for ``hand`` and ``table``."""
+def entry_data(players: int, declarer: int | str, nine=False, key="k1", seen=0, hand=1, table=1, *, by, **seat_ice) -> dict:
+    """An entry form's answers, as shown to ``by`` for ``hand`` and ``table``."""
     data = {"declarer": str(declarer), "nine_card": str(nine), "dealer": "0", "client_key": key, "seen_revision": str(seen),
-            "hand": str(hand), "table": str(table)}
+            **shown_for(by, hand, table)}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = seat_ice.get(f"s{i}", "none")
@@ -406,12 +406,12 @@ def test_home_shows_the_movement_after_a_hand(organiser):
 def test_entered_result_is_confirmed_by_another_player(table_of_four):
     drive, table, players = table_of_four
     ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
-    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
     assert response.status_code == 302
     result = Result.objects.get()
     assert result.status == "entered" and result.entered_by == players[0]
     assert not result.scores.filter(counted=True).exists()
-    bob.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": result.revision})
+    bob.post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": result.revision})
     result.refresh_from_db()
     table.refresh_from_db()
     assert result.status == "confirmed" and result.confirmed_by == players[1]
@@ -422,8 +422,8 @@ def test_entered_result_is_confirmed_by_another_player(table_of_four):
 def test_a_player_cannot_confirm_their_own_entry(table_of_four):
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
-    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    response = ann.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1}, follow=True)
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    response = ann.post(f"/{drive.join_code}/confirm", {**shown_for(players[0]), "seen_revision": 1}, follow=True)
     assert "Another player at your table must confirm" in text(response)
     assert Result.objects.get().status == "entered"
 
@@ -431,33 +431,33 @@ def test_a_player_cannot_confirm_their_own_entry(table_of_four):
 def test_a_player_of_another_table_cannot_confirm(organiser):
     drive = seated_drive(organiser, 8)
     t1, t2 = drive.hands.get().tables.order_by("number")
-    phone_for(drive, seat_players(t1)[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0))
+    phone_for(drive, seat_players(t1)[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0, by=seat_players(t1)[0]))
     stranger = phone_for(drive, seat_players(t2)[0])
-    stranger.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 2, "seen_revision": 1})
+    stranger.post(f"/{drive.join_code}/confirm", {**shown_for(seat_players(t2)[0], table=2), "seen_revision": 1})
     assert Result.objects.get().status == "entered"  # t2 has no entry; t1's is untouched
 
 
 def test_forged_confirmation_without_a_token_changes_nothing(table_of_four, client):
     drive, table, players = table_of_four
-    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
     client.cookies[f"ff_{drive.join_code}"] = "forged-token"
-    client.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1, "player": players[1].pk})
+    client.post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": 1})
     assert Result.objects.get().status == "entered"
 
 
 def test_confirmed_result_is_locked_for_players(table_of_four):
     drive, table, players = table_of_four
-    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1})
-    response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1))
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": 1})
+    response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1, by=players[2]))
     assert "Only the organiser can change it" in text(response)
     assert Result.objects.get().declarer == players[2]
 
 
 def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     drive, table, players = table_of_four
-    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2))
-    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {"hand": 1, "table": 1, "seen_revision": 1,
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
                                                                    "reason": "Cy had 9 cards"})
     page = text(organiser_client.get(f"/drives/{drive.pk}/"))
     assert "Disputed" in page and "Cy had 9 cards" in page
@@ -467,16 +467,16 @@ def test_repeated_submission_is_recorded_once(table_of_four):
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
     for _ in range(3):
-        ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="same-key"))
+        ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="same-key", by=players[0]))
     result = Result.objects.get()
     assert result.revision == 1 and result.scores.count() == 4
 
 
 def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     drive, table, players = table_of_four
-    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a"))
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
     # Bob opened the form before Ann's entry arrived (seen_revision 0) and sends his own.
-    response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0))
+    response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0, by=players[1]))
     assert "withdrawn" not in text(response)
     assert f"\u2068{players[0].name}\u2069 sent Table 1's result first" in text(response)
     assert Result.objects.get().declarer == players[2]
@@ -493,7 +493,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
 ])
 def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, message):
     drive, table, players = table_of_four
-    data = {**entry_data(4, 0), **change}
+    data = {**entry_data(4, 0, by=players[0]), **change}
     response = phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", data)
     assert response.status_code == 200
     assert message in text(response)
@@ -502,7 +502,7 @@ def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, mes
 
 def test_preview_computes_points_from_the_rules(table_of_four):
     drive, table, players = table_of_four
-    data = entry_data(4, 0, nine=True)
+    data = entry_data(4, 0, nine=True, by=players[0])
     data["seat1_sets"] = "1"
     response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
     assert [row["points"] for row in response.json()["points"]] == [25, 5, 0, 0]
@@ -518,7 +518,7 @@ def test_preview_computes_points_from_the_rules(table_of_four):
 def test_json_submission_answers_in_json(table_of_four):
     drive, table, players = table_of_four
     response = phone_for(drive, players[0]).post(
-        f"/{drive.join_code}/enter", entry_data(4, 1), HTTP_ACCEPT="application/json"
+        f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]), HTTP_ACCEPT="application/json"
     )
     assert response.json()["ok"] is True
 
@@ -635,7 +635,7 @@ def test_an_entry_shown_for_a_hand_now_over_is_refused_and_changes_nothing(organ
 
     drive, player, table_now = _hand_two(organiser)
     before = snapshot()
-    old = entry_data(4, 1, key="held-over", hand=1, table=1)  # the body a hand-1 page held (or queued)
+    old = entry_data(4, 1, key="held-over", hand=1, table=1, by=player)  # the body a hand-1 page held (or queued)
     answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", old, HTTP_ACCEPT="application/json")
     assert answer.status_code == 409 and answer.json()["stale"] is True and answer.json()["ok"] is False
     assert answer.json()["message"].startswith("This was for hand 1, which is over: hand 2 has started.")
@@ -646,7 +646,7 @@ def test_an_entry_shown_for_a_hand_now_over_is_refused_and_changes_nothing(organ
     assert snapshot() == before
     assert not Result.objects.filter(table__hand__number=2).exists()
     # The same answers for the hand and table the player is at now are recorded.
-    mine = entry_data(table_now.seats.count(), 1, key="fresh", hand=2, table=table_now.number)
+    mine = entry_data(table_now.seats.count(), 1, key="fresh", hand=2, table=table_now.number, by=player)
     answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", mine, HTTP_ACCEPT="application/json")
     assert answer.json()["ok"] is True
     assert Result.objects.get(table=table_now).entered_by == player
@@ -659,7 +659,7 @@ def test_an_entry_shown_before_the_seating_of_the_next_hand_is_refused(organiser
     player = seat_players(drive.hands.get().tables.get())[0]
     finish_all_tables(drive, organiser)
     services.close_hand(drive)  # hand 2's seating shown, not started
-    answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", entry_data(4, 1, key="x", hand=1),
+    answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", entry_data(4, 1, key="x", hand=1, by=player),
                                            HTTP_ACCEPT="application/json")
     assert answer.status_code == 409 and answer.json()["stale"] is True
     assert "the seating for hand 2 is shown" in answer.json()["message"]
@@ -669,11 +669,11 @@ def test_an_entry_shown_before_the_seating_of_the_next_hand_is_refused(organiser
 def test_an_entry_for_another_table_or_naming_none_is_refused(table_of_four, organiser):
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
-    answer = ann.post(f"/{drive.join_code}/enter", entry_data(4, 1, table=2), HTTP_ACCEPT="application/json")
+    answer = ann.post(f"/{drive.join_code}/enter", entry_data(4, 1, table=2, by=players[0]), HTTP_ACCEPT="application/json")
     assert answer.status_code == 409 and answer.json()["stale"] is True
     assert "This was for Table 2, but you are at Table 1 in hand 1" in answer.json()["message"]
     for missing in ("hand", "table"):  # a page loaded before forms said what they were for
-        data = {k: v for k, v in entry_data(4, 1).items() if k != missing}
+        data = {k: v for k, v in entry_data(4, 1, by=players[0]).items() if k != missing}
         answer = ann.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
         assert answer.status_code == 409 and answer.json()["stale"] is True
         assert "does not say which hand it was for" in answer.json()["message"]
@@ -682,10 +682,11 @@ def test_an_entry_for_another_table_or_naming_none_is_refused(table_of_four, org
     assert not Result.objects.exists()
 
 
-def test_the_entry_page_names_its_hand_and_table(table_of_four):
+def test_the_entry_page_names_its_hand_table_and_player(table_of_four):
     drive, table, players = table_of_four
     page = phone_for(drive, players[0]).get(f"/{drive.join_code}/enter").content.decode()
     assert '<input type="hidden" name="hand" value="1"><input type="hidden" name="table" value="1">' in page
+    assert shown_on(page) == shown_for(players[0])  # and the player it is shown to
     assert f'data-for="{drive.join_code}:{players[0].pk}" data-hand="1" data-table="1"' in page
 
 
@@ -693,11 +694,11 @@ def test_a_confirmation_shown_for_an_earlier_hand_does_not_confirm_the_next_hand
     drive, player, table_now = _hand_two(organiser)
     other = next(p for p in seat_players(table_now) if p != player)
     n = table_now.seats.count()
-    phone_for(drive, other).post(f"/{drive.join_code}/enter", entry_data(n, 0, key="h2", hand=2, table=table_now.number))
+    phone_for(drive, other).post(f"/{drive.join_code}/enter", entry_data(n, 0, key="h2", hand=2, table=table_now.number, by=other))
     result = Result.objects.get(table=table_now)
     assert result.revision == 1 and result.status == "entered"
     me = phone_for(drive, player)
-    for stale in ({"hand": 1, "table": 1}, {}):  # a hand-1 page's confirm; a page from before forms said
+    for stale in (shown_for(player), {}):  # a hand-1 page's confirm; a page from before forms said
         response = me.post(f"/{drive.join_code}/confirm", {**stale, "seen_revision": 1}, follow=True)
         assert "Nothing was saved. Look at your table now." in text(response)
         response = me.post(f"/{drive.join_code}/dispute", {**stale, "seen_revision": 1, "reason": "no"}, follow=True)
@@ -705,13 +706,101 @@ def test_a_confirmation_shown_for_an_earlier_hand_does_not_confirm_the_next_hand
         result.refresh_from_db()
         assert result.status == "entered" and result.confirmed_by is None
     assert "This was for hand 1, which is over: hand 2 has started." in text(
-        me.post(f"/{drive.join_code}/confirm", {"hand": 1, "table": 1, "seen_revision": 1}, follow=True))
+        me.post(f"/{drive.join_code}/confirm", {**shown_for(player), "seen_revision": 1}, follow=True))
     # The page of hand 2 names hand 2 and this table; its confirmation counts.
     page = me.get(f"/{drive.join_code}/me").content.decode()
     assert f'name="hand" value="2"><input type="hidden" name="table" value="{table_now.number}"' in page
-    me.post(f"/{drive.join_code}/confirm", {"hand": 2, "table": table_now.number, "seen_revision": 1})
+    assert shown_on(page) == shown_for(player, 2, table_now.number)
+    me.post(f"/{drive.join_code}/confirm", {**shown_for(player, 2, table_now.number), "seen_revision": 1})
     result.refresh_from_db()
     assert result.status == "confirmed" and result.confirmed_by == player
+
+
+# --- A form is for the player it was shown to: another player's, or naming none, is refused ---
+# A phone changes hands ("Leave this phone", then someone else joins on it): what the first
+# player's page sends afterwards (an entry queued offline, a tab left open) must not act for the
+# next player, or the first could confirm an entry recorded as the next one's.
+
+ANOTHER_PLAYERS = "This was sent from a page shown to another player on this phone. Nothing was saved."
+
+
+def test_an_entry_naming_another_player_is_refused_and_writes_nothing(table_of_four):
+    from tests.security.conftest import snapshot
+
+    drive, table, players = table_of_four
+    ann, bob = players[0], players[1]
+    before = snapshot()
+    answer = phone_for(drive, bob).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=ann),
+                                        HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json() == {
+        "ok": False, "stale": True, "player": True, "message": ANOTHER_PLAYERS + " Look at your table now."}
+    response = phone_for(drive, bob).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=ann), follow=True)
+    assert ANOTHER_PLAYERS in text(response) and response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    assert snapshot() == before
+
+
+def test_an_entry_queued_by_a_player_who_left_the_phone_is_not_recorded_as_the_next_players(table_of_four):
+    """The hole: Ann's entry, kept on the phone unsent, then Ann leaves the phone and Bob (same
+    table, same hand) joins on it; re-sent with Bob's cookie it was recorded as Bob's entry, and
+    Ann, on another phone, could confirm it: one person both entering and confirming."""
+    from tests.security.conftest import snapshot
+
+    drive, table, players = table_of_four
+    ann, bob = players[0], players[1]
+    phone = Client()
+    phone.post(f"/{drive.join_code}/join", {"player": ann.pk})
+    page = phone.get(f"/{drive.join_code}/enter").content.decode()
+    queued = {**entry_data(4, 1, key="queued-by-ann", by=ann), **shown_on(page)}  # the body Ann's form holds
+    phone.post(f"/{drive.join_code}/forget")
+    phone.post(f"/{drive.join_code}/join", {"player": bob.pk})
+    assert phone.cookies[player_cookie_name(drive)].value == Player.objects.get(pk=bob.pk).token
+    before = snapshot()
+    answer = phone.post(f"/{drive.join_code}/enter", queued, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json()["player"] is True
+    assert answer.json()["message"].startswith(ANOTHER_PLAYERS)
+    assert snapshot() == before and not Result.objects.exists()
+    # So there is nothing of Bob's for Ann to confirm; Bob's own form is recorded as his.
+    bobs = {**entry_data(4, 1, key="bobs", by=bob), **shown_on(phone.get(f"/{drive.join_code}/enter").content.decode())}
+    assert phone.post(f"/{drive.join_code}/enter", bobs, HTTP_ACCEPT="application/json").json()["ok"] is True
+    assert Result.objects.get().entered_by == bob
+
+
+def test_a_confirmation_or_dispute_naming_another_player_is_refused(table_of_four):
+    drive, table, players = table_of_four
+    ann, bob, cy = players[:3]
+    phone_for(drive, ann).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=ann))
+    result = Result.objects.get()
+    for named in (cy, ann):  # another confirmer's page; the enterer's own
+        response = phone_for(drive, bob).post(f"/{drive.join_code}/confirm", {**shown_for(named), "seen_revision": 1},
+                                              follow=True)
+        assert ANOTHER_PLAYERS in text(response)
+        response = phone_for(drive, bob).post(f"/{drive.join_code}/dispute",
+                                              {**shown_for(named), "seen_revision": 1, "reason": "no"}, follow=True)
+        assert ANOTHER_PLAYERS in text(response)
+        result.refresh_from_db()
+        assert result.status == "entered" and result.confirmed_by is None and result.revision == 1
+
+
+def test_a_form_naming_no_player_is_refused(table_of_four):
+    """A page loaded before the forms named their player."""
+    from tests.security.conftest import snapshot
+
+    drive, table, players = table_of_four
+    ann, bob = players[0], players[1]
+    unnamed = {k: v for k, v in entry_data(4, 2, by=ann).items() if k != "player"}
+    answer = phone_for(drive, ann).post(f"/{drive.join_code}/enter", unnamed, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 409 and answer.json()["stale"] is True and answer.json()["player"] is True
+    assert answer.json()["message"] == ("This page is out of date: it does not say whose it was. "
+                                        "Nothing was saved. Look at your table now.")
+    assert not Result.objects.exists()
+    phone_for(drive, ann).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=ann))
+    before = snapshot()
+    for action in ("confirm", "dispute"):
+        response = phone_for(drive, bob).post(f"/{drive.join_code}/{action}",
+                                              {"hand": "1", "table": "1", "seen_revision": 1, "reason": "no"},
+                                              follow=True)
+        assert "it does not say whose it was" in text(response)
+    assert snapshot() == before
 
 
 @pytest.mark.parametrize("rank,tied,said", [(1, False, "1st"), (2, True, "joint 2nd"), (3, False, "3rd"),

@@ -89,7 +89,7 @@ def test_an_unconfirmed_phone_entry_is_shown_beside_the_new_points_too(organiser
     from drive import results
 
     drive, table, players = table_of_four
-    results.enter(drive, players[0], declared(4, 1), client_key=None, seen_revision=0, shown=Shown(1, 1))
+    results.enter(drive, players[0], declared(4, 1), client_key=None, seen_revision=0, shown=Shown(1, 1, players[0].pk))
     rows = organiser_client.post(preview_url(drive, table), answers(4, 1)).json()["points"]
     assert [(row["recorded"], row["points"]) for row in rows] == [(0, 0), (15, 15), (0, 0), (0, 0)]
 

@@ -22,6 +22,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from tests.factories import shown_on
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 DAPHNE = str(Path(sys.executable).parent / "daphne")
@@ -141,26 +143,26 @@ class Phone:
         return self._open("POST", path, data, headers)
 
     def judging(self) -> dict:
-        """What the confirm form on the phone's home page carries: the revision it shows, and the
-        hand and table it is for."""
+        """What the confirm form on the phone's home page carries: the revision it shows, and what
+        it was shown for (the hand, the table, the player)."""
         status, page, _ = self.get(f"/{self.code}/me")
-        fields = {name: re.search(rf'name="{name}" value="(\d+)"', page) for name in ("seen_revision", "hand", "table")}
-        return {name: match.group(1) for name, match in fields.items() if match}
+        revision = re.search(r'name="seen_revision" value="(\d+)"', page)
+        return {**({"seen_revision": revision.group(1)} if revision else {}), **shown_on(page)}
+
+    def entry(self, players: int, declarer: int, key: str, seen: int = 0) -> dict:
+        """An entry form's answers, with what this phone's entry page says it was shown for."""
+        status, page, _ = self.get(f"/{self.code}/enter")
+        data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key,
+                "seen_revision": str(seen), **shown_on(page)}
+        for i in range(players):
+            data[f"seat{i}_sets"] = "0"
+            data[f"seat{i}_ice"] = "none"
+        return data
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
-
-
-def entry(players: int, declarer: int, key: str, seen: int = 0, hand: int = 1, table: int = 1) -> dict:
-    """An entry form's answers, as shown for ``hand`` and ``table``."""
-    data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key,
-            "seen_revision": str(seen), "hand": str(hand), "table": str(table)}
-    for i in range(players):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
-    return data
 
 
 SETUP_DRIVE = """

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.faults.support import Phone, Server, entry, setup_drive, state_of
+from tests.faults.support import Phone, Server, setup_drive, state_of
 
 DIGITAL_MOVES = """
 import json, random
@@ -50,11 +50,12 @@ def test_sigkill_mid_hand_loses_nothing_confirmed(server):
 
     # Table 1: entered and confirmed from the phones. Table 2: entered, not yet confirmed.
     enterer, confirmer = Phone(server, code, t1[0]), Phone(server, code, t1[1])
-    status, _, headers = enterer.post(f"/{code}/enter", entry(4, 2, "t1-entry"))
+    status, _, headers = enterer.post(f"/{code}/enter", enterer.entry(4, 2, "t1-entry"))
     assert status == 302 and headers["Location"] == f"/{code}/me"
     status, _, _ = confirmer.post(f"/{code}/confirm", confirmer.judging())
     assert status == 302
-    status, body, _ = Phone(server, code, t2[0]).post(f"/{code}/enter", entry(4, 1, "t2-entry", table=2), json_answer=True)
+    t2_phone = Phone(server, code, t2[0])
+    status, body, _ = t2_phone.post(f"/{code}/enter", t2_phone.entry(4, 1, "t2-entry"), json_answer=True)
     assert status == 200 and json.loads(body)["ok"] is True
     moved = server.shell(DIGITAL_MOVES.format(id=digital["id"], moves=6))
     assert moved["version"] >= 6
@@ -72,7 +73,7 @@ def test_sigkill_mid_hand_loses_nothing_confirmed(server):
     assert status == 200 and "confirmed" in page
     # The unconfirmed entry is still there to confirm, and the same key is recognised, not doubled.
     t2_phone = Phone(server, code, t2[0])
-    status, body, _ = t2_phone.post(f"/{code}/enter", entry(4, 1, "t2-entry", table=2), json_answer=True)
+    status, body, _ = t2_phone.post(f"/{code}/enter", t2_phone.entry(4, 1, "t2-entry"), json_answer=True)
     assert json.loads(body)["repeated"] is True
     other = Phone(server, code, t2[1])
     assert other.post(f"/{code}/confirm", other.judging())[0] == 302

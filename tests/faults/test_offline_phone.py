@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from scoring.models import Result, Score
-from tests.factories import seated_drive
+from tests.factories import seated_drive, shown_for
 
 pytestmark = pytest.mark.django_db
 
@@ -22,9 +22,10 @@ def phone(drive, player) -> Client:
     return client
 
 
-def entry(key: str, seen: int = 0, hand: int = 1) -> dict:
+def entry(key: str, by, seen: int = 0) -> dict:
+    """An entry form's answers as shown to ``by`` for Table 1 of hand 1."""
     data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen),
-            "hand": str(hand), "table": "1"}
+            **shown_for(by)}
     for i in range(4):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"
@@ -36,11 +37,11 @@ def test_a_queued_entry_resent_after_a_confirm_is_recorded_once(organiser):
     seats = [s.player for s in drive.hands.get().tables.get().seats.order_by("position")]
     ann, bob = phone(drive, seats[0]), phone(drive, seats[1])
     # The first send reached the server, but the answer was lost (the phone went offline).
-    assert ann.post(f"/{drive.join_code}/enter", entry("queued-1"), HTTP_ACCEPT="application/json").json()["ok"]
-    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": "1", "hand": "1", "table": "1"})
+    assert ann.post(f"/{drive.join_code}/enter", entry("queued-1", seats[0]), HTTP_ACCEPT="application/json").json()["ok"]
+    bob.post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(seats[1])})
     # Back online a minute later: entry.js sends the same body again, as often as it must.
     for _ in range(3):
-        answer = ann.post(f"/{drive.join_code}/enter", entry("queued-1"), HTTP_ACCEPT="application/json").json()
+        answer = ann.post(f"/{drive.join_code}/enter", entry("queued-1", seats[0]), HTTP_ACCEPT="application/json").json()
         assert answer == {"ok": True, "message": "Already received.", "repeated": True}
     result = Result.objects.get()
     assert result.status == "confirmed" and result.revision == 1 and result.confirmed_by == seats[1]
@@ -50,8 +51,8 @@ def test_a_queued_entry_resent_after_a_confirm_is_recorded_once(organiser):
 def test_a_queued_key_from_another_phone_is_not_taken_as_its_own(organiser):
     drive = seated_drive(organiser, 4)
     seats = [s.player for s in drive.hands.get().tables.get().seats.order_by("position")]
-    phone(drive, seats[0]).post(f"/{drive.join_code}/enter", entry("queued-2"))
-    answer = phone(drive, seats[2]).post(f"/{drive.join_code}/enter", entry("queued-2", seen=1),
+    phone(drive, seats[0]).post(f"/{drive.join_code}/enter", entry("queued-2", seats[0]))
+    answer = phone(drive, seats[2]).post(f"/{drive.join_code}/enter", entry("queued-2", seats[2], seen=1),
                                          HTTP_ACCEPT="application/json")
     assert answer.status_code == 400 and "already used" in answer.json()["message"]
     assert Result.objects.get().entered_by == seats[0]

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.faults.support import Phone, Redis, Server, entry, setup_drive, state_of, wait_for
+from tests.faults.support import Phone, Redis, Server, setup_drive, state_of, wait_for
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
 
     redis.stop()
     enterer, confirmer = Phone(server, code, t1[0]), Phone(server, code, t1[1])
-    status, _, headers = enterer.post(f"/{code}/enter", entry(4, 2, "while-down"))
+    status, _, headers = enterer.post(f"/{code}/enter", enterer.entry(4, 2, "while-down"))
     assert status == 302 and headers["Location"] == f"/{code}/me"
     assert confirmer.post(f"/{code}/confirm", confirmer.judging())[0] == 302
     assert [r[:2] for r in state_of(server, drive["id"])["results"]] == [[1, "confirmed"]]
@@ -64,10 +64,12 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
 
     snapshot = wait_for(board_state, timeout=20, every=0.5, what="a board socket after Redis came back")
     assert "1 of 2 tables done" in snapshot["parts"]["board"]
+    t2_phone = Phone(server, code, drive["tables"][1][0])
+    t2_entry = t2_phone.entry(4, 0, "after-up")
     with board_socket(server, code) as ws:
         json.loads(ws.recv(timeout=10))  # the current state
         # a change now reaches the open socket live again
-        Phone(server, code, drive["tables"][1][0]).post(f"/{code}/enter", entry(4, 0, "after-up", table=2))
+        t2_phone.post(f"/{code}/enter", t2_entry)
         # the table's result message, sent at its commit (a full update of a change made while
         # Redis was down may still be on its way: it was gathered, and is sent once Redis is back)
         result = json.loads(ws.recv(timeout=10))

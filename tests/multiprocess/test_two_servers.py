@@ -19,6 +19,7 @@ import uuid
 import pytest
 
 from bench import common
+from tests.factories import shown_on
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -61,8 +62,9 @@ def two_servers():
         db.drop()
 
 
-def _form(players: int, declarer: int) -> dict:
-    data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "hand": "1", "table": "1", "declarer": str(declarer),
+def _form(players: int, declarer: int, page: str) -> dict:
+    """An entry form's answers, with what its ``page`` says it was shown for."""
+    data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", **shown_on(page), "declarer": str(declarer),
             "nine_card": "False", "dealer": "0"}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
@@ -94,9 +96,9 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
 
         # ... the first player sends the table's result through process A, like a phone.
         enterer = common.Browser({cookie: tokens[0]})
-        status, _ = await asyncio.to_thread(enterer.request, "GET", a, f"/{code}/enter")
+        status, page = await asyncio.to_thread(enterer.request, "GET", a, f"/{code}/enter")
         assert status == 200 and "csrftoken" in enterer.cookies
-        status, body = await asyncio.to_thread(enterer.request, "POST", a, f"/{code}/enter", _form(4, 0),
+        status, body = await asyncio.to_thread(enterer.request, "POST", a, f"/{code}/enter", _form(4, 0, page.decode()),
                                                "application/json")
         assert status == 200 and json.loads(body)["ok"], body
 
@@ -111,7 +113,7 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
         status, page = await asyncio.to_thread(confirmer.request, "GET", a, f"/{code}/me")
         assert status == 200
         status, _ = await asyncio.to_thread(confirmer.request, "POST", a, f"/{code}/confirm",
-                                          {"seen_revision": "1", "hand": "1", "table": "1"})
+                                          {"seen_revision": "1", **shown_on(page.decode())})
         assert status == 302
         msg = await _first(board, lambda m: "1 of 1 tables done" in m.get("parts", {}).get("board", ""), seen_board)
         assert msg is not None, "process B's board never showed the result confirmed through process A"

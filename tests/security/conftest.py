@@ -16,7 +16,7 @@ from drive import services
 from drive.models import Drive, Player
 from scoring.models import Correction, Result, Score
 from tables.models import Hand, Seat, TableHand
-from tests.factories import make_drive, seated_drive
+from tests.factories import make_drive, seated_drive, shown_for
 
 
 def phone_client(drive, player, **kwargs) -> Client:
@@ -43,10 +43,12 @@ def snapshot() -> tuple:
     )
 
 
-def entry_data(players: int, declarer, key="k1", seen=0, hand=1, table=1) -> dict:
-    """An entry form's answers, as shown for ``hand`` and ``table`` (Table 1 of hand 1: the enterer's)."""
+def entry_data(players: int, declarer, key="k1", seen=0, hand=1, table=1, by=None) -> dict:
+    """An entry form's answers, as shown for ``hand`` and ``table`` (Table 1 of hand 1: the enterer's)
+    to the player ``by`` (a phone's form); without ``by``, as the organiser's forms name the hand."""
+    shown = shown_for(by, hand, table) if by is not None else {"hand": str(hand), "table": str(table)}
     data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": str(seen),
-            "hand": str(hand), "table": str(table)}
+            **shown}
     for i in range(players):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"

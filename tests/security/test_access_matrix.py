@@ -15,7 +15,7 @@ from django.test import Client
 from config.asgi import application
 from drive import services
 from scoring.models import Result
-from tests.factories import declared
+from tests.factories import declared, shown_for
 from tests.security.conftest import entry_data, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -107,14 +107,18 @@ def test_board_and_join_page_are_public_by_design(world):
 
 
 def test_confirm_and_dispute_only_by_another_player_of_that_table(world):
-    world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2))
+    world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2, by=world.enterer))
     before = snapshot()
-    for client in (world.phone(world.enterer), world.phone(world.other_table_player),
-                   world.phone(world.other_drive_player), Client(), world.organiser_client()):
+    # Each as its own page would say (the enterer also naming the confirmer, as a page the
+    # confirmer left on the enterer's phone would; no player of this drive naming the confirmer).
+    for client, named in ((world.phone(world.enterer), world.enterer), (world.phone(world.enterer), world.confirmer),
+                          (world.phone(world.other_table_player), world.other_table_player),
+                          (world.phone(world.other_drive_player), world.other_drive_player),
+                          (Client(), world.confirmer), (world.organiser_client(), world.confirmer)):
         for action in ("confirm", "dispute"):
-            client.post(f"/{world.code}/{action}", {"seen_revision": "1", "hand": "1", "table": "1", "reason": "no"})
+            client.post(f"/{world.code}/{action}", {"seen_revision": "1", **shown_for(named), "reason": "no"})
     assert snapshot() == before
-    world.phone(world.confirmer).post(f"/{world.code}/confirm", {"seen_revision": "1", "hand": "1", "table": "1"})
+    world.phone(world.confirmer).post(f"/{world.code}/confirm", {"seen_revision": "1", **shown_for(world.confirmer)})
     assert Result.objects.get().status == "confirmed"
 
 

@@ -14,7 +14,7 @@ from hypothesis import given
 
 from drive import services
 from scoring.models import Result
-from tests.factories import declared, make_drive
+from tests.factories import SHOWN_FIELDS, declared, make_drive, shown_for
 from tests.security.conftest import entry_data, seat_players, snapshot
 from tests.security.fuzz import FUZZ, form_data, refused_clearly, said
 
@@ -190,23 +190,40 @@ def test_claim_refuses_control_characters_in_a_new_name(world):
         check(response, before, accepted=False)
 
 
+# The ``player`` field's valid answers are players of the world under test: placeholders here,
+# their ids once the world exists (``with_player_ids``).
+PLAYER_IDS = {"{enterer}": "enterer", "{confirmer}": "confirmer", "{other}": "other_table_player"}
 PHONE_ENTRY = {**result_fields(4), "client_key": ["k1", "bad key!", "x" * 65, ""],
                "seen_revision": ["0", "1", "-1", "99999999999999999999999", "١"],
-               "hand": ["1", "2", "0", "١"], "table": ["1", "2", " 1"]}
+               "hand": ["1", "2", "0", "١"], "table": ["1", "2", " 1"], "player": list(PLAYER_IDS)}
+
+
+def with_player_ids(data: dict, world) -> dict:
+    """The fuzzed form with a placeholder ``player`` made that player's id."""
+    placeholder = data.get("player")
+    if isinstance(placeholder, str) and placeholder in PLAYER_IDS:
+        return {**data, "player": str(getattr(world, PLAYER_IDS[placeholder]).pk)}
+    return data
+
+
+def shown(data: dict) -> tuple:
+    """What a fuzzed phone form says it was shown for (``tests.factories.SHOWN_FIELDS``)."""
+    return tuple(data.get(field) for field in SHOWN_FIELDS)
 
 
 @FUZZ
 @given(data=form_data(PHONE_ENTRY), as_json=__import__("hypothesis").strategies.booleans())
 def test_phone_enter(world, data, as_json):
     headers = {"HTTP_ACCEPT": "application/json"} if as_json else {}
+    data = with_player_ids(data, world)
     before = snapshot()
     response = world.phone(world.enterer).post(f"/{world.code}/enter", data, **headers)
     # Sent (or a repeat answered as such): to the phone's home page with a success message, or ok in JSON.
     accepted = (redirected_to(response, rf"/{world.code}/me") and said(response, constants.SUCCESS)) or (
         as_json and response.status_code == 200 and response.json().get("ok") is True
     )
-    if snapshot() != before:  # only a form for the enterer's hand and table writes (a repeated key: nothing)
-        assert accepted and (data.get("hand"), data.get("table")) == ("1", "1")
+    if snapshot() != before:  # only a form shown to the enterer for their hand and table writes (a repeat: nothing)
+        assert accepted and shown(data) == ("1", "1", str(world.enterer.pk))
     if as_json and not accepted:
         assert response.status_code < 500 and response.json()["ok"] is False and response.json()["message"]
         assert snapshot() == before
@@ -251,13 +268,13 @@ def test_organiser_result_preview(world, data, correcting):
 @pytest.fixture
 def entered(world):
     """Table 1 has an entry from its first player, waiting for confirmation (revision 1)."""
-    response = world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2))
+    response = world.phone(world.enterer).post(f"/{world.code}/enter", entry_data(4, 2, by=world.enterer))
     assert response.status_code == 302 and Result.objects.get().revision == 1
     return world
 
 
 JUDGE = {"seen_revision": ["0", "1", "2", "-1", "1.0", " 1", "99999999999999999999999"],
-         "hand": ["1", "2", "0"], "table": ["1", "2"],
+         "hand": ["1", "2", "0"], "table": ["1", "2"], "player": list(PLAYER_IDS),
          "reason": ["", "Cy had 9 cards", "x" * 5000, "<b>bold</b>"]}
 
 
@@ -265,12 +282,13 @@ JUDGE = {"seen_revision": ["0", "1", "2", "-1", "1.0", " 1", "999999999999999999
 @given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
 def test_phone_confirm(entered, data, who):
     player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
+    data = with_player_ids(data, entered)
     before = snapshot()
     response = entered.phone(player).post(f"/{entered.code}/confirm", data)
     accepted = said(response, constants.SUCCESS)
     if accepted:
         assert who == "confirmer" and data.get("seen_revision") in ("1", " 1")
-        assert (data.get("hand"), data.get("table")) == ("1", "1")
+        assert shown(data) == ("1", "1", str(entered.confirmer.pk))
     check(response, before, accepted)
 
 
@@ -278,11 +296,12 @@ def test_phone_confirm(entered, data, who):
 @given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
 def test_phone_dispute(entered, data, who):
     player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
+    data = with_player_ids(data, entered)
     before = snapshot()
     response = entered.phone(player).post(f"/{entered.code}/dispute", data)
     accepted = said(response, constants.WARNING) and Result.objects.get().status == "disputed"
     if accepted:
-        assert who == "confirmer" and (data.get("hand"), data.get("table")) == ("1", "1")
+        assert who == "confirmer" and shown(data) == ("1", "1", str(entered.confirmer.pk))
         reason = Result.objects.get().dispute_reason
         assert len(reason) <= 200 and "\x00" not in reason
         return
@@ -349,7 +368,7 @@ def test_paste_refuses_control_characters(world):
 
 def test_dispute_reason_never_stores_control_characters(entered):
     response = entered.phone(entered.confirmer).post(
-        f"/{entered.code}/dispute", {"seen_revision": "1", "hand": "1", "table": "1", "reason": "Cy\x00 had\x07 9 cards"}
+        f"/{entered.code}/dispute", {"seen_revision": "1", **shown_for(entered.confirmer), "reason": "Cy\x00 had\x07 9 cards"}
     )
     assert response.status_code == 302
     result = Result.objects.get()
