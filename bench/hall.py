@@ -322,7 +322,8 @@ async def run(args, info: dict, servers: common.Servers) -> dict:
             n = len(seat_players)
             declarer = rng.randrange(n)
             data = {"client_key": uuid.uuid4().hex, "seen_revision": "0", "declarer": str(declarer),
-                    "nine_card": "False", "dealer": "0", "hand": str(hand_no), "table": str(number)}
+                    "nine_card": "False", "dealer": "0", "hand": str(hand_no), "table": str(number),
+                    "player": str(seat_players[0])}  # the form names the phone's player, hand and table
             for i in range(n):
                 data[f"seat{i}_sets"] = str(rng.choice([0, 0, 1]) if i != declarer else 0)
                 data[f"seat{i}_ice"] = "none"
