@@ -270,6 +270,8 @@ def show_prizes(drive: Drive, show: bool) -> None:
     drive = _lock(drive)
     if show and not drive.is_finished:
         raise DriveError("The prizes are revealed once the drive has finished.")
+    if show and not drive.final_standings:  # ended before any hand was played
+        raise DriveError("No hand was played in this drive: there are no prizes to reveal.")
     drive.show_prizes = show
     drive.save(update_fields=["show_prizes"])
     live.drive_changed(drive.pk)

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from drive import services
+from drive.services import DriveError
 from drive.access import player_cookie_name
 from drive.models import Player
 from scoring.models import Result
@@ -551,6 +552,34 @@ def test_prize_giving_view(client, organiser, organiser_client):
     organiser_client.post(f"/drives/{drive.pk}/prizes", {"show": "1"})
     page = text(client.get(f"/{drive.join_code}/board"))
     assert "Booby prize" in page and "Winner" in page
+
+
+def test_a_finished_drives_board_invites_no_one_to_join(client, organiser):
+    """The join page of a finished drive says it has finished: its board hides the QR code and
+    the code (on load; a board left open hides them when its live part says the drive has
+    finished, by CSS on data-finished)."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert '<div class="join">' in page and "data-finished" not in page
+    services.organiser_result(drive, drive.hands.get().tables.get(), declared(4, 0), organiser)
+    services.close_hand(drive)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert '<div class="join" hidden>' in page and "<h1 data-finished>" in page
+
+
+def test_no_prizes_are_revealed_for_a_drive_ended_before_any_hand(client, organiser, organiser_client):
+    drive = seated_drive(organiser, 4, start=False)
+    services.end_drive(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished and not drive.final_standings
+    with pytest.raises(DriveError, match="No hand was played in this drive: there are no prizes to reveal."):
+        services.show_prizes(drive, True)
+    assert "Reveal the prizes" not in text(organiser_client.get(f"/drives/{drive.pk}/standings"))
+    response = organiser_client.post(f"/drives/{drive.pk}/prizes", {"show": "1"}, follow=True)
+    assert "there are no prizes to reveal" in text(response)
+    drive.refresh_from_db()
+    assert not drive.show_prizes
+    assert "Booby prize" not in text(client.get(f"/{drive.join_code}/board"))
 
 
 def _queries(client, url) -> int:
