@@ -359,6 +359,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=None,
                         help="daphne processes (default: 1 on the in-memory layer, 2 on Redis)")
     parser.add_argument("--raw", help="write every action's (second of the play, ms, type) to this JSON file")
+    parser.add_argument("--results", default=str(RESULTS), help="the JSON list this run's entry is appended to")
     parser.add_argument("--think", default="0.25,0.75",
                         help="seconds between a table's actions, 'lo,hi' (0: back-to-back, saturating)")
     args = parser.parse_args()
@@ -390,9 +391,10 @@ def main() -> None:
         "think_ms": [int(THINK[0] * 1000), int(THINK[1] * 1000)], "seconds": round(elapsed, 1), "date": time.strftime("%Y-%m-%d"),
     }
     entry["p95_over_floor"] = round(entry["p95_ms"] / entry["floor_p95_ms"], 2) if d and f else None
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    existing = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
-    RESULTS.write_text(json.dumps([*existing, entry], indent=2) + "\n")
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    existing = json.loads(results.read_text()) if results.exists() else []
+    results.write_text(json.dumps([*existing, entry], indent=2) + "\n")
     print(json.dumps(entry, indent=2))
     if args.raw:
         Path(args.raw).write_text(json.dumps(RAW))

@@ -1,0 +1,44 @@
+"""`make bench`'s scripts still drive the application: each scenario, made tiny (two tables, a
+second or two of play), runs through its real daphne and reports no error. No time is
+asserted (speed is measured by `make bench` itself, docs/benchmarks.md); what is checked is
+that the scripts speak the application's current language (its forms' fields, its routes, its
+frames): a field added to the phones' entry form once made every hall entry a refusal, which
+only the next `make bench` showed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+    # The embedded defaults (SQLite, the in-memory layer), whatever the suite runs on: quick, and
+    # the same on every machine.
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+
+
+def test_the_hall_and_hand_end_scenarios_run_without_an_error(tmp_path):
+    out = tmp_path / "hall.json"
+    done = _run(["bench/hall.py", "--layer", "memory", "--tables", "2", "--hands", "1", "--spread", "0.5",
+                 "--floor-sends", "10", "--json", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    entries = {e["scenario"]: e for e in json.loads(out.read_text())["entries"]}
+    assert entries["hall"]["errors"] == [] and entries["hall"]["n"] == 2  # both tables' results reached the screens
+    assert entries["hand_end"]["errors"] == [] and entries["hand_end"]["n"] == 8  # every phone its instruction
+
+
+def test_the_digital_scenario_runs_without_an_error(tmp_path):
+    out = tmp_path / "digital.json"
+    done = _run(["bench/digital.py", "--tables", "2", "--floor-rounds", "4", "--play-seconds", "10",
+                 "--think", "0.01,0.02", "--results", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (entry,) = json.loads(out.read_text())
+    assert entry["errors"] == 0 and entry["refused"] == 0
+    assert entry["actions"] > 0 and entry["hands_finished"] + entry["hands_unfinished"] == 2
+    assert entry["floor_samples"] == 8
