@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+def _run(args: list[str]) -> subprocess.CompletedProcess:
     # The embedded defaults (SQLite, the in-memory layer), whatever the suite runs on: quick, and
     # the same on every machine.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
@@ -26,7 +26,7 @@ def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
 def test_the_hall_and_hand_end_scenarios_run_without_an_error(tmp_path):
     out = tmp_path / "hall.json"
     done = _run(["bench/hall.py", "--layer", "memory", "--tables", "2", "--hands", "1", "--spread", "0.5",
-                 "--floor-sends", "10", "--json", str(out)], tmp_path)
+                 "--floor-sends", "10", "--json", str(out)])
     assert done.returncode == 0, done.stderr[-2000:]
     entries = {e["scenario"]: e for e in json.loads(out.read_text())["entries"]}
     assert entries["hall"]["errors"] == [] and entries["hall"]["n"] == 2  # both tables' results reached the screens
@@ -36,7 +36,7 @@ def test_the_hall_and_hand_end_scenarios_run_without_an_error(tmp_path):
 def test_the_digital_scenario_runs_without_an_error(tmp_path):
     out = tmp_path / "digital.json"
     done = _run(["bench/digital.py", "--tables", "2", "--floor-rounds", "4", "--play-seconds", "10",
-                 "--think", "0.01,0.02", "--results", str(out)], tmp_path)
+                 "--think", "0.01,0.02", "--results", str(out)])
     assert done.returncode == 0, done.stderr[-2000:]
     (entry,) = json.loads(out.read_text())
     assert entry["errors"] == 0 and entry["refused"] == 0

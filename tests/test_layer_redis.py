@@ -4,6 +4,7 @@ form, so the stock receive and group_send interoperate with them."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -106,8 +107,6 @@ async def test_the_script_is_sent_again_to_a_redis_that_lost_it(redis_layer):
 async def test_a_send_to_others_only_leaves_out_this_process_inbox(redis_layer):
     """A digital move's version: this process's sockets were told directly, so its own inbox is
     not sent the message again; the other processes' inboxes are."""
-    import asyncio
-
     seen: list[int] = []
 
     async def heard(message):
@@ -136,8 +135,6 @@ async def test_a_send_to_others_only_leaves_out_this_process_inbox(redis_layer):
 async def test_a_group_has_members_while_one_joined_within_the_expiry(redis_layer):
     """From a thread (the live-update worker): whether anyone is in a group, counted as the
     layer's group_send counts them (a member older than the group expiry has left)."""
-    import asyncio
-
     from channels.layers import InMemoryChannelLayer
 
     async def has(group):
