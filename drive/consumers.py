@@ -14,7 +14,7 @@ from config.db import database_sync_to_async
 from django.http import Http404
 
 from config.consumers import JsonFrameConsumer
-from drive import access, broadcast, live, selectors
+from drive import access, broadcast, snapshots
 
 
 class LiveConsumer(JsonFrameConsumer):
@@ -46,7 +46,9 @@ class LiveConsumer(JsonFrameConsumer):
             await broadcast.add_phone(self.drive_id, self)
         else:
             await broadcast.add_screen(self.drive_id, self)
-        snapshot = await database_sync_to_async(self._snapshot)()
+        # Read after joining: nothing committed before is missed (shared with the process's
+        # other sockets connecting now: drive.snapshots).
+        snapshot = await snapshots.on_connect(self.drive_id, self.audience, self.player_id)
         await self.send_json({"type": "update", "stamp": snapshot["stamp"], "parts": snapshot["parts"],
                               "read": snapshot.get("read")})
 
@@ -65,18 +67,6 @@ class LiveConsumer(JsonFrameConsumer):
             self.player_id = player.pk if player else None
             return player is not None
         return False
-
-    def _snapshot(self) -> dict:
-        """The current state for this one socket (on connect only; changes are built once)."""
-        read = live._stamp()
-        drive = access.Drive.objects.get(pk=self.drive_id)
-        if self.audience == "organiser":
-            return live.message(live.dashboard_parts(selectors.drive_view(drive)), "organiser", read)
-        view = selectors.drive_view(drive, public=True)
-        if self.audience == "board":
-            return live.message(live.board_parts(view), "board", read)
-        me = [p for p in view.players if p.pk == self.player_id]
-        return live.message({"phone": live.phone_parts(view, me).get(str(self.player_id), "")}, "phone", read)
 
     async def disconnect(self, code):
         if self.drive_id is not None:

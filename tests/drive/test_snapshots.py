@@ -1,0 +1,129 @@
+"""Sockets connecting at once share a read of the drive (drive.snapshots), and miss nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from drive import selectors, services, snapshots
+from tests.factories import declared, seated_drive
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = (b"origin", b"http://localhost")
+
+
+async def connect(path: str, cookie: str = "") -> WebsocketCommunicator:
+    headers = [ORIGIN] + ([(b"cookie", cookie.encode())] if cookie else [])
+    ws = WebsocketCommunicator(application, path, headers=headers)
+    ok, _ = await ws.connect(timeout=5)
+    assert ok, path
+    return ws
+
+
+class HeldReads:
+    """``selectors.drive_view`` counted, its first call held, once read, until ``released``."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.calls = 0
+        self.entered = threading.Event()
+        self.released = threading.Event()
+        real = selectors.drive_view
+
+        def held(drive, **kwargs):
+            self.calls += 1
+            view = real(drive, **kwargs)
+            if self.calls == 1:  # read: held before it is rendered and sent
+                self.entered.set()
+                assert self.released.wait(10)
+            return view
+
+        monkeypatch.setattr(selectors, "drive_view", held)
+
+    async def first_read_running(self) -> None:
+        assert await asyncio.to_thread(self.entered.wait, 10)
+
+
+async def until(predicate, timeout: float = 5) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+def heading(frame: dict) -> str:
+    return re.search(r"<h1[^>]*>(.*?)</h1>", frame["parts"]["phone"], re.S).group(1)
+
+
+async def test_phones_connecting_at_once_share_one_read_and_each_gets_its_own_fragment(organiser, monkeypatch):
+    drive = await sync_to_async(seated_drive)(organiser, 8)
+    code = drive.join_code
+    players = await sync_to_async(lambda: list(drive.players.order_by("pk").values_list("pk", "name", "token")))()
+    reads = HeldReads(monkeypatch)
+    first = await connect(f"/ws/drive/{code}/phone/", f"ff_{code}={players[0][2]}")
+    await reads.first_read_running()
+    # The other seven connect while the first one's read runs: they wait for the next, together.
+    others = await asyncio.gather(*(connect(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+                                    for _pk, _name, token in players[1:]))
+    waiting = lambda: snapshots._waiting.get((asyncio.get_running_loop(), drive.pk))  # noqa: E731
+    await until(lambda: waiting() is not None and len(waiting().players) == 7)
+    reads.released.set()
+    frames = [await ws.receive_json_from(timeout=5) for ws in (first, *others)]
+    assert reads.calls == 2  # 8 sockets, 2 reads (one each before)
+    for (_pk, name, _token), frame in zip(players, frames):
+        assert frame["type"] == "update" and list(frame["parts"]) == ["phone"]
+        assert name in heading(frame)  # its own player's fragment
+    for ws in (first, *others):
+        await ws.disconnect()
+    assert not snapshots._waiting and not snapshots._running
+
+
+async def test_a_socket_connecting_during_a_read_gets_a_later_one_with_what_committed_before(organiser, monkeypatch):
+    """The read running when a socket joins began before it joined: a result committed between
+    the two is not in it, so the socket waits for the next read, which shows it."""
+    drive = await sync_to_async(seated_drive)(organiser, 8)
+    code = drive.join_code
+    reads = HeldReads(monkeypatch)
+    early = await connect(f"/ws/drive/{code}/board/")
+    await reads.first_read_running()  # the early board's read has begun: 0 tables done
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    late = await connect(f"/ws/drive/{code}/board/")
+    await until(lambda: (asyncio.get_running_loop(), drive.pk) in snapshots._waiting)
+    reads.released.set()
+    late_first = await late.receive_json_from(timeout=5)
+    assert late_first["type"] == "update" and "1 of 2 tables done" in late_first["parts"]["board"]
+    # The early board gets the state it asked for, then hears of the result as every socket does.
+    early_frames = [await early.receive_json_from(timeout=5) for _ in range(3)]
+    snapshot = min((f for f in early_frames if f["type"] == "update"), key=lambda f: f["read"])
+    assert "0 of 2 tables done" in snapshot["parts"]["board"]
+    assert any(f["type"] == "result" and f["progress"]["done"] == 1 for f in early_frames)
+    await early.disconnect()
+    await late.disconnect()
+
+
+async def test_a_failed_read_fails_its_sockets_and_the_next_one_reads_again(organiser, monkeypatch):
+    drive = await sync_to_async(seated_drive)(organiser, 8)
+    code = drive.join_code
+    real = snapshots.read
+    calls = []
+
+    def failing_once(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise RuntimeError("database away")
+        return real(*args)
+
+    monkeypatch.setattr(snapshots, "read", failing_once)
+    with pytest.raises(RuntimeError, match="database away"):
+        await snapshots.on_connect(drive.pk, "board")
+    assert not snapshots._waiting and not snapshots._running
+    ws = await connect(f"/ws/drive/{code}/board/")
+    assert "0 of 2 tables done" in (await ws.receive_json_from(timeout=5))["parts"]["board"]
+    await ws.disconnect()
