@@ -506,8 +506,9 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
                      seen_revision: int | None = None) -> Result:
     """The organiser enters a table's result (from paper), or corrects one (a reason is required).
 
-    ``seen_revision``: the revision of the result the organiser's form showed; a result changed
-    since (a phone's new entry, the same correction sent twice) is refused, not overwritten. A
+    ``seen_revision``: the revision of the result the organiser's form showed (0: it showed no
+    result); a result changed since (a phone's new entry, the same correction sent twice, a
+    result recorded while an empty form was open) is refused, not overwritten. A
     correction that changes nothing is refused too, unless it settles an entry not yet
     confirmed (disputed, say) by keeping it as it is: it is confirmed, with the reason logged."""
     drive = _lock(drive)
@@ -528,6 +529,10 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,
         )
     else:
+        if seen_revision == 0:  # typed into an empty form: a result came meanwhile, unseen
+            raise DriveError(f"Table {table.number} has a result now that it did not have when you opened this "
+                             "page (entered on a phone, or recorded as not played at a close): open it again to "
+                             "see it, then correct it if it is wrong.")
         if seen_revision is not None and seen_revision != existing.revision:
             raise DriveError("This result was changed while you were looking at it (a new entry, or this "
                              "correction sent twice): open it again to see it as it stands, then correct it if "

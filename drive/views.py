@@ -224,8 +224,9 @@ def result_edit(request, drive_id: int, table_id: int):
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     reason_form = ReasonForm(request.POST or None)
     error = None
-    # The revision the form was first shown with stays in it after a refusal: sent again, a
-    # result changed meanwhile is refused again until the organiser opens it anew.
+    # The revision the form was first shown with (0: no result yet) stays in it after a
+    # refusal: sent again, a result changed meanwhile is refused again until the organiser
+    # opens it anew.
     seen = posted_number(request.POST, "seen_revision") if request.method == "POST" else None
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
@@ -239,7 +240,7 @@ def result_edit(request, drive_id: int, table_id: int):
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             return _back(drive)
     return render(request, "drive/result_form.html", {
-        "seen_revision": seen if seen is not None else getattr(existing, "revision", None),
+        "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
     })

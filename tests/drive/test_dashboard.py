@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from drive import results as phone_results
 from drive import services
 from drive.models import Drive
 from drive.results import Shown
@@ -172,6 +173,37 @@ def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(org
     data["seen_revision"] = "2"  # seen as it stands, and the same again: nothing to correct
     same = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1
+
+
+def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_correction(organiser_client, organiser):
+    """Found by a probe from outside: the organiser opened a table's empty result form, a phone
+    entered the table's result meanwhile (or "Close anyway" in another tab recorded it as not
+    played), and the organiser's save was taken for a correction of a result never seen: "Give
+    a reason", and with one it replaced the phone's entry. The empty form says it saw no result
+    (revision 0) and is refused like any form shown before the result changed."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="0"' in page
+    seated = [s.player for s in table.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "from the paper", "seen_revision": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200
+    assert "Table 1 has a result now that it did not have when you opened this page" in response.content.decode()
+    result = Result.objects.get()
+    assert (result.summary["declarer"], result.status, result.revision) == (1, Result.Status.ENTERED, 1)
+    assert Correction.objects.count() == 0
+    assert 'name="seen_revision" value="0"' in response.content.decode()  # sent again: refused again
+    # Opened anew, it shows the phone's entry: corrected from there, with a reason.
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="1"' in page
+    assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "seen_revision": "1"}).status_code == 302
+    assert Result.objects.get().summary["declarer"] == 2 and Correction.objects.count() == 1
 
 
 def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_client, organiser):
