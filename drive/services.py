@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 
 from django.db import IntegrityError, transaction
-from django.db.models import Prefetch, Sum
+from django.db.models import Count, Prefetch, Sum
 from django.utils import timezone
 
 from config.bidi import isolate
@@ -326,21 +326,44 @@ def _reseat_if_between_hands(drive: Drive) -> None:
     if hand is None or hand.status != Hand.Status.SEATING:
         return
     seating_, modes = _seating_of(hand)
-    _reseat(drive, hand, _rebalanced(drive, seating_), modes)
+    rebalanced = _rebalanced(drive, seating_)
+    if rebalanced != seating_:
+        _reseat(drive, hand, rebalanced, modes)
 
 
 def _rebalanced(drive: Drive, seating_: list[list[str]]) -> list[list[str]]:
-    """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule)."""
+    """Seat active unseated players, unseat withdrawn ones, and keep the tables to the drive's
+    players per table (seating.rebalance's documented rule). Called even when nobody arrived or
+    left: the organiser may have changed the players per table, and a seating that already fits
+    is returned as it is."""
     active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
     seated = [p for table in seating_ for p in table]
     add = sorted(active - set(seated), key=int)
     remove = [p for p in seated if p not in active]
-    if not add and not remove:
-        return seating_
     try:
         return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size)
     except ValueError as exc:
         raise DriveError(str(exc)) from None
+
+
+@transaction.atomic
+def drive_table_size_changed(drive: Drive) -> str:
+    """The players per table, changed on the drive's page (saved in the caller's transaction).
+    Between hands the seating shown is re-formed at once (``_rebalanced``: as few players move
+    as for a late arrival); during a hand the tables are re-formed when it closes (a close keeps
+    its tables otherwise). Returns what the organiser is told."""
+    drive = _lock(drive)
+    hand = current_hand(drive)
+    if hand is not None and hand.status == Hand.Status.PLAYING:
+        return (f"Saved: the tables are re-formed for {drive.preferred_table_size} players each, as near as "
+                f"can be, when hand {hand.number} closes.")
+    if hand is None or hand.status != Hand.Status.SEATING:
+        return "Saved."
+    _reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
+    sizes = [str(n) for n in hand.tables.order_by("number").annotate(n=Count("seats")).values_list("n", flat=True)]
+    listed = sizes[0] if len(sizes) == 1 else f"{', '.join(sizes[:-1])} and {sizes[-1]}"
+    return f"Saved: the seating for hand {hand.number} now has tables of {listed}."
 
 
 @transaction.atomic

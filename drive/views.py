@@ -69,12 +69,16 @@ def drive_edit(request, drive_id: int):
         try:
             with transaction.atomic():  # the settings and the seating's tables change together, or neither
                 form.save()
-                note = (services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"])
-                        if "play_mode" in form.changed_data else None)
+                notes = [services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"])
+                         if "play_mode" in form.changed_data else None]
+                if "preferred_table_size" in form.changed_data:
+                    notes.append(services.drive_table_size_changed(drive))
         except DriveError as exc:
             form.add_error("play_mode", str(exc))
         else:
-            messages.success(request, note or "Saved.")
+            notes = [n.removeprefix("Saved: ") for n in notes if n and n != "Saved."]
+            said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
+            messages.success(request, f"Saved: {said}" if said else "Saved.")
             return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
 
