@@ -313,15 +313,19 @@ def hand_detail(request, drive_id: int, number: int):
 def print_tables(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     hand = selectors.current_hand(drive)
-    return render(request, "drive/print_tables.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand)})
+    return render(request, "drive/print_tables.html", {
+        "drive": drive, "hand": hand, "tables": selectors.tables_of(hand),
+        "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),
+    })
 
 
 @login_required
 def print_scorecards(request, drive_id: int):
+    """A paper score card for each active player; none for a bot (it only plays on the phones)."""
     drive = drive_for_organiser(request, drive_id)
     rows = range(1, max(drive.target_hands, 1) + 1) if drive.target != drive.Target.TOTAL else range(1, 13)
     return render(request, "drive/print_scorecards.html", {
-        "drive": drive, "players": drive.players.filter(active=True), "rows": rows,
+        "drive": drive, "players": drive.players.filter(active=True, bot__isnull=True), "rows": rows,
     })
 
 

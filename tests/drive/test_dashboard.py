@@ -354,6 +354,24 @@ def test_printable_cards(organiser_client, organiser):
     assert "P008" in organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
 
 
+def test_table_cards_carry_the_join_qr_code_and_no_bot_gets_a_score_card(organiser_client, organiser):
+    """Found by a probe from outside: the printed table cards said "Join on your phone with code
+    …" with no QR code (docs: "table cards (with QR codes)"), and a bot got a paper score card
+    although it never plays with cards."""
+    from drive import phone_links
+    from tables import digital
+
+    drive = seated_drive(organiser, 7, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    bot = digital.add_bot(drive, drive.hands.get().tables.get(number=2).pk)
+    response = organiser_client.get(f"/drives/{drive.pk}/print/tables")
+    page = response.content.decode()
+    qr = phone_links.qr_svg(phone_links.join_url(response.wsgi_request, drive))
+    assert page.count(qr) == 2  # one on each table's card
+    cards = organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    assert cards.count('class="print-card"') == 7 and bot.name not in cards
+
+
 def test_player_names_are_escaped(organiser_client, organiser):
     drive = make_drive(organiser, 0)
     services.add_players(drive, ["<script>alert(1)</script>", "Bob"])
