@@ -102,7 +102,10 @@ def clean_name(raw: str) -> str:
 
 
 def _visible(name: str) -> str:
-    return "".join(c for c in name if ord(c) not in _SHAPING)
+    """The name without its shaping characters; empty when nothing but marks would be left (a
+    combining accent with no letter to sit on shows as nothing, or as a dotted circle)."""
+    shown = "".join(c for c in name if ord(c) not in _SHAPING)
+    return shown if any(not unicodedata.category(c).startswith("M") and not c.isspace() for c in shown) else ""
 
 
 def name_key(name: str) -> str:

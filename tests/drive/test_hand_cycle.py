@@ -333,6 +333,17 @@ def test_names_that_look_the_same_are_one_name(organiser):
     assert list(drive.players.values_list("name", flat=True)) == ["Mallory"]
 
 
+def test_a_name_of_combining_marks_only_is_no_name(organiser):
+    """Found by a probe from outside: a phone could join as "\u0301\u0301" (two accents with no
+    letter to sit on), a name that shows as nothing, or as dotted circles, on every list. Marks
+    on letters stay."""
+    assert services.parse_names("\u0301\u0301\n\u20dd\nAme\u0301lie\n\u0915\u093f") == ["Am\u00e9lie", "\u0915\u093f"]
+    drive = make_drive(organiser, 0)
+    with pytest.raises(DriveError, match="at least one name"):
+        services.add_players(drive, ["\u0301\u0301", "\u0903\u200b"])
+    assert not drive.players.exists()
+
+
 def test_database_refuses_a_player_seated_twice_in_one_hand(organiser):
     from django.db import IntegrityError, transaction
 
