@@ -163,6 +163,10 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
         if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping
             raise DriveError(f"{isolate(same.name)} is on the list already: if that is you, tap your name "
                              "in the list. If not, add an initial to tell you apart.")
+        if not same.active:  # taken out by the organiser: the same person, most likely
+            raise DriveError(f"Already in this drive: {isolate(same.name)}, who has left it. If that is you, ask "
+                             "the organiser to bring you back (your points are kept); if not, add an initial "
+                             "to tell you apart.")
     if clashes:
         raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
                          "Add an initial to tell them apart.")

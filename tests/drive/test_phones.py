@@ -205,6 +205,20 @@ def test_a_name_typed_on_the_wrong_phone_and_left_can_be_typed_again_on_the_righ
     assert "Already in this drive" in text(refused) and not drive.players.get(name="P001").active
 
 
+def test_a_withdrawn_player_typing_their_name_is_told_to_ask_the_organiser_not_to_add_an_initial(client, organiser):
+    """Found by a probe from outside: a player the organiser had taken out typed their name on a
+    phone and was told only "Already in this drive: p001. Add an initial to tell them apart.",
+    which, followed, makes them a second player with none of their points. The phone now says
+    that player has left and to ask the organiser to bring them back; nothing is written."""
+    drive = seated_drive(organiser, 8, allow_self_join=True)
+    services.withdraw_player(drive, drive.players.get(name="P001"))
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)
+    assert ("Already in this drive: \u2068P001\u2069, who has left it. If that is you, ask the organiser "
+            "to bring you back (your points are kept); if not, add an initial to tell you apart.") in text(response)
+    assert drive.players.count() == 8 and not drive.players.get(name="P001").active
+    assert player_cookie_name(drive) not in client.cookies
+
+
 def test_typing_a_name_that_is_on_the_list_says_to_tap_it(client, organiser):
     """Found by a new-user check: typing "p001" (on the list, not joined) was told "Already in
     this drive: p001. Add an initial…": most likely it is that player, who should tap the name."""
