@@ -559,7 +559,13 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,
         )
     else:
-        if seen_revision == 0:  # typed into an empty form: a result came meanwhile, unseen
+        as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
+        spec = get_game(drive.game, drive.house_rules).entry_spec(len(players))
+        as_it_stands = (_answers(summary, spec) == _answers(as_entered, spec)
+                        and existing.status == Result.Status.CONFIRMED)
+        if seen_revision == 0:  # typed into an empty form: a result came meanwhile
+            if as_it_stands and existing.source == Result.Source.ORGANISER:
+                return existing  # this very result sent twice (a double click): saved once, nothing more
             raise DriveError(f"Table {table.number} has a result now that it did not have when you opened this "
                              "page (entered on a phone, or recorded as not played at a close): open it again to "
                              "see it, then correct it if it is wrong.")
@@ -567,9 +573,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise DriveError("This result was changed while you were looking at it (a new entry, or this "
                              "correction sent twice): open it again to see it as it stands, then correct it if "
                              "it is still wrong.")
-        as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
-        spec = get_game(drive.game, drive.house_rules).entry_spec(len(players))
-        if _answers(summary, spec) == _answers(as_entered, spec) and existing.status == Result.Status.CONFIRMED:
+        if as_it_stands:
             raise DriveError("That is the result as it stands: nothing to correct.")
         reason = " ".join((reason or "").split())
         if not reason:

@@ -240,6 +240,26 @@ def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_co
     assert Result.objects.get().summary["declarer"] == 2 and Correction.objects.count() == 1
 
 
+def test_a_paper_result_sent_twice_is_saved_once_and_the_second_says_saved(organiser_client, organiser):
+    """A double click on "Save the result" of an empty form: the second request is not told that
+    a result came meanwhile (it is this one), nor is anything written twice."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "seen_revision": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    for _ in range(2):
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data, follow=True)
+        assert "Table 1, hand 1: result saved." in response.content.decode()
+    result = Result.objects.get()
+    assert (result.revision, result.status, Correction.objects.count()) == (1, Result.Status.CONFIRMED, 0)
+    data["declarer"] = "3"  # other answers on a form that showed no result: refused, as a phone's entry is
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "has a result now that it did not have" in response.content.decode()
+    assert Result.objects.get().summary["declarer"] == 2
+
+
 def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_client, organiser):
     """Found by a tester: with two packs (six or more players) the form always answers the
     second Ice Follies question, which a digital hand's record leaves out when there is none:
