@@ -328,25 +328,27 @@ def _reseat(drive: Drive, hand: Hand, seating_: Sequence[Sequence[str]], modes: 
     _seat(drive, hand, seating_, modes)
 
 
-def _reseat_if_between_hands(drive: Drive) -> None:
+def _reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> None:
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.SEATING:
         return
     seating_, modes = _seating_of(hand)
-    rebalanced = _rebalanced(drive, seating_)
+    rebalanced = _rebalanced(drive, seating_, resize=resize)
     if rebalanced != seating_:
         _reseat(drive, hand, rebalanced, modes)
 
 
-def _rebalanced(drive: Drive, seating_: list[list[str]]) -> list[list[str]]:
-    """Seat active unseated players, unseat withdrawn ones, and keep the tables to the drive's
-    players per table (seating.rebalance's documented rule). Called even when nobody arrived or
-    left: the organiser may have changed the players per table, and a seating that already fits
-    is returned as it is."""
+def _rebalanced(drive: Drive, seating_: list[list[str]], *, resize: bool = False) -> list[list[str]]:
+    """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule).
+    With nobody arriving or leaving the seating stays as it is (a table the organiser filled
+    with bots beyond the players per table keeps them), unless ``resize``: the players per
+    table have changed, and the tables are re-formed to them."""
     active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
     seated = [p for table in seating_ for p in table]
     add = sorted(active - set(seated), key=int)
     remove = [p for p in seated if p not in active]
+    if not add and not remove and not resize:
+        return seating_
     try:
         return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size)
     except ValueError as exc:
@@ -354,19 +356,19 @@ def _rebalanced(drive: Drive, seating_: list[list[str]]) -> list[list[str]]:
 
 
 @transaction.atomic
-def drive_table_size_changed(drive: Drive) -> str:
+def drive_table_size_changed(drive: Drive) -> str | None:
     """The players per table, changed on the drive's page (saved in the caller's transaction).
-    Between hands the seating shown is re-formed at once (``_rebalanced``: as few players move
-    as for a late arrival); during a hand the tables are re-formed when it closes (a close keeps
-    its tables otherwise). Returns what the organiser is told."""
+    Between hands the seating shown is re-formed at once (``seating.rebalance``: as few players
+    move as for a late arrival); during a hand it is refused, as the drive's play mode is (a
+    close keeps its tables). Returns what the organiser is told, or None when no seating is shown."""
     drive = _lock(drive)
     hand = current_hand(drive)
     if hand is not None and hand.status == Hand.Status.PLAYING:
-        return (f"Saved: the tables are re-formed for {drive.preferred_table_size} players each, as near as "
-                f"can be, when hand {hand.number} closes.")
+        raise DriveError(f"The players per table change between hands: change them once hand {hand.number} "
+                         "is closed, and the seating shown for the next hand is re-formed.")
     if hand is None or hand.status != Hand.Status.SEATING:
-        return "Saved."
-    _reseat_if_between_hands(drive)
+        return None
+    _reseat_if_between_hands(drive, resize=True)
     live.drive_changed(drive.pk)
     sizes = [str(n) for n in hand.tables.order_by("number").annotate(n=Count("seats")).values_list("n", flat=True)]
     listed = sizes[0] if len(sizes) == 1 else f"{', '.join(sizes[:-1])} and {sizes[-1]}"

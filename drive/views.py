@@ -69,14 +69,20 @@ def drive_edit(request, drive_id: int):
         try:
             with transaction.atomic():  # the settings and the seating's tables change together, or neither
                 form.save()
-                notes = [services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"])
-                         if "play_mode" in form.changed_data else None]
-                if "preferred_table_size" in form.changed_data:
-                    notes.append(services.drive_table_size_changed(drive))
+                # Each table keeps its mode and its players from hand to hand: these two change
+                # the seating shown, between hands (during a hand they are refused).
+                changes = {
+                    "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
+                    "preferred_table_size": lambda: services.drive_table_size_changed(drive),
+                }
+                notes, refused_on = [], None
+                for field in (f for f in changes if f in form.changed_data):
+                    refused_on = field
+                    notes.append(changes[field]())
         except DriveError as exc:
-            form.add_error("play_mode", str(exc))
+            form.add_error(refused_on, str(exc))
         else:
-            notes = [n.removeprefix("Saved: ") for n in notes if n and n != "Saved."]
+            notes = [n.removeprefix("Saved: ") for n in notes if n]
             said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
             messages.success(request, f"Saved: {said}" if said else "Saved.")
             return _back(drive)

@@ -79,27 +79,30 @@ def test_players_per_table_changed_on_the_drives_page_reaches_the_seating(organi
     one (a close moves players, keeping its tables), until someone arrived or left, when the
     whole room was re-seated at once (8 players at 4 a table set to 2: nothing, then one late
     arrival made tables of 3, 2, 2, 2). Between hands it now re-forms the seating shown
-    (moving as few players as a late arrival does); during a hand, at its close."""
+    (moving as few players as a late arrival does); during a hand it is refused, nothing saved,
+    as the drive's play mode is."""
     drive = seated_drive(organiser, 8, target="hands", target_hands=5)
     data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
             "preferred_table_size": 2, "play_mode": "physical", "suspense_hands": 0, "joker_penalty": "on"}
-    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
-    assert "when hand 1 closes" in response.content.decode()
-    hand = drive.hands.get()
-    assert [t.seats.count() for t in hand.tables.order_by("number")] == [4, 4]  # the hand in play is left alone
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data)
+    assert response.status_code == 200 and "change them once hand 1 is closed" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.preferred_table_size == 4
     finish_all_tables(drive, organiser)
     hand2 = services.close_hand(drive)
-    assert [t.seats.count() for t in hand2.tables.order_by("number")] == [2, 2, 2, 2]
+    assert [t.seats.count() for t in hand2.tables.order_by("number")] == [4, 4]
 
     before = {s.player_id: (s.table.number, s.position) for s in hand2.seats.select_related("table")}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
+    assert "Saved: the seating for hand 2 now has tables of 2, 2, 2 and 2." in response.content.decode()
+    after = {s.player_id: (s.table.number, s.position) for s in hand2.seats.select_related("table")}
+    assert sorted(before) == sorted(after)
+    assert sum(before[p] != after[p] for p in before) == 4  # two of each table go to the new ones
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "preferred_table_size": 4,
                                                                     "play_mode": "digital"}, follow=True)
     assert ("Saved: every table of the seating for hand 2 now plays on the phones. "
             "The seating for hand 2 now has tables of 4 and 4.") in response.content.decode()
     assert set(hand2.tables.values_list("play_mode", flat=True)) == {"digital"}
-    after = {s.player_id: (s.table.number, s.position) for s in hand2.seats.select_related("table")}
-    assert sorted(before) == sorted(after)
-    assert sum(before[p][0] != after[p][0] for p in before) == 4  # those of the two closed tables only
     assert [t.seats.count() for t in hand2.tables.order_by("number")] == [4, 4]
 
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "preferred_table_size": 4,
