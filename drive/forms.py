@@ -52,6 +52,8 @@ class DriveForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["joker_penalty"].initial = self.instance.house_rules.get("declarer_joker_penalty", True)
+            if self._played():
+                self.fields["joker_penalty"].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
 
     def clean_name(self):
@@ -62,11 +64,22 @@ class DriveForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        if "joker_penalty" in self.changed_data and self.instance.pk and self._played():
+            # An entry's points are computed when it is sent, a correction's when it is saved: a
+            # rule changed after the first hand started would score the drive's tables (even
+            # one hand's) by two rules.
+            self.add_error("joker_penalty", "The house rule is fixed once the first hand has started: every table "
+                                            "of the drive is scored by the same rules, corrections too.")
         suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
             self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "
                                              "would keep the board's standings blank all evening.")
         return data
+
+    def _played(self) -> bool:
+        from tables.models import Hand
+
+        return self.instance.hands.exclude(status=Hand.Status.SEATING).exists()
 
     def save(self, commit=True):
         drive = super().save(commit=False)

@@ -110,6 +110,36 @@ def test_players_per_table_changed_on_the_drives_page_reaches_the_seating(organi
     assert "Saved." in response.content.decode() and "now has tables" not in response.content.decode()
 
 
+def test_the_house_rule_cannot_change_once_a_hand_has_started(organiser_client, organiser):
+    """Found by a probe from outside: "Declarer's stray Joker costs 5" switched off in the middle
+    of a hand scored that hand's tables by two rules (an entry's points are computed when it
+    is sent: Table 1's declarer lost 5 for the stray Joker, Table 2's, entered the same a
+    minute later, did not), and a correction of an earlier hand was re-scored by the new rule.
+    Once a hand has started the rule is fixed; before, it may change."""
+    drive = seated_drive(organiser, 8, start=False, target="hands", target_hands=5)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # the box unticked
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302  # seating shown: not yet played
+    drive.refresh_from_db()
+    assert drive.house_rules["declarer_joker_penalty"] is False
+    organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "joker_penalty": "on"})
+    services.start_hand(drive)
+    assert "Fixed now: the first hand has started." in organiser_client.get(f"/drives/{drive.pk}/edit").content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})
+    assert response.status_code == 200
+    assert "The house rule is fixed once the first hand has started" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.house_rules["declarer_joker_penalty"] is True and drive.name == "Test drive"
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})  # between hands too
+    assert response.status_code == 200 and "fixed once the first hand has started" in response.content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "joker_penalty": "on", "name": "Renamed"})
+    assert response.status_code == 302  # anything else may change
+    drive.refresh_from_db()
+    assert drive.name == "Renamed" and drive.house_rules["declarer_joker_penalty"] is True
+
+
 @pytest.mark.parametrize("field,value,message", [
     ("preferred_table_size", "11", "less than or equal to 10"),
     ("preferred_table_size", "1", "greater than or equal to 2"),
