@@ -240,7 +240,7 @@ def result_edit(request, drive_id: int, table_id: int):
     seen = posted_number(request.POST, "seen_revision") if request.method == "POST" else None
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
-            services.organiser_result(
+            result = services.organiser_result(
                 drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"],
                 seen_revision=seen,
             )
@@ -248,12 +248,31 @@ def result_edit(request, drive_id: int, table_id: int):
             error = str(exc)
         else:
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
+            _say_the_moves_stand(request, drive, table, existing, result)
             return _back(drive)
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
     })
+
+
+def _say_the_moves_stand(request, drive, table, before, after) -> None:
+    """A correction of a closed hand's result that names another player as the one who moved
+    up: the next hand's seating was made from the result as it was, and stays (players have
+    moved, and the seating may have been changed since). The organiser is told, to swap
+    players by hand if they should sit otherwise."""
+    table.hand.refresh_from_db(fields=["status"])
+    if before is None or before.mover_id == after.mover_id or table.hand.status != table.hand.Status.CLOSED:
+        return
+    was, now = (drive.players.get(pk=pk).name for pk in (before.mover_id, after.mover_id))
+    next_hand = selectors.current_hand(drive)
+    then = (f" Swap players in the seating for hand {next_hand.number} if they should sit otherwise."
+            if next_hand is not None and next_hand.status == next_hand.Status.SEATING else "")
+    messages.warning(request, format_html(
+        "Hand {} is closed: its moves stand as made, with {} counted as this table's declarer, not {}.{}",
+        table.hand.number, bdi(was), bdi(now), then,
+    ))
 
 
 @login_required

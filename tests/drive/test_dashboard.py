@@ -293,6 +293,39 @@ def test_a_paper_result_sent_twice_is_saved_once_and_the_second_says_saved(organ
     assert Result.objects.get().summary["declarer"] == 2
 
 
+def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stand(organiser_client, organiser):
+    """Found by a probe from outside (two tabs): a result corrected after its hand was closed in
+    another tab, now with another declarer, said only "result saved." while the next hand's
+    seating had been made from the declarer as it was: the organiser was not told that the
+    moves stand as made. The correction is saved and the page says so, naming both players."""
+    drive = seated_drive(organiser, 8)
+    t1, t2 = drive.hands.get().tables.order_by("number")
+    seated = [s.player for s in t1.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{t1.pk}").content.decode()  # tab A
+    assert 'name="seen_revision" value="1"' in page
+    services.organiser_result(drive, t2, declared(4, 0), organiser)
+    hand2 = services.close_hand(drive, force=True)  # tab B
+    seating = sorted(hand2.seats.values_list("player_id", "table__number", "position"))
+    data = {"declarer": "3", "nine_card": "False", "dealer": "0", "reason": "Di declared", "seen_revision": "1"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{t1.pk}", data, follow=True)
+    page = response.content.decode()
+    assert "Table 1, hand 1: result saved." in page
+    assert (f"Hand 1 is closed: its moves stand as made, with <bdi>{seated[1].name}</bdi> counted as this "
+            f"table's declarer, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
+            "if they should sit otherwise.") in page
+    assert Result.objects.get(table=t1).mover_id == seated[3].pk
+    assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
+    # Table 2 corrected with the same declarer (another player's sets): nothing to say of the moves.
+    page = organiser_client.post(f"/drives/{drive.pk}/results/{t2.pk}", {**data, "declarer": "0", "seat1_sets": "1",
+                                                                          "seen_revision": "1"}, follow=True).content.decode()
+    assert "Table 2, hand 1: result saved." in page and "moves stand" not in page
+
+
 def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_client, organiser):
     """Found by a tester: with two packs (six or more players) the form always answers the
     second Ice Follies question, which a digital hand's record leaves out when there is none:
