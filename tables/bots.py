@@ -184,8 +184,9 @@ def bot_step(table_id: int, seat: int) -> str:
         return "idle"
     message = {**action, "version": table.version, "key": f"bot-{seat}-{table.version}"}
     try:
-        digital.apply_action(table_id, seat, message, bot=True)
+        applied = digital.apply_action(table_id, seat, message, bot=True)
     except digital.DigitalError as exc:
         log.debug("bot at table %s seat %s: %s", table_id, seat, exc)
         return "stale"
-    return "applied"
+    # A repeat of its key moved nothing: counted as a refusal, so a bot never loops on one.
+    return "stale" if applied.duplicate else "applied"

@@ -991,10 +991,8 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     duplicate's ``Applied``, or the moved state with the fields of ``table`` it changed (set on
     ``table``); refused with ``DigitalError``. No database work: both paths share it."""
     action, version, key, claimed = split_message(message)
-    if key is not None:
-        for seen, at in table.client_keys or []:
-            if seen == key:
-                return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
+    if key is not None and _seen_key(table.client_keys, key, seat):
+        return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
     if claimed is not None and claimed != seat:
         raise DigitalError(f"You play seat {seat + 1}: you can act only for your own seat.")
     if bot:
@@ -1029,10 +1027,21 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     table.version = state.version
     fields = ["state", "version", "updated_at"]
     if key is not None:
-        table.client_keys = [*(table.client_keys or []), [key, table.version]][-KEEP_CLIENT_KEYS:]
+        table.client_keys = [*(table.client_keys or []), [key, table.version, seat]][-KEEP_CLIENT_KEYS:]
         fields.append("client_keys")
     table.updated_at = timezone.now()
     return state, fields
+
+
+def _seen_key(client_keys: Any, key: str, seat: Any) -> bool:
+    """Whether ``seat`` has sent ``key`` before. Each entry is [key, version, seat]: a key is
+    matched per seat, so no phone can pass its move off as another seat's (a bot's key,
+    "bot-<seat>-<version>", is predictable: a phone that used it stalled the bot, found by
+    probing). An entry of two (stored before the seat was) matches any seat."""
+    for entry in client_keys or []:
+        if entry[0] == key and (len(entry) < 3 or entry[2] == seat):
+            return True
+    return False
 
 
 @transaction.atomic
@@ -1249,7 +1258,8 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
               seat, player_id, *([token] if token is not None else []), field("bots").get_db_prep_save([seat], connection)]
     if key is not None:
-        values.append(field("client_keys").get_db_prep_save([[key, state.version]], connection))
+        values.append(field("client_keys").get_db_prep_save([[key, state.version, seat]], connection))
+        # (The key sent by any seat: the locked path then decides, matching it per seat.)
         params.append(field("client_keys").get_db_prep_save([[key]], connection))
     sql = _held_update_sql(connection.vendor, token is not None, key is not None, facts is not None)
     if facts is None:

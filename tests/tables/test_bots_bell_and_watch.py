@@ -321,3 +321,37 @@ def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch
     with pytest.raises(digital.DigitalError, match="This drive is full"):
         digital.add_bot(drive, table_of(drive).pk)
     assert drive.players.count() == 3
+
+
+def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transactional_db, organiser, monkeypatch):
+    """Found by probing: a client key was matched per table, and a bot's key is predictable
+    ("bot-<seat>-<version>"). A phone that sent its own move with the key a bot would use next
+    had the bot's move taken for a repeat of it: the bot "applied" nothing, again and again,
+    and a table waiting for that bot's pass was stuck until the bell. Keys are matched per seat."""
+    from tables import bots
+
+    monkeypatch.setattr(bots, "schedule_table", lambda *args, **kwargs: None)  # the test moves the bots
+    drive = digital_drive(organiser, 2, start=False)
+    table = table_of(drive)
+    for _ in range(2):
+        digital.add_bot(drive, table.pk)
+    services.start_hand(drive)
+    table = table_of(drive)
+    humans = seated_players(table)[:2]
+    assert table.bots == [2, 3]
+    assert bots.bot_step(table.pk, 3) == "applied"  # version 1
+    state = _stored_state(table.pk)
+    digital.apply_action(table.pk, 1, action("pass", state.version, card=state.hands[1][0]), player_id=humans[1].pk)
+    state = _stored_state(table.pk)  # version 2: seats 0 and 2 still to pass
+    hostile = {**action("pass", state.version, card=state.hands[0][0]), "key": f"bot-2-{state.version + 1}"}
+    digital.apply_action(table.pk, 0, hostile, player_id=humans[0].pk)
+    state = _stored_state(table.pk)
+    assert state.passes[2] is None and state.version == 3  # only the bot's pass is awaited, at version 3
+    assert bots.bot_step(table.pk, 2) == "applied"
+    state = _stored_state(table.pk)
+    assert state.version == 4 and state.round == 2  # the bot passed, and the cards moved on
+    # And a phone's key is its own: another seat sending the same key is not told "already done".
+    card = state.hands[1][0]
+    applied = digital.apply_action(table.pk, 1, {**action("pass", state.version, card=card), "key": hostile["key"]},
+                                   player_id=humans[1].pk)
+    assert not applied.duplicate and _stored_state(table.pk).passes[1] == card
