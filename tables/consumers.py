@@ -264,18 +264,25 @@ class PlayConsumer(_TableSocket):
         await self.error(f"{broadcast.signed_out_reason(event)} Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def may_sync(self) -> bool:
+    def may_sync(self, *, spend: bool = True) -> bool:
         """A sync looks at the seating again (database work): a phone may do it ``SYNC_BURST``
         times at once and ``SYNC_RATE`` times a second after that (a token bucket). Far more than
         a phone asks for (on connecting, coming back to the page, an unanswered move), and a
-        flood of them no longer keeps the server busy."""
+        flood of them no longer keeps the server busy. A refused move costs as much (the table's
+        locked read, then the view again) and spends a token too (``refused``); a move is let
+        through while one is left (``spend`` False: an accepted move costs none)."""
         now = time.monotonic()
         self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
         self.synced_at = now
         if self.sync_tokens < 1:
             return False
-        self.sync_tokens -= 1
+        if spend:
+            self.sync_tokens -= 1
         return True
+
+    def refused(self) -> None:
+        """A move was refused: it spends a sync's token (``may_sync``)."""
+        self.sync_tokens = max(0.0, self.sync_tokens - 1)
 
     def identify(self) -> tuple[int, int, int, str, int] | str:
         """(table id, player id, seat, the phone's token, drive id) of this player's digital seat
@@ -310,6 +317,11 @@ class PlayConsumer(_TableSocket):
             await self.send_view(force=True)
             return
         key = content.get("key")
+        if not self.may_sync(spend=False):  # refused too often of late: no database work now
+            extra = {"key": key} if isinstance(key, str) else {}
+            await self.error("This phone sent moves that could not be made too often: wait a moment, "
+                             "then look again and choose.", **extra)
+            return
         try:
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
@@ -331,11 +343,13 @@ class PlayConsumer(_TableSocket):
             if unconfirmed and applied.duplicate:  # it had committed: no other socket was told
                 await self.resend_current()
         except digital.DigitalError as exc:
+            self.refused()
             extra = {"key": key} if isinstance(key, str) else {}
             await self.error(str(exc), **extra)
             await self.send_view(force=True)  # the phone sees what it must choose from now
             return
         except Exception:
+            self.refused()
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
             await self.resend_current()

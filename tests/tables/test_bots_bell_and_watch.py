@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
@@ -42,6 +43,8 @@ async def test_a_lone_player_plays_a_whole_hand_with_three_bots(organiser):
     for _ in range(3000):
         frame = await until(socket, lambda f: f["type"] in ("state", "error"), timeout=10)
         if frame["type"] == "error":
+            if "too often" in frame["message"]:  # (this phone moves at machine speed, against bots that do not wait)
+                await asyncio.sleep(0.2)
             await socket.send_json_to({"type": "sync"})
             continue
         view = frame["view"]

@@ -11,6 +11,8 @@ import threading
 import pytest
 from django.db.backends.signals import connection_created
 
+from config.db import database_sync_to_async
+from tables.models import TableHand
 from tests.tables.phones import action, at_version, connected, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,4 +68,45 @@ async def test_a_flood_of_syncs_is_refused_beyond_what_a_phone_asks_for(four_at_
     await asyncio.sleep(0.05)  # a moment later (here: five tokens back) it may look again
     await socket.send_json_to({"type": "sync"})
     assert (await socket.receive_json_from(timeout=5))["type"] == "state"
+    await socket.disconnect()
+
+
+async def test_a_flood_of_refused_moves_is_cut_short_like_a_flood_of_syncs(four_at_a_table, monkeypatch):
+    """Found by probing: a move the table refuses (a card the phone does not hold, a stale
+    version, a hand-made frame) cost a locked read of the table and a view read from the
+    database, and nothing limited them: 500 from one phone took 8 s of server work, a flood
+    that every other table shared. A refusal is counted as a sync; once a phone has spent its
+    syncs, its moves are refused at once, each with its key and no database work, until a
+    moment has passed. A phone that plays normally never meets this."""
+    from tables import consumers, digital
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    applied = []
+    real = digital.apply_on_loop
+
+    async def counted(*args, **kwargs):
+        applied.append(args)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(digital, "apply_on_loop", counted)
+    monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back during the flood, however slow the machine
+    for _ in range(consumers.SYNC_BURST):
+        await socket.send_json_to(action("pass", 0, card="no-such-card"))
+        assert (await until(socket, lambda f: f["type"] == "error"))["message"].startswith("You do not hold")
+        assert (await socket.receive_json_from(timeout=5))["type"] == "state"  # what to choose from now
+    assert len(applied) == consumers.SYNC_BURST
+    good = action("pass", 0, card=first["view"]["hand"][0])
+    for message in (action("pass", 0, card="no-such-card"), good):
+        await socket.send_json_to(message)
+        refused = await socket.receive_json_from(timeout=5)
+        assert refused["type"] == "error" and "too often" in refused["message"] and refused["key"] == message["key"]
+    assert await socket.receive_nothing(timeout=0.2)
+    assert len(applied) == consumers.SYNC_BURST  # no database work for either
+    version = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk).version)()
+    assert version == 0
+    monkeypatch.setattr(consumers, "SYNC_RATE", 100.0)
+    await asyncio.sleep(0.05)  # a moment later the same move goes through
+    await socket.send_json_to(good)
+    assert (await until(socket, lambda f: f["type"] in ("ok", "error")))["type"] == "ok"
     await socket.disconnect()
