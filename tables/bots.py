@@ -12,7 +12,9 @@ goes on while the seat has something to do. A stale refusal (a human moved first
 Survival: the tasks live in the server process, not in a socket, so bots keep playing with no
 phone connected. They do not survive a restart of the server: the hand itself does (it is in
 the database), and its bots resume as soon as any socket of that table (a phone or the
-organiser's view) connects, or any action is applied there. With several server processes the
+organiser's view) connects or looks again (a sync), or any action is applied there. A move
+that fails with an error (the database locked or away for a moment) is tried again after the
+delay, as a refused one is; after ``MAX_REFUSED`` in a row the bot waits for one of those. With several server processes the
 bots run in the process that applied the last action; a move scheduled twice is applied once
 (same client key; and the version check refuses the second).
 
@@ -158,7 +160,12 @@ async def _play_seat(table_id: int, seat: int) -> None:
             lo, hi = bot_delay()
             await asyncio.sleep(random.uniform(lo, hi) if hi > 0 else 0)
             _again.discard(key)
-            outcome = await database_sync_to_async(bot_step)(table_id, seat)
+            try:
+                outcome = await database_sync_to_async(bot_step)(table_id, seat)
+            except Exception:  # an error of the moment (the database locked or away): try again, as
+                # after a refusal; a task that ended here left a table waiting for this bot stuck
+                log.warning("bot at table %s seat %s: its move failed; trying again", table_id, seat, exc_info=True)
+                outcome = "stale"
             if outcome == "idle" and key not in _again:
                 break
             refused = refused + 1 if outcome == "stale" else 0

@@ -315,6 +315,7 @@ class PlayConsumer(_TableSocket):
             table_id, _player, seat, _token, _drive = found
             await self.join_table(table_id, seat)
             await self.send_view(force=True)
+            bots.schedule_table(table_id)  # a bot that gave up (its moves failed) looks again
             return
         key = content.get("key")
         if not self.may_sync(spend=False):  # refused too often of late: no database work now

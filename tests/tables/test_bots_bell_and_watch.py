@@ -358,3 +358,78 @@ def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transact
     applied = digital.apply_action(table.pk, 1, {**action("pass", state.version, card=card), "key": hostile["key"]},
                                    player_id=humans[1].pk)
     assert not applied.duplicate and _stored_state(table.pk).passes[1] == card
+
+
+def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db, organiser, monkeypatch):
+    """Found by probing: a bot's move that failed with an error of the moment (the database
+    locked or away for a moment) ended the bot's task, and nothing started it again until a
+    phone connected afresh or a person moved: a table waiting only for that bot's pass stood
+    still. The bot tries again, after its delay, as after a refusal."""
+    import time
+
+    from django.db import OperationalError
+
+    from tables import bots
+
+    failures = []
+    real_step = bots.bot_step
+
+    def flaky_step(table_id, seat):
+        if not failures:
+            failures.append(seat)
+            raise OperationalError("database is locked")
+        return real_step(table_id, seat)
+
+    monkeypatch.setattr(bots, "bot_step", flaky_step)
+    drive = digital_drive(organiser, 3, start=False)
+    table = table_of(drive)
+    digital.add_bot(drive, table.pk)
+    services.start_hand(drive)  # the bot starts at once (BOT_DELAY_SECONDS 0)
+    for _ in range(200):
+        if _stored_state(table.pk).passes[3] is not None:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the bot never passed after one failed try")
+    assert failures == [3]
+
+
+async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monkeypatch):
+    """A bot that gave up (its moves failed for as long as it tries) is started again by a phone
+    of the table that looks again (a sync: the phone's page does so when the table is quiet),
+    not only by a phone connecting afresh or a person's move."""
+    from django.db import OperationalError
+
+    from tables import bots
+
+    failures = []
+    real_step = bots.bot_step
+
+    def flaky_step(table_id, seat):
+        if not failures:
+            failures.append(seat)
+            raise OperationalError("database is locked")
+        return real_step(table_id, seat)
+
+    monkeypatch.setattr(bots, "bot_step", flaky_step)
+    monkeypatch.setattr(bots, "MAX_REFUSED", 1)  # the bot gives up after one failed try
+    drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
+    table = await database_sync_to_async(table_of)(drive)
+    await database_sync_to_async(digital.add_bot)(drive, table.pk)
+    players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
+    socket, _ = await connected(drive, players[0])
+    await database_sync_to_async(services.start_hand)(drive)
+    for _ in range(100):
+        if failures and (3, table.pk) not in {(s, t) for t, s in bots._pending}:
+            break
+        await asyncio.sleep(0.05)
+    assert failures == [3]
+    assert (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is None  # it gave up
+    await socket.send_json_to({"type": "sync"})
+    for _ in range(100):
+        if (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is not None:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the bot was not woken by the phone's sync")
+    await socket.disconnect()
