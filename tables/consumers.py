@@ -35,11 +35,14 @@ log = logging.getLogger(__name__)
 MAX_FRAME = 4096
 SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``): at once, then a second
 REFUSED = 4403  # close code: not a player of this drive / not the organiser
+MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_screen``)
 
 # This process's sockets of each table. A socket that applied an action tells the others of
 # this process itself, at once, without a trip through the channel layer; the layer carries the
 # version to the sockets of other processes (Redis). The in-memory layer has no other process.
 _LOCAL = layer.InboxSockets(digital.table_group)
+# Each player's game sockets in this process, oldest first (``PlayConsumer.hold_screen``).
+_SCREENS: dict[int, list["PlayConsumer"]] = {}
 
 
 def reaches_other_processes(channel_layer: Any) -> bool:
@@ -239,6 +242,7 @@ class PlayConsumer(_TableSocket):
             await self.close(code=REFUSED)
             return
         table_id, self.player_id, seat, self.token, self.drive_id = found
+        await self.hold_screen()
         # The player's group: the organiser signing this phone out closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
@@ -247,7 +251,32 @@ class PlayConsumer(_TableSocket):
         await self.send_view()
         bots.schedule_table(table_id)  # bots of a hand that outlived a restart pick up again
 
+    async def hold_screen(self) -> None:
+        """A player holds at most ``MAX_SCREENS`` game sockets here (two tabs, an old phone and a
+        new one): each is sent its view of every move, ahead of the table's other phones, and
+        a client that never reads makes each a buffer in the server. One more closes the
+        oldest, told why; its page does not reconnect by itself (``REFUSED``)."""
+        screens = _SCREENS.setdefault(self.player_id, [])
+        screens.append(self)
+        while len(screens) > MAX_SCREENS:
+            oldest = screens.pop(0)
+            try:
+                await oldest.error("This seat is open on too many screens: this one has stopped. "
+                                   "Reload the page to play here.")
+                await oldest.close(code=REFUSED)
+            except Exception:  # already going: its disconnect is on its way
+                log.debug("player %s: an old game socket was already closing", self.player_id, exc_info=True)
+
+    def release_screen(self) -> None:
+        screens = _SCREENS.get(self.player_id)
+        if screens is not None and self in screens:
+            screens.remove(self)
+            if not screens:
+                del _SCREENS[self.player_id]
+
     async def disconnect(self, code):
+        if getattr(self, "player_id", None) is not None:
+            self.release_screen()
         if getattr(self, "phone_group", None):
             await self.channel_layer.group_discard(self.phone_group, self.channel_name)
             await broadcast.remove_game_screen(self.drive_id, self)

@@ -110,3 +110,27 @@ async def test_a_flood_of_refused_moves_is_cut_short_like_a_flood_of_syncs(four_
     await socket.send_json_to(good)
     assert (await until(socket, lambda f: f["type"] in ("ok", "error")))["type"] == "ok"
     await socket.disconnect()
+
+
+async def test_a_player_may_hold_only_a_few_game_screens_open_and_the_oldest_gives_way(four_at_a_table):
+    """Found by probing: one player could open any number of game sockets on their seat (300
+    here), each sent its own view of every move (the table's other phones waited behind them)
+    and each a buffer in the server when its client never reads. A player holds at most
+    ``MAX_SCREENS`` in a process (two tabs, an old phone and a new one fit); one more closes the
+    oldest, which is told why and does not reconnect by itself (close code 4403)."""
+    from tables import consumers
+
+    drive, table, players = four_at_a_table
+    other, _ = await connected(drive, players[1])
+    screens = [(await connected(drive, players[0]))[0] for _ in range(consumers.MAX_SCREENS)]
+    newest, first = await connected(drive, players[0])
+    told = await screens[0].receive_json_from(timeout=5)
+    assert told["type"] == "error" and "open on too many screens" in told["message"]
+    assert (await screens[0].receive_output(timeout=5)) == {"type": "websocket.close", "code": consumers.REFUSED}
+    for socket in (*screens[1:], newest, other):  # the others play on
+        await socket.send_json_to({"type": "sync"})
+        assert (await until(socket, lambda f: f["type"] in ("state", "error")))["type"] == "state"
+    assert len(consumers._SCREENS[players[0].pk]) == consumers.MAX_SCREENS
+    for socket in (*screens[1:], newest, other):
+        await socket.disconnect()
+    assert players[0].pk not in consumers._SCREENS
