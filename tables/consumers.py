@@ -171,6 +171,7 @@ class _TableSocket(JsonFrameConsumer):
         a newer version while this one was reading (``push``). ``quiet`` (a version told by
         another socket or process): a failed read is logged and told to the phone, the socket
         stays open, and the table's next version tries again."""
+        where = (self.table_id, self.seat)
         try:
             frame = await self.frame_at(version)
         except Exception:
@@ -178,6 +179,11 @@ class _TableSocket(JsonFrameConsumer):
                 raise
             log.warning("table %s: version %s not read for a socket", self.table_id, version, exc_info=True)
             await self.error("The table could not be read just now; its next move will show here.")
+            return
+        if (self.table_id, self.seat) != where:
+            # The socket moved to another table (a sync) while this view was read: it was built
+            # from the old table's state with the new seat's number, another player's cards.
+            # Dropped; the move sends the new table's view.
             return
         if frame is None:
             await self.send_json({"type": "waiting", "message": "The hand has not started yet."})

@@ -8,8 +8,10 @@ import threading
 import time
 
 import pytest
+from channels.db import database_sync_to_async
 
 from tables import consumers, digital
+from tables.models import TableHand
 from tests import spies
 from tests.tables.phones import action, at_version, codes_in, connected, until
 
@@ -387,3 +389,63 @@ async def until_true(predicate, timeout: float = 5) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("not reached in time")
+
+
+async def test_a_view_read_while_the_phone_moved_to_its_next_table_is_not_sent(organiser, monkeypatch):
+    """Found by reading, proven here: a socket reading a version of its table (told by another
+    process) built the view after the read with the seat it held *then*. A phone that moved to
+    its next table meanwhile (a sync after the close) was sent the old table's hand as seen
+    from its new seat's number: another player's cards. A view read for a table and seat the
+    socket has left since is dropped (the sync sends the new table's)."""
+    from drive import services
+    from tables import consumers, digital
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, preferred_table_size=4)  # two tables
+
+    def seats_now():
+        return {p: (table, table.seats.get(player=p).position) for table in (table_of(drive, 1), table_of(drive, 2))
+                for p in seated_players(table)}
+
+    seats = await database_sync_to_async(seats_now)()
+    await database_sync_to_async(services.close_hand)(drive)  # the bell: both tables stopped, hand 2 seated
+    next_seats = await database_sync_to_async(seats_now)()
+    # Seat numbers at the next table: movement's, and the organiser's swap (here: a player takes
+    # another's seat, whose number differs from the seat the first held in hand 1).
+    moved = next(iter(seats))
+    other = next(p for p in seats if next_seats[p][1] != seats[moved][1])
+    await database_sync_to_async(services.swap_players)(drive, moved, other)
+    next_seats = await database_sync_to_async(seats_now)()
+    assert next_seats[moved][1] != seats[moved][1]
+    (old, old_position), (new, position) = seats[moved], next_seats[moved]
+    socket, first = await connected(drive, moved)
+    assert first["type"] == "waiting"  # hand 2 not started
+    final = (await database_sync_to_async(lambda: TableHand.objects.get(pk=old.pk))()).version
+    # The socket is back at the old table (as one still showing the finished hand would be).
+    consumer = consumers._LOCAL.of(new.pk)[0]
+    await consumer.join_table(old.pk, old_position)
+    consumer.table_facts = await database_sync_to_async(digital.table_facts)(old.pk)
+    digital._STATES.clear()  # the version is another process's: read from the database
+    release = asyncio.Event()
+    real_read = digital.state_read
+    reads = []
+
+    async def slow_read(table_id, version):
+        reads.append(table_id)
+        state = await real_read(table_id, version)
+        await release.wait()
+        return state
+
+    monkeypatch.setattr(digital, "state_read", slow_read)
+    told = asyncio.ensure_future(consumer.table_version({"table": old.pk, "version": final}))
+    await asyncio.sleep(0.1)
+    await consumer.join_table(new.pk, position)  # the phone's sync moved it meanwhile
+    release.set()
+    await told
+    frames = []
+    while not await socket.receive_nothing(timeout=0.3):
+        frames.append(await socket.receive_json_from(timeout=5))
+    stopped = [f for f in frames if f.get("type") == "state" and f["view"]["phase"] == "finished"]
+    assert reads == [old.pk]  # the old table's version was read, slowly
+    assert all(f["view"]["seat"] == old_position for f in stopped), stopped  # (none is sent now)
+    await socket.disconnect()
