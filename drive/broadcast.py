@@ -187,14 +187,19 @@ def phone_group(player_id: int) -> str:
     return f"phone-{player_id}"
 
 
-def signed_out_message(player_id: int, *, left: bool = False) -> tuple[str, dict[str, Any]]:
+def signed_out_message(player_id: int, *, left: bool = False, withdrawn: bool = False) -> tuple[str, dict[str, Any]]:
     """(group, message) that closes every socket of the player's phone (``revoke_phone``);
-    ``left``: the phone left by itself ("Leave this phone"), not signed out by the organiser."""
-    return phone_group(player_id), {"type": "phone.signed_out", "player": player_id, "left": left}
+    ``left``: the phone left by itself ("Leave this phone"), not signed out by the organiser;
+    ``withdrawn``: the organiser took the player out of the drive (``withdraw_player``: the
+    page, reloaded, says so; left open it would go on saying where to sit)."""
+    return phone_group(player_id), {"type": "phone.signed_out", "player": player_id, "left": left,
+                                    "withdrawn": withdrawn}
 
 
 def signed_out_reason(message: dict[str, Any]) -> str:
     """What a socket closed by ``signed_out_message`` tells its page."""
+    if message.get("withdrawn"):
+        return "The organiser has taken you out of the drive."
     return "This phone has left the drive." if message.get("left") else "The organiser signed this phone out."
 
 

@@ -196,6 +196,10 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     _reseat_if_between_hands(drive)
     _bot_plays_for(drive, player)
     live.drive_changed(drive.pk)
+    # Its open pages close (and, reloaded, say the organiser took the player out): left open,
+    # the phone's page would go on as if the player were waiting for the next hand.
+    withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
+    transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
 
 
 @transaction.atomic

@@ -305,6 +305,28 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
     await again.disconnect()
 
 
+async def test_a_withdrawn_players_open_phone_page_closes_at_once(organiser):
+    """The organiser marks a player as leaving: the phone page they left open is closed (it
+    reloads, and the page then says the organiser took them out), not left saying "You will be
+    seated at the next hand". Another player's phone only gets the update."""
+    drive = await sync_to_async(seated_drive)(organiser, 8, start=False)
+    leaver, other = await sync_to_async(lambda: list(drive.players.order_by("pk")[:2]))()
+    leaving = await connected(f"/ws/drive/{drive.join_code}/phone/", f"ff_{drive.join_code}={leaver.token}")
+    staying = await connected(f"/ws/drive/{drive.join_code}/phone/", f"ff_{drive.join_code}={other.token}")
+    for ws in (leaving, staying):
+        await ws.receive_json_from(timeout=5)
+
+    await sync_to_async(services.withdraw_player)(drive, leaver)
+    frame = await leaving.receive_json_from(timeout=5)
+    while frame["type"] == "update":  # the drive's own update may come first
+        frame = await leaving.receive_json_from(timeout=5)
+    assert frame["type"] == "error" and frame["message"].startswith("The organiser has taken you out of the drive.")
+    assert await leaving.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert (await staying.receive_json_from(timeout=5))["type"] == "update"
+    assert await staying.receive_nothing(timeout=0.3)
+    await staying.disconnect()
+
+
 @pytest.fixture
 def screens_sends(monkeypatch):
     """Every group_send of a table's result message to a drive's screens group."""
