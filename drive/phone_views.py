@@ -230,6 +230,10 @@ def enter(request, code: str):
         table, names, spec, existing = _entry_setup(drive, player, _shown(request) if posted else None)
     except DriveError as exc:
         return _entry_refused(request, drive, wants_json, exc)
+    locked = None if posted else results.locked_for_players(table, existing)
+    if locked:  # a page opened again (the back button, an old tab): no form that would be refused
+        messages.info(request, locked)
+        return redirect("phone:me", code=drive.join_code)
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     error = None

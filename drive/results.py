@@ -69,6 +69,19 @@ def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
         raise StaleForm(f"This was for hand {shown.hand}{over}: {_hand_now(hand)}. {LOOK_NOW}")
 
 
+def locked_for_players(table: TableHand, result: Result | None) -> str | None:
+    """Why no player may enter ``table``'s result now (confirmed: only the organiser changes it;
+    disputed: the organiser settles it), or None. The entry page says it instead of showing a
+    form that would be refused."""
+    if result is None:
+        return None
+    if result.status == Result.Status.CONFIRMED:
+        return f"Table {table.number}'s result is confirmed. Only the organiser can change it now."
+    if result.status == Result.Status.DISPUTED:
+        return f"Table {table.number}'s result is disputed: the organiser will settle it."
+    return None
+
+
 def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
     """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
     unless the form was shown to this player, for this hand and this table."""
@@ -139,10 +152,9 @@ def enter(
         )
     else:
         who = isolate(existing.entered_by.name) if existing.entered_by else "the organiser"
-        if existing.status == Result.Status.CONFIRMED:
-            raise DriveError(f"Table {table.number}'s result is confirmed. Only the organiser can change it now.")
-        if existing.status == Result.Status.DISPUTED:
-            raise DriveError(f"Table {table.number}'s result is disputed: the organiser will settle it.")
+        locked = locked_for_players(table, existing)
+        if locked:
+            raise DriveError(locked)
         if existing.revision != seen_revision:
             raise DriveError(
                 f"{who} sent Table {table.number}'s result first (version {existing.revision}); "

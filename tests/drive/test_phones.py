@@ -469,6 +469,29 @@ def test_confirmed_result_is_locked_for_players(table_of_four):
     assert Result.objects.get().declarer == players[2]
 
 
+def test_the_entry_page_of_a_confirmed_or_disputed_result_shows_no_form_to_send(table_of_four):
+    """Opened again (the back button, an old tab), the entry page of a result that is no longer
+    the players' to change says why, on the phone's page, instead of a form whose answers
+    "replace it until someone confirms" and are then refused."""
+    drive, table, players = table_of_four
+    enter = f"/{drive.join_code}/enter"
+    phone_for(drive, players[0]).post(enter, entry_data(4, 2, by=players[0]))
+    still_open = text(phone_for(drive, players[1]).get(enter, follow=True))  # entered: may still be corrected
+    assert "Send the result" in still_open and "your answers replace it" in still_open
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
+                                                                   "reason": "Cy had 9 cards"})
+    response = phone_for(drive, players[0]).get(enter, follow=True)
+    assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    page = text(response)
+    assert "Table 1's result is disputed: the organiser will settle it." in page and "Send the result" not in page
+    services.organiser_result(drive, table, declared(4, 3), drive.organiser, reason="the table agrees", seen_revision=1)
+    settled = Result.objects.get()
+    assert settled.status == Result.Status.CONFIRMED
+    page = text(phone_for(drive, players[2]).get(enter, follow=True))
+    assert "Only the organiser can change it now." in page and "Send the result" not in page
+    assert Result.objects.get().revision == settled.revision  # nothing written
+
+
 def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
