@@ -72,6 +72,16 @@ class TableHand(models.Model):
         return self.status in (self.Status.CONFIRMED, self.Status.NOT_PLAYED)
 
     @property
+    def seated_bot(self):
+        """The first player seated here who is a bot, or None: such a table plays on the phones
+        (``drive.services.set_table_mode`` refuses cards). Reads the seats as prefetched (with
+        ``player__bot``, as ``drive.selectors`` does)."""
+        for seat in self.seats.all():
+            if getattr(seat.player, "bot", None) is not None:
+                return seat.player
+        return None
+
+    @property
     def on_the_phones(self) -> bool:
         """Its hand is dealt and still being played on the phones: the engine (or the bell) will
         record its result; nobody enters one."""

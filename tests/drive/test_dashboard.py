@@ -37,6 +37,24 @@ def test_organiser_creates_a_drive(organiser_client, organiser):
     assert drive.house_rules == {"declarer_joker_penalty": True}
 
 
+def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, organiser):
+    """Seen playing an evening: a bot's table showed "Play with cards", which can only be
+    refused ("a table with a bot plays on the phones"). Its card says why instead; the other
+    tables keep their switch."""
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    services.set_table_mode(drive, 1, "digital")
+    services.set_table_mode(drive, 2, "digital")
+    digital.add_bot(drive, hand.tables.get(number=2).pk)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = {n: re.search(rf'<article[^>]*id="table-{n}".*?</article>', page, re.S).group(0) for n in (1, 2)}
+    assert "Play with cards" in card[1]
+    assert "Play with cards" not in card[2]
+    assert "sits here: a table with a bot plays on the phones." in card[2]
+
+
 def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(organiser_client, organiser):
     """Found by a probe from outside: with the seating drawn, "Tables play with: the phones" on
     the drive's page said "Saved." and every table went on playing with cards (each table keeps
