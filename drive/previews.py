@@ -33,13 +33,15 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
     ``beside_recorded`` (the organiser correcting a result), each row also has ``recorded``: that
     player's points in the table's result as it stands (absent when there is none yet).
 
-    Refused with a 400 and ``{"ok": false, "message": …}``: ``"incomplete": true`` when a question
-    is unanswered or its answer is not one of the choices (the form shows a hint, not an error);
-    otherwise the game's reason why the answers are impossible."""
+    Not yet: a 200 with ``{"ok": false, "incomplete": true, "message": …}`` when a question is
+    unanswered or its answer is not one of the choices (the form shows a hint, not an error; a
+    form just opened is asked this, and a 400 there put an error in every phone's console).
+    Refused with a 400 and ``{"ok": false, "message": …}``: the game's reason why the answers
+    are impossible."""
     players, spec = entry_questions(drive, table)
     form = ResultForm(spec, [p.name for p in players], data)
     if not form.is_valid():
-        return refused("Answer every question.", incomplete=True)
+        return refused("Answer every question.", status=200, incomplete=True)
     try:
         outcome = outcome_for(drive, len(players), form.summary(), [p.name for p in players])
     except DriveError as exc:

@@ -54,7 +54,7 @@ def test_an_unanswered_question_is_a_hint_and_an_impossible_answer_says_why(orga
     before = snapshot()
     for data in (answers(4, None), answers(4, 9), answers(4, 0, seat0_sets="x")):
         response = organiser_client.post(preview_url(drive, table), data)
-        assert response.status_code == 400
+        assert response.status_code == 200  # not a refusal: no error in the browser's console
         assert response.json() == {"ok": False, "incomplete": True, "message": "Answer every question."}
     response = organiser_client.post(preview_url(drive, table), answers(4, 0, nine=True, seat2_ice="joker"))
     assert response.status_code == 400 and "Joker" in response.json()["message"]
