@@ -338,10 +338,9 @@ def hand_detail(request, drive_id: int, number: int):
 def print_tables(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     hand = selectors.current_hand(drive)
-    return render(request, "drive/print_tables.html", {
-        "drive": drive, "hand": hand, "tables": selectors.tables_of(hand),
-        "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),
-    })
+    url = phone_links.join_url(request, drive)  # a player at the table joins from the card itself
+    return render(request, "drive/print_tables.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand),
+                                                       "join_url": url, "qr_svg": phone_links.qr_svg(url)})
 
 
 @login_required

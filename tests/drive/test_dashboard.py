@@ -454,7 +454,13 @@ def test_final_standings_page_shows_prizes(organiser_client, organiser):
 
 def test_printable_cards(organiser_client, organiser):
     drive = seated_drive(organiser, 8)
-    assert "Table 2" in organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    tables = organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    assert "Table 2" in tables
+    # A player at the table joins from the card: its QR code and address, not the bare code
+    # (which says nowhere where to type it), on every table's card.
+    card = re.search(r'<section class="print-card.*?</section>', tables, re.S).group(0)
+    assert card.count("<svg") == 1 and f"http://testserver/{drive.join_code}" in card
+    assert tables.count("<svg") == 2
     assert "P008" in organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
 
 
