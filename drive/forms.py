@@ -74,6 +74,11 @@ class DriveForm(forms.ModelForm):
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
             self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "
                                              "would keep the board's standings blank all evening.")
+        if data.get("target") == Drive.Target.TOTAL and suspense:
+            # Nobody knows which hands are the last: the board would never hide anything.
+            self.add_error("suspense_hands", "A drive that ends at a total has no known last hands to hide: set "
+                                             "this to 0, or end the drive after a number of hands (or whichever "
+                                             "comes first).")
         return data
 
     def _played(self) -> bool:

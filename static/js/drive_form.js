@@ -1,14 +1,16 @@
 // The new-drive and edit forms: only the target fields that the chosen end applies to are
-// shown (both for "whichever comes first"). Without this script both are shown, and the
+// shown (both for "whichever comes first"; the hands hidden for suspense only with a number of hands). Without this script both are shown, and the
 // server checks the one that applies (drive/forms.py).
 (function () {
   "use strict";
   var target = document.querySelector("select[name=target]");
   if (!target) return;
-  var uses = {hands: ["target_hands"], total: ["target_total"], either: ["target_hands", "target_total"]};
+  // Hiding the last hands' standings needs a number of hands: not asked of a drive that ends at a total.
+  var uses = {hands: ["target_hands", "suspense_hands"], total: ["target_total"],
+              either: ["target_hands", "target_total", "suspense_hands"]};
   function show() {
-    var wanted = uses[target.value] || ["target_hands", "target_total"];
-    ["target_hands", "target_total"].forEach(function (name) {
+    var wanted = uses[target.value] || ["target_hands", "target_total", "suspense_hands"];
+    ["target_hands", "target_total", "suspense_hands"].forEach(function (name) {
       var label = document.querySelector("label[data-field=" + name + "]");
       // A field the server refused stays in sight with its message, whichever end is chosen.
       if (label) label.hidden = wanted.indexOf(name) < 0 && !label.querySelector(".errorlist");

@@ -30,10 +30,13 @@ def organiser_sets_up(page, url) -> str:
     page.select_option("select[name=target]", "total")
     expect(page.locator("input[name=target_hands]")).to_be_hidden()
     expect(page.locator("input[name=target_total]")).to_be_visible()
+    expect(page.locator("input[name=suspense_hands]")).to_be_hidden()  # no known last hands to hide
     page.select_option("select[name=target]", "either")
     expect(page.locator("input[name=target_hands]")).to_be_visible()
+    expect(page.locator("input[name=suspense_hands]")).to_be_visible()
     page.select_option("select[name=target]", "hands")
     expect(page.locator("input[name=target_total]")).to_be_hidden()
+    expect(page.locator("input[name=suspense_hands]")).to_be_visible()
     page.fill("input[name=target_hands]", "5")
     page.click("button:has-text('Create the drive')")
     page.fill("textarea[name=names]", "\n".join(NAMES))

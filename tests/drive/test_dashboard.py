@@ -176,6 +176,19 @@ def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value
     assert not Drive.objects.exists()
 
 
+def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organiser_client):
+    """Seen playing an evening: "Hide the standings for the last 2 hands" was accepted for a
+    drive that ends at a total, and the board then hid nothing (nobody knows which hands are the
+    last). Refused, saying why; nothing created."""
+    data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 2}
+    response = organiser_client.post("/drives/new", data)
+    assert response.status_code == 200
+    assert "A drive that ends at a total has no known last hands to hide" in response.content.decode()
+    assert not Drive.objects.exists()
+    assert organiser_client.post("/drives/new", {**data, "suspense_hands": 0}).status_code == 302
+
+
 def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
     drive = make_drive(organiser, 0)
     organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd\nFay\nGus\nHal"})
