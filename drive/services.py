@@ -359,6 +359,15 @@ def _rebalanced(drive: Drive, seating_: list[list[str]], *, resize: bool = False
         raise DriveError(str(exc)) from None
 
 
+def _seating_shown(drive: Drive, refusal: str) -> Hand | None:
+    """Of a locked drive, the hand whose seating is shown (None: none is); during a hand a
+    change of the drive's tables is refused, ``refusal`` naming the hand (``{number}``)."""
+    hand = current_hand(drive)
+    if hand is not None and hand.status == Hand.Status.PLAYING:
+        raise DriveError(refusal.format(number=hand.number))
+    return hand if hand is not None and hand.status == Hand.Status.SEATING else None
+
+
 @transaction.atomic
 def drive_table_size_changed(drive: Drive) -> str | None:
     """The players per table, changed on the drive's page (saved in the caller's transaction).
@@ -366,11 +375,9 @@ def drive_table_size_changed(drive: Drive) -> str | None:
     move as for a late arrival); during a hand it is refused, as the drive's play mode is (a
     close keeps its tables). Returns what the organiser is told, or None when no seating is shown."""
     drive = _lock(drive)
-    hand = current_hand(drive)
-    if hand is not None and hand.status == Hand.Status.PLAYING:
-        raise DriveError(f"The players per table change between hands: change them once hand {hand.number} "
-                         "is closed, and the seating shown for the next hand is re-formed.")
-    if hand is None or hand.status != Hand.Status.SEATING:
+    hand = _seating_shown(drive, "The players per table change between hands: change them once hand {number} "
+                                 "is closed, and the seating shown for the next hand is re-formed.")
+    if hand is None:
         return None
     _reseat_if_between_hands(drive, resize=True)
     live.drive_changed(drive.pk)
@@ -452,11 +459,9 @@ def drive_play_mode_changed(drive: Drive, mode: str) -> str | None:
     where a bot sits stays on the phones); during a hand it is refused, as a table's own mode
     is. Returns what the organiser is told, or None when no seating is shown."""
     drive = _lock(drive)
-    hand = current_hand(drive)
-    if hand is not None and hand.status == Hand.Status.PLAYING:
-        raise DriveError(f"The tables' play mode changes between hands: change it once hand {hand.number} "
-                         "is closed (or a single table's, on its card, then).")
-    if hand is None or hand.status != Hand.Status.SEATING:
+    hand = _seating_shown(drive, "The tables' play mode changes between hands: change it once hand {number} "
+                                 "is closed (or a single table's, on its card, then).")
+    if hand is None:
         return None
     if mode not in TableHand.PlayMode.values:
         raise DriveError("Unknown play mode.")

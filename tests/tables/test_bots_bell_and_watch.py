@@ -360,18 +360,14 @@ def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transact
     assert not applied.duplicate and _stored_state(table.pk).passes[1] == card
 
 
-def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db, organiser, monkeypatch):
-    """Found by probing: a bot's move that failed with an error of the moment (the database
-    locked or away for a moment) ended the bot's task, and nothing started it again until a
-    phone connected afresh or a person moved: a table waiting only for that bot's pass stood
-    still. The bot tries again, after its delay, as after a refusal."""
-    import time
-
+def fail_first_bot_step(monkeypatch) -> list[int]:
+    """The bots' first move fails with an error of the moment (the database locked); returns
+    the seat it failed for, once it has."""
     from django.db import OperationalError
 
     from tables import bots
 
-    failures = []
+    failures: list[int] = []
     real_step = bots.bot_step
 
     def flaky_step(table_id, seat):
@@ -381,6 +377,17 @@ def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db
         return real_step(table_id, seat)
 
     monkeypatch.setattr(bots, "bot_step", flaky_step)
+    return failures
+
+
+def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db, organiser, monkeypatch):
+    """Found by probing: a bot's move that failed with an error of the moment (the database
+    locked or away for a moment) ended the bot's task, and nothing started it again until a
+    phone connected afresh or a person moved: a table waiting only for that bot's pass stood
+    still. The bot tries again, after its delay, as after a refusal."""
+    import time
+
+    failures = fail_first_bot_step(monkeypatch)
     drive = digital_drive(organiser, 3, start=False)
     table = table_of(drive)
     digital.add_bot(drive, table.pk)
@@ -398,20 +405,9 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     """A bot that gave up (its moves failed for as long as it tries) is started again by a phone
     of the table that looks again (a sync: the phone's page does so when the table is quiet),
     not only by a phone connecting afresh or a person's move."""
-    from django.db import OperationalError
-
     from tables import bots
 
-    failures = []
-    real_step = bots.bot_step
-
-    def flaky_step(table_id, seat):
-        if not failures:
-            failures.append(seat)
-            raise OperationalError("database is locked")
-        return real_step(table_id, seat)
-
-    monkeypatch.setattr(bots, "bot_step", flaky_step)
+    failures = fail_first_bot_step(monkeypatch)
     monkeypatch.setattr(bots, "MAX_REFUSED", 1)  # the bot gives up after one failed try
     drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
     table = await database_sync_to_async(table_of)(drive)
