@@ -58,7 +58,7 @@ def drive_changed(drive_id: int, *, gather: bool = False) -> None:
     transaction.on_commit(send)
 
 
-def table_changed(table: Any) -> None:
+def table_changed(table: Any, *, seated: list[int] | None = None, current: bool = False) -> None:
     """A table's result changed (entered, confirmed, disputed, corrected, recorded by the engine):
     the drive's full update as ``drive_changed``, and before it, the moment the transaction
     commits, a small message to the board and the dashboard with what changed at this table
@@ -66,9 +66,12 @@ def table_changed(table: Any) -> None:
 
     The message is read now, inside the transaction, so it holds exactly what commits; the
     full update that follows (built by the worker) replaces it, and pages ignore a message
-    older than the update they show (``commit`` against the update's ``read``)."""
+    older than the update they show (``commit`` against the update's ``read``).
+
+    What the caller has already read, to spare the message its queries: ``seated``, the ids of
+    the table's players; ``current``, True when the table's hand is the drive's latest."""
     drive_changed(table.hand.drive_id, gather=True)
-    delta = result_delta(table)
+    delta = result_delta(table, seated=seated, current=current)
     transaction.on_commit(lambda: send_result_delta(delta), robust=True)
 
 
@@ -117,10 +120,11 @@ def table_finished(table: Any) -> None:
         transaction.on_commit(lambda: _messages.submit(in_own_thread), robust=True)
 
 
-def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
+def result_delta(table: Any, *, committed: bool = False, seated: list[int] | None = None,
+                 current: bool = False) -> dict[str, Any]:
     """``committed``: read after the commit, every status as stored (a later change included);
     else inside the transaction, this table's status as the caller has it (the engine saves
-    it after recording the result)."""
+    it after recording the result). ``seated``, ``current``: as ``table_changed``."""
     hand = table.hand
     drive = hand.drive
     # (No ordering: the models' default ones would join up to the drive for nothing.)
@@ -128,8 +132,9 @@ def result_delta(table: Any, *, committed: bool = False) -> dict[str, Any]:
     status = stored.get(table.pk, table.status) if committed else table.status
     statuses = [TableHand(status=status if pk == table.pk else other) for pk, other in stored.items()]
     done = selectors.progress(statuses)
-    seated = list(table.seats.order_by().values_list("player_id", flat=True))
-    latest = selectors.latest_hand_number(drive)
+    if seated is None:
+        seated = list(table.seats.order_by().values_list("player_id", flat=True))
+    latest = hand.number if current else selectors.latest_hand_number(drive)
     frozen_at = selectors.suspense_from(drive)
     return {
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,

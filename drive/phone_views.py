@@ -175,8 +175,11 @@ def me(request, code: str):
 def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):
     table = results._my_table(drive, player, for_update=False, shown=shown)
     players, spec = previews.entry_questions(drive, table)
-    existing = Result.objects.filter(table=table).first()
-    return table, [p.name for p in players], spec, existing
+    return table, [p.name for p in players], spec
+
+
+def _existing(table):
+    return Result.objects.filter(table=table).first()
 
 
 def _shown(request) -> results.Shown:
@@ -227,15 +230,18 @@ def enter(request, code: str):
         # player's now, is refused before it is read.
         if posted and _recorded_already(player, request.POST.get("client_key")):
             return _entry_answer(request, drive, wants_json, repeated=True)
-        table, names, spec, existing = _entry_setup(drive, player, _shown(request) if posted else None)
+        table, names, spec = _entry_setup(drive, player, _shown(request) if posted else None)
     except DriveError as exc:
         return _entry_refused(request, drive, wants_json, exc)
-    locked = None if posted else results.locked_for_players(table, existing)
-    if locked:  # a page opened again (the back button, an old tab): no form that would be refused
-        messages.info(request, locked)
-        return redirect("phone:me", code=drive.join_code)
-    initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
-    form = ResultForm(spec, names, request.POST or None, initial=initial)
+    if posted:  # results.enter reads the table's result under its lock; the page only on a refusal
+        form = ResultForm(spec, names, request.POST)
+    else:
+        existing = _existing(table)
+        locked = results.locked_for_players(table, existing)
+        if locked:  # a page opened again (the back button, an old tab): no form that would be refused
+            messages.info(request, locked)
+            return redirect("phone:me", code=drive.join_code)
+        form = ResultForm(spec, names, initial=ResultForm.initial_from_summary(spec, existing and existing.summary))
     error = None
     if posted:
         if form.is_valid():
@@ -255,6 +261,7 @@ def enter(request, code: str):
             error = "Check the highlighted answers."
         if wants_json:
             return JsonResponse({"ok": False, "message": error, "errors": form.errors}, status=400)
+        existing = _existing(table)
     return render(request, "phone/enter.html", {
         "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
         "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,

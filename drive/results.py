@@ -101,6 +101,7 @@ def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: S
         raise StaleForm(
             f"This was for Table {shown.table}, but you are at Table {table.number} in hand {hand.number}. {LOOK_NOW}"
         )
+    table.hand.drive = drive  # the caller's (locked) row: what reads the table's drive next needs no query
     return table
 
 
@@ -166,7 +167,7 @@ def enter(
         )
     table.status = TableHand.Status.ENTERED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table)
+    live.table_changed(table, seated=[p.pk for p in players], current=True)
     return Submitted(result, repeated=False)
 
 
@@ -191,7 +192,7 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -
     scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table)
+    live.table_changed(table, current=True)
     return result
 
 
@@ -203,5 +204,5 @@ def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, r
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table)
+    live.table_changed(table, current=True)
     return result

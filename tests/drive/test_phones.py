@@ -562,6 +562,30 @@ def test_json_submission_answers_in_json(table_of_four):
     assert response.json()["ok"] is True
 
 
+def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_as_read_after(
+    table_of_four, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The hall's burst of results: each entry's queries are what keeps the others waiting
+    (SQLite's write lock; the server's two cores). Before the lock: the drive, the player, the
+    key, the hand, the table, its seats; under it the same again and the table's result, then
+    for the result's message the hand's statuses and the players' totals: nothing else."""
+    from drive import live
+
+    drive, table, players = table_of_four
+    sent = []
+    monkeypatch.setattr(live, "_schedule", lambda *args, **kwargs: None)  # the full update: after the answer
+    monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append(delta))
+    with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True):
+        response = phone_for(drive, players[0]).post(
+            f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]), HTTP_ACCEPT="application/json"
+        )
+    assert response.json()["ok"] is True
+    selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) <= 14, "\n".join(selects)
+    assert sent == [live.result_delta(TableHand.objects.get(pk=table.pk))]
+    assert sent[0]["current"] is True and set(sent[0]["totals"]) == {str(p.pk) for p in players}
+
+
 def test_board_is_public_and_shows_standings_and_qr(client, organiser):
     drive = seated_drive(organiser, 8)
     page = text(client.get(f"/{drive.join_code}/board"))
