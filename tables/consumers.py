@@ -96,6 +96,28 @@ class _TableSocket(JsonFrameConsumer):
     seat: int | None = None  # None: a spectator
     sent_version = -1
     table_facts: dict[str, Any] | None = None
+    sync_tokens, synced_at = float(SYNC_BURST), 0.0  # ``may_sync``
+
+    def may_sync(self, *, spend: bool = True) -> bool:
+        """A sync reads the table again (database work; a phone's, its seating too): a socket may
+        do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after that (a token
+        bucket). Far more than a phone or the organiser's watching page asks for (on connecting,
+        coming back to the page, an unanswered move), and a flood of them no longer keeps the
+        server busy. A refused move costs as much (the table's
+        locked read, then the view again) and spends a token too (``refused``); a move is let
+        through while one is left (``spend`` False: an accepted move costs none)."""
+        now = time.monotonic()
+        self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
+        self.synced_at = now
+        if self.sync_tokens < 1:
+            return False
+        if spend:
+            self.sync_tokens -= 1
+        return True
+
+    def refused(self) -> None:
+        """A move was refused: it spends a sync's token (``may_sync``)."""
+        self.sync_tokens = max(0.0, self.sync_tokens - 1)
 
     async def join_table(self, table_id: int, seat: int | None = None) -> None:
         if self.table_id == table_id and self.seat == seat:
@@ -236,7 +258,6 @@ class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
     token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
-    sync_tokens, synced_at = float(SYNC_BURST), 0.0  # ``may_sync``
 
     async def connect(self):
         bots.remember_loop()
@@ -298,26 +319,6 @@ class PlayConsumer(_TableSocket):
     async def phone_signed_out(self, event):
         await self.error(f"{broadcast.signed_out_reason(event)} Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
-
-    def may_sync(self, *, spend: bool = True) -> bool:
-        """A sync looks at the seating again (database work): a phone may do it ``SYNC_BURST``
-        times at once and ``SYNC_RATE`` times a second after that (a token bucket). Far more than
-        a phone asks for (on connecting, coming back to the page, an unanswered move), and a
-        flood of them no longer keeps the server busy. A refused move costs as much (the table's
-        locked read, then the view again) and spends a token too (``refused``); a move is let
-        through while one is left (``spend`` False: an accepted move costs none)."""
-        now = time.monotonic()
-        self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
-        self.synced_at = now
-        if self.sync_tokens < 1:
-            return False
-        if spend:
-            self.sync_tokens -= 1
-        return True
-
-    def refused(self) -> None:
-        """A move was refused: it spends a sync's token (``may_sync``)."""
-        self.sync_tokens = max(0.0, self.sync_tokens - 1)
 
     def identify(self) -> tuple[int, int, int, str, int] | str:
         """(table id, player id, seat, the phone's token, drive id) of this player's digital seat
@@ -442,6 +443,9 @@ class WatchConsumer(_TableSocket):
 
     async def receive_json(self, content, **kwargs):
         if content["type"] == "sync":
+            if not self.may_sync():
+                await self.error("This screen asked to look again too often: wait a moment.")
+                return
             await self.send_view(force=True)
         else:
             await self.error("This view only watches: it cannot play.")

@@ -125,6 +125,28 @@ async def test_the_organiser_watches_a_table_and_sees_no_cards(organiser):
     assert (await stranger.receive_json_from(timeout=5))["type"] == "error"
 
 
+async def test_a_flood_of_syncs_from_the_watching_page_is_cut_short_as_a_phones(organiser, monkeypatch):
+    """Each sync of the organiser's view of a table reads the table from the database: limited as a
+    phone's (``SYNC_BURST`` at once, then ``SYNC_RATE`` a second), a short refusal beyond."""
+    from tables import consumers
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    client = Client()
+    await database_sync_to_async(client.force_login)(organiser)
+    cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+    watch = phone(drive, path=f"/ws/watch/{drive.join_code}/1/", extra_headers=[cookie])
+    assert (await watch.connect())[0]
+    assert (await watch.receive_json_from(timeout=5))["type"] == "state"
+    monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back during the flood, however slow the machine
+    for _ in range(consumers.SYNC_BURST + 5):
+        await watch.send_json_to({"type": "sync"})
+    frames = [await watch.receive_json_from(timeout=5) for _ in range(consumers.SYNC_BURST + 5)]
+    assert [f["type"] for f in frames].count("state") == consumers.SYNC_BURST
+    refused = [f for f in frames if f["type"] == "error"]
+    assert len(refused) == 5 and all("too often" in f["message"] for f in refused)
+    await watch.disconnect()
+
+
 def test_a_bot_that_lands_at_a_table_with_cards_makes_it_play_on_the_phones(transactional_db, organiser):
     drive = digital_drive(organiser, 8, start=False, preferred_table_size=4)
     services.set_table_mode(drive, 1, "physical")
