@@ -181,11 +181,18 @@
     rows.forEach(function (r) { r.hidden = false; });
     if (!rows.length) return;
     var rowH = rows[0].getBoundingClientRect().height || 40;
-    // The chart below the standings must stay on the screen too.
+    // What follows the standings must stay on the screen too: the page note, the tie-break's,
+    // and the chart (a wide screen shows the chart beside them: app.css places it in the side
+    // column, out of the flow). Measured as laid out, all rows shown and the note with a text.
     var chart = document.querySelector(".board svg.chart");
     var note = document.querySelector("[data-pager-note]");
-    var below = (chart ? chart.getBoundingClientRect().height + 12 : 0) + (note ? 40 : 0);   // the page note too
-    var room = window.innerHeight - table.getBoundingClientRect().top - 24 - below;
+    if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
+    var box = table.getBoundingClientRect(), last = box.bottom;
+    [note, document.querySelector(".board .tie-note"),
+     chart && getComputedStyle(chart).position !== "absolute" ? chart : null].forEach(function (el) {
+      if (el) last = Math.max(last, el.getBoundingClientRect().bottom);
+    });
+    var room = window.innerHeight - box.top - (last - box.bottom) - 16;
     var fit = Math.max(3, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / fit);
     // Pages of even length (8 rows that fit 6 at a time: 4 and 4, not 6 and 2), so the chart

@@ -1,5 +1,7 @@
-"""The board on a 1080p projector: standings paged so that the score chart below them stays on
-the screen (it once ran off the bottom, hiding the lower lines and labels)."""
+"""The board on a 1080p projector: the score chart beside the standings, under the join code
+(below them it left room for 7 rows of 40 players: six pages), and the standings paged to fill
+the screen's height; on a screen taller than wide, the chart below them and on the screen too
+(it once ran off the bottom, hiding the lower lines and labels)."""
 
 from __future__ import annotations
 
@@ -22,19 +24,37 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
                           'print("{}")')
         server.manage("demo_drive", "--players", "40", "--hands", "3", "--seed", "1", "--organiser", "olive")
         code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
-        board = browser.new_page(viewport={"width": 1920, "height": 1080})
-        board.goto(f"{server.url}/{code}/board")
-        chart = board.locator("svg.chart")
-        expect(chart).to_be_visible()
+        tall = browser.new_page(viewport={"width": 1080, "height": 1920})
+        tall.goto(f"{server.url}/{code}/board")
+        expect(tall.locator("svg.chart")).to_be_visible()
         # Read in one go in the page (a live update may replace the board between two reads):
         # some rows paged away, the chart's bottom on the screen, the shown rows above it.
-        board.wait_for_function("""() => {
+        tall.wait_for_function("""() => {
           const chart = document.querySelector("svg.chart");
           const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
           const shown = rows.filter(r => !r.hidden);
           if (!chart || !shown.length || shown.length === rows.length) return false;
           const box = chart.getBoundingClientRect();
           return box.bottom <= window.innerHeight && Math.max(...shown.map(r => r.getBoundingClientRect().bottom)) <= box.top;
+        }""", timeout=10000)
+        tall.close()
+
+        board = browser.new_page(viewport={"width": 1920, "height": 1080})
+        board.goto(f"{server.url}/{code}/board")
+        expect(board.locator("svg.chart")).to_be_visible()
+        # Beside the standings, under the join code, on the screen; the standings' rows, paged,
+        # reach down past the chart's top (the room it took below them is theirs) and stay on it.
+        board.wait_for_function("""() => {
+          const chart = document.querySelector("svg.chart");
+          const join = document.querySelector(".side .join");
+          const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
+          const shown = rows.filter(r => !r.hidden);
+          if (!chart || !shown.length || shown.length === rows.length) return false;
+          const box = chart.getBoundingClientRect();
+          const right = Math.max(...shown.map(r => r.getBoundingClientRect().right));
+          const bottom = Math.max(...shown.map(r => r.getBoundingClientRect().bottom));
+          return box.left >= right && box.top >= join.getBoundingClientRect().bottom
+            && box.bottom <= window.innerHeight && bottom > box.top && bottom <= window.innerHeight;
         }""", timeout=10000)
         # Pages of even length, and the board says which page it shows.
         pages = board.evaluate("""() => {
