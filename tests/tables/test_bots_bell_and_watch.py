@@ -106,13 +106,19 @@ def test_the_organiser_can_correct_a_digital_result_from_its_summary(transaction
     assert outcome.points == result.summary["digital"]["points"]
 
 
-async def test_the_organiser_watches_a_table_and_sees_no_cards(organiser):
-    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+async def organisers_watch(organiser, drive):
+    """The organiser's watching socket of table 1, connected."""
     client = Client()
     await database_sync_to_async(client.force_login)(organiser)
     cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
     watch = phone(drive, path=f"/ws/watch/{drive.join_code}/1/", extra_headers=[cookie])
     assert (await watch.connect())[0]
+    return watch
+
+
+async def test_the_organiser_watches_a_table_and_sees_no_cards(organiser):
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    watch = await organisers_watch(organiser, drive)
     frame = await watch.receive_json_from(timeout=5)
     assert frame["type"] == "state" and frame["view"]["seat"] is None and "hand" not in frame["view"]
 
@@ -131,11 +137,7 @@ async def test_a_flood_of_syncs_from_the_watching_page_is_cut_short_as_a_phones(
     from tables import consumers
 
     drive = await database_sync_to_async(digital_drive)(organiser, 4)
-    client = Client()
-    await database_sync_to_async(client.force_login)(organiser)
-    cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
-    watch = phone(drive, path=f"/ws/watch/{drive.join_code}/1/", extra_headers=[cookie])
-    assert (await watch.connect())[0]
+    watch = await organisers_watch(organiser, drive)
     assert (await watch.receive_json_from(timeout=5))["type"] == "state"
     monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back during the flood, however slow the machine
     for _ in range(consumers.SYNC_BURST + 5):
