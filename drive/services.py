@@ -388,8 +388,12 @@ def drive_table_size_changed(drive: Drive) -> str | None:
 
 @transaction.atomic
 def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: int | None = None) -> Hand:
-    """Random draw of the active players into tables for hand 1 (again, if hand 1 has not started)."""
+    """Random draw of the active players into tables for hand 1 (again, if hand 1 has not started).
+    Refused once the drive has finished: one ended before its first hand has no hand left, and a
+    draw would start it again."""
     drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished: no seating is drawn for it.")
     hand = current_hand(drive)
     check_shown_hand(hand, shown_hand)
     if hand is not None and (hand.number > 1 or hand.status != Hand.Status.SEATING):

@@ -39,6 +39,24 @@ def test_drawing_again_draws_a_new_seating(organiser):
     assert Seat.objects.filter(hand=hand).count() == 16  # still everyone once, in one hand
 
 
+def test_a_drive_ended_before_its_first_hand_cannot_be_drawn_and_started_again(organiser, organiser_client):
+    """Found by probing: ending the drive while hand 1's seating was shown deletes that seating,
+    and a stale dashboard's "Draw the seating" (the form says hand 0, as the drive now has no
+    hand) drew a new one and set the finished drive playing again, its standings frozen empty."""
+    drive = seated_drive(organiser, 8, start=False)
+    services.end_drive(drive)
+    for attempt in (lambda: services.draw_seating(drive),
+                    lambda: organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"}, follow=True)):
+        try:
+            response = attempt()
+        except DriveError as exc:
+            assert str(exc) == "This drive has finished: no seating is drawn for it."
+        else:
+            assert "This drive has finished: no seating is drawn for it." in response.content.decode()
+        drive.refresh_from_db()
+        assert drive.status == Drive.Status.FINISHED and not drive.hands.exists()
+
+
 def test_draw_needs_two_players(organiser):
     drive = make_drive(organiser, 1)
     with pytest.raises(DriveError, match="at least 2 players"):
