@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from config.bidi import bdi
+from config.bidi import bdi, isolate
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, posted_number, without_control_characters
@@ -148,16 +148,28 @@ def forget(request, code: str):
     return response
 
 
+TAKEN_OUT = "The organiser has taken {} out of the drive. Ask the organiser if you want to play again."
+
+
 def _player_or_join(request, drive: Drive):
     player = player_for_request(request, drive)
     if player is None:
         gone = player_for_request(request, drive, active_only=False)
         if gone is not None:  # withdrawn: their name is not on the join page's list
-            messages.warning(request, format_html("The organiser has taken {} out of the drive. "
-                                                  "Ask the organiser if you want to play again.", bdi(gone.name)))
+            messages.warning(request, format_html(TAKEN_OUT, bdi(gone.name)))
         else:
             messages.info(request, "Pick your name to join.")
     return player
+
+
+def _no_player_answer(request, drive: Drive) -> JsonResponse:
+    """For entry.js, whose phone holds no player of the drive now (withdrawn, or signed out
+    while the entry waited): why, in JSON. A redirect to the join page was read as "The server
+    could not read the form", and the entry was dropped with no reason given."""
+    gone = player_for_request(request, drive, active_only=False)
+    why = (TAKEN_OUT.format(isolate(gone.name)) if gone is not None
+           else "This phone is no longer joined to the drive: pick your name to join again.")
+    return previews.refused(f"Your entry was not sent. {why}", status=403)
 
 
 def me(request, code: str):
@@ -219,11 +231,13 @@ def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
 
 def enter(request, code: str):
     drive = drive_by_code(code)
+    wants_json = request.headers.get("Accept", "").startswith("application/json")
+    posted = request.method == "POST"
+    if wants_json and posted and player_for_request(request, drive) is None:
+        return _no_player_answer(request, drive)
     player = _player_or_join(request, drive)
     if player is None:
         return redirect("phone:join", code=drive.join_code)
-    wants_json = request.headers.get("Accept", "").startswith("application/json")
-    posted = request.method == "POST"
     try:
         # A repeat of the player's own recorded entry is answered as such, whatever hand it was
         # for; any other form shown to another player, or for another hand or table than the

@@ -149,6 +149,27 @@ def test_a_withdrawn_players_phone_is_told_the_organiser_took_them_out(organiser
     assert "Pick your name to join" not in page
 
 
+def test_an_entry_sent_by_script_from_a_phone_holding_no_player_now_says_why(organiser):
+    """The phone's script (entry.js, its offline queue) reads JSON: a withdrawn or signed-out
+    phone's entry was answered with a redirect to the join page, which it showed as "The server
+    could not read the form; reload the page." (found by probing). It is told why, nothing written."""
+    drive = seated_drive(organiser, 8)
+    ann, bob = seat_players(drive.hands.get().tables.get(number=1))[:2]
+    phones = {ann: phone_for(drive, ann), bob: phone_for(drive, bob)}
+    services.withdraw_player(drive, ann)
+    services.revoke_phone(drive, bob)  # signed out: a new token, the phone's cookie opens nothing
+    for player, why in ((ann, f"The organiser has taken \u2068{ann.name}\u2069 out of the drive. Ask the organiser"),
+                        (bob, "This phone is no longer joined to the drive: pick your name to join again.")):
+        answer = phones[player].post(f"/{drive.join_code}/enter", entry_data(4, 1, by=player),
+                                     HTTP_ACCEPT="application/json")
+        assert answer.status_code == 403 and answer.json()["ok"] is False
+        assert answer.json()["message"].startswith(f"Your entry was not sent. {why}")
+    assert not Result.objects.exists()
+    # A page's own form (no script) still goes to the join page, which says why.
+    response = phones[ann].post(f"/{drive.join_code}/enter", entry_data(4, 1, by=ann), follow=True)
+    assert "The organiser has taken <bdi>P00" in text(response)
+
+
 def test_leaving_the_phone_frees_the_name_and_stops_the_old_cookie(client, organiser):
     """A wrong tap ("I'm Bob" on Ann's phone): "Not Bob? Leave this phone" lets Bob take his name
     on his own phone; the player is signed out as by the organiser (a new token: another copy
