@@ -119,10 +119,14 @@ def claim(request, code: str):
 def private_link(request, code: str, token: str):
     """The organiser's private link for one player: this phone becomes that player."""
     drive = drive_by_code(code)
-    # Every try counts, a wrong token first of all (the limit is for guessing).
-    limited = _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE)
+    # Every try counts, a wrong token first of all (the limit is for guessing). Limited, the
+    # phone is told to wait, whatever the link: "no longer valid" sent a player with a good link
+    # to the organiser for a new one, which the limit refused all the same.
+    if _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
+        messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
+        return redirect("phone:join", code=drive.join_code)
     player = player_by_token(drive, token, active_only=False)
-    if player is None or limited:
+    if player is None:
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)

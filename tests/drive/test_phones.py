@@ -326,13 +326,17 @@ def test_joining_is_rate_limited(client, organiser):
 
 @pytest.mark.usefixtures("mid_minute")
 def test_guessing_private_links_is_rate_limited_too(client, organiser):
-    """Wrong tokens count towards the limit (they once did not: only valid links were counted)."""
+    """Wrong tokens count towards the limit (they once did not: only valid links were counted).
+    A limited phone is told to wait a minute, whatever the link (it was told a good link was "no
+    longer valid" and to ask the organiser for a new one, which would have been refused too)."""
     drive = make_drive(organiser, 2)
     player = drive.players.first()
     for i in range(20):
-        client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}")
-    response = client.get(f"/{drive.join_code}/p/{player.token}", follow=True)
-    assert "no longer valid" in text(response)
+        assert "no longer valid" in text(client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}", follow=True))
+    for link in (player.token, "x" * 32):
+        response = text(client.get(f"/{drive.join_code}/p/{link}", follow=True))
+        assert "Too many tries from this phone. Wait a minute and try again." in response
+        assert "no longer valid" not in response
     assert client.get(f"/{drive.join_code}/me").status_code == 302  # the right link came too late
 
 
@@ -353,7 +357,7 @@ def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser
         client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}")
     clock["now"] = start + datetime.timedelta(seconds=1)  # 20:01:00.5, a new minute
     client.get(f"/{drive.join_code}/p/{'y' * 32}")  # the weighing lets one more through, no more
-    assert "no longer valid" in text(client.get(f"/{drive.join_code}/p/{player.token}", follow=True))
+    assert "Too many tries" in text(client.get(f"/{drive.join_code}/p/{player.token}", follow=True))
     assert client.get(f"/{drive.join_code}/me").status_code == 302
     clock["now"] = start + datetime.timedelta(seconds=121)
     client.get(f"/{drive.join_code}/p/{player.token}")
