@@ -306,7 +306,7 @@ def _judge(request, code: str, action):
     """Confirm or dispute: the form names the revision, the hand and the table it showed, and
     the player it was shown to."""
     drive = drive_by_code(code)
-    player = player_for_request(request, drive)
+    player = _player_or_join(request, drive)  # a withdrawn player's page is told why, as on entering
     if player is None:
         return redirect("phone:join", code=drive.join_code)
     try:

@@ -170,6 +170,21 @@ def test_an_entry_sent_by_script_from_a_phone_holding_no_player_now_says_why(org
     assert "The organiser has taken <bdi>P00" in text(response)
 
 
+def test_a_confirmation_or_dispute_from_a_withdrawn_players_page_says_why_it_was_refused(table_of_four):
+    """A withdrawn player's page left open (offline when the organiser took them out) sent
+    "Confirm" and landed on the join page with nothing said (found by probing); entering said
+    why. Both do now, and nothing is written."""
+    drive, table, players = table_of_four
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=players[1]))
+    bob = phone_for(drive, players[0])
+    services.withdraw_player(drive, players[0])
+    for action in ("confirm", "dispute"):
+        response = bob.post(f"/{drive.join_code}/{action}", {"seen_revision": "1", **shown_for(players[0])}, follow=True)
+        assert response.redirect_chain[-1][0] == f"/{drive.join_code}"
+        assert f"The organiser has taken <bdi>{players[0].name}</bdi> out of the drive." in text(response)
+    assert Result.objects.get().status == Result.Status.ENTERED
+
+
 def test_leaving_the_phone_frees_the_name_and_stops_the_old_cookie(client, organiser):
     """A wrong tap ("I'm Bob" on Ann's phone): "Not Bob? Leave this phone" lets Bob take his name
     on his own phone; the player is signed out as by the organiser (a new token: another copy
