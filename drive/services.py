@@ -84,8 +84,9 @@ def _lock(drive: Drive) -> Drive:
 # not differ in alone.
 _SHAPING = {0x200C, 0x200D, 0xFE0E, 0xFE0F, *range(0xE0020, 0xE0080)}
 # Invisible or blank characters a name drops: Unicode's default-ignorable code points (besides
-# the format characters, Cf, dropped by category) and the Braille blank.
-_IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2800, 0x3164,
+# the format characters, Cf, dropped by category; U+2065, among the Cf ones but unassigned, is
+# listed) and the Braille blank.
+_IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2065, 0x2800, 0x3164,
             *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4),
             *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)}
 
