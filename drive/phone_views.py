@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 
 from django.conf import settings
@@ -93,7 +94,7 @@ def claim(request, code: str):
             names = services.parse_names(new_name)
             if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
                 raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
-                                 if "," in new_name else "Type just your own name.")
+                                 if "," in unicodedata.normalize("NFKC", new_name) else "Type just your own name.")
             player = services.add_players(drive, names, by_phone=True)[0]
         except DriveError as exc:
             messages.error(request, str(exc))

@@ -117,10 +117,12 @@ def name_key(name: str) -> str:
 
 
 def parse_names(text: str) -> list[str]:
-    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped."""
+    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped.
+    Split after the compatibility fold (NFKC, as each name is stored): a full-width comma
+    ("Smith，John") would otherwise become a comma inside one name."""
     names: list[str] = []
     seen: set[str] = set()
-    for raw in text.replace(",", "\n").splitlines():
+    for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
         name = clean_name(raw)
         if not name:
             continue

@@ -120,6 +120,11 @@ def test_a_typed_name_is_one_name_and_a_comma_is_explained(client, organiser):
     drive = make_drive(organiser, 3, allow_self_join=True)
     response = client.post(f"/{drive.join_code}/join", {"new_name": "Smith, John"}, follow=True)
     assert "with no comma in it (John Smith, not Smith, John)" in text(response)
+    # A full-width comma is a comma too (it was folded into one after the split: one player
+    # "Smith,John", found by probing).
+    for comma in ("\uff0c", "\ufe50"):
+        response = client.post(f"/{drive.join_code}/join", {"new_name": f"Smith{comma}John"}, follow=True)
+        assert "with no comma in it (John Smith, not Smith, John)" in text(response)
     response = client.post(f"/{drive.join_code}/join", {"new_name": "Ann\nBob"}, follow=True)
     assert "Type just your own name." in text(response) and "comma" not in text(response)
     assert drive.players.count() == 3
