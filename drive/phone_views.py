@@ -167,14 +167,19 @@ def _player_or_join(request, drive: Drive):
     return player
 
 
+def _why_no_player(request, drive: Drive) -> str:
+    """Why this phone holds no player of the drive, as plain text for a script: withdrawn, or
+    signed out (or never joined)."""
+    gone = player_for_request(request, drive, active_only=False)
+    return (TAKEN_OUT.format(isolate(gone.name)) if gone is not None
+            else "This phone is no longer joined to the drive: pick your name to join again.")
+
+
 def _no_player_answer(request, drive: Drive) -> JsonResponse:
     """For entry.js, whose phone holds no player of the drive now (withdrawn, or signed out
     while the entry waited): why, in JSON. A redirect to the join page was read as "The server
     could not read the form", and the entry was dropped with no reason given."""
-    gone = player_for_request(request, drive, active_only=False)
-    why = (TAKEN_OUT.format(isolate(gone.name)) if gone is not None
-           else "This phone is no longer joined to the drive: pick your name to join again.")
-    return previews.refused(f"Your entry was not sent. {why}", status=403)
+    return previews.refused(f"Your entry was not sent. {_why_no_player(request, drive)}", status=403)
 
 
 def me(request, code: str):
@@ -295,7 +300,7 @@ def preview(request, code: str):
     drive = drive_by_code(code)
     player = player_for_request(request, drive)
     if player is None:
-        return previews.refused("Join the drive first.", status=403)
+        return previews.refused(_why_no_player(request, drive), status=403)
     try:
         table = results._my_table(drive, player, for_update=False)
     except DriveError as exc:

@@ -169,6 +169,9 @@ def test_an_entry_sent_by_script_from_a_phone_holding_no_player_now_says_why(org
                                      HTTP_ACCEPT="application/json")
         assert answer.status_code == 403 and answer.json()["ok"] is False
         assert answer.json()["message"].startswith(f"Your entry was not sent. {why}")
+        # The points preview of a form left open says the same (it said "Join the drive first.").
+        preview = phones[player].post(f"/{drive.join_code}/preview", entry_data(4, 1, by=player))
+        assert preview.status_code == 403 and preview.json()["message"].startswith(why)
     assert not Result.objects.exists()
     # A page's own form (no script) still goes to the join page, which says why.
     response = phones[ann].post(f"/{drive.join_code}/enter", entry_data(4, 1, by=ann), follow=True)
