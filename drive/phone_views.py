@@ -143,7 +143,12 @@ def forget(request, code: str):
     drive = drive_by_code(code)
     player = player_for_request(request, drive, active_only=False)
     if player is not None:
-        if services.leave_phone(drive, player):
+        try:
+            left_drive = services.leave_phone(drive, player)
+        except DriveError as exc:  # the drive has finished: the phone keeps its player's final place
+            messages.info(request, str(exc))
+            return redirect("phone:me", code=drive.join_code)
+        if left_drive:
             messages.success(request, format_html("{} has left this phone and the drive (no hand was played "
                                                   "under that name).", bdi(player.name)))
         else:

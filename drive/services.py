@@ -267,10 +267,14 @@ def leave_phone(drive: Drive, player: Player) -> bool:
     """The phone's own "Leave this phone": signed out as by the organiser (``revoke_phone``), so
     the name can be picked again. A player who added their own name and has played no hand
     leaves the drive as well (``withdraw_player``: a mistaken or made-up name is never seated).
-    True when they did."""
+    True when they did. Refused once the drive has finished: nobody can join it any more, so
+    leaving would only take the player's final place off their phone."""
     drive = _lock(drive)
+    if drive.is_finished:
+        raise DriveError(f"The drive has finished: this phone stays {isolate(player.name)}'s, to show the final "
+                         "place. Nobody can join now, so there is nothing to leave.")
     revoke_phone(drive, player, by_phone=True)
-    if not player.active or not player.added_by_phone or drive.is_finished or has_played(player):
+    if not player.active or not player.added_by_phone or has_played(player):
         return False
     try:
         withdraw_player(drive, player)

@@ -17,7 +17,7 @@ from drive.access import player_cookie_name
 from drive.models import Player
 from scoring.models import Result
 from tables.models import TableHand
-from tests.factories import declared, make_drive, seated_drive, shown_for, shown_on
+from tests.factories import declared, finish_all_tables, make_drive, seated_drive, shown_for, shown_on
 
 pytestmark = pytest.mark.django_db
 
@@ -212,6 +212,30 @@ def test_leaving_the_phone_frees_the_name_and_stops_the_old_cookie(client, organ
     bobs_phone = Client()
     assert bobs_phone.post(f"/{drive.join_code}/join", {"player": bob.pk})["Location"] == f"/{drive.join_code}/me"
     assert "P002" in text(bobs_phone.get(f"/{drive.join_code}/me"))
+
+
+def test_a_finished_drives_phone_offers_no_leave_and_keeps_its_player(client, organiser):
+    """Once the drive has finished nobody can join it: "Leave this phone" would only sign the
+    phone out and lose the player's final place (the join page then says "This drive has
+    finished", and the name could never be picked again). Neither page offers it, and a stale
+    page's POST is refused with the reason, the phone still the player's."""
+    drive = seated_drive(organiser, 4)
+    ann = drive.players.get(name="P001")
+    phone = phone_for(drive, ann)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.end_drive(drive)
+    me = text(phone.get(f"/{drive.join_code}/me"))
+    assert "The drive has finished." in me and "Leave this phone" not in me
+    join = text(phone.get(f"/{drive.join_code}"))
+    assert "This phone is <bdi>P001</bdi>'s." in join and "Leave this phone" not in join
+    assert "nobody can join now" in join
+    response = phone.post(f"/{drive.join_code}/forget", follow=True)
+    assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    assert "The drive has finished: this phone stays \u2068P001\u2069's" in text(response)
+    kept = Player.objects.get(pk=ann.pk)
+    assert kept.token == ann.token and kept.active
+    assert phone.get(f"/{drive.join_code}/me").status_code == 200
 
 
 def test_a_self_added_player_who_leaves_before_playing_leaves_the_drive(client, organiser):
