@@ -287,7 +287,7 @@ def enter(request, code: str):
             else:
                 return _entry_answer(request, drive, wants_json, repeated=submitted.repeated)
         else:
-            error = "Check the highlighted answers."
+            error = form.unanswered() or "Check the highlighted answers."
         if wants_json:
             return JsonResponse({"ok": False, "message": error, "errors": form.errors}, status=400)
         existing = _existing(table)

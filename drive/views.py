@@ -250,6 +250,8 @@ def result_edit(request, drive_id: int, table_id: int):
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             _say_the_moves_stand(request, drive, table, existing, result)
             return _back(drive)
+    elif request.method == "POST":
+        error = form.unanswered() or None  # (a missing reason shows at its own field)
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,

@@ -30,7 +30,7 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
         coerce=lambda raw: lookup[raw],
         widget=forms.RadioSelect,
         help_text=spec.get("help", ""),
-        error_messages={"required": "Choose one."},
+        error_messages={"required": spec.get("missing", "Choose one.")},
     )
     if spec.get("default") is not None:
         field.initial = _key(spec["default"])
@@ -53,6 +53,14 @@ class ResultForm(forms.Form):
         for i, _name in enumerate(self.players):
             for f in spec["seat"]:
                 self.fields[f"seat{i}_{f['name']}"] = _choice_field(f, self.players)
+
+    def unanswered(self) -> str:
+        """What the answers lack, in the questions' words ("Who dealt? Say who dealt: tap their
+        name."), for a message at the top of the form and for a phone sending without the page
+        (static/js/entry.js); "" when nothing is missing."""
+        return " ".join(
+            f"{field.label} {' '.join(field.errors)}" for field in self if field.errors
+        )
 
     def table_fields(self):
         return [self[f["name"]] for f in self.spec["table"]]

@@ -41,8 +41,13 @@ def entry_spec(players: int) -> dict[str, Any]:
              "none_label": "Nobody (the hand was stopped)"},
             {"name": "nine_card", "label": "The declaration", "type": "choice",
              "choices": [[False, "Eight cards (15)"], [True, "Nine, with the Joker (25)"]], "default": False},
-            {"name": "dealer", "label": "Who dealt?", "type": "seat", "default": 0,
-             "help": "Only matters when nobody declared: a tie for top score goes to the first on the dealer's left."},
+            # No default: the dealer is drawn at the table before every hand (docs/rules.md,
+            # "Choosing the dealer"), so the server cannot know it, and a seat chosen in
+            # advance would be sent unread and decide who moves up when nobody declared.
+            {"name": "dealer", "label": "Who dealt?", "type": "seat",
+             "help": "Whoever received the Joker in the draw for the deal. When nobody declared, "
+                     "a tie for top score goes to the first on the dealer's left.",
+             "missing": "Say who dealt: tap their name."},
         ],
         "seat": seat_fields,
         "seat_help": "For the declarer: only the cards outside the declaration.",

@@ -23,6 +23,14 @@
     box.textContent = text || ""; box.hidden = !text;
     if (text) box.scrollIntoView({behavior: "smooth", block: "center"});
   }
+  // The questions the server found unanswered or wrong (the form's field names) are marked, as
+  // the page the server renders marks them (templates/scoring/partials/result_fields.html).
+  function markUnanswered(errors) {
+    if (!form) return;
+    form.querySelectorAll("fieldset[data-field]").forEach(function (box) {
+      box.classList.toggle("invalid", !!(errors && errors[box.dataset.field]));
+    });
+  }
   function send(item) {
     return fetch(item.url, {
       method: "POST", credentials: "same-origin", body: item.body,
@@ -33,7 +41,7 @@
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
           if (data.ok) { location.href = item.done; }
           else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
-          else { showError(data.message); }
+          else { showError(data.message); markUnanswered(data.errors); }
           return data;
         });
     });

@@ -54,6 +54,8 @@ def table_players(page, number: int) -> list[str]:
 def organiser_enters(page, url, number: int, declarer: str):
     page.locator(f"#table-{number}").get_by_role("link", name=re.compile("Enter result|Correct")).click()
     page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{declarer}$")).click()
+    if page.locator("fieldset[data-field=dealer] input:checked").count() == 0:  # a new result: no dealer chosen
+        page.locator("fieldset[data-field=dealer] label", has_text=re.compile(f"^{declarer}$")).click()
     page.click("button:has-text('Save the result')")
 
 
@@ -82,6 +84,7 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     expect(page.locator("[data-preview-box] p.muted")).to_contain_text("once every question is answered")
     expect(page.locator("[data-preview-box] .error")).to_have_count(0)
     page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
+    page.locator("fieldset[data-field=dealer] label", has_text=re.compile(f"^{confirmer}$")).click()
     expect(page.locator("[data-preview-box]")).to_contain_text(f"{enterer}: 15 points")
     expect(page.locator("[data-preview-box] li > bdi", has_text=re.compile(f"^{enterer}$"))).to_have_count(1)  # isolated
     page.click("button:has-text('Send the result')")
@@ -180,6 +183,7 @@ def test_a_phones_dispute_message_goes_once_the_organiser_settles_it(server, bro
     page = phones[enterer]
     page.get_by_role("link", name="Enter the result").click()
     page.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{enterer}$")).click()
+    page.locator("fieldset[data-field=dealer] label", has_text=re.compile(f"^{enterer}$")).click()
     page.click("button:has-text('Send the result')")
     other = phones[disputer]
     other.fill("input[name=reason]", f"{disputer} declared, not {enterer}")

@@ -20,6 +20,7 @@ def entry_form_answered(phone, server, code: str, name: str):
     phone.get_by_role("button", name=name, exact=True).click()
     phone.get_by_role("link", name="Enter the result").click()
     phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).click()
+    phone.locator("fieldset[data-field=dealer] label", has_text=re.compile(f"^{name}$")).click()
     expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
     return phone
 

@@ -29,6 +29,8 @@ def test_the_organiser_sees_the_points_before_saving_and_what_a_correction_chang
     expect(box.locator("p.muted")).to_contain_text("once every question is answered")
     expect(box.locator(".error")).to_have_count(0)
     choose(organiser, "declarer", ann)
+    expect(box.locator("p.muted")).to_contain_text("once every question is answered")  # who dealt?
+    choose(organiser, "dealer", bob)
     expect(box).to_contain_text(f"{ann}: 15 points")
     expect(box).to_contain_text(f"{bob}: 0 points")
     expect(box.locator("p.small")).to_have_text("Points with these answers")  # a heading (a new-user check)

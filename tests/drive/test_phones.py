@@ -610,6 +610,34 @@ def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, mes
     assert not Result.objects.exists()
 
 
+def test_who_dealt_is_asked_with_no_seat_chosen_and_an_entry_without_it_is_refused(table_of_four):
+    """The dealer is drawn at the table before every hand (docs/rules.md), so the server cannot
+    know it: the question comes with no seat chosen. With the first seat chosen in advance an
+    entry sent unread recorded it, and when nobody declared it decides who moves up. Missing,
+    the entry is refused, saying what to answer (the page marks the question; a phone that sent
+    it without the page is told the same in JSON)."""
+    drive, table, players = table_of_four
+    phone = phone_for(drive, players[0])
+    page = phone.get(f"/{drive.join_code}/enter").content.decode()
+    dealer = re.search(r'<fieldset class="field" data-field="dealer">.*?</fieldset>', page, re.S).group(0)
+    assert dealer.count('type="radio"') == 4 and "checked" not in dealer
+    data = entry_data(4, "none", by=players[0])
+    data.update(seat2_sets="1", seat3_sets="1")  # nobody declared; seats 2 and 3 tie on 5
+    del data["dealer"]
+    response = phone.post(f"/{drive.join_code}/enter", data)
+    assert response.status_code == 200 and not Result.objects.exists()
+    page = text(response)
+    assert "Who dealt? Say who dealt: tap their name." in page
+    assert '<fieldset class="field invalid" data-field="dealer">' in page
+    answer = phone.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and "dealer" in answer.json()["errors"]
+    assert answer.json()["message"] == "Who dealt? Say who dealt: tap their name."
+    assert not Result.objects.exists()
+    # Answered, it decides the tie: the third seat dealt, so the fourth (on its left) moves up.
+    phone.post(f"/{drive.join_code}/enter", {**data, "dealer": "2"})
+    assert Result.objects.get().mover == players[3]
+
+
 def test_preview_computes_points_from_the_rules(table_of_four):
     drive, table, players = table_of_four
     data = entry_data(4, 0, nine=True, by=players[0])
