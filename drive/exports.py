@@ -44,8 +44,9 @@ def standings_csv(request, drive_id: int):
     response, writer = _csv_response(drive, "standings")
     # The rank as a number and a tie as its own column: "=3", as the board writes it, would be
     # a formula to a spreadsheet.
-    writer.writerow(["rank", "tied", "player", "total", "declarations", "nine_card_declarations", "hands_played"])
+    writer.writerow(["rank", "tied", "player", "total", "declarations", "nine_card_declarations", "hands_played",
+                     "left"])
     for r in selectors.standings(drive):
         writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, r.declarations, r.row.nine_card_declarations,
-                         r.row.hands_played])
+                         r.row.hands_played, int(r.row.left)])
     return response

@@ -53,10 +53,10 @@ def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list
         n_hands=Count("scores", filter=counted),
     )
     # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not
-    # counted among the players. Once they have played, their points stay.
+    # counted among the players. Once they have played, their points stay, the row marked "left".
     return [
         ranking.Row(name=name, total=total, declarations=declared, nine_card_declarations=nine,
-                    hands_played=hands, player_id=pk)
+                    hands_played=hands, player_id=pk, left=not active)
         for pk, name, active, total, declared, nine, hands in players
         if active or hands or player_ids is not None
     ]

@@ -9,8 +9,8 @@ Order (docs/drive-rules.md, "Tie-breaks"):
    =3 the next is 5th.
 
 Within a shared rank the display order is by name (case-insensitive), then by player id, so
-the board never reshuffles between refreshes. Hands played is carried for display only: it
-does not break ties.
+the board never reshuffles between refreshes. Hands played, and whether the player has left
+the drive, are carried for display only: neither breaks ties nor changes a prize.
 
 Prizes (``prizes``): winners (everybody at rank 1), runner-up (the group ranked next after the
 winners), booby (everybody on the lowest total, provided that total is below the winners'
@@ -34,6 +34,9 @@ class Row:
     nine_card_declarations: int = 0
     hands_played: int = 0
     player_id: int | str | None = None
+    # Left the drive (withdrawn): still ranked by the points scored, shown marked. For display
+    # only, as hands played is: it changes no rank and no prize (docs/drive-rules.md).
+    left: bool = False
 
     def __post_init__(self) -> None:
         for field in ("total", "declarations", "nine_card_declarations", "hands_played"):

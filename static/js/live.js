@@ -102,10 +102,12 @@
     if (header) header.after(fresh); else part.prepend(fresh);
   }
   function cell(row, cls, text) { var c = row.querySelector("." + cls); if (c) c.textContent = text; }
+  // The name itself, not a "left" tag beside it (templates/drive/partials/standings_name.html).
+  function nameIn(row) { var c = row.querySelector(".name"); return (c.querySelector("bdi") || c).textContent; }
   function rankKey(a, b) {  // scoring/standings.py: total, declarations, nine-card, then name
     var d = (+b.dataset.total - +a.dataset.total) || (+b.dataset.decl - +a.dataset.decl) || (+b.dataset.nine - +a.dataset.nine);
     if (d) return d;
-    var na = a.querySelector(".name").textContent, nb = b.querySelector(".name").textContent;
+    var na = nameIn(a), nb = nameIn(b);
     var fa = na.toLowerCase(), fb = nb.toLowerCase();
     return fa < fb ? -1 : fa > fb ? 1 : na < nb ? -1 : na > nb ? 1 : (a.dataset.player < b.dataset.player ? -1 : 1);
   }

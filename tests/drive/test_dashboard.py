@@ -685,3 +685,42 @@ def test_a_stale_seating_page_cannot_change_the_next_seating(organiser_client, o
     response = organiser_client.post(f"/drives/{drive.pk}/tables/1/mode", {"hand": "1", "mode": "digital"}, follow=True)
     assert "The seating for hand 2 is shown; this page showed hand 1. Look again." in response.content.decode()
     assert drive.hands.get(number=2).tables.get(number=1).play_mode == "physical"
+
+
+def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ranked_by_points(
+        organiser_client, organiser, client):
+    """A leaver keeps their points (docs/drive-rules.md) and stays ranked by them; the board,
+    the standings page and the dashboard mark the row "left" (they showed nothing: the room and
+    the organiser took the leaver for someone still playing). The CSV says so in a column; the
+    final standings keep the mark."""
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)  # each table's first seat declares: 15 each, the others 0
+    hand2 = services.close_hand(drive)
+    first = drive.hands.get(number=1).tables.get(number=1).seats.get(position=0).player
+    services.withdraw_player(drive, first)
+    stayer = drive.hands.get(number=1).tables.get(number=2).seats.get(position=0).player
+
+    def row(page: str, player) -> str:
+        return re.search(rf'<tr data-player="{player.pk}"[^>]*>(.*?)</tr>', page, re.S).group(1)
+
+    pages = {
+        "board": client.get(f"/{drive.join_code}/board").content.decode(),
+        "standings": organiser_client.get(f"/drives/{drive.pk}/standings").content.decode(),
+        "dashboard": organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+    }
+    for where, page in pages.items():
+        left, stays = row(page, first), row(page, stayer)
+        assert '<span class="tag-left"' in left and ">left</span>" in left, where
+        assert "tag-left" not in stays, where
+        # Still ranked by their points: level on 15 with the other declarer, the rank shared.
+        assert '<td class="rank">=1</td>' in left and '<td class="num total">15</td>' in left, where
+        assert '<td class="rank">=1</td>' in stays, where
+    assert hand2.seats.filter(player=first).count() == 0
+    standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
+    rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
+    assert rows[0][-1] == "left"
+    assert {row[2]: row[-1] for row in rows[1:]}[first.name] == "1"
+    assert {row[2]: row[-1] for row in rows[1:]}[stayer.name] == "0"
+    services.end_drive(drive)
+    final = organiser_client.get(f"/drives/{drive.pk}/standings").content.decode()
+    assert "tag-left" in row(final, first) and "tag-left" not in row(final, stayer)
