@@ -123,6 +123,15 @@ def send_instructions(drive_id: int, message: dict[str, Any]) -> None:
                 lambda socket: socket.drive_instruction(message), "an instruction")
 
 
+def send_hand_started(drive_id: int, message: dict[str, Any]) -> None:
+    """A hand started (drive.live.hand_started): every game screen of the drive hears it, as it
+    hears a close's instructions; one showing an earlier hand looks again."""
+    if not (_playing.get(drive_id) or one_message_for_all_phones()):
+        return  # in memory with no game screen of this drive here: nobody to tell
+    _to_all(_playing, drive_group(drive_id, "playing"), drive_id, message,
+            lambda socket: socket.drive_started(message), "a hand's start")
+
+
 def _to_all(sockets: layer.InboxSockets, group: str, drive_id: int, message: dict[str, Any], call: Any,
             what: str) -> None:
     local = bool(sockets.get(drive_id))  # read here, from any thread: its size only
@@ -153,6 +162,7 @@ def _from_inbox(registry_of: Any, method: str, what: str) -> Any:
 
 
 layer.on_inbox("drive.result", _from_inbox(lambda message: _screens, "drive_result", "a result message"))
+layer.on_inbox("drive.started", _from_inbox(lambda message: _playing, "drive_started", "a hand's start"))
 # (A message without an audience is a phone's: as sent before the game screens had one.)
 _INSTRUCTED = {"phones": _phones, "playing": _playing}
 # Bulky too, in the same lane as the phones' updates: an update sent before the close must not be

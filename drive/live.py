@@ -90,6 +90,14 @@ def hand_moved(hand: Any) -> None:
     transaction.on_commit(lambda: send_instructions(message), robust=True)
 
 
+def hand_started(hand: Any) -> None:
+    """The organiser started a hand: once it commits, the drive's game screens of digital tables
+    are told (``broadcast.send_hand_started``), so one still showing the hand before looks again
+    at once: its cards if its player's table is on the phones, else where to go."""
+    message = {"type": "drive.started", "drive": hand.drive_id, "hand": hand.number}
+    transaction.on_commit(lambda: broadcast.send_hand_started(hand.drive_id, message), robust=True)
+
+
 def send_instructions(message: dict[str, Any]) -> None:
     broadcast.send_instructions(message["drive"], message)
 

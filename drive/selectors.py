@@ -252,6 +252,41 @@ class DriveView:
         return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None)
 
 
+@dataclass
+class Elsewhere:
+    """Where a player goes whose game screen shows no hand of theirs now (a page left open on a
+    finished hand on the phones): the current hand's number, a sentence saying where they
+    play, and the words of the button to their phone's page."""
+
+    hand: int
+    text: str
+    button: str
+
+
+def elsewhere(drive: Drive, player: Player) -> Elsewhere:
+    """For a player with no seat at a table on the phones in the drive's current hand (one
+    query, two with a hand): what their game screen tells them instead."""
+    hand = current_hand(drive)
+    number = hand.number if hand is not None else 0
+    if drive.is_finished:
+        return Elsewhere(number, "The drive has finished: your page shows your final place.", "See your final place")
+    if hand is None:
+        return Elsewhere(0, "The seating has not been drawn yet: your page says where to sit once it is.",
+                         "Back to the drive")
+    started = hand.status != Hand.Status.SEATING
+    seat = Seat.objects.filter(hand=hand, player=player).select_related("table").first()
+    if seat is None:
+        return Elsewhere(number, f"Hand {number} {'has started' if started else 'is about to start'}: you are not "
+                                 "at a table in it. Your page says when you are seated.", "Back to the drive")
+    table = seat.table.number
+    if started:
+        text = (f"Hand {number} has started: you are at Table {table}, playing with cards. "
+                "Enter or confirm its result on your page.")
+    else:
+        text = f"Hand {number} is about to start: sit at Table {table}, where it is played with cards."
+    return Elsewhere(number, text, f"Go to hand {number}")
+
+
 def suspense_from(drive: Drive) -> int | None:
     """With suspense on, the board's (and phones') standings stay as after this hand number."""
     if not drive.suspense_hands or drive.target == Drive.Target.TOTAL or drive.is_finished:

@@ -514,6 +514,7 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
 
     digital.deal_hand(drive, hand)
     live.drive_changed(drive.pk)
+    live.hand_started(hand)
     return hand
 
 

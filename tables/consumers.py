@@ -18,15 +18,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
+from django.urls import reverse
 
 from config import layer
 from config.consumers import JsonFrameConsumer
 from config.db import database_sync_to_async
-from drive import broadcast
+from drive import broadcast, selectors
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
 
@@ -208,7 +210,10 @@ class _TableSocket(JsonFrameConsumer):
             # Dropped; the move sends the new table's view.
             return
         if frame is None:
-            await self.send_json({"type": "waiting", "message": "The hand has not started yet."})
+            hand, table = getattr(self, "hand_number", 0), getattr(self, "table_number", None)
+            message = (f"Hand {hand} has not started yet: sit at Table {table}. Your cards show here when the "
+                       "organiser starts it." if table else "The hand has not started yet.")
+            await self.send_json({"type": "waiting", "hand": hand, "table": table, "message": message})
             return
         version = frame["view"]["version"]
         if version > self.sent_version or (force and version == self.sent_version):
@@ -254,10 +259,39 @@ class _TableSocket(JsonFrameConsumer):
         return self.frame_of(state)
 
 
+@dataclass(frozen=True)
+class Seated:
+    """A player's seat at a table on the phones in the drive's current hand (``identify``)."""
+
+    table_id: int
+    seat: int
+    hand: int
+    table: int
+    player_id: int
+    token: str
+    drive_id: int
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """The frame for a player with no such seat now: an error (an older page shows its
+    message) with where to go, ``{"hand", "href", "button"}``, the page's button to the
+    player's phone page for that hand."""
+
+    frame: dict[str, Any]
+
+    @classmethod
+    def of(cls, drive, player) -> "Elsewhere":
+        where = selectors.elsewhere(drive, player)
+        return cls({"type": "error", "message": where.text, "elsewhere": {
+            "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}})
+
+
 class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
     token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
+    hand_number, table_number = 0, None  # the hand and table of its seat (``sit``)
 
     async def connect(self):
         bots.remember_loop()
@@ -268,15 +302,27 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             await self.close(code=REFUSED)
             return
-        table_id, self.player_id, seat, self.token, self.drive_id = found
+        if isinstance(found, Elsewhere):
+            # No hand of theirs here now (a page left open on a finished hand, reloaded): where
+            # to go instead, and no reconnecting (the page's button goes there).
+            await self.send_json(found.frame)
+            await self.close(code=REFUSED)
+            return
+        self.player_id, self.token, self.drive_id = found.player_id, found.token, found.drive_id
         await self.hold_screen()
         # The player's group: the organiser signing this phone out closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
-        await self.join_table(table_id, seat)
-        await broadcast.add_game_screen(self.drive_id, self)  # the close's movement instruction
+        await self.sit(found)
+        # The close's movement instruction, and the start of the next hand.
+        await broadcast.add_game_screen(self.drive_id, self)
         await self.send_view()
-        bots.schedule_table(table_id)  # bots of a hand that outlived a restart pick up again
+        bots.schedule_table(found.table_id)  # bots of a hand that outlived a restart pick up again
+
+    async def sit(self, found: "Seated") -> None:
+        """At this seat now (table and seat switch together, on the loop)."""
+        await self.join_table(found.table_id, found.seat)
+        self.hand_number, self.table_number = found.hand, found.table
 
     async def hold_screen(self) -> None:
         """A player holds at most ``MAX_SCREENS`` game sockets here (two tabs, an old phone and a
@@ -309,6 +355,15 @@ class PlayConsumer(_TableSocket):
             await broadcast.remove_game_screen(self.drive_id, self)
         await super().disconnect(code)
 
+    async def drive_started(self, event):
+        """The organiser started a hand (``drive.live.hand_started``): a screen still showing an
+        earlier one looks again at once (its next table on the phones, or where to go), rather
+        than at its next quiet-time sync."""
+        if event.get("hand", 0) > self.hand_number:
+            # A task of its own: the database read must not hold up the drive's other screens
+            # (nor, through Redis, the process's inbox).
+            layer.start_task(_guarded(self.look_again(force=False), self.table_id, "a hand's start"))
+
     async def drive_instruction(self, event):
         """The organiser closed the hand (``drive.live.hand_moved``): where this player sits next,
         shown on the game screen too (a player still looking at the finished hand)."""
@@ -320,10 +375,11 @@ class PlayConsumer(_TableSocket):
         await self.error(f"{broadcast.signed_out_reason(event)} Join the drive again to play.")
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def identify(self) -> tuple[int, int, int, str, int] | str:
-        """(table id, player id, seat, the phone's token, drive id) of this player's digital seat
-        in the current hand, or why not. Sets nothing: the caller switches table and seat together on
-        the loop."""
+    def identify(self) -> "Seated | Elsewhere | str":
+        """This player's digital seat in the current hand; where they go instead when they have
+        none (a table with cards, no table, the drive over: ``selectors.elsewhere``, the frame
+        with a link to their phone's page); or why this phone may not play here. Sets nothing:
+        the caller switches table and seat together on the loop."""
         try:
             drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
         except Http404:
@@ -335,8 +391,9 @@ class PlayConsumer(_TableSocket):
             return "Join the drive on this phone first."
         seat = digital.digital_seat_of(drive, player)
         if seat is None:
-            return "You are not seated at a table played on the phones in this hand."
-        return seat.table_id, player.pk, seat.position, player.token, drive.pk
+            return Elsewhere.of(drive, player)
+        return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number,
+                      player.pk, player.token, drive.pk)
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -344,14 +401,7 @@ class PlayConsumer(_TableSocket):
             if not self.may_sync():
                 await self.error("This phone asked to look again too often: wait a moment.")
                 return
-            found = await database_sync_to_async(self.identify)()  # the seating may have changed
-            if isinstance(found, str):
-                await self.error(found)
-                return
-            table_id, _player, seat, _token, _drive = found
-            await self.join_table(table_id, seat)
-            await self.send_view(force=True)
-            bots.schedule_table(table_id)  # a bot that gave up (its moves failed) looks again
+            await self.look_again()
             return
         key = content.get("key")
         if not self.may_sync(spend=False):  # refused too often of late: no database work now
@@ -400,6 +450,23 @@ class PlayConsumer(_TableSocket):
         if remote is not None:  # (Redis) its round trips are not waited for by this phone's own view
             await asyncio.shield(remote)
 
+
+    async def look_again(self, *, force: bool = True) -> None:
+        """The seating may have changed (a sync, a hand started): this player's seat now and its
+        view, or where to go instead (the socket stays open: the page shows it, and its next
+        sync may find a seat on the phones). A read, in any thread: a hand's start reaches
+        every game screen of the drive at once. ``force``: the view even if this socket sent
+        that version already (a sync asks for it; a hand's start does not)."""
+        found = await database_sync_to_async(self.identify, thread_sensitive=False)()
+        if isinstance(found, str):
+            await self.error(found)
+            return
+        if isinstance(found, Elsewhere):
+            await self.send_json(found.frame)
+            return
+        await self.sit(found)
+        await self.send_view(force=force)
+        bots.schedule_table(found.table_id)  # a bot that gave up (its moves failed) looks again
 
     async def resend_current(self) -> None:
         """After a move that failed on its way to the database, perhaps once its commit was sent

@@ -114,6 +114,7 @@
       if (view && msg.table === shownTable && msg.hand === shownHand && msg.view.version < view.version) return;
       var moved = $("instruction");
       if (moved && !moved.hidden && msg.hand >= Number(moved.dataset.hand)) moved.hidden = true;   // at the new table now
+      var next = view && msg.hand > shownHand;   // the hand shown is over: this is the player's next one
       seats = msg.seats || seats;
       if (!view || msg.table !== shownTable || msg.hand !== shownHand) fresh = [];
       else if (msg.view.round > view.round) fresh = cameIn(view, msg.view);
@@ -122,8 +123,14 @@
       shownTable = msg.table; shownHand = msg.hand;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
+      if (next) $("message").textContent = "Hand " + msg.hand + " has started: you are at Table " + msg.table + ".";
     } else if (msg.type === "ok") {
       if (pending && msg.key === pending.key) { pending = null; $("message").textContent = ""; }
+    } else if (msg.type === "error" && msg.elsewhere) {
+      // No hand of this player's here now (a table with cards, none, the drive over): where to go.
+      pending = null;
+      showWhere(msg.message, msg.elsewhere.hand, msg.elsewhere.href, msg.elsewhere.button);
+      if (!view) { $("status").textContent = msg.message; $("declare").hidden = true; }
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       $("message").textContent = msg.message;
@@ -131,6 +138,8 @@
       showInstruction(msg);
     } else if (msg.type === "waiting") {
       $("status").textContent = msg.message;
+      // The next hand at a table on the phones, not started yet: said above a finished hand.
+      if (view && msg.hand > shownHand) showWhere(msg.message, msg.hand, null, null);
       setTimeout(function () { if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "sync" })); }, 5000);
     }
   }
@@ -165,13 +174,24 @@
   // The close's movement instruction (sent to this player's phones the moment the organiser
   // closes the hand): shown above the game, as text.
   function showInstruction(msg) {
-    var box = $("instruction");
-    if (!box || (view && msg.hand <= shownHand)) return;
+    if (view && msg.hand <= shownHand) return;
     var text = new DOMParser().parseFromString(msg.html, "text/html").body.textContent.trim();
-    if (!text) return;
+    if (text) showWhere(text, msg.hand, null, null);
+  }
+  // The box above the game: where this player goes for ``hand`` (as text), with the button to
+  // their phone's page (``href``/``button`` from the server; else the page's own link and words).
+  var LINK = $("instruction") && $("instruction").querySelector("[data-instruction-link]");
+  var LINK_HOME = LINK && LINK.getAttribute("href"), LINK_WORDS = LINK && LINK.textContent;
+  function showWhere(text, hand, href, button) {
+    var box = $("instruction");
+    if (!box) return;
+    var news = box.hidden || box.querySelector("[data-instruction-text]").textContent !== text;
     box.querySelector("[data-instruction-text]").textContent = text;
-    box.dataset.hand = String(msg.hand);
+    box.querySelector("[data-instruction-text]").classList.toggle("long", text.length > 40);   // a sentence, not "Stay at Table 3"
+    if (LINK) { LINK.setAttribute("href", href || LINK_HOME); LINK.textContent = button || LINK_WORDS; }
+    box.dataset.hand = String(hand);
     box.hidden = false;
+    if (news && box.scrollIntoView) box.scrollIntoView({ block: "start", behavior: "smooth" });
   }
 
   // --- drawing the view -------------------------------------------------------------------

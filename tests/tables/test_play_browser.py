@@ -302,3 +302,41 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=10000)
         assert "Ann (bot)" not in ann.inner_text("#seats")
+
+
+NEXT_HAND_WITH_CARDS = """
+from drive import services
+from drive.models import Drive
+drive = Drive.objects.get(join_code="%s")
+services.close_hand(drive, force=True)  # the hand on the phones is stopped and scored
+services.set_table_mode(drive, 1, "physical")
+services.start_hand(drive)
+print(json.dumps({"hand": drive.hands.order_by("-number").first().number}))
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_game_screen_left_on_a_finished_hand_says_the_next_one_started_and_links_to_it(tmp_path):
+    """A phone left on the game screen while the organiser closed the hand and started the next
+    at a table with cards: the screen says so in words, above the old hand, with a button to
+    the player's page for the new hand, on a 360-px phone (it said only "You are not seated at
+    a table played on the phones in this hand", at the bottom, and nothing to tap)."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        data = server.shell_json(SETUP % (1, RTL))
+        code = data["code"]
+        context = browser.new_context(viewport=PHONE)
+        context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
+        page = context.new_page()
+        page.add_init_script(RECORD_FRAMES)  # a short quiet time: the screen looks again soon
+        page.goto(f"{server.url}/{code}/play")
+        page.wait_for_selector("#hand button.c")
+        # (From another process, as a second server would: this one's screens hear it at their next look.)
+        assert server.shell_json(NEXT_HAND_WITH_CARDS % code) == {"hand": 2}
+        box = page.locator("#instruction")
+        expect(box).to_be_visible(timeout=10000)
+        expect(box).to_contain_text("Hand 2 has started: you are at Table 1, playing with cards.")
+        link = box.get_by_role("link", name="Go to hand 2")
+        expect(link).to_have_attribute("href", f"/{code}/me")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        link.click()
+        expect(page.get_by_role("link", name="Enter the result")).to_be_visible()

@@ -337,3 +337,46 @@ async def test_an_instruction_from_another_process_reaches_the_game_screen_throu
     frame = await until(socket, lambda f: f["type"] == "instruction")
     assert frame["html"] == html and frame["hand"] == 2
     await socket.disconnect()
+
+
+async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_hand_is_with_a_link(organiser):
+    """A phone left on the game screen of a finished hand: when the organiser starts the next
+    hand it looks again at once (``live.hand_started``), and the player whose next table plays
+    with cards is told so plainly, with a button to their phone's page for that hand (it said
+    "You are not seated at a table played on the phones in this hand", and only at its next
+    quiet-time sync); the one whose next table is on the phones gets its cards. A screen
+    opened afterwards (reloaded) says the same and does not reconnect (4403)."""
+    from drive import services
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, preferred_table_size=4)
+    sockets = {}
+    for number in (1, 2):
+        table = await database_sync_to_async(table_of)(drive, number)
+        players = await database_sync_to_async(seated_players)(table)
+        at_table = [(await connected(drive, p))[0] for p in players]
+        await play_to_the_end(at_table, table.pk, random.Random(number))
+        sockets.update({p.pk: s for p, s in zip(players, at_table)})
+    await database_sync_to_async(services.close_hand)(drive)
+    await database_sync_to_async(services.set_table_mode)(drive, 2, "physical")
+    on_cards = await database_sync_to_async(lambda: seated_players(table_of(drive, 2)))()
+    on_phones = await database_sync_to_async(lambda: seated_players(table_of(drive, 1)))()
+    for socket in sockets.values():
+        await until(socket, lambda f: f["type"] == "instruction")
+    await database_sync_to_async(services.start_hand)(drive)
+    me = f"/{drive.join_code}/me"
+    for player in on_cards:
+        frame = await until(sockets[player.pk], lambda f: f["type"] == "error")
+        assert frame["message"] == ("Hand 2 has started: you are at Table 2, playing with cards. "
+                                    "Enter or confirm its result on your page.")
+        assert frame["elsewhere"] == {"hand": 2, "button": "Go to hand 2", "href": me}
+    for player in on_phones:
+        frame = await until(sockets[player.pk], lambda f: f["type"] == "state")
+        assert (frame["hand"], frame["table"]) == (2, 1) and frame["view"]["seat"] is not None
+    for socket in sockets.values():
+        await socket.disconnect()
+    again = phone(drive, on_cards[0])
+    assert (await again.connect())[0]
+    frame = await again.receive_json_from(timeout=5)
+    assert frame["elsewhere"]["href"] == me and frame["message"].startswith("Hand 2 has started: you are at Table 2")
+    assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}

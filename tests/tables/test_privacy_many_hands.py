@@ -51,6 +51,13 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, set
     # A hand here takes milliseconds, and each starts with every phone's sync: far more syncs a
     # second than a phone at a table sends (``PlayConsumer.may_sync``), which this test is not about.
     monkeypatch.setattr(consumers, "SYNC_RATE", 1000.0)
+    # Each phone here finds its seat at the new table by its own sync, and every frame it gets is
+    # checked against the state of that moment. A hand's start also has each game screen look
+    # again by itself (``live.hand_started``; its views are built as a sync's): a second view of
+    # the same version, arriving after the next move, would be checked against a later state.
+    from drive import broadcast
+
+    monkeypatch.setattr(broadcast, "send_hand_started", lambda drive_id, message: None)
     drive = await database_sync_to_async(digital_drive)(organiser, 2, target="hands", target_hands=HANDS + 5)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     names = [p.name for p in players]
