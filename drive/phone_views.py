@@ -248,11 +248,14 @@ def enter(request, code: str):
     drive = drive_by_code(code)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
     posted = request.method == "POST"
-    if wants_json and posted and player_for_request(request, drive) is None:
-        return _no_player_answer(request, drive)
-    player = _player_or_join(request, drive)
-    if player is None:
-        return redirect("phone:join", code=drive.join_code)
+    if wants_json and posted:  # entry.js: why not, in JSON
+        player = player_for_request(request, drive)
+        if player is None:
+            return _no_player_answer(request, drive)
+    else:
+        player = _player_or_join(request, drive)
+        if player is None:
+            return redirect("phone:join", code=drive.join_code)
     try:
         # A repeat of the player's own recorded entry is answered as such, whatever hand it was
         # for; any other form shown to another player, or for another hand or table than the

@@ -91,7 +91,8 @@ def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: S
         _check_hand_shown(hand, shown)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("No hand is being played right now.")
-    tables = TableHand.objects.select_related("hand").filter(hand=hand, seats__player=player)
+    # (No ordering: the models' default one joins the drive for it; one table per player.)
+    tables = TableHand.objects.select_related("hand").filter(hand=hand, seats__player=player).order_by()
     if for_update:
         tables = tables.select_for_update()
     table = tables.first()
