@@ -317,6 +317,7 @@ def standings(request, drive_id: int):
     ranked = selectors.standings(drive)
     return render(request, "drive/standings.html", {
         "drive": drive, "ranked": ranked, "prizes": selectors.prizes(ranked),
+        "anyone_left": any(r.row.left for r in ranked),
     })
 
 

@@ -10,12 +10,14 @@ Order (docs/drive-rules.md, "Tie-breaks"):
 
 Within a shared rank the display order is by name (case-insensitive), then by player id, so
 the board never reshuffles between refreshes. Hands played, and whether the player has left
-the drive, are carried for display only: neither breaks ties nor changes a prize.
+the drive, are carried for display: neither breaks ties nor changes a rank.
 
-Prizes (``prizes``): winners (everybody at rank 1), runner-up (the group ranked next after the
-winners), booby (everybody on the lowest total, provided that total is below the winners'
-total, so a winner, or a player level on points with the winners, never gets the booby),
-most declarations (everybody with the highest count, if it is above zero).
+Prizes (``prizes``) go to the players still in the drive: one who left is not there to collect
+one (and, having played fewer hands, would take the booby nearly every time). Among them:
+winners (everybody at the best rank), runner-up (the group ranked next after the winners),
+booby (everybody on the lowest total, provided that total is below the winners' total, so a
+winner, or a player level on points with the winners, never gets the booby), most
+declarations (everybody with the highest count, if it is above zero).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ class Row:
     nine_card_declarations: int = 0
     hands_played: int = 0
     player_id: int | str | None = None
-    # Left the drive (withdrawn): still ranked by the points scored, shown marked. For display
-    # only, as hands played is: it changes no rank and no prize (docs/drive-rules.md).
+    # Left the drive (withdrawn): still ranked by the points scored, shown marked; wins no
+    # prize (``prizes``, docs/drive-rules.md).
     left: bool = False
 
     def __post_init__(self) -> None:
@@ -108,7 +110,8 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
 
 
 def prizes(ranked: Sequence[Ranked]) -> dict[str, list[Ranked]]:
-    """The prize lists, each in standings order, each possibly empty (with no players, say).
+    """The prize lists, each in standings order, each possibly empty (with no players, say),
+    among the players who have not left the drive.
 
     Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, ``"most_declarations"``.
     ``ranked`` is the output of ``rank``.
@@ -119,10 +122,12 @@ def prizes(ranked: Sequence[Ranked]) -> dict[str, list[Ranked]]:
         "booby": [],
         "most_declarations": [],
     }
+    ranked = [r for r in ranked if not r.row.left]
     if not ranked:
         return result
-    result["winners"] = [r for r in ranked if r.rank == 1]
-    later = [r.rank for r in ranked if r.rank > 1]
+    best = ranked[0].rank
+    result["winners"] = [r for r in ranked if r.rank == best]
+    later = [r.rank for r in ranked if r.rank > best]
     if later:
         second = min(later)
         result["runner_up"] = [r for r in ranked if r.rank == second]

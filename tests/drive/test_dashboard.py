@@ -724,3 +724,7 @@ def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ra
     services.end_drive(drive)
     final = organiser_client.get(f"/drives/{drive.pk}/standings").content.decode()
     assert "tag-left" in row(final, first) and "tag-left" not in row(final, stayer)
+    # Level on points with the winner, but gone: no prize for a player who left (nor the booby).
+    winners = re.search(r"<li><strong>Winners?:</strong>(.*?)</li>", final, re.S).group(1)
+    assert stayer.name in winners and first.name not in winners
+    assert "Players who left the drive keep their place in the standings but win no prize." in final

@@ -124,6 +124,21 @@ def test_nobody_level_on_points_with_the_winners_gets_the_booby():
     assert won["booby"] == []
 
 
+def test_players_who_left_keep_their_rank_but_win_no_prize():
+    # Ann led and left; Eve left after two hands, on the lowest total; Dan declared most, then left.
+    ranked = rank([
+        Row("Ann", 70, declarations=2, left=True), Row("Bob", 50, declarations=1), Row("Cat", 40, declarations=1),
+        Row("Dan", 35, declarations=4, left=True), Row("Fay", 20), Row("Eve", 5, left=True),
+    ])
+    assert [(r.name, r.rank) for r in ranked][:2] == [("Ann", 1), ("Bob", 2)]
+    won = prizes(ranked)
+    assert names_in_order(won["winners"]) == ["Bob"]
+    assert names_in_order(won["runner_up"]) == ["Cat"]
+    assert names_in_order(won["booby"]) == ["Fay"]
+    assert names_in_order(won["most_declarations"]) == ["Bob", "Cat"]
+    assert prizes(rank([Row("Ann", 10, left=True)])) == {"winners": [], "runner_up": [], "booby": [], "most_declarations": []}
+
+
 def test_most_declarations_needs_at_least_one():
     won = prizes(rank([Row("Ann", 10), Row("Bob", 5)]))
     assert won["most_declarations"] == []
