@@ -12,7 +12,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.html import format_html
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from config.bidi import bdi, isolate
 from drive import live, phone_links, previews, results, selectors, services
@@ -117,12 +117,18 @@ def claim(request, code: str):
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 def private_link(request, code: str, token: str):
-    """The organiser's private link for one player: this phone becomes that player."""
+    """The organiser's private link for one player. Opened (GET, HEAD), it only says whose the
+    phone will be, with a button; the button (a POST, with the CSRF token of the other phone
+    forms) makes the phone that player's, and a phone that held another player of the drive
+    leaves them first. A messenger's link preview or a mail scanner fetches the link: it must
+    neither mark the player joined nor sign another player's phone out."""
     drive = drive_by_code(code)
-    # Every try counts, a wrong token first of all (the limit is for guessing). Limited, the
-    # phone is told to wait, whatever the link: "no longer valid" sent a player with a good link
-    # to the organiser for a new one, which the limit refused all the same.
+    # Every try counts, opening the link as well (its page tells a guesser whether a token is
+    # valid), a wrong token first of all (the limit is for guessing). Limited, the phone is told
+    # to wait, whatever the link: "no longer valid" sent a player with a good link to the
+    # organiser for a new one, which the limit refused all the same.
     if _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
@@ -131,6 +137,10 @@ def private_link(request, code: str, token: str):
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
+    if request.method != "POST":
+        if holder is not None and holder.pk == player.pk:  # this phone is that player's already
+            return redirect("phone:me", code=drive.join_code)
+        return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
     Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())

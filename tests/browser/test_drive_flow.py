@@ -199,3 +199,40 @@ def test_a_phones_dispute_message_goes_once_the_organiser_settles_it(server, bro
     organiser.click("button:has-text('Save the correction')")
     expect(other.locator("main")).to_contain_text("confirmed")
     expect(flash).to_have_count(0)
+
+
+def test_a_private_link_asks_before_the_phone_becomes_that_player(server, browser, phone_page):
+    """A private link from the Phones page, opened on a 360-px phone (as a messenger's link
+    preview would open it), says whose the phone will be and changes nothing; "Continue" makes
+    the phone that player's, and the player it held before is free to join again."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser_opens_a_new_drive(organiser, server, "Private links")
+    organiser.click("button:has-text('Create the drive')")
+    organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    organiser.click("button:has-text('Add players')")
+    code = re.search(r"join code ([A-Z]+)", organiser.inner_text("main")).group(1)
+    phone = phone_page()
+    phone.goto(f"{server}/{code}")
+    phone.get_by_role("button", name="Bob", exact=True).click()
+    expect(phone.locator("h1")).to_have_text("Bob")
+
+    organiser.get_by_role("link", name="Phones").click()
+    link = organiser.get_by_label(re.compile("^.?Ann.?'s private link$")).input_value()  # (the name isolated)
+    path = re.sub(r"^https?://[^/]+", "", link)  # the link names the laptop's LAN address
+    phone.goto(server + path)
+    expect(phone.locator("main")).to_contain_text("This phone will be Ann's.")
+    expect(phone.locator("main")).to_contain_text("This phone is Bob's now: continuing signs Bob out of it.")
+    expect(phone.locator("main")).to_contain_text("Not Ann? This link is Ann's own")
+    organiser.reload()
+    rows = organiser.locator("table.grid tbody tr")
+    expect(rows.filter(has_text="Ann")).to_contain_text("not joined")  # opening the link did nothing
+    expect(rows.filter(has_text="Bob")).to_contain_text("joined")
+    button = phone.get_by_role("button", name="Continue as Ann")
+    box = button.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 360  # fits the phone
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360  # nothing scrolls sideways
+    button.click()
+    expect(phone.locator("h1")).to_have_text("Ann")
+    organiser.reload()
+    expect(rows.filter(has_text="Ann")).not_to_contain_text("not joined")
+    expect(rows.filter(has_text="Bob")).to_contain_text("not joined")

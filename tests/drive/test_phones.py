@@ -381,9 +381,10 @@ def test_guessing_private_links_is_rate_limited_too(client, organiser):
     for i in range(20):
         assert "no longer valid" in text(client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}", follow=True))
     for link in (player.token, "x" * 32):
-        response = text(client.get(f"/{drive.join_code}/p/{link}", follow=True))
-        assert "Too many tries from this phone. Wait a minute and try again." in response
-        assert "no longer valid" not in response
+        for send in (client.get, client.post):  # opening the link, and its "Continue"
+            response = text(send(f"/{drive.join_code}/p/{link}", follow=True))
+            assert "Too many tries from this phone. Wait a minute and try again." in response
+            assert "no longer valid" not in response and "This phone will be" not in response
     assert client.get(f"/{drive.join_code}/me").status_code == 302  # the right link came too late
 
 
@@ -407,7 +408,7 @@ def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser
     assert "Too many tries" in text(client.get(f"/{drive.join_code}/p/{player.token}", follow=True))
     assert client.get(f"/{drive.join_code}/me").status_code == 302
     clock["now"] = start + datetime.timedelta(seconds=121)
-    client.get(f"/{drive.join_code}/p/{player.token}")
+    client.post(f"/{drive.join_code}/p/{player.token}")
     assert client.get(f"/{drive.join_code}/me").status_code == 200
 
 
@@ -420,7 +421,7 @@ def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, 
     assert old_phone.get(f"/{drive.join_code}/me").status_code == 302
     player.refresh_from_db()
     new_phone = Client()
-    new_phone.get(f"/{drive.join_code}/p/{player.token}")
+    new_phone.post(f"/{drive.join_code}/p/{player.token}")
     assert new_phone.get(f"/{drive.join_code}/me").status_code == 200
 
 
@@ -432,12 +433,45 @@ def test_a_private_link_opened_on_a_phone_that_was_someone_elses_releases_them(o
     ann, bob = drive.players.get(name="P001"), drive.players.get(name="P002")
     phone = phone_for(drive, ann)
     anns_cookie = phone.cookies[player_cookie_name(drive)].value
-    phone.get(f"/{drive.join_code}/p/{bob.token}")
+    phone.post(f"/{drive.join_code}/p/{bob.token}")
     assert "P002" in text(phone.get(f"/{drive.join_code}/me"))
     ann.refresh_from_db()
     assert ann.phone_joined_at is None and ann.token != anns_cookie
     other = Client()
     assert other.post(f"/{drive.join_code}/join", {"player": ann.pk})["Location"] == f"/{drive.join_code}/me"
+
+
+def test_opening_a_private_link_only_says_whose_the_phone_will_be(organiser):
+    """A messenger's link preview or a mail scanner fetches a private link (GET, HEAD, OPTIONS):
+    that once marked the player joined and, from a client holding another player, signed that
+    player's phone out. Opening the link now shows whose the phone will be, writing nothing;
+    its "Continue" (a POST, with the CSRF token the page gives) does it."""
+    drive = make_drive(organiser, 3)
+    ann, bob = drive.players.get(name="P001"), drive.players.get(name="P002")
+    link = f"/{drive.join_code}/p/{ann.token}"
+    bobs_phone = phone_for(drive, bob)
+    Player.objects.filter(pk=bob.pk).update(phone_joined_at=timezone.now())
+    before = list(Player.objects.order_by("pk").values("token", "phone_joined_at", "active"))
+    fresh = Client(enforce_csrf_checks=True)
+    page = text(fresh.get(link))
+    assert "This phone will be <bdi>P001</bdi>'s." in page and "Continue as <bdi>P001</bdi>" in page
+    assert "Not <bdi>P001</bdi>?" in page and f'action="{link}"' in page
+    assert "signs" not in page  # this phone holds nobody
+    assert f"ff_{drive.join_code}" not in fresh.cookies
+    page = text(bobs_phone.get(link))
+    assert "This phone is <bdi>P002</bdi>'s now: continuing signs <bdi>P002</bdi> out of it." in page
+    assert bobs_phone.head(link).status_code == 200
+    assert bobs_phone.options(link).status_code == 405
+    assert fresh.post(link).status_code == 403  # no CSRF token: refused like every phone form
+    assert list(Player.objects.order_by("pk").values("token", "phone_joined_at", "active")) == before
+    assert bobs_phone.get(f"/{drive.join_code}/me").status_code == 200  # Bob's phone is still Bob's
+
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text(fresh.get(link))).group(1)
+    response = fresh.post(link, {"csrfmiddlewaretoken": token})
+    assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}/me"
+    ann.refresh_from_db()
+    assert ann.phone_joined_at is not None and fresh.cookies[f"ff_{drive.join_code}"].value == ann.token
+    assert fresh.get(link)["Location"] == f"/{drive.join_code}/me"  # opened again on Ann's phone: her page
 
 
 def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_client, organiser):
@@ -447,7 +481,7 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
 
     drive = make_drive(organiser, 3)
     joined = drive.players.get(name="P001")
-    Client().get(f"/{drive.join_code}/p/{joined.token}")  # its phone opens the private link
+    Client().post(f"/{drive.join_code}/p/{joined.token}")  # its phone opens the private link and continues
     joined.refresh_from_db()
     assert joined.phone_joined_at is not None
     page = text(organiser_client.get(f"/drives/{drive.pk}/phones"))

@@ -290,7 +290,8 @@ def test_every_post_form_needs_a_csrf_token(world):
     before = snapshot()
     for path in ORGANISER_POST + ["/drives/new"]:
         assert organiser.post(fill(path, world), {"names": "Zed", "name": "X"}).status_code == 403, path
-    for path in ("/{c}/join", "/{c}/enter", "/{c}/preview", "/{c}/confirm", "/{c}/dispute", "/{c}/forget"):
+    for path in ("/{c}/join", "/{c}/enter", "/{c}/preview", "/{c}/confirm", "/{c}/dispute", "/{c}/forget",
+                 "/{c}/p/" + world.table2[2].token):  # a private link's "Continue"
         assert phone.post(fill(path, world), entry_data(4, 0)).status_code == 403, path
     assert Client(enforce_csrf_checks=True).post("/login/", {"username": "olive", "password": "x"}).status_code == 403
     assert snapshot() == before
