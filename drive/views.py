@@ -32,6 +32,18 @@ def _shown_hand(request) -> int:
     return shown
 
 
+def _shown_revision(request) -> int:
+    """The revision of the table's result the result page's form was shown with (0: no result
+    yet): the service refuses it when the result has changed since. A form without it (made by
+    hand) says nothing of what it showed, and is refused as the dashboard's forms without their
+    hand are."""
+    shown = posted_number(request.POST, "seen_revision")
+    if shown is None:
+        raise StaleForm("This page is out of date: it does not say which version of the result it showed. "
+                        "Nothing was saved. Look again.")
+    return shown
+
+
 def _run(request, drive, action, success: str | None = None):
     """Run a service; its refusal becomes a message on the dashboard, never a server error."""
     try:
@@ -230,6 +242,13 @@ def result_edit(request, drive_id: int, table_id: int):
     except DriveError as exc:
         messages.error(request, str(exc))
         return _back(drive)
+    seen = None
+    if request.method == "POST":
+        try:
+            seen = _shown_revision(request)
+        except StaleForm as exc:  # nothing read, nothing written: the page as it stands, and why
+            messages.error(request, str(exc))
+            return redirect("drive:result", drive_id=drive.pk, table_id=table.pk)
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     reason_form = ReasonForm(request.POST or None)
@@ -237,7 +256,6 @@ def result_edit(request, drive_id: int, table_id: int):
     # The revision the form was first shown with (0: no result yet) stays in it after a
     # refusal: sent again, a result changed meanwhile is refused again until the organiser
     # opens it anew.
-    seen = posted_number(request.POST, "seen_revision") if request.method == "POST" else None
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
             result = services.organiser_result(

@@ -7,6 +7,7 @@ import io
 import re
 
 import pytest
+from django.contrib.messages import get_messages
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -198,7 +199,7 @@ def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
     page = organiser_client.get(f"/drives/{drive.pk}/")
     assert "0 of 2 tables done" in page.content.decode()
     for table in drive.hands.get().tables.all():
-        data = {"declarer": "1", "nine_card": "False", "dealer": "0"}
+        data = {"declarer": "1", "nine_card": "False", "dealer": "0", "seen_revision": "0"}
         for i in range(4):
             data[f"seat{i}_sets"] = "0"
             data[f"seat{i}_ice"] = "none"
@@ -211,7 +212,7 @@ def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
 def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
-    data = {"declarer": "0", "nine_card": "True", "dealer": "0"}
+    data = {"declarer": "0", "nine_card": "True", "dealer": "0", "seen_revision": "0"}
     for i in range(4):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"
@@ -225,7 +226,7 @@ def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
 def test_garbage_result_form_is_refused(organiser_client, organiser):
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
-    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x"})
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x", "seen_revision": "0"})
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert not Result.objects.exists()
@@ -235,7 +236,7 @@ def test_correction_through_the_page_requires_a_reason(organiser_client, organis
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     services.organiser_result(drive, table, declared(4, 0), organiser)
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": ""}
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "", "seen_revision": "1"}
     for i in range(4):
         data[f"seat{i}_sets"] = "0"
         data[f"seat{i}_ice"] = "none"
@@ -267,10 +268,39 @@ def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(org
     assert 'name="seen_revision" value="1"' in again.content.decode()
     for odd in ("²", "x", ""):  # not a revision: as if none was sent (no server error)
         response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "seen_revision": odd})
-        assert response.status_code == 200 and "nothing to correct" in response.content.decode()
+        assert response.status_code == 302 and "does not say which version" in "".join(
+            str(m) for m in get_messages(response.wsgi_request))
     data["seen_revision"] = "2"  # seen as it stands, and the same again: nothing to correct
     same = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1
+
+
+def test_a_result_form_that_does_not_say_which_version_it_showed_is_refused(organiser_client, organiser):
+    """Found by a probe from outside: the result page's form, posted by hand without its
+    revision, skipped the check that it showed the result as it stands, and overwrote whatever
+    was there (a phone's newer entry, a paper result typed meanwhile). It is refused as the
+    dashboard's forms that do not say which hand they showed are: nothing written, and the page
+    opened anew with why."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    url = f"/drives/{drive.pk}/results/{table.pk}"
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    for existing in (False, True):  # a paper result typed in; a correction
+        if existing:
+            services.organiser_result(drive, table, declared(4, 0), organiser)
+        before = list(Result.objects.values("summary", "revision", "status")), Correction.objects.count()
+        response = organiser_client.post(url, data)
+        assert response.status_code == 302 and response["Location"] == url
+        assert (list(Result.objects.values("summary", "revision", "status")), Correction.objects.count()) == before
+        page = organiser_client.get(url).content.decode()
+        assert ("This page is out of date: it does not say which version of the result it showed. "
+                "Nothing was saved. Look again.") in page
+        assert f'name="seen_revision" value="{1 if existing else 0}"' in page  # opened anew: as it stands
+    assert organiser_client.post(url, {**data, "seen_revision": "1"})["Location"] == f"/drives/{drive.pk}/"
+    assert Result.objects.get().summary["declarer"] == 2 and Correction.objects.count() == 1
 
 
 def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_correction(organiser_client, organiser):

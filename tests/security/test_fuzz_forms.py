@@ -129,7 +129,7 @@ def test_table_mode(world, between_hands, data, number):
 
 
 @FUZZ
-@given(data=form_data({**result_fields(4), "reason": ["", "typo", "x" * 301]}))
+@given(data=form_data({**result_fields(4), "reason": ["", "typo", "x" * 301], "seen_revision": ["0", "1", "x"]}))
 def test_result_entry_by_the_organiser(world, data):
     client = world.organiser_client()
     before = snapshot()
