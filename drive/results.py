@@ -52,6 +52,9 @@ class Shown:
 
 
 LOOK_NOW = "Nothing was saved. Look at your table now."
+# A page left open on a phone (an entry queued offline, a "Confirm") after the last close, or
+# "End the drive now": said as such, not as "no hand is being played", which it would be too.
+FINISHED = "The drive has finished: no result can be entered, confirmed or disputed any more."
 
 
 def _check_player_shown(player: Player, shown: Shown) -> None:
@@ -84,7 +87,10 @@ def locked_for_players(table: TableHand, result: Result | None) -> str | None:
 
 def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
     """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
-    unless the form was shown to this player, for this hand and this table."""
+    unless the form was shown to this player, for this hand and this table. A finished drive
+    has no table to act on, whatever the form."""
+    if drive.is_finished:
+        raise DriveError(FINISHED)
     hand = current_hand(drive)
     if shown is not None:
         _check_player_shown(player, shown)
@@ -134,7 +140,7 @@ def enter(
     of this player's is answered first (it writes nothing), whatever hand it was for."""
     drive = _lock(drive)
     if drive.is_finished:
-        raise DriveError("The drive has finished.")
+        raise DriveError(FINISHED)
     key = _clean_key(client_key)
     earlier = already_recorded(player, key)
     if earlier is not None:

@@ -193,6 +193,35 @@ def test_a_confirmation_or_dispute_from_a_withdrawn_players_page_says_why_it_was
     assert Result.objects.get().status == Result.Status.ENTERED
 
 
+def test_a_phones_entry_confirmation_or_dispute_after_the_drive_finished_says_so(organiser):
+    """Pages left open on the phones when the last hand closed (an entry queued offline, a
+    "Confirm" not yet tapped) were told "No hand is being played right now.": true, but it left
+    the players waiting for the next one. They are told the drive has finished (the entry's
+    script in its JSON, the forms on the phone's page, the points preview too), nothing written."""
+    from drive.results import FINISHED
+
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    table = drive.hands.get().tables.get()
+    players = seat_players(table)
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0, by=players[0]))
+    services.close_hand(drive, force=True)  # the bell: the entry as it stands, and the drive's last hand
+    drive.refresh_from_db()
+    assert drive.is_finished
+    before = list(Result.objects.values("summary", "status", "revision", "confirmed_by"))
+    confirmer, latecomer = phone_for(drive, players[1]), phone_for(drive, players[2])
+    for action in ("confirm", "dispute"):
+        response = confirmer.post(f"/{drive.join_code}/{action}", {"seen_revision": "1", **shown_for(players[1]),
+                                                                  "reason": "no"}, follow=True)
+        assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me" and FINISHED in text(response)
+    entry = entry_data(4, 2, key="late", seen=1, by=players[2])
+    answer = latecomer.post(f"/{drive.join_code}/enter", entry, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and answer.json() == {"ok": False, "stale": False, "message": FINISHED}
+    assert FINISHED in text(latecomer.post(f"/{drive.join_code}/enter", entry, follow=True))
+    assert FINISHED in text(latecomer.get(f"/{drive.join_code}/enter", follow=True))
+    assert latecomer.post(f"/{drive.join_code}/preview", entry).json()["message"] == FINISHED
+    assert list(Result.objects.values("summary", "status", "revision", "confirmed_by")) == before
+
+
 def test_leaving_the_phone_frees_the_name_and_stops_the_old_cookie(client, organiser):
     """A wrong tap ("I'm Bob" on Ann's phone): "Not Bob? Leave this phone" lets Bob take his name
     on his own phone; the player is signed out as by the organiser (a new token: another copy
