@@ -13,6 +13,11 @@ class Hand(models.Model):
         PLAYING = "playing", "Playing"
         CLOSED = "closed", "Closed"
 
+    # Templates get the class as ``Hand`` to compare with ``Hand.Status.SEATING``; the engine calls
+    # whatever it resolves that is callable, so without this every such comparison built an
+    # empty Hand (200 per dashboard of 100 tables, one or two per phone fragment).
+    do_not_call_in_templates = True
+
     drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SEATING)
