@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
+from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils.html import format_html, format_html_join
 
@@ -70,18 +70,45 @@ def prizes(ranked: list[ranking.Ranked]) -> dict[str, list[ranking.Ranked]]:
     return ranking.prizes(ranked)
 
 
-def tables_of(hand: Hand | None) -> list[TableHand]:
-    """The hand's tables with their seated players and results: three queries, any size."""
+def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[TableHand]:
+    """The hand's tables with their seated players and results: three queries, any size.
+
+    Without each table's digital state and recent client keys (JSON the pages never show; a
+    dealt table's state is the whole hand's): ``TableHand.is_dealt`` reads the annotation
+    ``state_stored`` instead. ``players``: the drive's players, already read with their
+    ``bot`` (``drive_view``): the seats and scores are given those, not 400 more of each."""
     if hand is None:
         return []
-    return list(
+    seats = Seat.objects.order_by("position")
+    scores = Score.objects.order_by("player__name")
+    if players is None:
+        seats = seats.select_related("player", "player__bot")
+        scores = scores.select_related("player")
+    tables = list(
         hand.tables.order_by("number")
+        .defer("state", "client_keys")
+        .annotate(state_stored=ExpressionWrapper(Q(state__isnull=False), output_field=BooleanField()))
         .select_related("result", "result__entered_by")
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player", "player__bot").order_by("position")),
-            Prefetch("result__scores", queryset=Score.objects.select_related("player").order_by("player__name")),
-        )
+        .prefetch_related(Prefetch("seats", queryset=seats), Prefetch("result__scores", queryset=scores))
     )
+    if players is not None:
+        _give_players(tables, {p.pk: p for p in players})
+    return tables
+
+
+def _give_players(tables: list[TableHand], players: dict[int, Player]) -> None:
+    """Each seat's and score's player from ``players`` (by id), as ``select_related`` would
+    have cached it; one missing (not expected: they are the drive's) is read if asked for."""
+    seat_player, score_player = Seat.player.field, Score.player.field
+    for table in tables:
+        for seat in table.seats.all():
+            if seat.player_id in players:
+                seat_player.set_cached_value(seat, players[seat.player_id])
+        result = getattr(table, "result", None)  # none yet: the reverse one-to-one raises
+        if result is not None:
+            for score in result.scores.all():
+                if score.player_id in players:
+                    score_player.set_cached_value(score, players[score.player_id])
 
 
 @dataclass
@@ -302,7 +329,8 @@ def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
 def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     """``public``: as the room sees it (the board, phones), with suspense applied."""
     hand = current_hand(drive)
-    tables = tables_of(hand)
+    players = list(drive.players.select_related("bot"))
+    tables = tables_of(hand, players)
     frozen_at = suspense_from(drive) if public else None
     if frozen_at is not None and hand is not None and hand.number > frozen_at:
         ranked = standings_after(drive, frozen_at)
@@ -311,7 +339,7 @@ def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
         ranked = standings(drive)
     return DriveView(
         drive=drive, hand=hand, tables=tables, progress=progress(tables), ranked=ranked,
-        frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=list(drive.players.all()),
+        frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=players,
     )
 
 

@@ -90,7 +90,16 @@ class TableHand(models.Model):
     def on_the_phones(self) -> bool:
         """Its hand is dealt and still being played on the phones: the engine (or the bell) will
         record its result; nobody enters one."""
-        return self.play_mode == self.PlayMode.DIGITAL and self.state is not None and self.status == self.Status.PLAYING
+        return self.play_mode == self.PlayMode.DIGITAL and self.is_dealt and self.status == self.Status.PLAYING
+
+    @property
+    def is_dealt(self) -> bool:
+        """A digital hand has been dealt here (its state is stored). Read from the annotation
+        ``state_stored`` when the query left the state out (``drive.selectors.tables_of``):
+        asking for the deferred state would read it again, one query per table."""
+        if "state" not in self.__dict__ and "state_stored" in self.__dict__:
+            return self.state_stored
+        return self.state is not None
 
 
 class Seat(models.Model):

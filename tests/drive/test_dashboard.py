@@ -549,6 +549,70 @@ def test_query_count_does_not_grow_with_tables(organiser_client, organiser, page
     assert counts[0] == counts[1], counts
 
 
+def _hand_in_play_with_digital_tables(organiser) -> Drive:
+    """16 players: tables 1 and 2 dealt on the phones, table 3's result entered, 4 playing."""
+    drive = seated_drive(organiser, 16, start=False)
+    for number in (1, 2):
+        services.set_table_mode(drive, number, "digital")
+    services.start_hand(drive)
+    services.organiser_result(drive, drive.hands.get().tables.get(number=3), declared(4, 0), organiser)
+    return drive
+
+
+def test_dashboard_of_a_hand_in_play_runs_ten_queries(organiser_client, organiser, django_assert_num_queries):
+    """The dashboard's reads, one query each; none per table (a dealt table's state is not read
+    to know it is on the phones) nor per player (the seats and scores are given the players
+    read once)."""
+    drive = _hand_in_play_with_digital_tables(organiser)
+    # session, user, drive, current hand, players (with bot), tables (with results), seats,
+    # scores, standings, previous hand's seats (movement)
+    with django_assert_num_queries(10):
+        page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert 'data-bell="1, 2"' in page  # the dealt tables, known without their state
+    assert page.count("Enter result") == 1 and page.count("A player has left?") == 2
+
+
+def test_a_live_update_reads_no_table_state_and_renders_without_queries(organiser, django_assert_num_queries):
+    """``selectors.drive_view`` runs for every live update (dashboard, board, every phone): it
+    leaves out each table's digital state, which no screen shows, and what it read is enough
+    to render the dashboard's and the phones' fragments (the board adds its chart's query)."""
+    from drive import live, selectors
+
+    drive = _hand_in_play_with_digital_tables(organiser)
+    # current hand, players (with bot), tables (with results), seats, scores, standings,
+    # previous hand's seats (movement)
+    with django_assert_num_queries(7):
+        view = selectors.drive_view(drive)
+    assert all("state" in table.get_deferred_fields() for table in view.tables)
+    assert [t.number for t in view.tables if t.on_the_phones] == [1, 2]
+    with django_assert_num_queries(0):
+        live.dashboard_parts(view)
+        live.phone_parts(view)
+    with django_assert_num_queries(1):  # the leaders' chart
+        live.board_parts(view)
+
+
+def test_dashboard_builds_each_player_once(organiser_client, organiser):
+    """The model instances behind one dashboard: each player once (the seats and scores share
+    them), one Hand (templates compare with ``Hand.Status`` without building one)."""
+    from collections import Counter
+
+    from django.db.models.signals import post_init
+
+    drive = _hand_in_play_with_digital_tables(organiser)
+    built = Counter()
+
+    def count(sender, **kwargs):
+        built[sender.__name__] += 1
+
+    post_init.connect(count)
+    try:
+        assert organiser_client.get(f"/drives/{drive.pk}/").status_code == 200
+    finally:
+        post_init.disconnect(count)
+    assert built["Player"] == 16 and built["Hand"] == 1 and built["TableHand"] == 4, built
+
+
 @pytest.mark.parametrize("url", ["/admin/drive/drive/", "/admin/drive/player/", "/admin/tables/hand/",
                                  "/admin/tables/tablehand/", "/admin/scoring/result/", "/admin/scoring/correction/"])
 def test_admin_shows_the_raw_data(client, django_user_model, organiser, url):
