@@ -14,6 +14,7 @@ hand costs a few renders, not one per result, and no request waits for rendering
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 import time
@@ -23,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.template.loader import get_template
-from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
 
 from config.bidi import isolate
 from drive import broadcast, render, selectors
@@ -293,10 +294,11 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # Digital tables still playing: closing the hand rings the bell on them (asked first).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
         # The two "swap" lists hold every seated player: built once, in Python, for both. (An
-        # <option> holds text only: its name is isolated with characters, not <bdi>.)
-        "swap_options": format_html_join(
-            "", '<option value="{}">{} (T{})</option>',
-            ((seat.player_id, isolate(seat.player.name), t.number) for t in view.tables for seat in t.seats.all())),
+        # <option> holds text only: its name is isolated with characters, not <bdi>.) Escaped
+        # as format_html_join would, without its cost per option (400 of them).
+        "swap_options": SafeString("".join(
+            f'<option value="{seat.player_id}">{html.escape(isolate(seat.player.name))} (T{t.number})</option>'
+            for t in view.tables for seat in t.seats.all())),
     }
 
 
