@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import cached_property
 
 from django import forms
 
@@ -52,7 +53,7 @@ class DriveForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk:
             self.fields["joker_penalty"].initial = self.instance.house_rules.get("declarer_joker_penalty", True)
-            if self._played():
+            if self._played:
                 self.fields["joker_penalty"].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
 
@@ -64,7 +65,7 @@ class DriveForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        if "joker_penalty" in self.changed_data and self.instance.pk and self._played():
+        if "joker_penalty" in self.changed_data and self.instance.pk and self._played:
             # An entry's points are computed when it is sent, a correction's when it is saved: a
             # rule changed after the first hand started would score the drive's tables (even
             # one hand's) by two rules.
@@ -81,7 +82,9 @@ class DriveForm(forms.ModelForm):
                                              "comes first).")
         return data
 
+    @cached_property
     def _played(self) -> bool:
+        """The first hand has started (one query, asked once per form: shown and checked)."""
         from tables.models import Hand
 
         return self.instance.hands.exclude(status=Hand.Status.SEATING).exists()

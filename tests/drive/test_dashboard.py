@@ -56,6 +56,19 @@ def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, or
     assert "sits here: a table with a bot plays on the phones." in card[2]
 
 
+def test_the_drive_form_asks_once_whether_the_first_hand_has_started(organiser):
+    """The form asks it to describe the house rule and again to refuse changing it: one query."""
+    from drive.forms import DriveForm
+
+    drive = seated_drive(organiser, 4)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # joker_penalty: off
+    with CaptureQueriesContext(connection) as ctx:
+        form = DriveForm(data, instance=drive)
+        assert not form.is_valid() and "joker_penalty" in form.errors
+    assert sum('"tables_hand"' in q["sql"] for q in ctx.captured_queries) == 1, ctx.captured_queries
+
+
 def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(organiser_client, organiser):
     """Found by a probe from outside: with the seating drawn, "Tables play with: the phones" on
     the drive's page said "Saved." and every table went on playing with cards (each table keeps
