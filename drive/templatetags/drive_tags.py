@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django import template
 from django.utils.html import escape, format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from config.bidi import bdi, isolate
 
@@ -16,6 +16,25 @@ register = template.Library()
 # (a title, an attribute, an <option>).
 register.filter("bdi", bdi)
 register.filter("isolate", isolate)
+
+
+LEFT_TAG = SafeString(' <span class="tag-left" title="Left the drive: ranked by the points scored">left</span>')
+
+
+@register.filter
+def standing_name(ranked) -> SafeString:
+    """A standings row's name, and the "left" tag of a player who left the drive. (A filter,
+    not an include: a standings page has 400 rows, and the board and each update as many.)"""
+    return SafeString(bdi(ranked.name) + LEFT_TAG) if ranked.row.left else bdi(ranked.name)
+
+
+@register.filter
+def standing_data(ranked) -> SafeString:
+    """A standings row's data attributes, which static/js/live.js reads to re-rank the rows
+    when a result arrives: the player and their totals (whole numbers)."""
+    row = ranked.row
+    return SafeString(f'data-player="{escape(row.player_id)}" data-total="{int(row.total)}" '
+                      f'data-decl="{int(row.declarations)}" data-nine="{int(row.nine_card_declarations)}"')
 
 
 @register.simple_tag(takes_context=True)

@@ -102,7 +102,7 @@
     if (header) header.after(fresh); else part.prepend(fresh);
   }
   function cell(row, cls, text) { var c = row.querySelector("." + cls); if (c) c.textContent = text; }
-  // The name itself, not a "left" tag beside it (templates/drive/partials/standings_name.html).
+  // The name itself, not a "left" tag beside it (drive_tags.standing_name).
   function nameIn(row) { var c = row.querySelector(".name"); return (c.querySelector("bdi") || c).textContent; }
   function rankKey(a, b) {  // scoring/standings.py: total, declarations, nine-card, then name
     var d = (+b.dataset.total - +a.dataset.total) || (+b.dataset.decl - +a.dataset.decl) || (+b.dataset.nine - +a.dataset.nine);
