@@ -105,9 +105,9 @@ class _TableSocket(JsonFrameConsumer):
         do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after that (a token
         bucket). Far more than a phone or the organiser's watching page asks for (on connecting,
         coming back to the page, an unanswered move), and a flood of them no longer keeps the
-        server busy. A refused move costs as much (the table's
-        locked read, then the view again) and spends a token too (``refused``); a move is let
-        through while one is left (``spend`` False: an accepted move costs none)."""
+        server busy. A refused move costs as much (the table's locked read, then the view again)
+        and spends a token too (``refused``); a move is let through while one is left (``spend``
+        False: an accepted move costs none)."""
         now = time.monotonic()
         self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
         self.synced_at = now
