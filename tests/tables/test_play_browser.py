@@ -162,6 +162,17 @@ RECORD_FRAMES = """(() => {
 })();"""
 
 
+def anns_recorded_game_screen(browser, server, data):
+    """Ann's game screen on a phone-sized page, recording its frames (``RECORD_FRAMES``)."""
+    code = data["code"]
+    context = browser.new_context(viewport=PHONE)
+    context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
+    page = context.new_page()
+    page.add_init_script(RECORD_FRAMES)
+    page.goto(f"{server.url}/{code}/play")
+    return page
+
+
 @pytest.mark.timeout(120)
 def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
     """The watchdog: a phone that has heard nothing for a while (a move it missed, however it
@@ -169,11 +180,7 @@ def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
         data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
-        context = browser.new_context(viewport=PHONE)
-        context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
-        page = context.new_page()
-        page.add_init_script(RECORD_FRAMES)
-        page.goto(f"{server.url}/{code}/play")
+        page = anns_recorded_game_screen(browser, server, data)
         page.wait_for_selector("#hand button.c")
         assert page.evaluate("window.sentFrames") == ["sync"]  # on connecting
         page.wait_for_function("window.sentFrames.length >= 2", timeout=10000)
@@ -324,11 +331,7 @@ def test_a_game_screen_left_on_a_finished_hand_says_the_next_one_started_and_lin
     with live_server(tmp_path) as server, chromium() as browser:
         data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
-        context = browser.new_context(viewport=PHONE)
-        context.add_cookies([{"name": f"ff_{code}", "value": data["tokens"]["Ann"], "url": server.url}])
-        page = context.new_page()
-        page.add_init_script(RECORD_FRAMES)  # a short quiet time: the screen looks again soon
-        page.goto(f"{server.url}/{code}/play")
+        page = anns_recorded_game_screen(browser, server, data)  # a short quiet time: it looks again soon
         page.wait_for_selector("#hand button.c")
         # (From another process, as a second server would: this one's screens hear it at their next look.)
         assert server.shell_json(NEXT_HAND_WITH_CARDS % code) == {"hand": 2}

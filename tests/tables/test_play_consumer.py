@@ -276,15 +276,12 @@ async def test_a_phone_signed_out_after_connecting_cannot_act_even_if_its_socket
     await socket.disconnect()
 
 
-@pytest.mark.parametrize("several_processes", [False, True])
-async def test_the_game_screens_show_where_to_sit_next_when_the_hand_closes(organiser, monkeypatch, several_processes):
-    """A player still looking at the finished hand on the game screen is told at the close
-    where to sit next (``live.hand_moved``), each phone its own instruction only: in one
-    process directly, on Redis through the drive's "playing" group as well."""
-    from drive import broadcast, selectors, services
+async def two_tables_played_and_closed(organiser):
+    """A drive of eight on the phones at two tables, each played to the end on its players'
+    game screens, then the hand closed: the drive, and each player's socket by player id."""
+    from drive import services
     from tests.tables.conftest import digital_drive, seated_players, table_of
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
     drive = await database_sync_to_async(digital_drive)(organiser, 8, preferred_table_size=4)
     sockets = {}
     for number in (1, 2):
@@ -294,6 +291,18 @@ async def test_the_game_screens_show_where_to_sit_next_when_the_hand_closes(orga
         await play_to_the_end(at_table, table.pk, random.Random(number))
         sockets.update({p.pk: s for p, s in zip(players, at_table)})
     await database_sync_to_async(services.close_hand)(drive)
+    return drive, sockets
+
+
+@pytest.mark.parametrize("several_processes", [False, True])
+async def test_the_game_screens_show_where_to_sit_next_when_the_hand_closes(organiser, monkeypatch, several_processes):
+    """A player still looking at the finished hand on the game screen is told at the close
+    where to sit next (``live.hand_moved``), each phone its own instruction only: in one
+    process directly, on Redis through the drive's "playing" group as well."""
+    from drive import broadcast, selectors
+
+    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
+    drive, sockets = await two_tables_played_and_closed(organiser)
     moves = await database_sync_to_async(lambda: selectors.drive_view(drive).moves)()
     assert len({m.text for m in moves.values()}) > 1  # not all the same words: each must get its own
     for pid, socket in sockets.items():
@@ -347,17 +356,9 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
     quiet-time sync); the one whose next table is on the phones gets its cards. A screen
     opened afterwards (reloaded) says the same and does not reconnect (4403)."""
     from drive import services
-    from tests.tables.conftest import digital_drive, seated_players, table_of
+    from tests.tables.conftest import seated_players, table_of
 
-    drive = await database_sync_to_async(digital_drive)(organiser, 8, preferred_table_size=4)
-    sockets = {}
-    for number in (1, 2):
-        table = await database_sync_to_async(table_of)(drive, number)
-        players = await database_sync_to_async(seated_players)(table)
-        at_table = [(await connected(drive, p))[0] for p in players]
-        await play_to_the_end(at_table, table.pk, random.Random(number))
-        sockets.update({p.pk: s for p, s in zip(players, at_table)})
-    await database_sync_to_async(services.close_hand)(drive)
+    drive, sockets = await two_tables_played_and_closed(organiser)
     await database_sync_to_async(services.set_table_mode)(drive, 2, "physical")
     on_cards = await database_sync_to_async(lambda: seated_players(table_of(drive, 2)))()
     on_phones = await database_sync_to_async(lambda: seated_players(table_of(drive, 1)))()
