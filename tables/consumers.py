@@ -98,6 +98,7 @@ class _TableSocket(JsonFrameConsumer):
     seat: int | None = None  # None: a spectator
     sent_version = -1
     table_facts: dict[str, Any] | None = None
+    facts_epoch = 0  # counts the seats' changes (``seats_changed``): facts read before one are stale
     sync_tokens, synced_at = float(SYNC_BURST), 0.0  # ``may_sync``
 
     def may_sync(self, *, spend: bool = True) -> bool:
@@ -149,7 +150,7 @@ class _TableSocket(JsonFrameConsumer):
 
     async def seats_changed(self) -> None:
         """Who sits where (or which seats the bots play) changed: read it again, send the view."""
-        self.table_facts = None
+        self.table_facts, self.facts_epoch = None, self.facts_epoch + 1
         await self.send_view(force=True)
 
     async def push(self, version: int) -> None:
@@ -195,7 +196,7 @@ class _TableSocket(JsonFrameConsumer):
         a newer version while this one was reading (``push``). ``quiet`` (a version told by
         another socket or process): a failed read is logged and told to the phone, the socket
         stays open, and the table's next version tries again."""
-        where = (self.table_id, self.seat)
+        where = (self.table_id, self.seat, self.facts_epoch)
         try:
             frame = await self.frame_at(version)
         except Exception:
@@ -204,10 +205,12 @@ class _TableSocket(JsonFrameConsumer):
             log.warning("table %s: version %s not read for a socket", self.table_id, version, exc_info=True)
             await self.error("The table could not be read just now; its next move will show here.")
             return
-        if (self.table_id, self.seat) != where:
+        if (self.table_id, self.seat, self.facts_epoch) != where:
             # The socket moved to another table (a sync) while this view was read: it was built
             # from the old table's state with the new seat's number, another player's cards.
-            # Dropped; the move sends the new table's view.
+            # Dropped; the move sends the new table's view. Or the seats changed meanwhile (a
+            # bot stands in, or no longer): it may show the seats as they were, and the change's
+            # own view is on its way.
             return
         if frame is None:
             hand, table = getattr(self, "hand_number", 0), getattr(self, "table_number", None)
@@ -226,9 +229,14 @@ class _TableSocket(JsonFrameConsumer):
         frame = self.cached_frame(version)
         if frame is None and version is not None and self.knows_table():
             state = await digital.state_read(self.table_id, version)  # applied by another process
-            frame = None if state is None else self.frame_of(state)
+            frame = None if state is None or not self.knows_table() else self.frame_of(state)
         if frame is None:
-            frame = await database_sync_to_async(self.load_frame, thread_sensitive=False)(version)
+            epoch = self.facts_epoch
+            frame, facts = await database_sync_to_async(self.load_frame, thread_sensitive=False)(
+                version, self.table_facts if self.knows_table() else None)
+            # Kept, on the loop, unless the seats changed while they were read (``seats_changed``).
+            if facts is not None and epoch == self.facts_epoch and facts["id"] == self.table_id:
+                self.table_facts = facts
         return frame
 
     def knows_table(self) -> bool:
@@ -241,22 +249,22 @@ class _TableSocket(JsonFrameConsumer):
         state = digital.cached_state(self.table_id, version)
         return None if state is None else self.frame_of(state)
 
-    def frame_of(self, state: Any) -> dict[str, Any]:
-        facts = self.table_facts
+    def frame_of(self, state: Any, facts: dict[str, Any] | None = None) -> dict[str, Any]:
+        facts = facts or self.table_facts
         return {"type": "state", "table": facts["table"], "hand": facts["hand"],
                 "status": "playing" if not state.finished else "done",
                 "seats": facts["seats"], "view": digital.view_with_basis(state, self.seat)}
 
-    def load_frame(self, version: int | None = None) -> dict[str, Any] | None:
+    def load_frame(self, version: int | None = None, facts: dict[str, Any] | None = None) -> tuple[Any, Any]:
         """This socket's frame: its seat's view at ``version`` (from this process's copy when it
-        holds one), with who sits where (read once per table)."""
+        holds one), with who sits where (``facts``, read here when not given); and the facts. In
+        a thread: the caller, on the loop, decides whether to keep the facts (``frame_at``)."""
         found = digital.state_at(self.table_id, version)
         if found is None:
-            return None
-        state, _ = found
-        if self.table_facts is None or self.table_facts["id"] != self.table_id:
-            self.table_facts = digital.table_facts(self.table_id)
-        return self.frame_of(state)
+            return None, None
+        if facts is None or facts["id"] != self.table_id:
+            facts = digital.table_facts(self.table_id)
+        return self.frame_of(found[0], facts), facts
 
 
 @dataclass(frozen=True)

@@ -340,6 +340,43 @@ async def test_phones_already_open_hear_that_a_bot_plays_a_seat_and_that_it_is_g
     await other.disconnect()
 
 
+async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_after_it(organiser, monkeypatch):
+    """Found by CI on a busy machine: the phone's read of the seats for "a bot plays your seat",
+    slow to come back, came back after the seat was given back and its own read: the phone
+    said a bot played the seat until the next change. A read made before a change of the
+    seats is neither sent nor kept."""
+    import sys
+    import threading
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    table = await database_sync_to_async(table_of)(drive)
+    players = await database_sync_to_async(seated_players)(table)
+    own, _ = await connected(drive, players[2])
+    real, held, release = digital.table_facts, threading.Event(), threading.Event()
+
+    def slow_once(table_id):
+        facts = real(table_id)
+        if not held.is_set() and facts["seats"][2]["bot"] and sys._getframe(1).f_code.co_name == "load_frame":
+            held.set()  # the read that sees the bot, held back until the seat is given back
+            release.wait(10)
+        return facts
+
+    monkeypatch.setattr(digital, "table_facts", slow_once)
+    await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, True)
+    assert await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+    await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, False)
+    await until(own, lambda f: f["type"] == "state" and not f["seats"][2]["bot"])
+    release.set()
+    frames = []
+    while not await own.receive_nothing(timeout=0.5):
+        frames.append(await own.receive_json_from())
+    assert not [f for f in frames if f["type"] == "state" and f["seats"][2]["bot"]]
+    await own.send_json_to({"type": "sync"})  # and what the socket kept is today's seats
+    frame = await until(own, lambda f: f["type"] == "state")
+    assert not frame["seats"][2]["bot"]
+    await own.disconnect()
+
+
 def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch):
     from drive import services as drive_services
 

@@ -280,11 +280,11 @@ async def test_a_forced_view_read_slowly_never_replaces_a_newer_pushed_one(four_
     sockets, firsts = await _four(drive, players)
     real = consumers._TableSocket.load_frame
 
-    def slow(self, version=None):
-        frame = real(self, version)  # the current version, read from the database...
+    def slow(self, version=None, facts=None):
+        read = real(self, version, facts)  # the current version, read from the database...
         if self.seat == 1 and version is None:
             time.sleep(0.5)  # ...and slow to come back, while another phone's move is pushed
-        return frame
+        return read
 
     monkeypatch.setattr(consumers._TableSocket, "load_frame", slow)
     await sockets[1].send_json_to({"type": "sync"})  # a forced view, reading

@@ -304,6 +304,7 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.wait_for_function("document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=10000)
         assert "Ann (bot)" in ann.inner_text("#seats")
+        organiser.wait_for_selector("text=until you give the seat back")  # the dashboard after the POST
         organiser.locator("#table-1 details summary").click()
         organiser.locator("#table-1 button", has_text="Give Ann the seat back").click()
         ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
