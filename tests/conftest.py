@@ -32,6 +32,17 @@ def _no_connection_pool_in_tests() -> None:
 _no_connection_pool_in_tests()
 
 
+def _patient_browser_checks() -> None:
+    """Playwright's ``expect`` waits 5 s by default; on a busy CI machine a page that answers at
+    once here has taken several. A longer wait only delays a failure, never hides one."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=15_000)
+
+
+_patient_browser_checks()
+
+
 def _no_render_process_in_tests() -> None:
     """Tests build live updates in the committing thread; the servers they start (daphne
     subprocesses) build them in their render process, as in production (drive/render.py)."""

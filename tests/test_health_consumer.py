@@ -21,7 +21,7 @@ async def test_ping_travels_through_the_channel_layer_back_to_its_sender_only():
     second = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
     assert (await first.connect())[0] and (await second.connect())[0]
     await first.send_json_to({"type": "ping", "nonce": "n1"})
-    assert await first.receive_json_from(timeout=3) == {"type": "pong", "nonce": "n1"}
+    assert await first.receive_json_from(timeout=5) == {"type": "pong", "nonce": "n1"}
     assert await second.receive_nothing(timeout=0.5)
     assert await first.receive_nothing(timeout=0.1)
     await first.disconnect()
@@ -32,10 +32,10 @@ async def test_malformed_frame_gets_an_error_not_a_crash():
     socket = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
     assert (await socket.connect())[0]
     await socket.send_to(text_data="{not json")
-    reply = await socket.receive_json_from(timeout=3)
+    reply = await socket.receive_json_from(timeout=5)
     assert reply["type"] == "error"
     await socket.send_json_to(["a", "list"])
-    assert (await socket.receive_json_from(timeout=3))["type"] == "error"
+    assert (await socket.receive_json_from(timeout=5))["type"] == "error"
     await socket.disconnect()
 
 

@@ -52,7 +52,7 @@ def test_a_failing_build_does_not_stop_later_ones(settings, monkeypatch):
 
 def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wait(settings, monkeypatch):
     settings.LIVE_UPDATES_INLINE = False
-    settings.LIVE_GATHER_SECONDS = 0.4
+    settings.LIVE_GATHER_SECONDS = 2.0  # long beside a busy machine's delays, so "no waiting" is clear
     built: list[float] = []
     monkeypatch.setattr(live, "publish", lambda drive_id: built.append(time.monotonic()))
 
@@ -60,14 +60,14 @@ def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wa
     for _ in range(10):  # a burst of results, each already shown by its own message
         live._schedule(5, True)
     assert live.wait_idle(5)
-    assert len(built) == 1 and built[0] - t0 >= 0.35  # one build, after the gathering wait
+    assert len(built) == 1 and built[0] - t0 >= 1.95  # one build, after the gathering wait
 
     built.clear()
     t0 = time.monotonic()
     live._schedule(5, True)
     live._schedule(5)  # e.g. the organiser closes the hand: no waiting
     assert live.wait_idle(5)
-    assert len(built) == 1 and built[0] - t0 < 0.3
+    assert len(built) == 1 and built[0] - t0 < 1.5
 
 
 def test_phones_get_only_the_fragments_that_changed(monkeypatch):

@@ -160,7 +160,7 @@ async def test_live_socket_empty_text_frame_gets_an_error(live_paths):
     path, cookie = live_paths["board"]
     ws = await open_socket(path, cookie)
     await send(ws, ("text", ""))
-    assert (await ws.receive_json_from(timeout=1))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
     await ws.disconnect()
 
 
@@ -195,7 +195,7 @@ def test_health_socket_answers_every_frame(frames):
 async def test_health_socket_refuses_binary_and_empty_frames(frame):
     ws = await open_socket("/ws/health/", greeting=False)
     await send(ws, frame)
-    assert (await ws.receive_json_from(timeout=1))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
     await ws.disconnect()
 
 

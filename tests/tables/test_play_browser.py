@@ -185,7 +185,7 @@ def test_a_quiet_game_screen_asks_for_its_view_again(tmp_path):
         assert page.evaluate("window.sentFrames") == ["sync"]  # on connecting
         page.wait_for_function("window.sentFrames.length >= 2", timeout=10000)
         assert page.evaluate("window.sentFrames")[:2] == ["sync", "sync"]
-        page.wait_for_function("window.heardFrames.filter(t => t === 'state').length >= 2", timeout=5000)
+        page.wait_for_function("window.heardFrames.filter(t => t === 'state').length >= 2", timeout=10000)
         assert page.is_hidden("#conn")  # answered: the same socket, no reconnection
         assert page.locator("#hand button.c").count() > 0
 
