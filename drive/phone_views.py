@@ -32,10 +32,12 @@ def _client_ip(request) -> str:
     return request.META.get("REMOTE_ADDR", "?")
 
 
-def _rate_limited(request, what: str, limit: int) -> bool:
-    """At most ``limit`` attempts a minute per address (per server process), over a sliding
-    minute: the last minute's count, weighed by how much of it is still within a minute, adds
-    to this one's, so a burst across the turn of a minute is not let through twice."""
+def _spend_try(request, what: str, limit: int) -> str | None:
+    """One try of ``what`` from this address, at most ``limit`` a minute (per server process),
+    over a sliding minute: the last minute's count, weighed by how much of it is still within a
+    minute, adds to this one's, so a burst across the turn of a minute is not let through twice.
+    Counted, the cache key it was counted under (for ``_give_back``); over the limit, None, and
+    nothing counted."""
     now = timezone.now().timestamp()
     minute = int(now // 60)
     prefix = f"rate:{what}:{_client_ip(request)}:"
@@ -43,12 +45,26 @@ def _rate_limited(request, what: str, limit: int) -> bool:
     count = cache.get_or_set(key, 0, 130)
     before = cache.get(f"{prefix}{minute - 1}", 0)
     if count + before * (1 - (now % 60) / 60) >= limit:
-        return True
+        return None
     try:
         cache.incr(key)
     except ValueError:
         cache.set(key, 1, 130)
-    return False
+    return key
+
+
+def _rate_limited(request, what: str, limit: int) -> bool:
+    """Over the limit (nothing counted), or one more try counted: see ``_spend_try``."""
+    return _spend_try(request, what, limit) is None
+
+
+def _give_back(key: str) -> None:
+    """A try counted by ``_spend_try`` that was not one after all, given back to the minute it
+    was counted in (not the present one: the minute may have turned meanwhile)."""
+    try:
+        cache.decr(key)
+    except ValueError:  # gone from the cache meanwhile: nothing left to give back to
+        pass
 
 
 def _remember(response, drive: Drive, player: Player):
@@ -125,11 +141,18 @@ def private_link(request, code: str, token: str):
     leaves them first. A messenger's link preview or a mail scanner fetches the link: it must
     neither mark the player joined nor sign another player's phone out."""
     drive = drive_by_code(code)
-    # Every try counts, opening the link as well (its page tells a guesser whether a token is
-    # valid), a wrong token first of all (the limit is for guessing). Limited, the phone is told
-    # to wait, whatever the link: "no longer valid" sent a player with a good link to the
-    # organiser for a new one, which the limit refused all the same.
-    if _rate_limited(request, "private", JOIN_ATTEMPTS_PER_MINUTE):
+    # The limit is for guessing. Every request is counted before its token is looked up (a
+    # wrong token first of all, opened or posted), so guessing is limited as strictly as ever;
+    # the page of a valid link then gives its try back, so one use of a link (opened, then
+    # Continue) counts once, by its Continue: counting the page as well let a phone (or a room
+    # on one Wi-Fi address) use only 10 links a minute. The page that gives its try back leaks
+    # nothing the limit kept: a guesser's tries are its wrong tokens, all counted, and a valid
+    # token's page is shown only for a token found already. Limited, the phone is told to wait,
+    # whatever the link (so a limited guesser cannot tell a good token from a wrong one either):
+    # "no longer valid" sent a player with a good link to the organiser for a new one, which
+    # the limit refused all the same.
+    spent = _spend_try(request, "private", JOIN_ATTEMPTS_PER_MINUTE)
+    if spent is None:
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
     player = player_by_token(drive, token, active_only=False)
@@ -138,6 +161,7 @@ def private_link(request, code: str, token: str):
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
     if request.method != "POST":
+        _give_back(spent)  # a valid link opened: its Continue is what counts
         if holder is not None and holder.pk == player.pk:  # this phone is that player's already
             return redirect("phone:me", code=drive.join_code)
         return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})

@@ -417,6 +417,52 @@ def test_guessing_private_links_is_rate_limited_too(client, organiser):
     assert client.get(f"/{drive.join_code}/me").status_code == 302  # the right link came too late
 
 
+@pytest.mark.usefixtures("mid_minute")
+def test_one_use_of_a_private_link_counts_once_against_the_limit(organiser):
+    """Opening a link and pressing its Continue is one use, counted once: 20 phones on one
+    address (a room on the venue's Wi-Fi) each open their player's link and continue within a
+    minute, and all 20 join (when the page counted as well, the 11th phone was refused on
+    opening its link). The 21st Continue in that minute is refused, and so is opening a link."""
+    drive = make_drive(organiser, 21)
+    players = list(drive.players.order_by("name"))
+    for player in players[:20]:
+        phone, link = Client(enforce_csrf_checks=True), f"/{drive.join_code}/p/{player.token}"
+        page = text(phone.get(link))
+        assert f"This phone will be <bdi>{player.name}</bdi>'s." in page, player.name
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        assert phone.post(link, {"csrfmiddlewaretoken": token})["Location"] == f"/{drive.join_code}/me"
+        assert f"<bdi>{player.name}</bdi>" in text(phone.get(f"/{drive.join_code}/me"))
+    assert Player.objects.filter(phone_joined_at__isnull=False).count() == 20
+    last, link = Client(), f"/{drive.join_code}/p/{players[20].token}"
+    for send in (last.post, last.get):  # the 21st Continue, and opening a link, once the 20 are spent
+        response = text(send(link, follow=True))
+        assert "Too many tries from this phone. Wait a minute and try again." in response
+        assert "This phone will be" not in response
+    assert last.get(f"/{drive.join_code}/me").status_code == 302
+    assert not Player.objects.get(pk=players[20].pk).phone_joined_at
+
+
+@pytest.mark.usefixtures("mid_minute")
+def test_opening_valid_links_gives_a_guesser_no_more_tries(client, organiser):
+    """Opening a valid link counts nothing (its Continue does), and that lets no one guess more:
+    wrong tokens, opened or continued, are still 20 a minute however many valid pages are seen
+    between them; once limited, a valid link is refused like a wrong one, so the limited phone
+    cannot tell them apart."""
+    drive = make_drive(organiser, 2)
+    good = f"/{drive.join_code}/p/{drive.players.first().token}"
+    for i in range(20):
+        for _ in range(3):  # valid pages between the guesses: not counted
+            assert "This phone will be" in text(client.get(good))
+        send = client.post if i % 2 else client.get
+        assert "no longer valid" in text(send(f"/{drive.join_code}/p/{'x' * 30}{i:02d}", follow=True)), i
+    for link in (f"/{drive.join_code}/p/{'y' * 32}", good):
+        for send in (client.get, client.post):
+            response = text(send(link, follow=True))
+            assert "Too many tries from this phone. Wait a minute and try again." in response
+            assert "This phone will be" not in response and "no longer valid" not in response
+        assert client.head(link)["Location"] == f"/{drive.join_code}"  # limited: as for a wrong token
+
+
 def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser, monkeypatch):
     """The limit is over a sliding minute: after 20 wrong links in the last second of one minute,
     the first second of the next lets at most one more try in (a fixed minute let 20 more in);
