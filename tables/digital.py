@@ -20,6 +20,7 @@ Entry points:
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextvars
 import functools
 import hashlib
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 
 KEEP_CLIENT_KEYS = 64  # per table; a resend older than that also carries a stale version: refused
 MAX_KEY_LENGTH = 64
+KEY_REUSED = "That move's key was already used for another move: reload to see the table."
 CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds around an engine action
 
 
@@ -72,7 +74,8 @@ class DigitalError(Exception):
 
 @dataclass(frozen=True)
 class Applied:
-    """What became of an action: ``duplicate`` when its client key had already been applied."""
+    """What became of an action: ``duplicate`` when its client key had already been applied (to the
+    same action: with another it is refused, ``KEY_REUSED``)."""
 
     table_id: int
     version: int
@@ -991,8 +994,13 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     duplicate's ``Applied``, or the moved state with the fields of ``table`` it changed (set on
     ``table``); refused with ``DigitalError``. No database work: both paths share it."""
     action, version, key, claimed = split_message(message)
-    if key is not None and _seen_key(table.client_keys, key, seat):
-        return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
+    if key is not None:
+        digest = action_digest(action)
+        seen = _seen_key(table.client_keys, key, seat)
+        if seen is not None:
+            if len(seen) > 3 and seen[3] != digest:  # the key, with another move: nothing was applied for it
+                raise DigitalError(KEY_REUSED)
+            return Applied(table.pk, table.version, duplicate=True, finished=table.status != TableHand.Status.PLAYING)
     if claimed is not None and claimed != seat:
         raise DigitalError(f"You play seat {seat + 1}: you can act only for your own seat.")
     if bot:
@@ -1027,21 +1035,37 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     table.version = state.version
     fields = ["state", "version", "updated_at"]
     if key is not None:
-        table.client_keys = [*(table.client_keys or []), [key, table.version, seat]][-KEEP_CLIENT_KEYS:]
+        table.client_keys = [*(table.client_keys or []), [key, table.version, seat, digest]][-KEEP_CLIENT_KEYS:]
         fields.append("client_keys")
     table.updated_at = timezone.now()
     return state, fields
 
 
-def _seen_key(client_keys: Any, key: str, seat: Any) -> bool:
-    """Whether ``seat`` has sent ``key`` before. Each entry is [key, version, seat]: a key is
-    matched per seat, so no phone can pass its move off as another seat's (a bot's key,
-    "bot-<seat>-<version>", is predictable: a phone that used it stalled the bot, found by
-    probing). An entry of two (stored before the seat was) matches any seat."""
+def _seen_key(client_keys: Any, key: str, seat: Any) -> list[Any] | None:
+    """The entry under which ``seat`` sent ``key`` before, or None. Each entry is [key, version,
+    seat, digest of the action] (``action_digest``): a key is matched per seat, so no phone can
+    pass its move off as another seat's (a bot's key, "bot-<seat>-<version>", is predictable: a
+    phone that used it stalled the bot, found by probing). An entry of two (stored before the
+    seat was) matches any seat; one of two or three (before the digest) is taken for the same
+    action."""
     for entry in client_keys or []:
         if entry[0] == key and (len(entry) < 3 or entry[2] == seat):
-            return True
-    return False
+            return entry
+    return None
+
+
+def action_digest(action: dict[str, Any]) -> str:
+    """A short digest of an engine action (the frame without its key, version, seat and basis),
+    stored beside its client key: a key sent again with another action is refused (``KEY_REUSED``)
+    rather than answered as a duplicate of a move that was not that one. 6 bytes of BLAKE2b over
+    the canonical JSON (sorted keys), 8 characters: a collision only brings back the old answer
+    ("duplicate") for the seat's own key. Only in the database, next to the state, which holds
+    the same cards; never on the layer."""
+    try:
+        data = orjson.dumps(action, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # what orjson does not take (an integer dict key, a huge integer)
+        data = json.dumps(action, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return base64.urlsafe_b64encode(hashlib.blake2b(data, digest_size=6).digest()).decode()
 
 
 @transaction.atomic
@@ -1061,7 +1085,8 @@ def apply_action(
     ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
     sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
     joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat).
-    Returns ``Applied``; a key seen before returns ``duplicate=True`` without applying.
+    Returns ``Applied``; a key seen before (with the same action) returns ``duplicate=True``
+    without applying; with another action it is refused (``KEY_REUSED``), nothing applied.
     Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
     over or not dealt, and anything the engine refuses.
 
@@ -1258,7 +1283,8 @@ def _move_from_held_state(table_id: int, seat: int, message: dict[str, Any], pla
     params = [table_id, version, TableHand.PlayMode.DIGITAL, TableHand.Status.PLAYING, Hand.Status.PLAYING,
               seat, player_id, *([token] if token is not None else []), field("bots").get_db_prep_save([seat], connection)]
     if key is not None:
-        values.append(field("client_keys").get_db_prep_save([[key, state.version, seat]], connection))
+        values.append(field("client_keys").get_db_prep_save([[key, state.version, seat, action_digest(action)]],
+                                                            connection))
         # (The key sent by any seat: the locked path then decides, matching it per seat.)
         params.append(field("client_keys").get_db_prep_save([[key]], connection))
     sql = _held_update_sql(connection.vendor, token is not None, key is not None, facts is not None)

@@ -65,7 +65,8 @@ async def test_a_hand_plays_on_the_loop_and_its_last_move_in_a_thread(four_at_a_
         after = await sync_to_async(_stored)(table.pk)
         assert not applied.duplicate and applied.version == after.version > stored.version
         assert applied.state.to_json() == after.state  # what the socket keeps is what committed
-        assert after.client_keys[-1] == [message["key"], after.version, seat]  # a key is matched per seat
+        assert after.client_keys[-1] == [message["key"], after.version, seat,  # a key is matched per seat,
+                                         digital.action_digest(move)]  # and its action told apart
     final = await sync_to_async(_stored)(table.pk)
     assert final.status == TableHand.Status.CONFIRMED
     assert len(threaded) == 1 and on_loop > 10
@@ -203,8 +204,8 @@ async def test_a_last_move_whose_held_facts_changed_is_recorded_from_the_locked_
 async def _recorded_as_a_thread_records(table, players, applied, message):
     after = await sync_to_async(_stored)(table.pk)
     assert after.status == TableHand.Status.CONFIRMED and after.version == applied.version
-    assert after.state == applied.state.to_json() and after.client_keys[-1] == [message["key"], after.version,
-                                                                                 applied.move[0]]
+    assert after.state == applied.state.to_json() and after.client_keys[-1] == [
+        message["key"], after.version, applied.move[0], digital.action_digest(applied.move[1])]
     await _same_result_as_a_thread_records(table, players, after)
 
 
@@ -512,7 +513,8 @@ async def test_a_move_on_the_version_this_process_holds_is_one_statement(four_at
         digital.keep_state(applied)  # as the socket does
         after = await sync_to_async(_stored)(table.pk)
         assert after.version == applied.version > stored.version and after.state == applied.state.to_json()
-        assert len(after.client_keys) == 64 and after.client_keys[-1] == [message["key"], after.version, seat]
+        assert len(after.client_keys) == 64 and after.client_keys[-1] == [message["key"], after.version, seat,
+                                                                          digital.action_digest(move)]
     assert after.client_keys[0] == ["old-3", 0]  # the three oldest went
     again = await digital.apply_on_loop(table.pk, seat, message, player_id=players[seat].pk, token=players[seat].token)
     assert again.duplicate  # the key is known: nothing matched, the locked path found it
