@@ -322,6 +322,70 @@ async def test_refusals_on_the_loop_change_nothing_and_keep_the_connection(four_
     assert (await sync_to_async(_stored)(table.pk)).version == first.version
 
 
+@pytest.mark.parametrize("path", ["thread", "loop"])
+async def test_a_key_reused_for_another_move_is_refused_on_either_path_and_a_repeat_is_a_duplicate(four_at_a_table,
+                                                                                                     path):
+    """The key a seat sent with one move, sent again with another (a pass of another card, a
+    declaration), is refused with ``KEY_REUSED`` and nothing changes, in an apply thread
+    (``apply_action``) as on the loop (``apply_on_loop``: SQLite's transaction; on PostgreSQL
+    the one statement on the held state matches nothing and the locked path refuses). The same
+    move with the same key is still a duplicate."""
+    drive, table, players = four_at_a_table
+    stored = await sync_to_async(_stored)(table.pk)
+    state = get_game("film-fantasy").load_hand(stored.state)
+    seat, player = 0, players[0]
+    card, other = state.hands[seat][0], state.hands[seat][1]
+
+    async def apply(message):
+        if path == "loop":
+            applied = await digital.apply_on_loop(table.pk, seat, message, player_id=player.pk, token=player.token)
+            if connection.vendor == "sqlite":
+                assert applied is not None  # made on the loop, not handed to a thread
+            if applied is not None:
+                if applied.state is not None:
+                    digital.keep_state(applied)  # as the socket does: the next move may be one statement
+                return applied
+        return await digital.in_apply_thread(digital.apply_action, table.pk, seat, message, player_id=player.pk,
+                                             token=player.token, notify=False)
+
+    message = {"type": "pass", "card": card, "version": stored.version, "key": "mine-1"}
+    first = await apply(message)
+    assert not first.duplicate and first.version > stored.version
+    moved = await sync_to_async(_stored)(table.pk)
+    for reused in ({"type": "pass", "card": other}, {"type": "declare"}):
+        for version in (moved.version, stored.version):
+            with pytest.raises(digital.DigitalError) as refused:
+                await apply({**reused, "version": version, "key": "mine-1"})
+            assert str(refused.value) == digital.KEY_REUSED
+            after = await sync_to_async(_stored)(table.pk)
+            assert (after.state, after.version, after.client_keys) == (moved.state, moved.version, moved.client_keys)
+    # The same frame again, and the same move with its fields in another order: a duplicate.
+    for repeat in (message, {"key": "mine-1", "version": stored.version, "card": card, "type": "pass"}):
+        again = await apply(repeat)
+        assert again.duplicate and again.version == first.version
+    assert (await sync_to_async(_stored)(table.pk)).version == moved.version
+    # What told the two apart: the key's entry holds a digest of its move.
+    assert moved.client_keys[-1] == ["mine-1", moved.version, seat, digital.action_digest({"type": "pass", "card": card})]
+    # The other card was a move the seat could make: with a new key it is made.
+    changed = await apply({"type": "pass", "card": other, "version": moved.version, "key": "mine-2"})
+    assert not changed.duplicate and changed.version > moved.version
+
+
+def test_a_key_stored_before_its_digest_was_is_taken_for_the_same_move(four_at_a_table):
+    """Tables saved before the digest hold entries of three items ([key, version, seat]) or two
+    ([key, version]): a key found there is answered as before, a duplicate, whatever the move."""
+    drive, table, players = four_at_a_table
+    stored = _stored(table.pk)
+    state = get_game("film-fantasy").load_hand(stored.state)
+    TableHand.objects.filter(pk=table.pk).update(client_keys=[["old-three", stored.version, 0], ["old-two", 0]])
+    for key in ("old-three", "old-two"):
+        message = {"type": "pass", "card": state.hands[0][1], "version": stored.version, "key": key}
+        applied = digital.apply_action(table.pk, 0, message, player_id=players[0].pk)
+        assert applied.duplicate and applied.version == stored.version
+    after = _stored(table.pk)
+    assert (after.state, after.version) == (stored.state, stored.version)
+
+
 @pytest.mark.postgres
 async def test_without_a_connection_on_the_loop_the_move_goes_to_a_thread(four_at_a_table, monkeypatch):
     drive, table, players = four_at_a_table

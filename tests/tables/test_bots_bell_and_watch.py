@@ -421,6 +421,32 @@ def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transact
     assert not applied.duplicate and _stored_state(table.pk).passes[1] == card
 
 
+def test_a_bots_key_sent_again_with_another_move_is_refused_and_the_bot_counts_it_stale(transactional_db, organiser,
+                                                                                          monkeypatch):
+    """A bot's key ("bot-<seat>-<version>") is remembered with its move's digest like a phone's:
+    the same key with another move (a second process's bot choosing otherwise at the same
+    version) is refused, not taken for a repeat; the bot counts either as a refusal."""
+    from tables import bots
+
+    monkeypatch.setattr(bots, "schedule_table", lambda *args, **kwargs: None)  # the test moves the bots
+    drive = digital_drive(organiser, 2, start=False)
+    table = table_of(drive)
+    for _ in range(2):
+        digital.add_bot(drive, table.pk)
+    services.start_hand(drive)
+    table = table_of(drive)
+    state = _stored_state(table.pk)
+    key = f"bot-3-{state.version}"
+    first = {**action("pass", state.version, card=state.hands[3][0]), "key": key}
+    assert not digital.apply_action(table.pk, 3, first, bot=True).duplicate
+    moved = _stored_state(table.pk)
+    with pytest.raises(digital.DigitalError, match="already used for another move"):
+        digital.apply_action(table.pk, 3, {**action("pass", state.version, card=state.hands[3][1]), "key": key}, bot=True)
+    assert digital.apply_action(table.pk, 3, first, bot=True).duplicate  # the same move again
+    after = _stored_state(table.pk)
+    assert after.version == moved.version and after.passes[3] == state.hands[3][0]
+
+
 def fail_first_bot_step(monkeypatch) -> list[int]:
     """The bots' first move fails with an error of the moment (the database locked); returns
     the seat it failed for, once it has."""

@@ -152,6 +152,41 @@ async def test_an_action_sent_twice_is_applied_once(four_at_a_table):
     await socket.disconnect()
 
 
+async def test_a_key_sent_again_with_another_move_is_refused_and_changes_nothing(four_at_a_table):
+    """A phone that reuses a client key for another move (a buggy or hostile client: another card,
+    another kind of move) was answered "duplicate", as if that move had been made. It is refused
+    with a message and nothing changes; the same frame sent again is still a duplicate."""
+    from tables import digital
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    view = first["view"]
+    card, other = view["hand"][0], view["hand"][1]
+    message = action("pass", view["version"], card=card)
+    await socket.send_json_to(message)
+    ok = await until(socket, lambda f: f["type"] == "ok")
+    assert ok["duplicate"] is False
+    before = await stored(table.pk)
+    for reused in ({"type": "pass", "card": other}, {"type": "declare"}):  # another card, another kind of move
+        for version in (ok["version"], message["version"]):  # on the version it would be made on, or the first's
+            reply = await refused(socket, {**reused, "version": version, "key": message["key"]})
+            assert reply["message"] == digital.KEY_REUSED == (
+                "That move's key was already used for another move: reload to see the table.")
+            assert reply["key"] == message["key"]
+    after = await stored(table.pk)
+    assert (after.state, after.version, after.client_keys) == (before.state, before.version, before.client_keys)
+    assert GAME.load_hand(after.state).passes[0] == card
+    await socket.send_json_to(message)  # a true repeat
+    again = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert again["type"] == "ok" and again["duplicate"] is True and again["version"] == ok["version"]
+    # The other card was a move the phone could make: with a key of its own it is made.
+    await socket.send_json_to(action("pass", ok["version"], card=other))
+    changed = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert changed["type"] == "ok" and changed["duplicate"] is False and changed["version"] > ok["version"]
+    assert GAME.load_hand((await stored(table.pk)).state).passes[0] == other
+    await socket.disconnect()
+
+
 async def test_a_committed_move_is_announced_even_if_its_phone_goes_meanwhile(four_at_a_table, monkeypatch):
     """The announcement of a committed move (other processes, bots, the drive's screens) is a
     task of its own: the phone's socket closing while it goes on (its task cancelled) does not
