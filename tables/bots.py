@@ -192,7 +192,7 @@ def bot_step(table_id: int, seat: int) -> str:
     message = {**action, "version": table.version, "key": f"bot-{seat}-{table.version}"}
     try:
         applied = digital.apply_action(table_id, seat, message, bot=True)
-    except digital.DigitalError as exc:
+    except digital.DigitalError as exc:  # (also its key already used with another move: another process's bot)
         log.debug("bot at table %s seat %s: %s", table_id, seat, exc)
         return "stale"
     # A repeat of its key moved nothing: counted as a refusal, so a bot never loops on one.

@@ -10,7 +10,9 @@ Frames from a phone, all JSON objects:
         games/film_fantasy/hand.py) with the version the phone saw and a client key
 
 Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "key", "version",
-"duplicate"}, {"type": "waiting", "message"}, {"type": "error", "message", "key"?}.
+"duplicate"}, {"type": "waiting", "message"}, {"type": "error", "message", "key"?}. A key sent again
+with the same action is answered "ok" with "duplicate": true; with another action, an error
+(``digital.KEY_REUSED``), nothing applied.
 """
 
 from __future__ import annotations
