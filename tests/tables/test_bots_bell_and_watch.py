@@ -387,6 +387,19 @@ def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch
     assert drive.players.count() == 3
 
 
+def _two_people_and_two_bots_dealt(organiser, monkeypatch):
+    """A table of two players and two bots (seats 2 and 3), its hand dealt; the test moves the bots."""
+    from tables import bots
+
+    monkeypatch.setattr(bots, "schedule_table", lambda *args, **kwargs: None)
+    drive = digital_drive(organiser, 2, start=False)
+    table = table_of(drive)
+    for _ in range(2):
+        digital.add_bot(drive, table.pk)
+    services.start_hand(drive)
+    return drive, table_of(drive)
+
+
 def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transactional_db, organiser, monkeypatch):
     """Found by probing: a client key was matched per table, and a bot's key is predictable
     ("bot-<seat>-<version>"). A phone that sent its own move with the key a bot would use next
@@ -394,13 +407,7 @@ def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transact
     and a table waiting for that bot's pass was stuck until the bell. Keys are matched per seat."""
     from tables import bots
 
-    monkeypatch.setattr(bots, "schedule_table", lambda *args, **kwargs: None)  # the test moves the bots
-    drive = digital_drive(organiser, 2, start=False)
-    table = table_of(drive)
-    for _ in range(2):
-        digital.add_bot(drive, table.pk)
-    services.start_hand(drive)
-    table = table_of(drive)
+    drive, table = _two_people_and_two_bots_dealt(organiser, monkeypatch)
     humans = seated_players(table)[:2]
     assert table.bots == [2, 3]
     assert bots.bot_step(table.pk, 3) == "applied"  # version 1
@@ -428,13 +435,7 @@ def test_a_bots_key_sent_again_with_another_move_is_refused_and_the_bot_counts_i
     version) is refused, not taken for a repeat; the bot counts either as a refusal."""
     from tables import bots
 
-    monkeypatch.setattr(bots, "schedule_table", lambda *args, **kwargs: None)  # the test moves the bots
-    drive = digital_drive(organiser, 2, start=False)
-    table = table_of(drive)
-    for _ in range(2):
-        digital.add_bot(drive, table.pk)
-    services.start_hand(drive)
-    table = table_of(drive)
+    drive, table = _two_people_and_two_bots_dealt(organiser, monkeypatch)
     state = _stored_state(table.pk)
     key = f"bot-3-{state.version}"
     first = {**action("pass", state.version, card=state.hands[3][0]), "key": key}
