@@ -266,35 +266,36 @@ def test_the_apply_threads_keep_their_connection_and_close_it_on_request(four_at
         connection_created.disconnect(count)
 
 
-async def _drain(socket, quiet: float = 0.4) -> list[dict]:
-    frames = []
-    while not await socket.receive_nothing(timeout=quiet):
-        frames.append(await socket.receive_json_from())
-    return frames
-
-
 async def test_a_forced_view_read_slowly_never_replaces_a_newer_pushed_one(four_at_a_table, monkeypatch):
-    import time
-
     drive, table, players = four_at_a_table
     sockets, firsts = await _four(drive, players)
     real = consumers._TableSocket.load_frame
+    read, release = threading.Event(), threading.Event()
 
     def slow(self, version=None, facts=None):
-        read = real(self, version, facts)  # the current version, read from the database...
-        if self.seat == 1 and version is None:
-            time.sleep(0.5)  # ...and slow to come back, while another phone's move is pushed
-        return read
+        frame = real(self, version, facts)  # the current version, read from the database...
+        if self.seat == 1 and version is None and not release.is_set():
+            read.set()
+            release.wait(30)  # ...and slow to come back, while another phone's move is pushed
+        return frame
 
     monkeypatch.setattr(consumers._TableSocket, "load_frame", slow)
     await sockets[1].send_json_to({"type": "sync"})  # a forced view, reading
-    await asyncio.sleep(0.1)
+    # Events, not fixed sleeps: on a busy machine the read could still be on its way when the
+    # move came (it then read the newer version), or come back before the move was pushed.
+    assert await asyncio.to_thread(read.wait, 30)  # the older version is read
     view = firsts[0]["view"]
     await sockets[0].send_json_to(action("pass", view["version"], card=view["hand"][0]))
     ok = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
     assert ok["type"] == "ok"
-    seen = [f["view"]["version"] for f in await _drain(sockets[1]) if f["type"] == "state"]
-    assert seen == [ok["version"]]  # the newer view, and not the older one after it
+    pushed = await until(sockets[1], lambda f: f["type"] == "state")
+    assert pushed["view"]["version"] == ok["version"]  # the newer view, pushed while the read waits
+    release.set()
+    # The socket handles one frame at a time: its next sync is answered once the slow one is
+    # done, and an older view sent by the slow one would come before that answer.
+    await sockets[1].send_json_to({"type": "sync"})
+    after = await until(sockets[1], lambda f: f["type"] == "state")
+    assert after["view"]["version"] == ok["version"]  # not the older one after the newer
     for socket in sockets:
         await socket.disconnect()
 
