@@ -38,9 +38,14 @@ async def _four(drive, players):
     return [s for s, _ in pairs], [f for _, f in pairs]
 
 
-async def _states_after(socket, quiet: float = 0.3) -> list[dict]:
-    """Every state frame that arrives until the socket has been quiet for ``quiet`` seconds."""
-    frames = []
+async def _states_after(socket, version: int, before: list[dict] = (), quiet: float = 0.3) -> list[dict]:
+    """Every state frame (after those ``before``) until one of ``version`` has come, each waited
+    for however busy the machine, then until the socket has been quiet for ``quiet`` seconds."""
+    frames = list(before)
+    while not any(f["view"]["version"] >= version for f in frames):
+        frame = await socket.receive_json_from(timeout=10)
+        if frame["type"] == "state":
+            frames.append(frame)
     while not await socket.receive_nothing(timeout=quiet):
         frame = await socket.receive_json_from()
         if frame["type"] == "state":
@@ -59,7 +64,7 @@ async def test_the_other_phones_of_this_process_get_the_view_without_the_layer(f
     ok = await until(sockets[0], lambda f: f["type"] in ("ok", "error"))
     assert ok["type"] == "ok"
     for seat, socket in enumerate(sockets):
-        states = await _states_after(socket)
+        states = await _states_after(socket, ok["version"])
         # exactly one view of the new version, and it is this seat's own
         assert [f["view"]["version"] for f in states] == [ok["version"]], seat
         assert states[0]["view"]["seat"] == seat
@@ -84,7 +89,7 @@ async def test_with_other_processes_the_layer_carries_the_version_and_nobody_get
     assert ok["type"] == "ok"
     for i, socket in enumerate(sockets):
         before = [f for f in seen if f["type"] == "state"] if i == 1 else []
-        assert [f["view"]["version"] for f in before + await _states_after(socket)] == [ok["version"]]
+        assert [f["view"]["version"] for f in await _states_after(socket, ok["version"], before)] == [ok["version"]]
     assert_version_told(table_sends, table, ok["version"])
     for socket in sockets:
         await socket.disconnect()
