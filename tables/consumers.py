@@ -302,6 +302,7 @@ class PlayConsumer(_TableSocket):
 
     token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
     hand_number, table_number = 0, None  # the hand and table of its seat (``sit``)
+    looks_begun = looks_taken = 0  # reads of the seat (``look_again``): begun, and the latest taken
 
     async def connect(self):
         bots.remember_loop()
@@ -466,8 +467,19 @@ class PlayConsumer(_TableSocket):
         view, or where to go instead (the socket stays open: the page shows it, and its next
         sync may find a seat on the phones). A read, in any thread: a hand's start reaches
         every game screen of the drive at once. ``force``: the view even if this socket sent
-        that version already (a sync asks for it; a hand's start does not)."""
+        that version already (a sync asks for it; a hand's start does not).
+
+        A sync's read and a hand's start's run side by side (the start's in a task of its own).
+        One begun before another that was taken already is dropped: it may have read the seating
+        before the organiser changed it (a swap before the start), and taken after the newer one
+        it sat the socket again at the player's old seat (a table replaced since: "the hand has
+        not started"), told nothing of its real table until the next sync."""
+        self.looks_begun += 1
+        look = self.looks_begun
         found = await database_sync_to_async(self.identify, thread_sensitive=False)()
+        if look < self.looks_taken:
+            return  # the newer read's seat, and its frame, stand
+        self.looks_taken = look
         if isinstance(found, str):
             await self.error(found)
             return

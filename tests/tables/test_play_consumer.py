@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 
@@ -416,3 +417,63 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
     frame = await again.receive_json_from(timeout=5)
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("Hand 2 has started: you are at Table 2")
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_seat_read_by_a_sync_before_the_seating_changed_is_not_taken_after_a_newer_read(
+    organiser, monkeypatch
+):
+    """Found by reading, proven here: a sync looks the player's seat up in a thread; a hand's start
+    has every game screen look again too, in a task of its own. On a busy machine the sync's
+    read, made before the organiser swapped two players, could come back after the start's read
+    of the new seating and be taken: the socket sat again at its seat of the seating before the
+    swap (a table since replaced), its phone said hand 2 had not started while it had, and heard
+    nothing of its real table until its next sync. A seat read begun before a newer read that
+    was taken already is dropped."""
+    import threading
+
+    from drive import services
+    from tables import consumers
+    from tests.tables.conftest import seated_players, table_of
+
+    drive, sockets = await two_tables_played_and_closed(organiser)
+
+    def seats_now():
+        return {p.pk: (t.pk, t.seats.get(player=p).position) for t in (table_of(drive, 1), table_of(drive, 2))
+                for p in seated_players(t)}
+
+    before = await database_sync_to_async(seats_now)()
+    moved = next(iter(sockets))
+    other = next(pk for pk in before if before[pk] != before[moved])
+    for socket in sockets.values():
+        await until(socket, lambda f: f["type"] == "instruction")
+    real, read, release = consumers.PlayConsumer.identify, threading.Event(), threading.Event()
+
+    def held_once(self):
+        found = real(self)
+        if self.player_id == moved and not read.is_set():
+            read.set()  # the sync's read of the seating before the swap, slow to come back
+            release.wait(30)
+        return found
+
+    monkeypatch.setattr(consumers.PlayConsumer, "identify", held_once)
+    await sockets[moved].send_json_to({"type": "sync"})
+    assert await asyncio.to_thread(read.wait, 30)
+    players = await database_sync_to_async(lambda: {p.pk: p for p in drive.players.all()})()
+    await database_sync_to_async(services.swap_players)(drive, players[moved], players[other])
+    after = await database_sync_to_async(seats_now)()
+    assert after[moved] != before[moved]
+    await database_sync_to_async(services.start_hand)(drive)  # the screens look again: the new seat
+    frame = await until(sockets[moved], lambda f: f["type"] == "state")
+    assert (frame["view"]["seat"], frame["hand"]) == (after[moved][1], 2)
+    release.set()
+    # The socket handles one frame at a time: the next sync is answered once the slow one is done.
+    await sockets[moved].send_json_to({"type": "sync"})
+    frames = []
+    await until(sockets[moved], lambda f: f["type"] == "state", seen=frames)
+    # Only the new seat's view: not the view of the seat the player held before the swap (another
+    # player's cards), nor "the hand has not started" of that seat's table, gone since.
+    assert [(f["type"], f.get("table"), f.get("view", {}).get("seat")) for f in frames] == [
+        ("state", frame["table"], after[moved][1])], frames
+    assert [s for s in consumers._LOCAL.of(after[moved][0]) if s.player_id == moved]  # the table it is told of
+    for socket in sockets.values():
+        await socket.disconnect()
