@@ -28,6 +28,13 @@ def server(tmp_path, redis):
     s.stop()
 
 
+# A full update's send begun while Redis was down waits in the Redis client's retries (their
+# backoff grows to several seconds) until Redis answers or the send's own bound (layer.TIMEOUT,
+# 30 s) ends it; the drive's next update is built after it. On a busy machine the send straddled
+# the restart and the update after the result came 10-12 s later: the wait is that bound.
+UPDATE_WAIT = 30
+
+
 def board_socket(server: Server, code: str):
     from websockets.sync.client import connect
 
@@ -77,7 +84,7 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
             if result["type"] == "result":
                 break
             assert result["type"] == "update"
-            result = json.loads(ws.recv(timeout=10))
+            result = json.loads(ws.recv(timeout=UPDATE_WAIT))
         assert result["type"] == "result" and result["table"] == 2 and result["status"] == "entered"
-        update = json.loads(ws.recv(timeout=10))  # then the full update
+        update = json.loads(ws.recv(timeout=UPDATE_WAIT))  # then the full update
         assert update["type"] == "update" and "board" in update["parts"]
