@@ -144,7 +144,10 @@ async def test_updates_waiting_in_the_lane_are_merged_but_never_past_another_kin
         for message in sent:
             await channel_layer.group_send("g", message)
         await _until(lambda: len(seen) == 1)
-        await asyncio.sleep(0.1)  # every message has reached the inbox meanwhile
+        # Every message has reached the inbox's lane (waited for, not a fixed 0.1 s: a stalled
+        # process could still have some in the channel, handed out unmerged after the release).
+        inbox = layer._inboxes[(id(asyncio.get_running_loop()), id(channel_layer))][0]
+        await _until(lambda: channel_layer.channels.get(inbox) is None or channel_layer.channels[inbox].empty())
         release.set()
         await _until(lambda: len(seen) == 5)
         await asyncio.sleep(0.1)
