@@ -128,17 +128,22 @@ def free_port() -> int:
 
 
 def server_env(db_url: str | None, data_dir: str, redis_url: str | None, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "BENCH_ROUTES")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
     if db_url:
         env["DATABASE_URL"] = db_url
     env.update({
         "DATA_DIR": data_dir, "DEBUG": "0", "LOG_LEVEL": "WARNING",
-        "SECRET_KEY": "bench-" + "k" * 60, "ALLOWED_HOSTS": "127.0.0.1,localhost", "BENCH_ROUTES": "1",
+        "SECRET_KEY": "bench-" + "k" * 60, "ALLOWED_HOSTS": "127.0.0.1,localhost", "DJANGO_SETTINGS_MODULE": "bench.settings",
     })
     if redis_url:
         env["REDIS_URL"] = redis_url
     env.update(extra)
     return env
+
+
+def asgi_app(env: dict[str, str]) -> str:
+    """The benchmark's application (with its hooks) under its settings, else the server's own."""
+    return "bench.asgi:application" if env.get("DJANGO_SETTINGS_MODULE") == "bench.settings" else "config.asgi:application"
 
 
 class Servers:
@@ -149,12 +154,13 @@ class Servers:
         self.urls: list[str] = []
         self.logs = []
         daphne = str(Path(sys.executable).parent / "daphne")
+        app = asgi_app(env)
         for i in range(count):
             port = free_port()
             log = open(os.path.join(log_dir, f"daphne-{i}.log"), "w")
             self.logs.append(log)
             self.procs.append(subprocess.Popen(
-                [daphne, "-b", HOST, "-p", str(port), "--websocket_timeout", "86400", "config.asgi:application"],
+                [daphne, "-b", HOST, "-p", str(port), "--websocket_timeout", "86400", app],
                 env={**env, "PORT": str(port)}, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
             ))
             self.urls.append(f"http://{HOST}:{port}")

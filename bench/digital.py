@@ -10,7 +10,7 @@ half of every table's phones hear of an action through Redis; the floor's listen
 Measures the time from an action being sent by a phone to all four phones at that table holding
 the new state (a ``state`` frame at the new version), for every action of every table's hand.
 Beside it, in the same run and through the same server and layer, the floor: a bare Channels
-group_send to four listeners (the bench-only /ws/bench/echo-group/ route, BENCH_ROUTES=1) of
+group_send to four listeners (the bench-only /ws/bench/echo-group/ route, bench/routes.py) of
 frames as long as the views the phones received on average, half of its rounds before the play
 and half after it. Play starts when every table's phones are connected and hold the deal.
 Each phone chooses its moves with the engine's greedy bot from its own view only. A table plays
@@ -93,9 +93,10 @@ class Server:
     def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None, processes: int = 1) -> None:
         self.tmp = tempfile.mkdtemp(prefix="bench_digital_")
         self.pg_admin, self.pg_name = pg_admin_url, None
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
         env.update({"DATA_DIR": self.tmp, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(40),
-                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "BENCH_ROUTES": "1", "LOG_LEVEL": "WARNING"})
+                    "ALLOWED_HOSTS": "127.0.0.1,localhost", "DJANGO_SETTINGS_MODULE": "bench.settings",
+                    "LOG_LEVEL": "WARNING"})
         if pg_admin_url:
             import psycopg
 
@@ -116,7 +117,7 @@ class Server:
         self.log = open(os.path.join(self.tmp, "daphne.log"), "w")
         self.procs = [
             subprocess.Popen(
-                [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+                [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "bench.asgi:application"],
                 env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
             )
             for port in self.ports

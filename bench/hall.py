@@ -6,7 +6,7 @@
 A drive of 200 players at 50 tables (built through the services in a throwaway database: a
 SQLite file, or a fresh PostgreSQL database on the server of BENCH_DATABASE_URL, default
 postgres://postgres@127.0.0.1:5432/postgres, dropped at the end; Redis database 5 of
-BENCH_REDIS_URL, flushed first). Then, against real daphne processes (DEBUG=0, BENCH_ROUTES=1):
+BENCH_REDIS_URL, flushed first). Then, against real daphne processes (DEBUG=0, bench.settings):
 200 phone sockets (each with its player cookie; in a client process of their own,
 bench/listeners.py, as the phones are devices of their own), 4 board and 4 dashboard sockets (the
 organiser's session cookie), spread round-robin over the processes. For each of ``--hands`` hands:
@@ -90,7 +90,6 @@ def setup_django(db_url: str | None, data_dir: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DEBUG"] = "0"
     os.environ["SECRET_KEY"] = "bench-" + "k" * 60
-    os.environ.pop("BENCH_ROUTES", None)
     import django
 
     django.setup()

@@ -96,7 +96,7 @@ def run_digital(layer: str) -> dict | None:
     script = ROOT / "bench" / "digital.py"
     if not script.exists():
         return None
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "BENCH_ROUTES")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     if layer == "redis":
         env["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", common.DEFAULT_PG_URL)
         env["REDIS_URL"] = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))

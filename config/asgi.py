@@ -44,9 +44,16 @@ from config import gc_tuning  # noqa: E402
 
 gc_tuning.apply()
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
-)
+
+
+def application_with(routes: list) -> ProtocolTypeRouter:
+    """HTTP through Django; websockets on ``routes`` with the Origin check and sessions."""
+    return ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(routes))),
+        }
+    )
+
+
+application = application_with(websocket_urlpatterns)

@@ -1,15 +1,28 @@
-"""/healthz: a real round trip through the database and through the channel layer."""
+"""/healthz: a real round trip through the database and through the channel layer; and the
+websocket routes' two consumers of the server itself.
+
+``HealthConsumer`` proves the websocket and channel-layer wiring end to end: a client sends
+``{"type": "ping", "nonce": "…"}``; the server sends a message through the channel layer
+(in-memory or Redis) to that socket's own channel, which answers ``{"type": "pong", "nonce": …}``.
+Only the sender: a ping that every socket answered would let one client with N sockets make
+the server send N² frames. The sockets are in the ``health`` group too, so the server's own
+code can reach them all (a group send from any thread or process).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection
+from channels.generic.websocket import AsyncWebsocketConsumer
 from django.http import JsonResponse
+
+from common.consumers import JsonFrameConsumer
+
+GROUP = "health"
 
 
 def _database_state() -> dict:
@@ -30,9 +43,7 @@ async def _channel_layer_state() -> dict:
         return {"ok": False, "backend": None, "error": "no channel layer configured"}
     started = time.perf_counter()
     try:
-        # A channel of its own (not a "specific" one of the process: cancelling a receive of
-        # those, as the timeout below may, can lose another socket's message; config.layer)
-        channel = f"healthz.{uuid.uuid4().hex}"
+        channel = await layer.new_channel("healthz.")  # subscribed before the send (Redis pub/sub)
         await asyncio.wait_for(layer.send(channel, {"type": "healthz.ping"}), 2)
         message = await asyncio.wait_for(layer.receive(channel), 2)
         ok = message.get("type") == "healthz.ping"
@@ -49,3 +60,32 @@ async def healthz(request):
         {"status": "ok" if ok else "degraded", "database": database, "channel_layer": layer},
         status=200 if ok else 503,
     )
+
+
+class NoRoute(AsyncWebsocketConsumer):
+    """Every websocket path no consumer serves: the handshake is refused (HTTP 403), quietly,
+    where the router would raise (a server error and a traceback in the log)."""
+
+    async def connect(self):
+        await self.close()
+
+
+class HealthConsumer(JsonFrameConsumer):
+    max_frame = 256
+
+    async def connect(self):
+        await self.channel_layer.group_add(GROUP, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code):
+        await self.channel_layer.group_discard(GROUP, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        if content.get("type") != "ping":
+            await self.error('Send {"type": "ping"}.')
+            return
+        nonce = str(content.get("nonce", ""))[:64]
+        await self.channel_layer.send(self.channel_name, {"type": "health.pong", "nonce": nonce})
+
+    async def health_pong(self, event):
+        await self.send_json({"type": "pong", "nonce": event["nonce"]})

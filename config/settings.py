@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config import network
+from common import network
 from config.env import env_bool, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -135,17 +135,15 @@ LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 1000, minimum=0, maximum=5000) / 1000
 _redis_url = env_url("REDIS_URL", {"redis", "rediss", "unix"})
 if _redis_url:
+    # channels_redis's pub/sub layer: a group message is published once and reaches each server
+    # process once, which hands it to its own sockets in the group (docs/architecture.md).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                # redis-py 8 times a socket out after 5 s, which is also how long channels_redis
-                # blocks reading an idle channel: every quiet socket would drop (channels_redis
-                # #422). No read timeout; connecting still fails fast.
+                # No read timeout on the subscription's idle connection; connecting still fails fast.
                 "hosts": [{"address": _redis_url, "socket_timeout": None, "socket_connect_timeout": 5}],
-                "group_expiry": WEBSOCKET_TIMEOUT,
                 "prefix": env_str("CHANNEL_PREFIX", "drive"),
-                "capacity": 1500,
             },
         }
     }

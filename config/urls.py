@@ -4,12 +4,10 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 
-from config import bench_routes
 from config.health import healthz
 from drive.views import SignInView
 
 urlpatterns = [
-    *bench_routes.urlpatterns(),  # empty unless BENCH_ROUTES=1 (make bench only)
     path("healthz", healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever a page names: the icon, not a 404 in the log.
     path("favicon.ico", lambda request: redirect(static("img/icon.svg"), permanent=True)),

@@ -4,16 +4,16 @@
 what the room sees), ``organiser`` (the organiser's session) or ``phone`` (the player's cookie).
 On connect the socket gets the current state at once, so a reconnect never misses a change.
 After that it forwards what ``drive.live`` publishes (a phone listens in its player's group,
-so it receives only its own fragment).
+so it receives only its own fragment; groups: ``drive.broadcast``).
 Clients send nothing but ``{"type": "ping"}``; anything else gets an error frame.
 """
 
 from __future__ import annotations
 
-from config.db import database_sync_to_async
+from common.db import database_sync_to_async
 from django.http import Http404
 
-from config.consumers import JsonFrameConsumer
+from common.consumers import JsonFrameConsumer
 from drive import access, broadcast, snapshots
 
 
@@ -22,7 +22,6 @@ class LiveConsumer(JsonFrameConsumer):
     audience: str = ""
     drive_id: int | None = None
     player_id: int | None = None
-    results_shown: tuple = ()  # the last result messages sent, as (hand, table, commit)
 
     async def connect(self):
         kwargs = self.scope["url_route"]["kwargs"]
@@ -31,21 +30,17 @@ class LiveConsumer(JsonFrameConsumer):
         if not allowed:
             await self.close(code=4403)
             return
-        if self.audience == "phone":  # its own group (in memory), sign-out; Redis: see broadcast.add_phone
-            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]
-        elif broadcast.one_message_for_all_phones():  # Redis: all through the process's inbox
-            self.groups_joined = []
+        if self.audience == "phone":  # its own part of each update, a close's instructions, sign-out
+            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones"),
+                                  broadcast.phone_group(self.player_id)]
         else:  # its audience's updates, and the tables' result messages
             self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
                                   broadcast.drive_group(self.drive_id, "screens")]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
-        # Accepted first: the process's inbox, or a result message, may send at once.
         if self.audience == "phone":
-            await broadcast.add_phone(self.drive_id, self)
-        else:
-            await broadcast.add_screen(self.drive_id, self)
+            broadcast.add_phone(self.drive_id, self)
         # Read after joining: nothing committed before is missed (shared with the process's
         # other sockets connecting now: drive.snapshots).
         snapshot = await snapshots.on_connect(self.drive_id, self.audience, self.player_id)
@@ -69,11 +64,8 @@ class LiveConsumer(JsonFrameConsumer):
         return False
 
     async def disconnect(self, code):
-        if self.drive_id is not None:
-            if self.audience == "phone":
-                await broadcast.remove_phone(self.drive_id, self)
-            else:
-                await broadcast.remove_screen(self.drive_id, self)
+        if self.drive_id is not None and self.audience == "phone":
+            broadcast.remove_phone(self.drive_id, self)
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
@@ -84,14 +76,7 @@ class LiveConsumer(JsonFrameConsumer):
             await self.error('This socket only listens; send {"type": "ping"}.')
 
     async def drive_update(self, event):
-        if event.get("audience") not in (None, self.audience):  # the other screen's (Redis: one group for both)
-            return
         parts = event["parts"]
-        if self.audience == "phone" and "phone" not in parts:  # every phone's part: forward our own
-            own = parts.get(str(self.player_id))
-            if own is None:
-                return
-            parts = {"phone": own}
         await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts, "read": event.get("read")})
 
     async def drive_instruction(self, event):
@@ -110,10 +95,6 @@ class LiveConsumer(JsonFrameConsumer):
         apply it at once; the full update follows. The board gets no totals during suspense."""
         if self.audience not in ("board", "organiser"):
             return
-        seen = (event["hand"], event["table"], event["commit"])
-        if seen in self.results_shown:  # reached both directly and through the layer (Redis)
-            return
-        self.results_shown = (self.results_shown + (seen,))[-32:]
         frame = {k: event[k] for k in ("hand", "table", "current", "status", "status_label", "progress", "commit")}
         if self.audience == "organiser" or event["board_totals"]:
             frame["totals"] = event["totals"]

@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
-from config.bidi import isolate
+from common.bidi import isolate
 from drive import broadcast, render, selectors
 from drive.models import Drive
 from tables.models import Hand, TableHand
@@ -184,9 +184,9 @@ def _changed_only(drive_id: int, parts: dict[str, str], listening: frozenset[int
     gets its own current fragment at once (``LiveConsumer``), so nothing depends on a resend.
     ``listening``: the phones built for (``broadcast.phones_listening``); what the others were
     sent is forgotten, so each gets its next fragment whatever it holds since connecting."""
-    if broadcast.one_message_for_all_phones():
+    if broadcast.several_processes():
         # Several server processes (Redis): each would remember only what it sent itself, and
-        # skip a fragment another process has since replaced. All of them go, in one message.
+        # skip a fragment another process has since replaced. All of them go.
         return parts
     with _lock:
         shown = _phones_shown.setdefault(drive_id, {})
@@ -357,8 +357,8 @@ def build_screens(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     read, private, public = views
     return [
-        (broadcast.screen_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read, drive_id)),
-        (broadcast.screen_group(drive_id, "board"), message(board_parts(public), "board", read, drive_id)),
+        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read, drive_id)),
+        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read, drive_id)),
     ]
 
 
@@ -372,26 +372,17 @@ def publish(drive_id: int) -> None:
     listening = broadcast.phones_listening(drive_id)
     calls = [(build_phones, drive_id, listening), (build_screens, drive_id)]
     for index, messages in enumerate(render.run_in_order(calls)):
-        if messages and not broadcast.send_many(messages) and index == 0:
+        if messages and not broadcast.send_many(messages, wait=True) and index == 0:
             render.run(forget_phones, drive_id)  # not sent: they must all go next time
 
 
 def phone_messages(view: selectors.DriveView, listening: frozenset[int] | None = None
                    ) -> list[tuple[str, dict[str, Any]]]:
     """Every phone's fragment that changed (of the ``listening`` players' phones only, when
-    given), rendered once. How they travel depends on the layer:
-    in memory a message is copied for every receiver, so each phone gets its own small message
-    in its own group; through Redis each group send costs round trips, so one message carrying
-    every fragment goes to the drive's phones group, which each process's inbox joins (not each
-    socket: the message crosses Redis once per process), and each socket sends its own part."""
+    given), rendered once, each in a small message to its player's group."""
     stamp = _stamp()
     players = view.players if listening is None else [p for p in view.players if p.pk in listening]
     parts = _changed_only(view.drive.pk, phone_parts(view, players), listening)
-    if not parts:
-        return []
-    if broadcast.one_message_for_all_phones():
-        return [(broadcast.drive_group(view.drive.pk, "phones"),
-                 {"type": "drive.update", "drive": view.drive.pk, "stamp": stamp, "parts": parts})]
     return [
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
         for pid, html in parts.items()

@@ -8,7 +8,7 @@ import segno
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from config.network import lan_address
+from common.network import lan_address
 from drive.models import Drive, Player
 
 _LOOPBACK = {"localhost", "127.0.0.1", "[::1]", "::1"}

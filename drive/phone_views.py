@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
-from config.bidi import bdi, isolate
+from common.bidi import bdi, isolate
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, posted_number, without_control_characters

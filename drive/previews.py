@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.http import JsonResponse
 
 from drive.models import Drive, Player
-from drive.services import DriveError, _players_at, outcome_for
+from drive.services import DriveError
+from drive.services.hands import outcome_for, players_at
 from games import get_game
 from scoring.forms import ResultForm
 from scoring.models import Result
@@ -19,7 +20,7 @@ from tables.models import TableHand
 def entry_questions(drive: Drive, table: TableHand) -> tuple[list[Player], dict]:
     """The players seated at ``table`` in seat order, and the game's questions about their hand
     (the spec ``ResultForm`` is built from)."""
-    players = _players_at(table)
+    players = players_at(table)
     return players, get_game(drive.game, drive.house_rules).entry_spec(len(players))
 
 

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from config.bidi import isolate
+from common.bidi import isolate
 from drive import live
 from drive.models import Drive, Player
-from drive.services import (
-    DriveError, NotThisPlayersForm, StaleForm, _hand_now, _lock, _players_at, current_hand, outcome_for,
-)
+from drive.services.base import DriveError, NotThisPlayersForm, StaleForm, hand_now, lock
+from drive.services.hands import outcome_for, players_at
+from drive.services.seats import current_hand
 from scoring import services as scoring
 from scoring.models import Result
 from tables.models import Hand, TableHand
@@ -69,7 +69,7 @@ def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
         raise StaleForm(f"This page is out of date: it does not say which hand it was for. {LOOK_NOW}")
     if hand is None or shown.hand != hand.number:
         over = ", which is over" if hand is not None and shown.hand < hand.number else ""
-        raise StaleForm(f"This was for hand {shown.hand}{over}: {_hand_now(hand)}. {LOOK_NOW}")
+        raise StaleForm(f"This was for hand {shown.hand}{over}: {hand_now(hand)}. {LOOK_NOW}")
 
 
 def locked_for_players(table: TableHand, result: Result | None) -> str | None:
@@ -138,7 +138,7 @@ def enter(
     """A player enters their table's result (or replaces an unconfirmed entry they have seen).
     ``shown``: the player, the hand and the table the form was for; a repeat of a recorded key
     of this player's is answered first (it writes nothing), whatever hand it was for."""
-    drive = _lock(drive)
+    drive = lock(drive)
     if drive.is_finished:
         raise DriveError(FINISHED)
     key = _clean_key(client_key)
@@ -148,7 +148,7 @@ def enter(
     table = _my_table(drive, player, shown=shown)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
-    players = _players_at(table)
+    players = players_at(table)
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     existing = Result.objects.select_for_update().filter(table=table).first()
     if existing is None:
@@ -194,7 +194,7 @@ def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Sh
 
 @transaction.atomic
 def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -> Result:
-    drive = _lock(drive)
+    drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
     scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
     table.status = TableHand.Status.CONFIRMED
@@ -205,7 +205,7 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -
 
 @transaction.atomic
 def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, reason: str) -> Result:
-    drive = _lock(drive)
+    drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
     reason = " ".join((reason or "").split())[:200] or "No reason given"
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)

@@ -9,7 +9,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefet
 from django.db.models.functions import Coalesce
 from django.utils.html import format_html, format_html_join
 
-from config.bidi import bdi
+from common.bidi import bdi
 from drive.models import Drive, Player
 from scoring import standings as ranking
 from scoring.models import Correction, Score
@@ -233,7 +233,7 @@ class PhoneState:
 
     @property
     def with_text(self) -> str:
-        """HTML: "Ann, Bob and Cy", the table's other players, each name isolated (config.bidi)."""
+        """HTML: "Ann, Bob and Cy", the table's other players, each name isolated (common.bidi)."""
         names = [bdi(name) for name in self.mates]
         if len(names) <= 1:
             return names[0] if names else ""

@@ -22,8 +22,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from config import layer
-from config.db import database_sync_to_async
+from common import layer
+from common.db import database_sync_to_async
 from drive import live, selectors
 from drive.models import Drive
 

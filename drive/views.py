@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from config.bidi import bdi
+from common.bidi import bdi
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number

@@ -32,18 +32,20 @@ import random
 import threading
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync
-from config.db import database_sync_to_async
+from asgiref.sync import SyncToAsync
 from django.conf import settings
 
-from config import layer
+from common import layer
+from common.db import database_sync_to_async
+from games import get_game
+from tables import digital
+from tables.models import TableHand
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DELAY = (0.8, 2.0)
 MAX_REFUSED = 50  # refusals in a row before a bot gives up until the table moves again
 
-_loop: asyncio.AbstractEventLoop | None = None
 _worker: asyncio.AbstractEventLoop | None = None
 _worker_lock = threading.Lock()
 _pending: set[tuple[int, int]] = set()  # (table, seat) with a task running in this process
@@ -59,18 +61,7 @@ def bot_delay() -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def send_to_group(group: str, message: dict[str, Any]) -> None:
-    """Send after commit; a channel layer that is down is logged, never raised at the writer."""
-    layer.send(group, message)
-
-
 # --- which loop runs the bots ------------------------------------------------------------------
-
-
-def remember_loop() -> None:
-    """Called from async code in the server (a consumer's connect): bots run in this loop."""
-    global _loop
-    _loop = asyncio.get_running_loop()
 
 
 def _usable(loop: asyncio.AbstractEventLoop | None) -> bool:
@@ -78,20 +69,18 @@ def _usable(loop: asyncio.AbstractEventLoop | None) -> bool:
 
 
 def _target_loop() -> asyncio.AbstractEventLoop:
-    global _loop
     try:
         running = asyncio.get_running_loop()
     except RuntimeError:
         running = None
     if running is not None and running is not _worker:
-        _loop = running
         return running
-    if _usable(_loop):
-        return _loop  # type: ignore[return-value]
+    server = layer.server_loop()
+    if server is not None:
+        return server
     if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) == os.getpid():
         main = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
         if _usable(main):
-            _loop = main
             return main
     return _worker_loop()
 
@@ -103,7 +92,7 @@ def _worker_loop() -> asyncio.AbstractEventLoop:
             loop = asyncio.new_event_loop()
             started = threading.Event()
             loop.call_soon(started.set)
-            threading.Thread(target=loop.run_forever, name="film-fantasy-bots", daemon=True).start()
+            threading.Thread(target=loop.run_forever, name="bots", daemon=True).start()
             started.wait(5)
             _worker = loop
         return _worker  # type: ignore[return-value]
@@ -121,6 +110,11 @@ def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
     # A fresh context: the caller's (e.g. asgiref's "inside sync_to_async" marker) must not leak
     # into the bots' tasks, which would then refuse to run their own database calls.
     loop.call_soon_threadsafe(_start, table_id, seats, context=contextvars.Context())
+
+
+def table_moved(table_id: int, seats: list[int]) -> None:
+    """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it."""
+    schedule_table(table_id, seats)
 
 
 def _start(table_id: int, seats: list[int] | None) -> None:
@@ -146,8 +140,6 @@ async def _read_then_start(table_id: int) -> None:
 
 
 def _bot_seats(table_id: int) -> list[int]:
-    from tables.models import TableHand
-
     row = TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING).values_list("bots", flat=True).first()
     return list(row or [])
 
@@ -178,10 +170,6 @@ async def _play_seat(table_id: int, seat: int) -> None:
 
 def bot_step(table_id: int, seat: int) -> str:
     """One move of a bot seat, if it has one: "applied", "stale" (the table moved first) or "idle"."""
-    from games import get_game
-    from tables import digital
-    from tables.models import TableHand
-
     table = TableHand.objects.filter(pk=table_id).only("state", "version", "status", "bots").first()
     if table is None or table.state is None or table.status != TableHand.Status.PLAYING or seat not in table.bots:
         return "idle"

@@ -1,9 +1,9 @@
 """Sockets for digital play: a player's phone (``PlayConsumer``) and the organiser's spectator
 view of a table (``WatchConsumer``).
 
-The channel layer carries only "table T is at version V"; each socket loads its own view from
-the database and sends it (so a card never leaves the server for a seat that may not see it).
-Frames from a phone, all JSON objects:
+After every committed move the table's group gets one message with each seat's view
+(``digital.state_message``); each socket sends its own seat's part only, so a phone never
+receives another seat's cards. Frames from a phone, all JSON objects:
 
     {"type": "sync"}                                        send me my current view
     {"type": "pass", "card": "3-2", "version": 5, "key": "<uuid>"}   an engine action (see
@@ -17,19 +17,17 @@ with the same action is answered "ok" with "duplicate": true; with another actio
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.http import Http404
 from django.urls import reverse
 
-from config import layer
-from config.consumers import JsonFrameConsumer
-from config.db import database_sync_to_async
+from common import layer
+from common.consumers import JsonFrameConsumer
+from common.db import database_sync_to_async
 from drive import broadcast, selectors
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
@@ -41,31 +39,6 @@ SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``):
 REFUSED = 4403  # close code: not a player of this drive / not the organiser
 MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_screen``)
 
-# This process's sockets of each table. A socket that applied an action tells the others of
-# this process itself, at once, without a trip through the channel layer; the layer carries the
-# version to the sockets of other processes (Redis). The in-memory layer has no other process.
-_LOCAL = layer.InboxSockets(digital.table_group)
-# Each player's game sockets in this process, oldest first (``PlayConsumer.hold_screen``).
-_SCREENS: dict[int, list["PlayConsumer"]] = {}
-
-
-def reaches_other_processes(channel_layer: Any) -> bool:
-    return layer.several_processes(channel_layer)
-
-
-def _each_socket(message: dict[str, Any], call: Any, what: str) -> None:
-    """``await call(socket)`` for each socket of the message's table here, each in a task of its
-    own (a read must not hold up the inbox); one failing (closing) does not stop the others and
-    catches up on its next sync. With none here (they went without leaving, a crash) the inbox
-    leaves the table's group."""
-    table = message.get("table")
-    sockets = _LOCAL.of(table)
-    for socket in sockets:
-        layer.start_task(_guarded(call(socket), table, what))
-    if not sockets:
-        layer.start_task(_LOCAL.forget(table))
-
-
 async def _guarded(work: Any, table: Any, what: str) -> None:
     try:
         await work
@@ -73,31 +46,17 @@ async def _guarded(work: Any, table: Any, what: str) -> None:
         log.warning("table %s: a socket missed %s", table, what, exc_info=True)
 
 
-async def _told(message: dict[str, Any]) -> None:
-    """A version told through the layer (another process, a bot, the bell): each socket of the
-    table here sends its view (from the move sealed beside the version, replayed here, when
-    this process holds the version before it: ``digital.replay_told``)."""
-    digital.replay_told(message)
-    _each_socket(message, lambda socket: socket.table_version(message), f"version {message.get('version')}")
-
-
-async def _seats_changed(message: dict[str, Any]) -> None:
-    """Which seats the bots play changed (``digital.set_stand_in``): each socket of the table
-    here reads who sits where again and sends its view."""
-    _each_socket(message, lambda socket: socket.seats_changed(), "its seats")
-
-
-layer.on_inbox("table.version", _told)
-layer.on_inbox("table.seats", _seats_changed)
+# Each player's game sockets in this process, oldest first (``PlayConsumer.hold_screen``).
+_SCREENS: dict[int, list["PlayConsumer"]] = {}
 
 
 class _TableSocket(JsonFrameConsumer):
+    """What both sockets share: frame checks, the table's group, sending a view once per version."""
+
     max_frame = MAX_FRAME
-
-    """What both sockets share: frame checks, the table group, sending a view once per version."""
-
     table_id: int | None = None
     seat: int | None = None  # None: a spectator
+    group: str | None = None
     sent_version = -1
     table_facts: dict[str, Any] | None = None
     facts_epoch = 0  # counts the seats' changes (``seats_changed``): facts read before one are stale
@@ -127,80 +86,53 @@ class _TableSocket(JsonFrameConsumer):
     async def join_table(self, table_id: int, seat: int | None = None) -> None:
         if self.table_id == table_id and self.seat == seat:
             return
-        if self.table_id is not None:
-            await self.leave_table()
+        await self.leave_table()
         # Table and seat change together, on the loop: a view is never built for one with the other.
         self.table_id, self.seat, self.sent_version = table_id, seat, -1
-        # The table's group has this process's inbox in it, not each socket: a version told
-        # through the layer crosses it once per process and reaches the sockets here (_told).
-        await _LOCAL.join(table_id, self)
+        self.group = digital.table_group(table_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
 
     async def leave_table(self) -> None:
-        await _LOCAL.leave(self.table_id, self)
+        if self.group is not None:
+            group, self.group = self.group, None
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def disconnect(self, code):
-        if self.table_id is not None:
-            await self.leave_table()
+        await self.leave_table()
 
-    async def table_version(self, event: dict[str, Any]) -> None:
-        """The table moved on: send this socket's own view, once per version."""
-        if event.get("table", self.table_id) != self.table_id:  # told before it moved to another table
+    async def table_state(self, event: dict[str, Any]) -> None:
+        """The table moved on (``digital.state_message``): send this socket's own part, once per
+        version. A socket that has not read who sits where yet reads it first."""
+        if event.get("table") != self.table_id:  # sent before it moved to another table
             return
-        version = event.get("version", 0)
-        if version > self.sent_version:
-            await self.send_view(version=version, quiet=True)
+        view = event["spectator"] if self.seat is None else event["views"].get(str(self.seat))
+        if view is None or event["version"] <= self.sent_version:
+            return
+        if not self.knows_table():
+            await self.send_view(version=event["version"], quiet=True)
+            return
+        self.sent_version = event["version"]
+        await self.send_json(self.frame_of(view, event["finished"]))
 
-    async def seats_changed(self) -> None:
+    async def table_seats(self, event: dict[str, Any]) -> None:
         """Who sits where (or which seats the bots play) changed: read it again, send the view."""
-        self.table_facts, self.facts_epoch = None, self.facts_epoch + 1
-        await self.send_view(force=True)
-
-    async def push(self, version: int) -> None:
-        """Another socket of this process applied ``version``: send this seat's view now, from the
-        state that socket kept (or, for a socket that has not read its table yet, from the
-        database in a task of its own, so the other sockets do not wait for it)."""
-        if version <= self.sent_version:
-            return
-        frame = self.cached_frame(version)
-        if frame is None:
-            asyncio.ensure_future(self.send_view(version=version, quiet=True))
-            return
-        self.sent_version = version
-        await self.send_json(frame)
-
-    async def announce(self, applied: digital.Applied) -> asyncio.Future | None:
-        """After the commit of an action this socket applied: (Redis) the other processes through
-        the layer, every other socket of the table on this process, then the bots. Returns the
-        layer's send, still going: the caller sends its own phone's reply first, then awaits it."""
-        if applied.duplicate or applied.state is None:
-            return None
-        digital.keep_state(applied)
-        through_layer = reaches_other_processes(self.channel_layer)
-        # Its own task, kept: the other processes, the bots and the drive's screens are told of a
-        # committed move even if this phone's socket goes meanwhile (the caller shields its wait).
-        remote = layer.start_task(digital.announce(self.channel_layer, applied, through_layer=through_layer))
-        if through_layer:
-            # The other processes' trip is the longest: it starts (its first command is on its
-            # way to Redis) before this process's views are built, and goes on while they are.
-            await asyncio.sleep(0)
-        for socket in _LOCAL.of(applied.table_id):
-            if socket is not self and socket.table_id == applied.table_id:
-                try:
-                    await socket.push(applied.version)
-                except Exception:  # that socket's problem (closing): it catches up on its next sync
-                    log.warning("table %s: a local socket missed version %s", applied.table_id, applied.version,
-                                exc_info=True)
-        return remote
+        if event.get("table") == self.table_id:
+            self.table_facts, self.facts_epoch = None, self.facts_epoch + 1
+            # A task of its own: the socket goes on with its messages while the seats are read
+            # (a second change may follow at once: its read, newer, is the one kept).
+            layer.start_task(_guarded(self.send_view(force=True), self.table_id, "its seats"))
 
     async def send_view(self, *, force: bool = False, version: int | None = None, quiet: bool = False) -> None:
-        """Send this socket's view: at ``version`` if newer than the last one sent, else (``force``)
-        the current one again. Never an older one: another socket of this process may have pushed
-        a newer version while this one was reading (``push``). ``quiet`` (a version told by
-        another socket or process): a failed read is logged and told to the phone, the socket
-        stays open, and the table's next version tries again."""
+        """Send this socket's view as stored now, if newer than the last one sent (``version``: at
+        least that one), or (``force``) the current one again; never an older one: a newer
+        version's message may have come while this one was read. ``quiet`` (a version told by
+        the table's message): a failed read is logged and told to the phone, the socket stays
+        open, and the table's next version tries again."""
         where = (self.table_id, self.seat, self.facts_epoch)
         try:
-            frame = await self.frame_at(version)
+            epoch = self.facts_epoch
+            frame, facts = await database_sync_to_async(self.load_frame, thread_sensitive=False)(
+                self.table_facts if self.knows_table() else None)
         except Exception:
             if not quiet:
                 raise
@@ -214,6 +146,8 @@ class _TableSocket(JsonFrameConsumer):
             # bot stands in, or no longer): it may show the seats as they were, and the change's
             # own view is on its way.
             return
+        if facts is not None and epoch == self.facts_epoch and facts["id"] == self.table_id:
+            self.table_facts = facts
         if frame is None:
             hand, table = getattr(self, "hand_number", 0), getattr(self, "table_number", None)
             message = (f"Hand {hand} has not started yet: sit at Table {table}. Your cards show here when the "
@@ -225,48 +159,34 @@ class _TableSocket(JsonFrameConsumer):
             self.sent_version = version
             await self.send_json(frame)
 
-    async def frame_at(self, version: int | None) -> dict[str, Any] | None:
-        # On the event loop when this process holds the version (it applied or loaded it): a
-        # view is microseconds of work, a trip to a thread is not. Else from the database.
-        frame = self.cached_frame(version)
-        if frame is None and version is not None and self.knows_table():
-            state = await digital.state_read(self.table_id, version)  # applied by another process
-            frame = None if state is None or not self.knows_table() else self.frame_of(state)
-        if frame is None:
-            epoch = self.facts_epoch
-            frame, facts = await database_sync_to_async(self.load_frame, thread_sensitive=False)(
-                version, self.table_facts if self.knows_table() else None)
-            # Kept, on the loop, unless the seats changed while they were read (``seats_changed``).
-            if facts is not None and epoch == self.facts_epoch and facts["id"] == self.table_id:
-                self.table_facts = facts
-        return frame
+    async def send_state(self, state: Any) -> None:
+        """This socket's view of ``state``, a version it applied itself (no read)."""
+        if state.version > self.sent_version and self.knows_table():
+            self.sent_version = state.version
+            await self.send_json(self.frame_of(digital.view_with_basis(state, self.seat), state.finished))
+        else:
+            await self.send_view(force=True)
 
     def knows_table(self) -> bool:
         """Whether this socket has read its table's facts (who sits where) already."""
         return self.table_facts is not None and self.table_facts["id"] == self.table_id
 
-    def cached_frame(self, version: int | None) -> dict[str, Any] | None:
-        if version is None or not self.knows_table():
-            return None
-        state = digital.cached_state(self.table_id, version)
-        return None if state is None else self.frame_of(state)
-
-    def frame_of(self, state: Any, facts: dict[str, Any] | None = None) -> dict[str, Any]:
+    def frame_of(self, view: dict[str, Any], finished: bool, facts: dict[str, Any] | None = None) -> dict[str, Any]:
         facts = facts or self.table_facts
         return {"type": "state", "table": facts["table"], "hand": facts["hand"],
-                "status": "playing" if not state.finished else "done",
-                "seats": facts["seats"], "view": digital.view_with_basis(state, self.seat)}
+                "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
 
-    def load_frame(self, version: int | None = None, facts: dict[str, Any] | None = None) -> tuple[Any, Any]:
-        """This socket's frame: its seat's view at ``version`` (from this process's copy when it
-        holds one), with who sits where (``facts``, read here when not given); and the facts. In
-        a thread: the caller, on the loop, decides whether to keep the facts (``frame_at``)."""
-        found = digital.state_at(self.table_id, version)
-        if found is None:
+    def load_frame(self, facts: dict[str, Any] | None = None) -> tuple[Any, Any]:
+        """This socket's frame as stored now, with who sits where (``facts``, read here when not
+        given); and the facts. In a thread: the caller, on the loop, decides whether to keep the
+        facts."""
+        table = digital.TableHand.objects.filter(pk=self.table_id).only("state").first()
+        if table is None or table.state is None:
             return None, None
         if facts is None or facts["id"] != self.table_id:
             facts = digital.table_facts(self.table_id)
-        return self.frame_of(found[0], facts), facts
+        state = digital.load_state(table)
+        return self.frame_of(digital.view_with_basis(state, self.seat), state.finished, facts), facts
 
 
 @dataclass(frozen=True)
@@ -305,7 +225,6 @@ class PlayConsumer(_TableSocket):
     looks_begun = looks_taken = 0  # reads of the seat (``look_again``): begun, and the latest taken
 
     async def connect(self):
-        bots.remember_loop()
         await self.accept()
         self.player_id = None
         found = await database_sync_to_async(self.identify)()
@@ -326,7 +245,8 @@ class PlayConsumer(_TableSocket):
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
         await self.sit(found)
         # The close's movement instruction, and the start of the next hand.
-        await broadcast.add_game_screen(self.drive_id, self)
+        self.playing_group = broadcast.drive_group(self.drive_id, "playing")
+        await self.channel_layer.group_add(self.playing_group, self.channel_name)
         await self.send_view()
         bots.schedule_table(found.table_id)  # bots of a hand that outlived a restart pick up again
 
@@ -363,17 +283,16 @@ class PlayConsumer(_TableSocket):
             self.release_screen()
         if getattr(self, "phone_group", None):
             await self.channel_layer.group_discard(self.phone_group, self.channel_name)
-            await broadcast.remove_game_screen(self.drive_id, self)
+            await self.channel_layer.group_discard(self.playing_group, self.channel_name)
         await super().disconnect(code)
 
     async def drive_started(self, event):
-        """The organiser started a hand (``drive.live.hand_started``): a screen still showing an
-        earlier one looks again at once (its next table on the phones, or where to go), rather
-        than at its next quiet-time sync."""
-        if event.get("hand", 0) > self.hand_number:
-            # A task of its own: the database read must not hold up the drive's other screens
-            # (nor, through Redis, the process's inbox).
-            layer.start_task(_guarded(self.look_again(force=False), self.table_id, "a hand's start"))
+        """The organiser started a hand (``drive.live.hand_started``): the screen looks again at
+        once (its table on the phones, or where to go), rather than at its next quiet-time sync.
+        Even one already at that hand's seat: it may have read it before the organiser changed
+        the seating (a swap before the start), at a table since replaced."""
+        # A task of its own: the socket goes on with its messages while it reads.
+        layer.start_task(_guarded(self.look_again(force=False), self.table_id, "a hand's start"))
 
     async def drive_instruction(self, event):
         """The organiser closed the hand (``drive.live.hand_moved``): where this player sits next,
@@ -423,23 +342,8 @@ class PlayConsumer(_TableSocket):
         try:
             # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
             # transactions) serialise what must be serialised.
-            unconfirmed = False
-            try:
-                applied = await digital.apply_on_loop(self.table_id, self.seat, content, player_id=self.player_id,
-                                                      token=self.token)
-            except digital.Unconfirmed:
-                if not isinstance(key, str):
-                    raise  # sent again it could be applied twice: the phone looks again
-                log.warning("table %s: a move's outcome is unknown; sending it again with its key", self.table_id,
-                            exc_info=True)
-                applied, unconfirmed = None, True
-            if applied is None:
-                applied = await digital.in_apply_thread(
-                    digital.apply_action, self.table_id, self.seat, content, player_id=self.player_id,
-                    token=self.token, notify=False,
-                )
-            if unconfirmed and applied.duplicate:  # it had committed: no other socket was told
-                await self.resend_current()
+            applied = await database_sync_to_async(digital.apply_action, thread_sensitive=False)(
+                self.table_id, self.seat, content, player_id=self.player_id, token=self.token)
         except digital.DigitalError as exc:
             self.refused()
             extra = {"key": key} if isinstance(key, str) else {}
@@ -450,17 +354,16 @@ class PlayConsumer(_TableSocket):
             self.refused()
             log.exception("action at table %s refused by an error", self.table_id)
             await self.error("The server could not apply that; look again and choose.")
-            await self.resend_current()
+            await self.send_view(force=True, quiet=True)
             return
-        remote = await self.announce(applied)  # committed: the table's other sockets first
         await self.send_json(
             {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
              "duplicate": applied.duplicate}
         )
-        await self.send_view(force=applied.duplicate, version=None if applied.duplicate else applied.version)
-        if remote is not None:  # (Redis) its round trips are not waited for by this phone's own view
-            await asyncio.shield(remote)
-
+        if applied.state is None:  # a duplicate: the table as it is now
+            await self.send_view(force=True)
+        else:
+            await self.send_state(applied.state)
 
     async def look_again(self, *, force: bool = True) -> None:
         """The seating may have changed (a sync, a hand started): this player's seat now and its
@@ -490,22 +393,10 @@ class PlayConsumer(_TableSocket):
         await self.send_view(force=force)
         bots.schedule_table(found.table_id)  # a bot that gave up (its moves failed) looks again
 
-    async def resend_current(self) -> None:
-        """After a move that failed on its way to the database, perhaps once its commit was sent
-        (``digital.apply_on_loop``): the table's sockets, here and in other processes, and its
-        bots, are told the version it holds now, and this phone gets its view again."""
-        try:
-            await database_sync_to_async(digital.resend_current, thread_sensitive=False)(self.table_id)
-            await self.send_view(force=True)
-        except Exception:  # the database itself is away: the phone's next sync shows the table
-            log.warning("table %s: its current version could not be sent again", self.table_id, exc_info=True)
-
-
 class WatchConsumer(_TableSocket):
     """The organiser's spectator view of one digital table: /ws/watch/<CODE>/<number>/ (no cards)."""
 
     async def connect(self):
-        bots.remember_loop()
         await self.accept()
         found = await database_sync_to_async(self.identify)()
         if isinstance(found, str):
@@ -538,24 +429,3 @@ class WatchConsumer(_TableSocket):
             await self.send_view(force=True)
         else:
             await self.error("This view only watches: it cannot play.")
-
-
-class EchoGroupConsumer(AsyncJsonWebsocketConsumer):
-    """Bench only (routed when BENCH_ROUTES=1): the floor for bench/digital.py. Every frame a
-    socket sends goes by group_send to the group's sockets, which forward it: a bare Channels
-    fan-out through the same server and layer as the table sockets, with no database."""
-
-    async def connect(self):
-        name = "".join(c for c in self.scope["url_route"]["kwargs"]["name"] if c.isalnum() or c in "_.-")[:60]
-        self.group = f"bench-{name}"
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
-
-    async def disconnect(self, code):
-        await self.channel_layer.group_discard(self.group, self.channel_name)
-
-    async def receive_json(self, content, **kwargs):
-        await self.channel_layer.group_send(self.group, {"type": "bench.echo", "payload": content})
-
-    async def bench_echo(self, event):
-        await self.send_json(event["payload"])

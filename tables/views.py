@@ -10,9 +10,10 @@ from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from config.bidi import bdi
+from common.bidi import bdi
 from drive.access import drive_by_code, drive_for_organiser, player_for_request
 from games import film_fantasy
+from drive import services
 from tables import digital
 
 
@@ -44,8 +45,8 @@ def add_bot(request, code: str, table_id: int):
     """The organiser seats a bot at a digital table between hands."""
     drive = drive_for_organiser(request, drive_by_code(code).pk)
     try:
-        bot = digital.add_bot(drive, table_id)
-    except digital.DigitalError as exc:
+        bot = services.add_bot(drive, table_id)
+    except services.DriveError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, format_html("{} joins the table: the server plays its cards.", bdi(bot.name)))

@@ -123,11 +123,8 @@ def _close_sync_thread_connections(django_db_blocker):
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
-    from tables import digital
-
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)
-        digital.close_apply_connections()  # the apply threads keep theirs between actions
 
 
 @pytest.fixture(autouse=True)

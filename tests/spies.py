@@ -6,19 +6,20 @@ from typing import Any, Callable
 
 
 def group_sends(monkeypatch, keep: Callable[[str, dict], Any]) -> list:
-    """Every send to a group through ``config.layer.group_send`` (the way every group send of
-    the application goes: one trip to Redis, or the layer's own group_send) for which
-    ``keep(group, message)`` returns something: that, in order."""
-    from config import layer
+    """Every ``group_send`` of the channel layer (its public API, which every group send of the
+    application goes through) for which ``keep(group, message)`` returns something: that, in
+    order."""
+    from channels.layers import get_channel_layer
 
+    channel_layer = get_channel_layer()
     sent: list = []
-    real = layer.group_send
+    real = channel_layer.group_send
 
-    async def spy(channel_layer, group, message, **options):
+    async def spy(group, message):
         kept = keep(group, message)
         if kept:
             sent.append(kept)
-        return await real(channel_layer, group, message, **options)
+        return await real(group, message)
 
-    monkeypatch.setattr(layer, "group_send", spy)
+    monkeypatch.setattr(channel_layer, "group_send", spy)
     return sent

@@ -171,7 +171,7 @@ def test_frames_are_json_whatever_orjson_takes():
     """Sockets encode frames with orjson, and with the standard library what orjson refuses."""
     import json
 
-    from config.consumers import dumps
+    from common.consumers import dumps
 
     frame = {"type": "state", "view": {"hand": ["3-2", "J"], "version": 7, "name": "Zoë <b>"}}
     assert json.loads(dumps(frame)) == frame

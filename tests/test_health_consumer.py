@@ -78,7 +78,7 @@ async def test_a_send_from_a_thread_of_the_servers_own_reaches_a_socket_at_once(
     import threading
     import time
 
-    from config import layer
+    from common import layer
 
     ws = WebsocketCommunicator(application, "/ws/health/", headers=[(b"origin", b"http://localhost")])
     assert (await ws.connect(timeout=5))[0]

@@ -1,6 +1,6 @@
 """Template tags of the drive's pages: the board's chart (server-rendered SVG, the leaders'
 cumulative scores, hand by hand), the CSRF field of a fragment that is also pushed, and the
-filters that isolate a typed name from the text around it (``config.bidi``)."""
+filters that isolate a typed name from the text around it (``common.bidi``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from config.bidi import bdi, isolate
+from common.bidi import bdi, isolate
 
 register = template.Library()
 

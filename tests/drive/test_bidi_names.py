@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from config.bidi import bdi, isolate
+from common.bidi import bdi, isolate
 from drive import live, results, selectors, services
 from drive.models import Drive
 from drive.results import Shown

@@ -48,7 +48,7 @@ def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, or
     hand = drive.hands.get()
     services.set_table_mode(drive, 1, "digital")
     services.set_table_mode(drive, 2, "digital")
-    digital.add_bot(drive, hand.tables.get(number=2).pk)
+    services.add_bot(drive, hand.tables.get(number=2).pk)
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = {n: re.search(rf'<article[^>]*id="table-{n}".*?</article>', page, re.S).group(0) for n in (1, 2)}
     assert "Play with cards" in card[1]
@@ -84,7 +84,7 @@ def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(orga
     assert "every table of the seating for hand 1 now plays on the phones" in response.content.decode()
     hand = drive.hands.get()
     assert set(hand.tables.values_list("play_mode", flat=True)) == {"digital"}
-    bot = digital.add_bot(drive, hand.tables.get(number=2).pk)
+    bot = services.add_bot(drive, hand.tables.get(number=2).pk)
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "physical"}, follow=True)
     assert "Table 2 stays on the phones" in response.content.decode()
     assert dict(hand.tables.values_list("number", "play_mode")) == {1: "physical", 2: "digital"}
@@ -529,7 +529,7 @@ def test_table_cards_carry_the_join_qr_code_and_no_bot_gets_a_score_card(organis
 
     drive = seated_drive(organiser, 7, start=False)
     services.set_table_mode(drive, 2, "digital")
-    bot = digital.add_bot(drive, drive.hands.get().tables.get(number=2).pk)
+    bot = services.add_bot(drive, drive.hands.get().tables.get(number=2).pk)
     response = organiser_client.get(f"/drives/{drive.pk}/print/tables")
     page = response.content.decode()
     qr = phone_links.qr_svg(phone_links.join_url(response.wsgi_request, drive))

@@ -314,7 +314,7 @@ def test_duplicate_names_are_refused(organiser):
 
 
 def test_a_drive_holds_at_most_its_cap_of_players(organiser, monkeypatch):
-    monkeypatch.setattr(services, "MAX_PLAYERS", 6)
+    monkeypatch.setattr(services.players, "MAX_PLAYERS", 6)
     drive = make_drive(organiser, 0)
     services.add_players(drive, ["Ann", "Bob", "Cy", "Di"])
     with pytest.raises(DriveError, match="at most 6 players: it has 4, and these 3 names would make 7"):

@@ -143,9 +143,9 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
 
     drive = drive_of_eight
     code = drive.join_code
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
+    monkeypatch.setattr(broadcast, "several_processes", lambda: True)
     assert broadcast.phones_listening(drive.pk) is None  # several processes: each knows its own only
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: False)  # one process
+    monkeypatch.setattr(broadcast, "several_processes", lambda: False)  # one process
     built = []
     phone_parts = live.phone_parts
     monkeypatch.setattr(live, "phone_parts", lambda view, players=None: built.append(
@@ -171,21 +171,6 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     await ws.disconnect()
     await other.disconnect()
     assert broadcast.phones_listening(drive.pk) == frozenset()
-
-
-def test_on_redis_no_phone_fragment_is_built_while_no_process_holds_a_phone(monkeypatch):
-    """Several processes: each knows only its own phones, so every fragment is built while any
-    process holds one; while none does (the drive's phones group is empty: every phone on a
-    digital game screen), none is. Unknown (Redis away): every one, as before."""
-    from config import layer
-    from drive import broadcast
-
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
-    asked = []
-    for members, expected in ((False, frozenset()), (True, None), (None, None)):
-        monkeypatch.setattr(layer, "group_has_members", lambda group, m=members: asked.append(group) or m)
-        assert broadcast.phones_listening(5) == expected
-    assert asked == ["drive-5-phones"] * 3
 
 
 async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser):
@@ -349,15 +334,9 @@ async def _result_frames(ws) -> list[dict]:
     return results_in(await frames_until(ws, results_in, quiet=0.4))
 
 
-@pytest.mark.parametrize("several_processes", [False, True])
-async def test_a_result_message_reaches_this_processes_screens_directly_and_once(
-    drive_of_eight, organiser, screens_sends, monkeypatch, several_processes
-):
-    from drive import broadcast
-
+async def test_a_result_message_reaches_each_screen_once(drive_of_eight, organiser, screens_sends, monkeypatch):
     from drive.consumers import LiveConsumer
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
     handed = []
     real = LiveConsumer.drive_result
 
@@ -376,30 +355,21 @@ async def test_a_result_message_reaches_this_processes_screens_directly_and_once
     for ws in (board, dashboard):
         results = await _result_frames(ws)
         assert [(r["table"], r["status"]) for r in results] == [(2, "confirmed")]
-    # In one process nothing goes through the layer; with several (Redis) the other processes'
-    # screens hear of it through it, and this process's screens still show it once.
-    assert screens_sends == ([f"drive-{drive.pk}-screens"] if several_processes else [])
-    # handed to each screen once: this process's inbox skips the copy it sent itself
+    # One message to the drive's screens group, handed to each screen once.
+    assert screens_sends == [f"drive-{drive.pk}-screens"]
     assert sorted(handed) == ["board", "organiser"]
     await board.disconnect()
     await dashboard.disconnect()
-    assert drive.pk not in broadcast._screens
 
 
-async def test_with_several_processes_a_phone_update_crosses_the_layer_once_per_process(
-    drive_of_eight, organiser, monkeypatch
-):
-    """Through Redis one message carries every phone's fragment: the process's inbox, not each
-    phone socket, is in the drive's phones group, and each socket sends only its own part."""
-    import asyncio
+async def test_with_several_processes_each_phone_gets_its_own_part_once(drive_of_eight, organiser, monkeypatch):
+    """Through Redis every phone's fragment is built (each process knows only its own phones)
+    and goes to its player's group: each phone gets its own part, once."""
     import re
 
-    from channels.layers import InMemoryChannelLayer, get_channel_layer
-
-    from config import layer
     from drive import broadcast
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)  # as on Redis
+    monkeypatch.setattr(broadcast, "several_processes", lambda: True)  # as on Redis
     drive, code = drive_of_eight, drive_of_eight.join_code
     seats = await sync_to_async(lambda: [
         (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
@@ -407,10 +377,6 @@ async def test_with_several_processes_a_phone_update_crosses_the_layer_once_per_
     phones = [await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for _name, token in seats[:2]]
     for ws in phones:
         await ws.receive_json_from(timeout=5)
-    channel_layer = get_channel_layer()
-    if isinstance(channel_layer, InMemoryChannelLayer):  # Redis: the same, checked by what arrives below
-        members = channel_layer.groups.get(broadcast.drive_group(drive.pk, "phones"), {})
-        assert list(members) == [layer._inboxes[(id(asyncio.get_running_loop()), id(channel_layer))][0]]
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     for (name, _token), ws in zip(seats, phones):
@@ -419,34 +385,17 @@ async def test_with_several_processes_a_phone_update_crosses_the_layer_once_per_
         assert re.search(r"<h1[^>]*><bdi>(.*?)</bdi></h1>", update["parts"]["phone"]).group(1) == name  # its own part
         assert await ws.receive_nothing(timeout=0.3)  # once
         await ws.disconnect()
-    assert drive.pk not in broadcast._phones
 
 
-async def test_with_several_processes_the_screens_updates_come_through_the_inbox(drive_of_eight, organiser, monkeypatch):
-    """Through Redis a board's or a dashboard's socket joins no group itself (a socket's own
-    channel is read through channels_redis's shared receive, which can lose a message when
-    another socket disconnects): the process's inbox takes the drive's screens group and hands
-    each screen the update of its audience, once."""
-    import asyncio
-
-    from channels.layers import InMemoryChannelLayer, get_channel_layer
-
-    from config import layer
+async def test_each_screen_gets_the_update_of_its_own_audience_once(drive_of_eight, organiser, monkeypatch):
     from drive import broadcast
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)  # as on Redis
+    monkeypatch.setattr(broadcast, "several_processes", lambda: True)  # as on Redis
     drive = drive_of_eight
     board = await connected(f"/ws/drive/{drive.join_code}/board/")
     dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
     for ws in (board, dashboard):
         await ws.receive_json_from(timeout=5)
-    channel_layer = get_channel_layer()
-    if isinstance(channel_layer, InMemoryChannelLayer):
-        inbox = layer._inboxes[(id(asyncio.get_running_loop()), id(channel_layer))][0]
-        joined = {group: set(members) for group, members in channel_layer.groups.items() if members}
-        assert joined.get(broadcast.drive_group(drive.pk, "screens")) == {inbox}
-        assert not joined.get(broadcast.drive_group(drive.pk, "board"))
-        assert not joined.get(broadcast.drive_group(drive.pk, "organiser"))
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     for ws, part in ((board, "board"), (dashboard, "dashboard")):
@@ -455,23 +404,18 @@ async def test_with_several_processes_the_screens_updates_come_through_the_inbox
         assert len(updates) == 1 and list(updates[0]["parts"]) == [part]  # its own audience's, once
         assert "1 of 2 tables done" in updates[0]["parts"][part]
         await ws.disconnect()
-    assert drive.pk not in broadcast._screens
 
 
-@pytest.mark.parametrize("several_processes", [False, True])
-async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(
-    drive_of_eight, organiser, monkeypatch, several_processes
-):
+async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_of_eight, organiser, monkeypatch):
     """The movement instruction is read inside the close's transaction and sent the moment it
-    commits (``live.hand_moved``): this process's phones directly, other processes' through
-    their inbox (Redis; the sender's own inbox skips it); each phone gets only its own, before
-    the full update, which is newer and shows the same instruction. Screens get none."""
+    commits (``live.hand_moved``), in one message to the drive's phones and its game screens;
+    each phone shows only its own, before the full update, which is newer and shows the same
+    instruction. Screens get none."""
     import re
     import time
 
     from drive import broadcast, selectors
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: several_processes)
     sent = spies.group_sends(monkeypatch, lambda group, message: message.get("type") == "drive.instruction" and group)
     drive, code = drive_of_eight, drive_of_eight.join_code
     seats = await sync_to_async(lambda: [
@@ -512,24 +456,16 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(
         await ws.disconnect()
     assert all(f["type"] != "instruction" for f in [await of_the_close(board)])
     await board.disconnect()
-    # One message for all the phones, to the drive's phones group, only where other processes
-    # may hold phones; in one process the phones had it directly.
-    # (And to the game screens' group, which no socket is in here.)
-    assert sent == ([broadcast.drive_group(drive.pk, "phones"), broadcast.drive_group(drive.pk, "playing")]
-                    if several_processes else [])
+    # One message for all the phones, and one for the game screens (none here).
+    assert sent == [broadcast.drive_group(drive.pk, "phones"), broadcast.drive_group(drive.pk, "playing")]
 
 
-async def test_messages_from_another_process_reach_this_processs_screens_and_phones_through_the_inbox(
-    drive_of_eight, organiser, monkeypatch
-):
-    """On Redis another process's result message and close instructions arrive through this
-    process's inbox (in the drive's screens and phones groups while it holds such sockets) and
-    are handed to its sockets: a board shows the result, a phone its own instruction. (The
-    sender's own inbox skips what it delivered directly, so only a message from elsewhere runs
-    this route: sent here as that process would.)"""
+async def test_messages_sent_to_the_drives_groups_reach_its_screens_and_phones(drive_of_eight, organiser):
+    """A result message and close instructions sent to the drive's groups (as another process
+    sends them, through Redis) reach its sockets: a board shows the result, a phone its own
+    instruction."""
     from drive import broadcast
 
-    monkeypatch.setattr(broadcast, "one_message_for_all_phones", lambda: True)
     drive, code = drive_of_eight, drive_of_eight.join_code
     pid, token = await sync_to_async(lambda: (lambda s: (s.player_id, s.player.token))(
         drive.hands.get().tables.get(number=1).seats.select_related("player").first()))()
@@ -539,18 +475,16 @@ async def test_messages_from_another_process_reach_this_processs_screens_and_pho
         await ws.receive_json_from(timeout=5)
     channel_layer = get_channel_layer()
     await channel_layer.group_send(broadcast.drive_group(drive.pk, "screens"), {
-        "type": "drive.result", "drive": drive.pk, "sent_by": "another-process", "hand": 1, "table": 1,
+        "type": "drive.result", "drive": drive.pk, "hand": 1, "table": 1,
         "current": True, "status": "confirmed", "status_label": "Confirmed", "commit": 7, "board_totals": False,
         "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "totals": {},
     })
     frame = await board.receive_json_from(timeout=5)
     assert frame["type"] == "result" and frame["table"] == 1 and frame["commit"] == 7
     html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
-    for audience in ("phones", None):  # (None: as a process sent it before the game screens had theirs)
-        message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "sent_by": "another-process",
+    for _ in range(2):
+        message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1,
                    "instructions": {str(pid): html}}
-        if audience:
-            message["audience"] = audience
         await channel_layer.group_send(broadcast.drive_group(drive.pk, "phones"), message)
         frame = await phone.receive_json_from(timeout=5)
         assert frame["type"] == "instruction" and frame["html"] == html

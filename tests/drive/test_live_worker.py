@@ -71,7 +71,7 @@ def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wa
 
 
 def test_phones_get_only_the_fragments_that_changed(monkeypatch):
-    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: False)  # one process
+    monkeypatch.setattr(live.broadcast, "several_processes", lambda: False)  # one process
     live.forget_phones()
     assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}) == {"1": "<p>a</p>", "2": "<p>b</p>"}
     assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>B</p>"}) == {"2": "<p>B</p>"}
@@ -85,7 +85,7 @@ def test_a_phone_not_listening_is_forgotten_and_gets_its_next_fragment(monkeypat
     """A phone built for, then gone (its owner on a game screen), then back: its snapshot on
     connecting may differ from what it was last sent, so its next fragment goes, even if it
     equals that."""
-    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: False)
+    monkeypatch.setattr(live.broadcast, "several_processes", lambda: False)
     live.forget_phones()
     assert live._changed_only(4, {"1": "<p>a</p>", "2": "<p>b</p>"}, frozenset({1, 2})) == {
         "1": "<p>a</p>", "2": "<p>b</p>"}
@@ -95,7 +95,7 @@ def test_a_phone_not_listening_is_forgotten_and_gets_its_next_fragment(monkeypat
 
 def test_with_several_processes_every_phone_gets_its_fragment(monkeypatch):
     """Through Redis each process would remember only its own sends: nothing is skipped."""
-    monkeypatch.setattr(live.broadcast, "one_message_for_all_phones", lambda: True)
+    monkeypatch.setattr(live.broadcast, "several_processes", lambda: True)
     live.forget_phones()
     parts = {"1": "<p>a</p>", "2": "<p>b</p>"}
     assert live._changed_only(4, parts) == parts

@@ -57,10 +57,10 @@ def test_the_render_process_builds_a_drives_update_from_the_same_database(render
     assert live.wait_idle(20)
     phones, screens = render.run_in_order([(live.build_phones, drive.pk), (live.build_screens, drive.pk)])
     assert [(g, m["audience"]) for g, m in screens] == [
-        (broadcast.screen_group(drive.pk, "organiser"), "organiser"), (broadcast.screen_group(drive.pk, "board"), "board")]
+        (broadcast.drive_group(drive.pk, "organiser"), "organiser"), (broadcast.drive_group(drive.pk, "board"), "board")]
     assert "0 of 2 tables done" in screens[1][1]["parts"]["board"] and screens[1][1]["read"] > 0
     everyone = sorted(str(p.pk) for p in drive.players.all())
-    if not broadcast.one_message_for_all_phones():  # one process: it knows every phone socket
+    if not broadcast.several_processes():  # one process: it knows every phone socket
         # No phone's live page is open: the worker's builds sent none, so a build for all
         # phones sends all; then only what changed goes; a build for none sends none.
         assert phone_ids(phones) == everyone
@@ -134,8 +134,8 @@ def test_the_screens_come_from_the_views_read_for_the_phones(settings, monkeypat
     phones, screens = render.run_in_order([(live.build_phones, 3), (live.build_screens, 3)])
     assert phones == [("player-1", {"view": "public"})]
     assert [(g, m["parts"], m["read"]) for g, m in screens] == [
-        (broadcast.screen_group(3, "organiser"), {"dashboard": "private"}, 7),
-        (broadcast.screen_group(3, "board"), {"board": "public"}, 7)]
+        (broadcast.drive_group(3, "organiser"), {"dashboard": "private"}, 7),
+        (broadcast.drive_group(3, "board"), {"board": "public"}, 7)]
     assert reads == [3]  # one read for both halves
     live.build_screens(3)  # without its phones' half first: it reads for itself
     assert reads == [3, 3]

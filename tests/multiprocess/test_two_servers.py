@@ -47,7 +47,7 @@ def two_servers():
     db = common.ThrowawayDatabase(admin_url, prefix="test_two_servers")
     servers = None
     try:
-        env = common.server_env(db.url, db.tmp, redis_url, BENCH_ROUTES="0", DEBUG="1",
+        env = common.server_env(db.url, db.tmp, redis_url, DJANGO_SETTINGS_MODULE="config.settings", DEBUG="1",
                                 CHANNEL_PREFIX=f"mp{secrets.token_hex(4)}")
         manage = [sys.executable, str(common.ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "-v0"], env=env, cwd=common.ROOT, check=True, timeout=180)

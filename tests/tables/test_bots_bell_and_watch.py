@@ -26,7 +26,7 @@ async def test_a_lone_player_plays_a_whole_hand_with_three_bots(organiser):
     drive = await database_sync_to_async(digital_drive)(organiser, 2, start=False)
     table = await database_sync_to_async(table_of)(drive)
     for _ in range(2):
-        await database_sync_to_async(digital.add_bot)(drive, table.pk)
+        await database_sync_to_async(services.add_bot)(drive, table.pk)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     assert [p.name for p in players][2:] == ["Bot 1", "Bot 2"]
     human = players[0]
@@ -69,16 +69,16 @@ def test_bots_join_only_digital_tables_between_hands(transactional_db, organiser
     drive = digital_drive(organiser, 4, start=False)
     table = table_of(drive)
     services.set_table_mode(drive, 1, "physical")
-    with pytest.raises(digital.DigitalError, match="plays with cards"):
-        digital.add_bot(drive, table.pk)
+    with pytest.raises(services.DriveError, match="plays with cards"):
+        services.add_bot(drive, table.pk)
     services.set_table_mode(drive, 1, "digital")
-    digital.add_bot(drive, table.pk)
+    services.add_bot(drive, table.pk)
     with pytest.raises(services.DriveError, match="\u2068Bot 1\u2069 sits at Table 1: a table with a bot plays on the"):
         services.set_table_mode(drive, 1, "physical")
     assert table_of(drive).play_mode == "digital"
     services.start_hand(drive)
-    with pytest.raises(digital.DigitalError, match="between hands"):
-        digital.add_bot(drive, table.pk)
+    with pytest.raises(services.DriveError, match="between hands"):
+        services.add_bot(drive, table.pk)
 
 
 def test_the_bell_ends_digital_hands_scored_by_the_engine_before_the_movement(transactional_db, organiser):
@@ -152,7 +152,7 @@ async def test_a_flood_of_syncs_from_the_watching_page_is_cut_short_as_a_phones(
 def test_a_bot_that_lands_at_a_table_with_cards_makes_it_play_on_the_phones(transactional_db, organiser):
     drive = digital_drive(organiser, 8, start=False, preferred_table_size=4)
     services.set_table_mode(drive, 1, "physical")
-    bot = digital.add_bot(drive, table_of(drive, 2).pk)
+    bot = services.add_bot(drive, table_of(drive, 2).pk)
     human = seated_players(table_of(drive, 1))[0]
     services.swap_players(drive, bot, human)  # the bot now sits at table 1, which had cards
     assert bot in seated_players(table_of(drive, 1))
@@ -168,7 +168,7 @@ def test_no_phone_can_become_a_bot(transactional_db, organiser):
     it cannot be claimed, and its token (private link, cookie, socket) identifies no phone, so
     nobody sees its cards or plays for it."""
     drive = digital_drive(organiser, 3, start=False)
-    bot = digital.add_bot(drive, table_of(drive).pk)
+    bot = services.add_bot(drive, table_of(drive).pk)
     services.start_hand(drive)
     code = drive.join_code
     stranger = Client()
@@ -189,7 +189,7 @@ def test_no_phone_can_become_a_bot(transactional_db, organiser):
 
 async def test_a_socket_with_a_bots_token_is_refused(organiser):
     drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
-    bot = await database_sync_to_async(lambda: digital.add_bot(drive, table_of(drive).pk))()
+    bot = await database_sync_to_async(lambda: services.add_bot(drive, table_of(drive).pk))()
     await database_sync_to_async(services.start_hand)(drive)
     socket = phone(drive, bot)
     assert (await socket.connect())[0]
@@ -299,7 +299,7 @@ def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organis
     table = table_of(drive)
     with pytest.raises(digital.DigitalError, match="not playing a hand on the phones"):
         digital.set_stand_in(drive, table.pk, 0, True)  # between hands: seat people, or add a bot
-    digital.add_bot(drive, table.pk)
+    services.add_bot(drive, table.pk)
     services.start_hand(drive)
     table = table_of(drive)
     for seat, message in ((3, "\u2068Bot 1\u2069 is a bot"), (7, "no such seat"), ("1", "no such seat"),
@@ -381,9 +381,9 @@ def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch
     from drive import services as drive_services
 
     drive = digital_drive(organiser, 3, start=False)
-    monkeypatch.setattr(drive_services, "MAX_PLAYERS", 3)
-    with pytest.raises(digital.DigitalError, match="This drive is full"):
-        digital.add_bot(drive, table_of(drive).pk)
+    monkeypatch.setattr(drive_services.players, "MAX_PLAYERS", 3)
+    with pytest.raises(services.DriveError, match="This drive is full"):
+        services.add_bot(drive, table_of(drive).pk)
     assert drive.players.count() == 3
 
 
@@ -395,7 +395,7 @@ def _two_people_and_two_bots_dealt(organiser, monkeypatch):
     drive = digital_drive(organiser, 2, start=False)
     table = table_of(drive)
     for _ in range(2):
-        digital.add_bot(drive, table.pk)
+        services.add_bot(drive, table.pk)
     services.start_hand(drive)
     return drive, table_of(drive)
 
@@ -478,7 +478,7 @@ def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db
     failures = fail_first_bot_step(monkeypatch)
     drive = digital_drive(organiser, 3, start=False)
     table = table_of(drive)
-    digital.add_bot(drive, table.pk)
+    services.add_bot(drive, table.pk)
     services.start_hand(drive)  # the bot starts at once (BOT_DELAY_SECONDS 0)
     for _ in range(200):
         if _stored_state(table.pk).passes[3] is not None:
@@ -499,7 +499,7 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     monkeypatch.setattr(bots, "MAX_REFUSED", 1)  # the bot gives up after one failed try
     drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
     table = await database_sync_to_async(table_of)(drive)
-    await database_sync_to_async(digital.add_bot)(drive, table.pk)
+    await database_sync_to_async(services.add_bot)(drive, table.pk)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     socket, _ = await connected(drive, players[0])
     await database_sync_to_async(services.start_hand)(drive)

@@ -1,5 +1,5 @@
 """Database work a socket does in a thread gives its connection back when the work is done
-(``config.db.database_sync_to_async``): a connection kept open by an executor thread would
+(``common.db.database_sync_to_async``): a connection kept open by an executor thread would
 never go back to the PostgreSQL pool, and enough of them (one per thread of a big machine's
 executor) would leave none for the pages."""
 
@@ -11,7 +11,7 @@ import threading
 import pytest
 from django.db.backends.signals import connection_created
 
-from config.db import database_sync_to_async
+from common.db import database_sync_to_async
 from tables.models import TableHand
 from tests.tables.phones import action, at_version, connected, until
 
@@ -83,13 +83,13 @@ async def test_a_flood_of_refused_moves_is_cut_short_like_a_flood_of_syncs(four_
     drive, table, players = four_at_a_table
     socket, first = await connected(drive, players[0])
     applied = []
-    real = digital.apply_on_loop
+    real = digital.apply_action
 
-    async def counted(*args, **kwargs):
+    def counted(*args, **kwargs):
         applied.append(args)
-        return await real(*args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(digital, "apply_on_loop", counted)
+    monkeypatch.setattr(digital, "apply_action", counted)
     monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back during the flood, however slow the machine
     for _ in range(consumers.SYNC_BURST):
         await socket.send_json_to(action("pass", 0, card="no-such-card"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from config.network import lan_address
+from common.network import lan_address
 
 
 class Command(BaseCommand):

@@ -1,15 +1,8 @@
-"""Websocket basics shared by every socket, and the first consumer (health).
+"""Websocket basics shared by every socket.
 
 ``JsonFrameConsumer`` refuses, with one error frame and without closing, everything that is not
 a short text frame holding a JSON object with a string ``type``: binary frames, empty frames,
 frames over ``max_frame`` characters, invalid JSON, arrays and scalars.
-
-``HealthConsumer`` proves the websocket and channel-layer wiring end to end: a client sends
-``{"type": "ping", "nonce": "…"}``; the server sends a message through the channel layer
-(in-memory or Redis) to that socket's own channel, which answers ``{"type": "pong", "nonce": …}``.
-Only the sender: a ping that every socket answered would let one client with N sockets make
-the server send N² frames. The sockets are in the ``health`` group too, so the server's own
-code can reach them all (a group send from any thread or process).
 """
 
 from __future__ import annotations
@@ -18,9 +11,9 @@ import json
 from typing import Any
 
 import orjson
-from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from config import layer
+from common import layer
 
 
 def dumps(content: Any) -> str:
@@ -32,14 +25,11 @@ def dumps(content: Any) -> str:
     except TypeError:
         return json.dumps(content)
 
-GROUP = "health"
-
-
 class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
     max_frame = 4096
 
     async def websocket_connect(self, message):
-        layer.remember_loop()  # where sends from the server's own threads must run (config/layer.py)
+        layer.remember_loop()  # where sends from the server's own threads must run (common/layer.py)
         await super().websocket_connect(message)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
@@ -68,32 +58,3 @@ class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
 
     async def error(self, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "message": message, **extra})
-
-
-class NoRoute(AsyncWebsocketConsumer):
-    """Every websocket path no consumer serves: the handshake is refused (HTTP 403), quietly,
-    where the router would raise (a server error and a traceback in the log)."""
-
-    async def connect(self):
-        await self.close()
-
-
-class HealthConsumer(JsonFrameConsumer):
-    max_frame = 256
-
-    async def connect(self):
-        await self.channel_layer.group_add(GROUP, self.channel_name)
-        await self.accept()
-
-    async def disconnect(self, code):
-        await self.channel_layer.group_discard(GROUP, self.channel_name)
-
-    async def receive_json(self, content, **kwargs):
-        if content.get("type") != "ping":
-            await self.error('Send {"type": "ping"}.')
-            return
-        nonce = str(content.get("nonce", ""))[:64]
-        await self.channel_layer.send(self.channel_name, {"type": "health.pong", "nonce": nonce})
-
-    async def health_pong(self, event):
-        await self.send_json({"type": "pong", "nonce": event["nonce"]})

@@ -1,6 +1,7 @@
-"""Bench-only routes and instrumentation: active only when the environment has BENCH_ROUTES=1.
+"""Bench-only routes and instrumentation, served only by the benchmark's own ASGI application
+(``bench.asgi``, with ``bench.settings``): never part of the production URLconf.
 
-Used by ``make bench`` (bench/hall.py) against a real daphne; never enabled in production.
+Used by ``make bench`` (bench/hall.py, bench/digital.py) against a real daphne.
 
 - ``/ws/bench/floor/<group>/<key>/``: a bare consumer that joins ``group`` and forwards, for each
   ``bench.floor`` group message, the part named ``key`` (as a phone socket forwards its own part).
@@ -23,13 +24,6 @@ import json
 import os
 import threading
 import time
-
-BENCH_ENV = "BENCH_ROUTES"
-
-
-def enabled() -> bool:
-    return os.environ.get(BENCH_ENV) == "1"
-
 
 # --- instrumentation of drive.live -----------------------------------------------------------------
 
@@ -101,11 +95,11 @@ def install() -> None:
 
     original_send_result = broadcast.send_result
 
-    def send_many(messages):
+    def send_many(messages, **kwargs):
         rec = _current()
         t = time.time_ns()
         try:
-            return original_send_many(messages)
+            return original_send_many(messages, **kwargs)
         finally:
             if rec is not None and not rec.get("in_send_result"):
                 done = time.time_ns()
@@ -214,13 +208,42 @@ def _consumer():
     return FloorConsumer
 
 
+class EchoGroupConsumer:
+    """The floor of bench/digital.py: every frame a socket sends goes by group_send to the group's
+    sockets, which forward it: a bare Channels fan-out through the same server and layer as the
+    table sockets, with no database."""
+
+    @staticmethod
+    def build():
+        from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+        class Echo(AsyncJsonWebsocketConsumer):
+            async def connect(self):
+                name = "".join(c for c in self.scope["url_route"]["kwargs"]["name"] if c.isalnum() or c in "_.-")[:60]
+                self.group = f"bench-{name}"
+                await self.channel_layer.group_add(self.group, self.channel_name)
+                await self.accept()
+
+            async def disconnect(self, code):
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+
+            async def receive_json(self, content, **kwargs):
+                await self.channel_layer.group_send(self.group, {"type": "bench.echo", "payload": content})
+
+            async def bench_echo(self, event):
+                await self.send_json(event["payload"])
+
+        return Echo
+
+
 def websocket_urlpatterns() -> list:
-    if not enabled():
-        return []
     from django.urls import re_path
 
     install()
-    return [re_path(r"^ws/bench/floor/(?P<group>[A-Za-z0-9_.-]{1,80})/(?P<key>[A-Za-z0-9_-]{1,40})/$", _consumer().as_asgi())]
+    return [
+        re_path(r"^ws/bench/floor/(?P<group>[A-Za-z0-9_.-]{1,80})/(?P<key>[A-Za-z0-9_-]{1,40})/$", _consumer().as_asgi()),
+        re_path(r"^ws/bench/echo-group/(?P<name>[^/]+)/$", EchoGroupConsumer.build().as_asgi()),
+    ]
 
 
 def floor_view(request):
@@ -239,7 +262,7 @@ def floor_view(request):
     stamp = time.time_ns()
     seq = int(body.get("seq", 0))
     if body.get("per_key"):  # one small message per listener's own group, as drive.live sends phones
-        from config import layer
+        from common import layer
 
         layer.send_many([(f"{group}.{k}", {"type": "bench.floor", "seq": seq, "stamp": stamp, "parts": {k: v}})
                          for k, v in parts.items()])
@@ -264,8 +287,6 @@ def log_view(request):
 
 
 def urlpatterns() -> list:
-    if not enabled():
-        return []
     from django.urls import path
     from django.views.decorators.csrf import csrf_exempt
 

@@ -1,0 +1,270 @@
+"""Players and their names, their phones, and bots: who is in the drive.
+
+Each function is atomic and locks the drive's row first; refusals raise ``DriveError`` with a
+message meant for the organiser (or the phone), and nothing is changed then.
+"""
+
+from __future__ import annotations
+
+
+import unicodedata
+from collections.abc import Iterable
+
+from django.db import IntegrityError, transaction
+
+from common.bidi import isolate
+from drive import broadcast, live
+from drive.models import Drive, Player, new_token
+from scoring.models import Score
+from tables import digital
+from tables.models import BotPlayer, Hand, Seat, TableHand
+from drive.services.base import DriveError, lock
+from drive.services.seats import current_hand, reseat_if_between_hands
+
+# Invisible characters a name keeps (they shape what is shown: joiners of emoji and of Persian
+# or Indic letters, emoji presentation, the tags of subdivision flags) but that two names may
+# not differ in alone.
+_SHAPING = {0x200C, 0x200D, 0xFE0E, 0xFE0F, *range(0xE0020, 0xE0080)}
+# Invisible or blank characters a name drops: Unicode's default-ignorable code points (besides
+# the format characters, Cf, dropped by category; U+2065, among the Cf ones but unassigned, is
+# listed) and the Braille blank.
+_IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2065, 0x2800, 0x3164,
+            *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4),
+            *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)}
+
+MAX_NAME = 40
+# Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
+# benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
+# second and a half.
+MAX_PLAYERS = 500
+
+
+
+def clean_name(raw: str) -> str:
+    """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures),
+    without invisible characters (zero-width spaces, soft hyphens, direction overrides, fillers)
+    except those that shape what is shown (``_SHAPING``), single spaces. Empty when nothing
+    visible is left."""
+    name = "".join(c for c in unicodedata.normalize("NFKC", raw)
+                   if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) != "Cf"))
+    name = " ".join(name.split())
+    return name if _visible(name) else ""
+
+
+def _visible(name: str) -> str:
+    """The name without its shaping characters; empty when nothing but marks would be left (a
+    combining accent with no letter to sit on shows as nothing, or as a dotted circle)."""
+    shown = "".join(c for c in name if ord(c) not in _SHAPING)
+    return shown if any(not unicodedata.category(c).startswith("M") and not c.isspace() for c in shown) else ""
+
+
+def name_key(name: str) -> str:
+    """What two names must differ in to be told apart: "Ann", "ANN", "An\u00adn" and "Ann\u200b"
+    are one name. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin "a",
+    are not caught.)"""
+    return _visible(clean_name(name)).casefold()
+
+
+def parse_names(text: str) -> list[str]:
+    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped.
+    Split after the compatibility fold (NFKC, as each name is stored): a full-width comma
+    ("Smith，John") would otherwise become a comma inside one name."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
+        name = clean_name(raw)
+        if not name:
+            continue
+        if len(name) > MAX_NAME:
+            raise DriveError(f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters.")
+        if name_key(name) not in seen:
+            seen.add(name_key(name))
+            names.append(name)
+    return names
+
+
+@transaction.atomic
+def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -> list[Player]:
+    """Add players by name. Names already in the drive (any case) are refused, not duplicated.
+
+    Between hands the newcomers are seated at once (rebalancing the shown seating); during a
+    hand they are seated when it closes. ``by_phone``: a phone added its own name (self-join);
+    such a player who leaves the phone before playing a hand leaves the drive (``leave_phone``).
+    """
+    drive = lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished.")
+    names = [name for name in map(clean_name, names) if name]
+    if not names:
+        raise DriveError("Give at least one name.")
+    existing = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    if len(existing) >= MAX_PLAYERS:
+        raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players.")
+    if len(existing) + len(names) > MAX_PLAYERS:
+        raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {len(existing)}, "
+                         f"and these {len(names)} names would make {len(existing) + len(names)}.")
+    clashes = [n for n in names if name_key(n) in existing]
+    if clashes and by_phone and len(names) == 1:
+        # The one player of that name (a drive's names differ by more than capitals).
+        same = next(p for p in drive.players.all() if name_key(p.name) == name_key(names[0]))
+        if not same.active and same.added_by_phone and not has_played(same):
+            # A name a phone added and then left before playing (typed on the wrong phone, say)
+            # left the drive with it: typed again on a phone, it comes back instead of being refused.
+            rejoin_player(drive, same)
+            return [same]
+        if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping
+            raise DriveError(f"{isolate(same.name)} is on the list already: if that is you, tap your name "
+                             "in the list. If not, add an initial to tell you apart.")
+        if not same.active:  # taken out by the organiser: the same person, most likely
+            raise DriveError(f"Already in this drive: {isolate(same.name)}, who has left it. If that is you, ask "
+                             "the organiser to bring you back (your points are kept); if not, add an initial "
+                             "to tell you apart.")
+    if clashes:
+        raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
+                         "Add an initial to tell them apart.")
+    try:
+        players = [Player.objects.create(drive=drive, name=name, added_by_phone=by_phone) for name in names]
+    except IntegrityError:
+        raise DriveError("Two of those names are the same apart from capitals.") from None
+    reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
+    return players
+
+
+@transaction.atomic
+def withdraw_player(drive: Drive, player: Player) -> None:
+    """A player leaves: their scores stay; they are unseated between hands, or at the next close."""
+    drive = lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished: its final standings are frozen.")
+    if player.drive_id != drive.pk:
+        raise DriveError("That player is not in this drive.")
+    if not player.active:
+        raise DriveError(f"{isolate(player.name)} has already left.")
+    if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
+        raise DriveError("A drive needs at least two players.")
+    player.active = False
+    player.save(update_fields=["active"])
+    reseat_if_between_hands(drive)
+    _bot_plays_for(drive, player)
+    live.drive_changed(drive.pk)
+    # Its open pages close (and, reloaded, say the organiser took the player out): left open,
+    # the phone's page would go on as if the player were waiting for the next hand.
+    withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
+    transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
+
+
+@transaction.atomic
+def rejoin_player(drive: Drive, player: Player) -> None:
+    drive = lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished: its final standings are frozen.")
+    if player.drive_id != drive.pk or player.active:
+        raise DriveError("That player is already playing.")
+    player.active = True
+    player.save(update_fields=["active"])
+    reseat_if_between_hands(drive)
+    live.drive_changed(drive.pk)
+
+
+def _bot_plays_for(drive: Drive, player: Player) -> None:
+    """A player who leaves in the middle of a hand played on the phones: a bot plays their seat
+    for the rest of it (the seat and its score stay theirs; their phone can no longer move, as
+    a withdrawn player's can enter or confirm no result), so the table is not left waiting for
+    them. Rejoining does not give it back by itself (the organiser may have had a bot play it
+    before, for a phone that died): the table's "A player has left?" does, as for any stand-in.
+    (A bot's own seat is always the server's.)"""
+
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.PLAYING or BotPlayer.objects.filter(player=player).exists():
+        return
+    seat = Seat.objects.filter(hand=hand, player=player).first()
+    if seat is None:
+        return
+    try:
+        digital.set_stand_in(drive, seat.table_id, seat.position, True)
+    except digital.DigitalError:  # a table with cards, or its hand is over: nothing to play for them
+        pass
+
+
+@transaction.atomic
+def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Player:
+    """Sign the player's phone out: a new token, so the old cookie and private link stop working,
+    and the name is free to be picked on a phone again. ``by_phone``: the phone left by itself
+    (``leave_phone``), which its open pages are told instead of "the organiser signed it out"."""
+    drive = lock(drive)
+    if player.drive_id != drive.pk:
+        raise DriveError("That player is not in this drive.")
+    player.token = new_token()
+    player.phone_joined_at = None
+    player.save(update_fields=["token", "phone_joined_at"])
+    # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
+    revoked = broadcast.signed_out_message(player.pk, left=by_phone)
+    transaction.on_commit(lambda: broadcast.send_many([revoked]), robust=True)
+    return player
+
+
+def has_played(player: Player) -> bool:
+    """Whether the player has a seat in a hand that started, or any score."""
+    return (Score.objects.filter(player=player).exists()
+            or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
+
+
+@transaction.atomic
+def leave_phone(drive: Drive, player: Player) -> bool:
+    """The phone's own "Leave this phone": signed out as by the organiser (``revoke_phone``), so
+    the name can be picked again. A player who added their own name and has played no hand
+    leaves the drive as well (``withdraw_player``: a mistaken or made-up name is never seated).
+    True when they did. Refused once the drive has finished: nobody can join it any more, so
+    leaving would only take the player's final place off their phone."""
+    drive = lock(drive)
+    if drive.is_finished:
+        raise DriveError(f"The drive has finished: this phone stays {isolate(player.name)}'s, to show the final "
+                         "place. Nobody can join now, so there is nothing to leave.")
+    revoke_phone(drive, player, by_phone=True)
+    if not player.active or not player.added_by_phone or has_played(player):
+        return False
+    try:
+        withdraw_player(drive, player)
+    except DriveError:  # the drive needs at least two players: the name stays, unjoined
+        return False
+    return True
+
+
+MAX_SEATS = 10
+
+
+@transaction.atomic
+def add_bot(drive, table_id: int):
+    """Seat a new bot ("Bot 1", "Bot 2"…) at a digital table of the seating shown between hands.
+
+    Refused: the hand has started, the table plays with cards, or the table is full (10).
+    A bot is a player of the drive (it scores and moves like anyone) marked by ``BotPlayer``.
+    """
+    drive = lock(drive)
+    if drive.is_finished:
+        raise DriveError("This drive has finished.")
+    try:
+        table = TableHand.objects.select_for_update().select_related("hand").get(pk=table_id, hand__drive=drive)
+    except TableHand.DoesNotExist:
+        raise DriveError("That table is not part of this drive.") from None
+    if table.hand.status != Hand.Status.SEATING or drive.hands.filter(number__gt=table.hand.number).exists():
+        raise DriveError("Bots can join a table only between hands, before the next hand starts.")
+    if table.play_mode != TableHand.PlayMode.DIGITAL:
+        raise DriveError(f"Table {table.number} plays with cards: switch it to the phones first.")
+    seats = table.seats.count()
+    if seats >= MAX_SEATS:
+        raise DriveError(f"Table {table.number} is full.")
+    taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    if len(taken) >= MAX_PLAYERS:
+        raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players, bots included.")
+    number = 1
+    while f"bot {number}" in taken:
+        number += 1
+    player = Player.objects.create(drive=drive, name=f"Bot {number}")
+    BotPlayer.objects.create(player=player)
+    Seat.objects.create(table=table, hand=table.hand, player=player, position=seats)
+    table.bots = sorted({*(table.bots or []), seats})
+    table.save(update_fields=["bots", "updated_at"])
+    live.drive_changed(drive.pk)
+    return player
