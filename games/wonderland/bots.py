@@ -9,8 +9,8 @@ directly but only what the seat may know: its own cards, the trick and the cards
   seen: higher cards of its set, the mate of a plain picture, trumping by a higher set) times
   what the trick is worth to it (pairs, the Pool of Tears card, a point a card toward "most
   cards"), less what it gives away when it loses (a picture whose mate it took, the Pool of
-  Tears card) and a small price for spending a strong card; a star whose mate is unseen is
-  kept to capture it, and led when nothing unseen can beat it, so the mate must follow.
+  Tears card) and a small price for spending a strong card. A star whose mate is unseen is
+  worth more where it can take: its mate's holder must play the mate into that trick.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from .hand import WonderlandHand
 _HIGHER_SAME = {c: [x for x in PACK if x[0] == c[0] and RANK[x] > RANK[c]] for c in PACK}
 _HIGHER_SETS = {c: [x for x in PACK if RANK[x] // 100 > RANK[c] // 100] for c in PACK}
 _STRENGTH = {c: (RANK[c] // 100) + (RANK[c] % 100) / 20 for c in PACK}  # numbers 0-1, plains 1-1.8, stars 2-2.8
-SPEND = 0.6  # points a unit of strength is worth keeping for a later trick
-KEEP_STAR = 3.0  # a star whose mate is unseen: worth keeping to capture it
+# Points a unit of strength is worth keeping for a later trick. Measured (1,500 four-player hands,
+# one smart bot against three random): 0.3 gave the widest margin of 0.3, 0.6 and 1.2; a further
+# price for playing a star whose mate is unseen (keeping it to capture the mate) narrowed it.
+SPEND = 0.3
 
 
 def _play(card: str) -> dict[str, Any]:
@@ -87,8 +89,6 @@ def smart_action(state: WonderlandHand, seat: int, rng: random.Random) -> dict[s
         m = MATE.get(c)
         mate_unseen = m is not None and m not in known
         spend = SPEND * _STRENGTH[c]
-        if c[0] == "S" and mate_unseen:
-            spend += KEEP_STAR
         if RANK[c] > best:
             if after == 0:
                 p = 1.0
@@ -108,7 +108,6 @@ def smart_action(state: WonderlandHand, seat: int, rng: random.Random) -> dict[s
             gain = value + worth(c)
             if mate_unseen and c[0] == "S":
                 gain += f * (11.0 + (20.0 if m == pool else 0.0))  # its mate must follow into this trick
-                spend -= KEEP_STAR * p  # played where it can take: the keeping was for this
         else:
             p, gain = 0.0, 0.0
         give = (20.0 if c == pool else 0.0) + (10.0 if m is not None and m in mine else 0.0)
