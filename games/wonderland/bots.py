@@ -51,35 +51,28 @@ def smart_action(state: WonderlandHand, seat: int, rng: random.Random) -> dict[s
     pool = state.pool_of_tears
     taken = state.taken
     mine = set(taken[seat])
-    others: set[str] = set()
-    for s, t in enumerate(taken):
-        if s != seat:
-            others.update(t)
     known = set(hand)
     known.update(trick)
-    known.update(mine)
-    known.update(others)
+    for t in taken:
+        known.update(t)
     unseen = len(PACK) - len(known)
-    in_hands = sum(len(h) for h in state.hands) - len(hand)
+    in_hands = sum(map(len, state.hands)) - len(hand)
     after = n - 1 - len(trick)  # players still to play after this seat
     # chance that one given unseen card is held by a player still to play in this trick
     f = (in_hands / unseen) * (after / (n - 1)) if unseen else 0.0
-    trick_set = set(trick)
 
     def worth(c: str) -> float:
-        v = 1.0 + (20.0 if c == pool else 0.0)
+        v = 21.0 if c == pool else 1.0
         m = MATE.get(c)
         if m is not None:
             if m in mine:
                 v += 10.0
-            elif m in trick_set:
+            elif m in trick:
                 v += 5.0  # the pair lies in the trick: half of its 10 on each card
-            elif m in others:
-                v += 2.0  # keeps a card from whoever would need it
             elif m in hand:
                 v += 4.0
             else:
-                v += 2.0
+                v += 2.0  # unseen, or taken by another: keeps it from whoever would need it
         return v
 
     value = sum(worth(c) for c in trick)
