@@ -235,11 +235,9 @@ def test_the_last_trick_is_shown_until_the_next_card_is_played():
 def test_the_taker_of_the_last_trick_of_a_deal_leads_the_first_trick_of_the_next():
     h = WonderlandHand.from_deck(6, deck(6, random.Random(3)), dealer=0)
     while h.deal == 1:
-        winner_before = None
         play(h, h.legal(h.turn)[0])
-        if h.last_trick is not None:
-            winner_before = h.last_trick["winner"]
-    assert h.deal == 2 and h.turn == winner_before and [len(x) for x in h.hands] == [1] * 6
+    # the trick that emptied the hands is still shown: its taker leads deal 2
+    assert h.deal == 2 and h.last_trick is not None and h.turn == h.last_trick["winner"] == h.leader and [len(x) for x in h.hands] == [1] * 6
 
 
 # ---------------------------------------------------------------- the count
