@@ -1,0 +1,78 @@
+"""The Game of Alice in Wonderland (Selchow & Righter, 1882): a trick-taking game of pairs.
+Rules: docs/rules.md, "The Game of Alice in Wonderland" (authority: shared/design/WONDERLAND.md).
+
+Public API: ``deck``, ``deals``, ``legal_plays``, ``trick_winner``, ``count``, ``WonderlandHand``,
+``bot_action``, ``simulate`` and the game object ``WONDERLAND`` (not registered here: the drive's
+integrator registers it). Nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..base import GameError, Outcome, check_table_size
+from .bots import bot_action
+from .cards import DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_pool_of_tears, count, deals, deck, legal_plays, trick_winner
+from .entry import entry_spec, outcome_from_summary, summary_of_hand
+from .hand import WonderlandHand
+from .simulate import parse_bots, report_lines, simulate
+
+
+class Wonderland:
+    """The ``games.base.Game`` for The Game of Alice in Wonderland. ``pool_of_tears`` (a picture
+    code, default ``"P16"``) is the one house rule."""
+
+    slug = "wonderland"
+    name = "The Game of Alice in Wonderland"
+    min_players = 2
+    max_players = 6
+
+    HOUSE_RULES = ("pool_of_tears",)
+    # View keys that change with other seats' moves but not with what a seat decides on
+    # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
+    chatter_keys = ("version", "log", "log_from")
+
+    def __init__(self, *, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> None:
+        self.pool_of_tears = check_pool_of_tears(pool_of_tears)
+
+    def with_rules(self, rules: dict[str, Any]) -> "Wonderland":
+        """This game with the drive's house rules; an unknown rule or a card that is not a picture
+        is refused."""
+        if not isinstance(rules, dict):
+            raise GameError("House rules must be an object.")
+        unknown = sorted(str(k) for k in set(rules) - set(self.HOUSE_RULES))
+        if unknown:
+            raise GameError(f"Unknown house rule(s) for {self.name}: {', '.join(unknown)}.")
+        return Wonderland(pool_of_tears=rules.get("pool_of_tears", self.pool_of_tears))
+
+    def entry_spec(self, players: int) -> dict[str, Any]:
+        return entry_spec(check_table_size(self, players), self.pool_of_tears)
+
+    def hand_summary(self, state: WonderlandHand) -> dict[str, Any]:
+        """A finished digital hand as an entry summary (for the organiser's correction form)."""
+        return summary_of_hand(state)
+
+    def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
+        return outcome_from_summary(check_table_size(self, players), summary)
+
+    def new_hand(self, players: int, rng: random.Random) -> WonderlandHand:
+        """A shuffled hand; on the phones the drive draws the dealer (seeded, logged, public)."""
+        n = check_table_size(self, players)
+        dealer = rng.randrange(n)
+        return WonderlandHand.new(n, rng, dealer, self.pool_of_tears)
+
+    def load_hand(self, data: dict[str, Any]) -> WonderlandHand:
+        return WonderlandHand.load(data)
+
+    def bot_action(self, state: WonderlandHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
+        return bot_action(state, seat, rng, "smart")
+
+
+WONDERLAND = Wonderland()
+
+__all__ = [
+    "PACK", "WONDERLAND", "Wonderland", "WonderlandHand", "GameError", "bot_action", "cards_in_play", "count",
+    "deals", "deck", "legal_plays", "outcome_from_summary", "parse_bots", "report_lines", "simulate",
+    "trick_winner",
+]

@@ -1,0 +1,117 @@
+"""A hand played with real cards: the questions asked, and the points from the answers
+(docs/rules.md, "The Game of Alice in Wonderland", "Entering a played hand").
+
+The summary::
+
+    {"dealer": 0,                     # who dealt (optional: without it, ties go to seat 0 first)
+     "pool_of_tears": 2 | None,       # who took the Pool of Tears card, or nobody
+     "holdings": [{"pairs": 1, "cards": 12}, ...]}   # per seat: pairs and cards taken
+
+Impossible entries are refused with a ``GameError`` that names what is wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import GameError, Outcome
+from .cards import DEFAULT_POOL_OF_TEARS, cards_in_play, check_players, choose_mover, pairs_in
+
+_SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
+_HOLDING_KEYS = {"pairs", "cards"}
+MAX_PAIRS = 16
+
+
+def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict[str, Any]:
+    n = check_players(players)
+    in_play = cards_in_play(n)
+    return {
+        "table": [
+            # No default: the table chooses the dealer, and it decides ties for the mover.
+            {"name": "dealer", "label": "Who dealt?", "type": "seat",
+             "help": "A tie for top score goes to more cards taken, then the first on the dealer's left.",
+             "missing": "Say who dealt: tap their name."},
+            {"name": "pool_of_tears", "label": f"Who took Alice and the Pool of Tears ({pool_of_tears})?",
+             "type": "seat", "optional": True, "none_label": "Nobody (unused, or the hand was stopped)",
+             "missing": "Say who took the Pool of Tears card, or nobody."},
+        ],
+        "seat": [
+            {"name": "pairs", "label": "Pairs taken (+10 each)", "type": "choice",
+             "choices": [[k, str(k)] for k in range(min(MAX_PAIRS, in_play // 2) + 1)], "default": 0},
+            # Every trick gives one card from each player: cards taken come in multiples of n.
+            {"name": "cards", "label": "Cards taken", "type": "choice",
+             "choices": [[k, str(k)] for k in range(0, in_play + 1, n)], "default": 0},
+        ],
+        "seat_help": "Count the cards each player took in tricks; a pair is a star and a plain picture "
+                     "of the same number.",
+    }
+
+
+def summary_of_hand(state: Any) -> dict[str, Any]:
+    """A finished digital hand in the entry format above (for the organiser's correction form)."""
+    return {
+        "dealer": state.dealer,
+        "pool_of_tears": state.pool_of_tears_seat(),
+        "holdings": [{"pairs": pairs_in(t), "cards": len(t)} for t in state.taken],
+    }
+
+
+def _whole(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _seat(value: Any, players: int, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
+        raise GameError(f"{what} must be a seat from 0 to {players - 1} or empty, not {value!r}.")
+    return value
+
+
+def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
+    """The Outcome of a hand played with cards (see the module docstring for the summary)."""
+    n = check_players(players)
+    if not isinstance(summary, dict):
+        raise GameError("The hand summary must be an object with 'dealer', 'pool_of_tears' and 'holdings'.")
+    extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
+    if extra:
+        raise GameError(f"Unknown summary field(s) {extra}.")
+    dealer = _seat(summary.get("dealer"), n, "The dealer")
+    pool = _seat(summary.get("pool_of_tears"), n, "Who took the Pool of Tears card")
+    holdings = summary.get("holdings")
+    if not isinstance(holdings, list) or len(holdings) != n:
+        raise GameError(f"'holdings' must list one entry per seat: {n} at this table.")
+    pairs: list[int] = []
+    cards: list[int] = []
+    for seat, h in enumerate(holdings):
+        if not isinstance(h, dict):
+            raise GameError(f"Seat {seat}: the entry must be an object with 'pairs' and 'cards'.")
+        bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
+        if bad:
+            raise GameError(f"Seat {seat}: unknown field(s) {bad}.")
+        p, c = h.get("pairs", 0), h.get("cards", 0)
+        if not _whole(p) or not _whole(c):
+            raise GameError(f"Seat {seat}: pairs and cards taken must be whole numbers of at least 0.")
+        if c % n:
+            raise GameError(f"Seat {seat}: {c} cards taken, but every trick holds {n} cards (one from each "
+                            f"player), so cards taken come in {n}s.")
+        if 2 * p > c:
+            raise GameError(f"Seat {seat}: {p} pair{'s' if p != 1 else ''} need{'s' if p == 1 else ''} {2 * p} "
+                            f"cards, but only {c} were taken.")
+        pairs.append(p)
+        cards.append(c)
+    in_play = cards_in_play(n)
+    if sum(cards) > in_play:
+        raise GameError(f"{sum(cards)} cards taken in all, but at {n} players only {in_play} are played in a hand.")
+    if sum(pairs) > MAX_PAIRS:
+        raise GameError(f"{sum(pairs)} pairs entered in all, but the pack has only {MAX_PAIRS}.")
+    if pool is not None and cards[pool] == 0:
+        raise GameError(f"Seat {pool} took no cards, so cannot have taken the Pool of Tears card.")
+    points = [10 * p for p in pairs]
+    if pool is not None:
+        points[pool] += 20
+    most = max(cards)
+    if cards.count(most) == 1:
+        points[cards.index(most)] += 10
+    mover = choose_mover(points, cards, n - 1 if dealer is None else dealer)
+    return Outcome(points=points, mover=mover, details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})
