@@ -1,0 +1,204 @@
+"""Bots for digital Alice and simulation (docs/rules.md, "Alice", "Bots").
+
+``bot_action(state, seat, rng, kind)`` returns one legal action for ``seat`` or None when the seat
+has nothing to decide now. It answers the questions put to the seat too (give or Rabbit, Cat or
+pass). Bots read the state directly (they are part of the engine) but only what the seat may
+know: its own cards, the row, how many cards each seat and the stock hold, and the public log.
+
+- ``random``: on its turn takes a random row card or asks a random legal question (even odds when
+  both are possible); answers give/Rabbit and Cat/pass at even odds.
+- ``smart``: remembers what the public log shows (``_Memory``): where a card is known to be (it was
+  handed over, taken from the row, or refused with a Rabbit), which seats are known not to hold a
+  card (they were asked for it and did not hold it, or asked for it themselves), and which sets a
+  seat collects (it asked for a card of them). On its turn, for the sets it holds most of first:
+  it asks where a card is known to be; else takes a row card of a set it holds; else asks the seat
+  most likely to hold a missing card (by the cards whose place it does not know); else takes a row
+  card. It always refuses with a Rabbit and always plays a Cat when it may.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from ..base import GameError
+from .cards import CARD_SET, CAT, RABBIT, SET_CARDS, SETS
+from .hand import CAT_CHOICE, AliceHand
+
+_GIVE = {"type": "give"}
+_RABBIT = {"type": "rabbit"}
+_CAT = {"type": "cat"}
+_PASS = {"type": "pass"}
+# The smart bot asks on a guess rather than take a row card of a set it collects when the guess
+# is at least this likely to be right.
+SURE_ENOUGH = 0.5
+
+
+def _answer(state: AliceHand, seat: int, rng: random.Random | None) -> dict[str, Any] | None:
+    """The answer of a seat that must answer (None when it need not); random without ``rng``-less."""
+    if state.answering != seat:
+        return None
+    cat = state.pending["decision"] == CAT_CHOICE  # type: ignore[index]
+    if rng is None:  # smart: a special card is worth nothing once the hand is over
+        return _CAT if cat else _RABBIT
+    if cat:
+        return _CAT if rng.random() < 0.5 else _PASS
+    return _RABBIT if rng.random() < 0.5 else _GIVE
+
+
+def random_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
+    if state.pending is not None:
+        return _answer(state, seat, rng)
+    if state.turn != seat:
+        return None
+    hand = state.hands[seat]
+    held_sets = {CARD_SET[c] for c in hand if c in CARD_SET}
+    if state.row and (not held_sets or rng.random() < 0.5):
+        return {"type": "take", "card": rng.choice(state.row)}
+    s = rng.choice(sorted(held_sets))
+    card = rng.choice([c for c in SET_CARDS[s] if c not in hand])
+    to = rng.randrange(state.players - 1)
+    return {"type": "ask", "to": to + (to >= seat), "card": card}
+
+
+class _Memory:
+    """What the public log tells about where cards are, read incrementally.
+
+    A pure function of the log (rebuilt from scratch after ``AliceHand.load``). ``where[card]``:
+    the seat known to hold it (cards move between hands only by public events, so this stays true
+    until the log says otherwise); ``lacks[card]``: a bit mask of the seats known not to hold it
+    (true while ``where`` has no entry: a card reaches a hand only by a public event);
+    ``collects[seat]``: the sets it asked for a card of (so held a card of, then)."""
+
+    __slots__ = ("log", "read", "where", "lacks", "collects")
+
+    def __init__(self, state: AliceHand) -> None:
+        self.log = state.log
+        self.read = 0
+        self.where: dict[str, int] = {}
+        self.lacks: dict[str, int] = {}
+        self.collects: list[set[str]] = [set() for _ in range(state.players)]
+
+    def update(self) -> "_Memory":
+        log, where, lacks = self.log, self.where, self.lacks
+        for i in range(self.read, len(log)):
+            e = log[i]
+            kind = e["type"]
+            if kind == "asked":
+                card, a = e["card"], e["seat"]
+                self.collects[a].add(CARD_SET[card])
+                lacks[card] = lacks.get(card, 0) | 1 << a
+            elif kind == "not_held":
+                card = e["card"]
+                lacks[card] = lacks.get(card, 0) | 1 << e["seat"]
+            elif kind == "handed":
+                where[e["card"]] = e["to"]
+            elif kind == "took":
+                if e["card"] in CARD_SET:
+                    where[e["card"]] = e["seat"]
+            elif kind == "rabbit":
+                where[e["card"]] = e["seat"]
+            elif kind == "laid":
+                s = e["set"]
+                for c in SET_CARDS[s]:
+                    where.pop(c, None)
+                for x in self.collects:
+                    x.discard(s)
+        self.read = len(log)
+        return self
+
+
+def _memory(state: AliceHand) -> _Memory:
+    mem = state.__dict__.get("_alice_memory")
+    if mem is None or mem.log is not state.log or mem.read > len(state.log):
+        mem = state.__dict__["_alice_memory"] = _Memory(state)
+    return mem.update() if mem.read != len(state.log) else mem
+
+
+def smart_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
+    if state.pending is not None:
+        return _answer(state, seat, None)
+    if state.turn != seat:
+        return None
+    hand = state.hands[seat]
+    held: dict[str, int] = {}
+    for c in hand:
+        s = CARD_SET.get(c)
+        if s is not None:
+            held[s] = held.get(s, 0) + 1
+    row = state.row
+    if not held:
+        return {"type": "take", "card": _best_row_card(row, held)}
+    mem = _memory(state)
+    where, lacks = mem.where, mem.lacks
+    order = sorted(held, key=held.__getitem__, reverse=True)  # the sets nearest to complete first
+    for s in order:
+        for c in SET_CARDS[s]:
+            w = where.get(c)
+            if w is not None and w != seat and c not in hand:
+                return {"type": "ask", "to": w, "card": c}
+    # No card's place known: the likeliest guess, weighed against a sure row card.
+    n = state.players
+    counts = [len(h) for h in state.hands]
+    unknown = counts[:]  # per seat, the cards whose identity the bot does not know
+    for c, w in where.items():
+        unknown[w] -= 1
+    unknown[seat] = 0
+    in_row = set(row)
+    best: tuple[float, int, str] | None = None
+    for s in order:
+        for c in SET_CARDS[s]:
+            if c in hand or c in in_row:
+                continue
+            mask = lacks.get(c, 0)
+            total = len(state.stock)
+            top, top_seat = -1.0, -1
+            for b in range(n):
+                if b == seat or mask >> b & 1 or unknown[b] <= 0:
+                    continue
+                weight = unknown[b] * (2 if s in mem.collects[b] else 1)
+                total += weight
+                if weight > top:
+                    top, top_seat = weight, b
+            if top_seat >= 0 and total:
+                p = top / total
+                if best is None or p > best[0]:
+                    best = (p, top_seat, c)
+        if best is not None:
+            break  # guess within the set nearest to complete
+    if best is not None and (best[0] >= SURE_ENOUGH or not row):
+        return {"type": "ask", "to": best[1], "card": best[2]}
+    if row:
+        return {"type": "take", "card": _best_row_card(row, held)}
+    # Nowhere likely and nothing in the row: ask the first other seat for a missing card.
+    s = order[0]
+    c = next(c for c in SET_CARDS[s] if c not in hand)
+    return {"type": "ask", "to": (seat + 1) % n, "card": c}
+
+
+def _best_row_card(row: list[str], held: dict[str, int]) -> str:
+    """A row card of the set held most of; else a Cat, a Rabbit, else the first."""
+    best, score = row[0], -1
+    for c in row:
+        s = CARD_SET.get(c)
+        k = held.get(s, 0) * 2 if s is not None else (1 if c == CAT or c == RABBIT else 0)
+        if k > score:
+            best, score = c, k
+    return best
+
+
+BOTS: dict[str, Callable[[AliceHand, int, random.Random], dict[str, Any] | None]] = {
+    "smart": smart_action,
+    "random": random_action,
+}
+
+
+def bot_action(state: AliceHand, seat: int, rng: random.Random, kind: str = "smart") -> dict[str, Any] | None:
+    """One legal action for ``seat`` from the ``kind`` bot ("smart" or "random"), or None."""
+    try:
+        bot = BOTS[kind]
+    except (KeyError, TypeError):
+        raise GameError(f"Unknown bot {kind!r}; choose from {sorted(BOTS)}.") from None
+    if state.ended_by is not None:
+        return None
+    return bot(state, seat, rng)
