@@ -11,9 +11,11 @@ know: its own cards, the row, how many cards each seat and the stock hold, and t
   handed over, taken from the row, or refused with a Rabbit), which seats are known not to hold a
   card (they were asked for it and did not hold it, or asked for it themselves), and which sets a
   seat collects (it asked for a card of them). On its turn, for the sets it holds most of first:
-  it asks where a card is known to be; else takes a row card of a set it holds; else asks the seat
-  most likely to hold a missing card (by the cards whose place it does not know); else takes a row
-  card. It always refuses with a Rabbit and always plays a Cat when it may.
+  it asks where a card is known to be; else, when a guess is at least even odds, asks the seat most
+  likely to hold a missing card of its fullest set (weighing each seat by the cards whose place it
+  does not know, double for a seat that collects that set, against the stock); else takes a row
+  card (of the set it holds most of, else a special card); with an empty row it asks its best
+  guess. It always refuses with a Rabbit and always plays a Cat when it may.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ _PASS = {"type": "pass"}
 # The smart bot asks on a guess rather than take a row card of a set it collects when the guess
 # is at least this likely to be right.
 SURE_ENOUGH = 0.5
+_SET_OF = {c: CARD_SET.get(c, "") for c in (*CARD_SET, RABBIT, CAT)}.__getitem__  # "" for WR and CC
 
 
 def _answer(state: AliceHand, seat: int, rng: random.Random | None) -> dict[str, Any] | None:
@@ -70,7 +73,7 @@ class _Memory:
     (true while ``where`` has no entry: a card reaches a hand only by a public event);
     ``collects[seat]``: the sets it asked for a card of (so held a card of, then)."""
 
-    __slots__ = ("log", "read", "where", "lacks", "collects")
+    __slots__ = ("log", "read", "where", "lacks", "collects", "known", "placed")
 
     def __init__(self, state: AliceHand) -> None:
         self.log = state.log
@@ -78,9 +81,11 @@ class _Memory:
         self.where: dict[str, int] = {}
         self.lacks: dict[str, int] = {}
         self.collects: list[set[str]] = [set() for _ in range(state.players)]
+        self.known: dict[str, dict[str, int]] = {s: {} for s in SETS}  # ``where`` by set
+        self.placed = [0] * state.players  # per seat, how many of its cards ``where`` places there
 
     def update(self) -> "_Memory":
-        log, where, lacks = self.log, self.where, self.lacks
+        log, where, lacks, known = self.log, self.where, self.lacks, self.known
         for i in range(self.read, len(log)):
             e = log[i]
             kind = e["type"]
@@ -92,20 +97,30 @@ class _Memory:
                 card = e["card"]
                 lacks[card] = lacks.get(card, 0) | 1 << e["seat"]
             elif kind == "handed":
-                where[e["card"]] = e["to"]
+                self._place(e["card"], e["to"])
             elif kind == "took":
                 if e["card"] in CARD_SET:
-                    where[e["card"]] = e["seat"]
+                    self._place(e["card"], e["seat"])
             elif kind == "rabbit":
-                where[e["card"]] = e["seat"]
+                self._place(e["card"], e["seat"])
             elif kind == "laid":
                 s = e["set"]
                 for c in SET_CARDS[s]:
-                    where.pop(c, None)
+                    w = where.pop(c, None)
+                    if w is not None:
+                        self.placed[w] -= 1
+                known[s] = {}
                 for x in self.collects:
                     x.discard(s)
         self.read = len(log)
         return self
+
+    def _place(self, card: str, seat: int) -> None:
+        old = self.where.get(card)
+        if old is not None:
+            self.placed[old] -= 1
+        self.placed[seat] += 1
+        self.where[card] = self.known[CARD_SET[card]][card] = seat
 
 
 def _memory(state: AliceHand) -> _Memory:
@@ -123,26 +138,32 @@ def smart_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, A
     hand = state.hands[seat]
     held: dict[str, int] = {}
     for c in hand:
-        s = CARD_SET.get(c)
-        if s is not None:
+        s = _SET_OF(c)
+        if s:
             held[s] = held.get(s, 0) + 1
     row = state.row
     if not held:
         return {"type": "take", "card": _best_row_card(row, held)}
-    mem = _memory(state)
-    where, lacks = mem.where, mem.lacks
-    order = sorted(held, key=held.__getitem__, reverse=True)  # the sets nearest to complete first
-    for s in order:
-        for c in SET_CARDS[s]:
-            w = where.get(c)
-            if w is not None and w != seat and c not in hand:
-                return {"type": "ask", "to": w, "card": c}
+    mem = state.__dict__.get("_alice_memory")
+    if mem is None or mem.log is not state.log or mem.read != len(state.log):
+        mem = _memory(state)
+    known = mem.known
+    # A card whose place is known, of the set held most of (ties: the first in the alphabet).
+    ask_for, ask_to, most = "", 0, 0
+    for s, k in held.items():
+        if k > most or (k == most and s < ask_for[:1]):
+            for c, w in known[s].items():
+                if w != seat:  # where it is known to be (never the bot's own hand then)
+                    ask_for, ask_to, most = c, w, k
+                    break
+    if ask_for:
+        return {"type": "ask", "to": ask_to, "card": ask_for}
+    lacks = mem.lacks
+    order = sorted(held, key=lambda s: (-held[s], s))  # the sets nearest to complete first
     # No card's place known: the likeliest guess, weighed against a sure row card.
     n = state.players
-    counts = [len(h) for h in state.hands]
-    unknown = counts[:]  # per seat, the cards whose identity the bot does not know
-    for c, w in where.items():
-        unknown[w] -= 1
+    placed = mem.placed
+    unknown = [len(h) - placed[b] for b, h in enumerate(state.hands)]  # per seat, cards not placed
     unknown[seat] = 0
     in_row = set(row)
     best: tuple[float, int, str] | None = None

@@ -49,6 +49,7 @@ GIVE, CAT_CHOICE = "give", "cat"  # the two kinds of pending decision
 POINTS_PER_SET = 5
 VIEW_LOG = 100  # entries of the public log a view carries: the newest
 _PACK_COUNT = Counter(PACK)
+_SET_OF = {c: CARD_SET.get(c, "") for c in PACK}.__getitem__  # a card's set letter, "" for WR and CC
 
 _ACTION_KEYS = {
     "take": {"type", "card"},
@@ -119,8 +120,10 @@ class AliceHand:
         h.stock = list(cards[i + ROW_SIZE:])
         h.log.append({"type": "deal", "dealer": dealer, "cards_each": size, "stock": len(h.stock)})
         for seat in order:
+            letters = list(map(_SET_OF, h.hands[seat]))
             for s in SETS:
-                h._lay_if_complete(seat, s)
+                if letters.count(s) == 5:
+                    h._lay_if_complete(seat, s)
         h._start_turn(order[0])
         return h
 
@@ -181,6 +184,7 @@ class AliceHand:
         self.version += 1
 
     def _check_turn(self, seat: int) -> None:
+        """Refuse a take or an ask: an answer is awaited, or it is another seat's turn."""
         p = self.pending
         if p is not None:
             who = "you" if self.answering == seat else f"seat {self.answering}"
@@ -191,7 +195,8 @@ class AliceHand:
             raise GameError(f"It is not your turn: seat {self.turn} is to play.")
 
     def _do_take(self, seat: int, action: dict[str, Any]) -> None:
-        self._check_turn(seat)
+        if self.pending is not None or seat != self.turn:
+            self._check_turn(seat)
         card = action["card"]
         if not isinstance(card, str) or card not in self.row:
             raise GameError(f"{card_name(card)[0].upper()}{card_name(card)[1:]} is not in the row."
@@ -209,10 +214,11 @@ class AliceHand:
             self._pass_turn(seat)
 
     def _do_ask(self, seat: int, action: dict[str, Any]) -> None:
-        self._check_turn(seat)
+        if self.pending is not None or seat != self.turn:
+            self._check_turn(seat)
         to, card = action["to"], action["card"]
         n = self.players
-        if not _is_int(to) or not 0 <= to < n or to == seat:
+        if type(to) is not int or not 0 <= to < n or to == seat:
             raise GameError(f"Ask another seat from 0 to {n - 1}, not {to!r}.")
         if card == RABBIT or card == CAT:
             raise GameError("White Rabbits and Cheshire Cats cannot be asked for: ask for a set card.")
@@ -222,8 +228,7 @@ class AliceHand:
         hand = self.hands[seat]
         if card in hand:
             raise GameError(f"You hold {card_name(card)} yourself.")
-        members = SET_CARDS[s]
-        if not any(c in members for c in hand):
+        if s not in map(_SET_OF, hand):
             raise GameError(f"You may ask for a card of set {s} only while you hold a card of set {s}.")
         self.log.append({"type": "asked", "seat": seat, "to": to, "card": card})
         other = self.hands[to]
@@ -319,9 +324,9 @@ class AliceHand:
 
     def _lay_if_complete(self, seat: int, s: str) -> None:
         hand = self.hands[seat]
-        members = SET_CARDS[s]
-        if sum(1 for c in hand if c in members) < 5:
+        if len(hand) < 5 or list(map(_SET_OF, hand)).count(s) < 5:
             return
+        members = SET_CARDS[s]
         hand[:] = [c for c in hand if c not in members]
         self.laid[seat].append(s)
         self.lay_order.append(seat)
