@@ -10,8 +10,12 @@ know: its own cards, the row, how many cards each seat and the stock hold, and t
 - ``smart``: remembers what the public log shows (``_Memory``): where a card is known to be (it was
   handed over, taken from the row, or refused with a Rabbit), which seats are known not to hold a
   card (they were asked for it and did not hold it, or asked for it themselves), and which sets a
-  seat collects (it asked for a card of them). On its turn, for the sets it holds most of first:
-  it asks where a card is known to be; else, when a guess is at least even odds, asks the seat most
+  seat collects (it asked for a card of them), and how many cards of a set a seat holds at least
+  (one when it asks for a card of the set, one more per card of it received, one fewer per card
+  handed over). On its turn, for the sets it holds most of first: it asks where a card is known to
+  be; else asks a seat that must hold more cards of a set than the table can name for one of the
+  cards nobody has placed, when that is at least even odds; else, when a guess is at least even
+  odds, asks the seat most
   likely to hold a missing card of its fullest set (weighing each seat by the cards whose place it
   does not know, double for a seat that collects that set, against the stock); else takes a row
   card (of the set it holds most of, else a special card); with an empty row it asks its best
@@ -71,9 +75,11 @@ class _Memory:
     the seat known to hold it (cards move between hands only by public events, so this stays true
     until the log says otherwise); ``lacks[card]``: a bit mask of the seats known not to hold it
     (true while ``where`` has no entry: a card reaches a hand only by a public event);
-    ``collects[seat]``: the sets it asked for a card of (so held a card of, then)."""
+    ``collects[seat]``: the sets it asked for a card of (so held a card of, then);
+    ``least[seat][set]``: how many cards of the set the seat holds at least (one when it asks for a
+    card of the set, one more for each card of it it receives, one fewer for each it hands over)."""
 
-    __slots__ = ("log", "read", "where", "lacks", "collects", "known", "placed")
+    __slots__ = ("log", "read", "where", "lacks", "collects", "known", "placed", "least")
 
     def __init__(self, state: AliceHand) -> None:
         self.log = state.log
@@ -83,26 +89,42 @@ class _Memory:
         self.collects: list[set[str]] = [set() for _ in range(state.players)]
         self.known: dict[str, dict[str, int]] = {s: {} for s in SETS}  # ``where`` by set
         self.placed = [0] * state.players  # per seat, how many of its cards ``where`` places there
+        self.least: list[dict[str, int]] = [{} for _ in range(state.players)]
 
     def update(self) -> "_Memory":
-        log, where, lacks, known = self.log, self.where, self.lacks, self.known
+        log, where, lacks, known, least = self.log, self.where, self.lacks, self.known, self.least
         for i in range(self.read, len(log)):
             e = log[i]
             kind = e["type"]
             if kind == "asked":
                 card, a = e["card"], e["seat"]
-                self.collects[a].add(CARD_SET[card])
+                s = CARD_SET[card]
+                self.collects[a].add(s)
                 lacks[card] = lacks.get(card, 0) | 1 << a
+                if not least[a].get(s):
+                    least[a][s] = 1
             elif kind == "not_held":
                 card = e["card"]
                 lacks[card] = lacks.get(card, 0) | 1 << e["seat"]
             elif kind == "handed":
-                self._place(e["card"], e["to"])
+                card, b, a = e["card"], e["seat"], e["to"]
+                self._place(card, a)
+                s = CARD_SET[card]
+                least[a][s] = least[a].get(s, 0) + 1
+                if least[b].get(s):
+                    least[b][s] -= 1
             elif kind == "took":
-                if e["card"] in CARD_SET:
-                    self._place(e["card"], e["seat"])
+                card = e["card"]
+                if card in CARD_SET:
+                    self._place(card, e["seat"])
+                    s = CARD_SET[card]
+                    least[e["seat"]][s] = least[e["seat"]].get(s, 0) + 1
             elif kind == "rabbit":
-                self._place(e["card"], e["seat"])
+                card, b = e["card"], e["seat"]
+                self._place(card, b)
+                s = CARD_SET[card]
+                if not least[b].get(s):
+                    least[b][s] = 1
             elif kind == "laid":
                 s = e["set"]
                 for c in SET_CARDS[s]:
@@ -112,6 +134,7 @@ class _Memory:
                 known[s] = {}
                 for x in self.collects:
                     x.discard(s)
+                least[e["seat"]][s] = 0
         self.read = len(log)
         return self
 
@@ -136,7 +159,7 @@ def smart_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, A
     if state.turn != seat:
         return None
     hand = state.hands[seat]
-    held: dict[str, int] = {}
+    held: dict[str, int] = {}  # in the order first held: decisions are reproducible
     for c in hand:
         s = _SET_OF(c)
         if s:
@@ -145,8 +168,10 @@ def smart_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, A
     if not held:
         return {"type": "take", "card": _best_row_card(row, held)}
     mem = state.__dict__.get("_alice_memory")
-    if mem is None or mem.log is not state.log or mem.read != len(state.log):
+    if mem is None or mem.log is not state.log or mem.read > len(state.log):
         mem = _memory(state)
+    elif mem.read != len(state.log):
+        mem.update()
     known = mem.known
     # A card whose place is known, of the set held most of (ties: the first in the alphabet).
     ask_for, ask_to, most = "", 0, 0
@@ -158,30 +183,44 @@ def smart_action(state: AliceHand, seat: int, rng: random.Random) -> dict[str, A
                     break
     if ask_for:
         return {"type": "ask", "to": ask_to, "card": ask_for}
-    lacks = mem.lacks
-    order = sorted(held, key=lambda s: (-held[s], s))  # the sets nearest to complete first
-    # No card's place known: the likeliest guess, weighed against a sure row card.
+    # No card's place known. A seat known to hold more cards of a set than the bot can name holds
+    # one of the cards of that set nobody has placed: ask it when that is at least even odds.
+    lacks, where, least = mem.lacks, mem.where, mem.least
     n = state.players
-    placed = mem.placed
-    unknown = [len(h) - placed[b] for b, h in enumerate(state.hands)]  # per seat, cards not placed
-    unknown[seat] = 0
-    in_row = set(row)
+    sure: tuple[int, str, int, str] | None = None  # (-held, set, seat, card): the nearest set first
+    for b in range(n):
+        if b == seat:
+            continue
+        for s, k in least[b].items():
+            if k and s in held and (sure is None or (-held[s], s) < sure[:2]):
+                extra = k - list(known[s].values()).count(b)  # cards of s at b nobody can name
+                if extra > 0:
+                    options = [c for c in SET_CARDS[s] if c not in where and c not in hand and c not in row
+                               and not lacks.get(c, 0) >> b & 1]
+                    if options and extra * 2 >= len(options):
+                        sure = (-held[s], s, b, options[0])
+    if sure is not None:
+        return {"type": "ask", "to": sure[2], "card": sure[3]}
+    order = sorted(held, key=lambda s: (-held[s], s))  # the sets nearest to complete first
+    # Else the likeliest guess, weighed against a sure row card.
+    placed, collects = mem.placed, mem.collects
+    # Per other seat, the cards whose place the bot does not know: where a missing card may be.
+    seats = [(b, u) for b, h in enumerate(state.hands) if b != seat and (u := len(h) - placed[b]) > 0]
+    stock = len(state.stock)
     best: tuple[float, int, str] | None = None
     for s in order:
+        weights = [(b, 2 * u if s in collects[b] else u) for b, u in seats]
         for c in SET_CARDS[s]:
-            if c in hand or c in in_row:
+            if c in hand or c in row:
                 continue
             mask = lacks.get(c, 0)
-            total = len(state.stock)
-            top, top_seat = -1.0, -1
-            for b in range(n):
-                if b == seat or mask >> b & 1 or unknown[b] <= 0:
-                    continue
-                weight = unknown[b] * (2 if s in mem.collects[b] else 1)
-                total += weight
-                if weight > top:
-                    top, top_seat = weight, b
-            if top_seat >= 0 and total:
+            total, top, top_seat = stock, 0, -1
+            for b, w in weights:
+                if not mask >> b & 1:
+                    total += w
+                    if w > top:
+                        top, top_seat = w, b
+            if top_seat >= 0:
                 p = top / total
                 if best is None or p > best[0]:
                     best = (p, top_seat, c)

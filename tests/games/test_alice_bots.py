@@ -58,6 +58,17 @@ def test_smart_remembers_a_card_handed_over_and_a_card_refused_with_a_rabbit():
     assert bot_action(h, 2, random.Random(0)) == {"type": "ask", "to": 1, "card": "B2"}
 
 
+def test_smart_deduces_a_card_from_a_seat_that_must_still_hold_one_of_its_set():
+    h = three(s2=["A4", "B4", "C3", "C4", "C5", "D3", "E3"])
+    h.apply(0, {"type": "take", "card": "G2"})
+    h.apply(1, {"type": "ask", "to": 0, "card": "C1"})  # seat 1 holds a C card, and now C1 too
+    h.apply(1, {"type": "take", "card": "H1"})
+    assert bot_action(h, 2, random.Random(0)) == {"type": "ask", "to": 1, "card": "C1"}
+    h.apply(2, {"type": "ask", "to": 1, "card": "C1"})
+    # Seat 1 still holds the C card it asked with; the only C card nobody has placed is C2.
+    assert bot_action(h, 2, random.Random(0)) == {"type": "ask", "to": 1, "card": "C2"}
+
+
 def test_smart_takes_a_row_card_of_a_set_it_holds_rather_than_guess():
     h = three(row=["H4", "A5", "G2", "G3", "G4", "G5", "H1"])
     assert bot_action(h, 0, random.Random(0)) == {"type": "take", "card": "A5"}
