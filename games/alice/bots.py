@@ -9,17 +9,16 @@ know: its own cards, the row, how many cards each seat and the stock hold, and t
   both are possible); answers give/Rabbit and Cat/pass at even odds.
 - ``smart``: remembers what the public log shows (``_Memory``): where a card is known to be (it was
   handed over, taken from the row, or refused with a Rabbit), which seats are known not to hold a
-  card (they were asked for it and did not hold it, or asked for it themselves), and which sets a
-  seat collects (it asked for a card of them), and how many cards of a set a seat holds at least
-  (one when it asks for a card of the set, one more per card of it received, one fewer per card
-  handed over). On its turn, for the sets it holds most of first: it asks where a card is known to
-  be; else asks a seat that must hold more cards of a set than the table can name for one of the
-  cards nobody has placed, when that is at least even odds; else, when a guess is at least even
-  odds, asks the seat most
-  likely to hold a missing card of its fullest set (weighing each seat by the cards whose place it
-  does not know, double for a seat that collects that set, against the stock); else takes a row
-  card (of the set it holds most of, else a special card); with an empty row it asks its best
-  guess. It always refuses with a Rabbit and always plays a Cat when it may.
+  card (they were asked for it and did not hold it, or asked for it themselves), which sets a seat
+  collects (it asked for a card of them), and how many cards of a set a seat holds at least (one
+  when it asks for a card of the set, one more per card of it received, one fewer per card handed
+  over). On its turn, for the sets it holds most of first: it asks where a card is known to be;
+  else asks a seat that must hold more cards of a set than the table can name for one of the cards
+  nobody has placed, when that is at least even odds; else, when a guess is at least even odds,
+  asks the seat most likely to hold a missing card of its fullest set (each seat weighed by the
+  cards whose place it does not know, double for a seat that collects that set, against the
+  stock); else takes a row card (of the set it holds most of, else a special card); with an empty
+  row it asks its best guess. It always refuses with a Rabbit and always plays a Cat when it may.
 """
 
 from __future__ import annotations
