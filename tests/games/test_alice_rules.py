@@ -93,7 +93,7 @@ def test_the_deal_goes_one_card_at_a_time_from_the_dealers_left_then_seven_to_th
 
 def test_only_the_44_card_pack_can_be_dealt():
     cards = list(PACK)
-    for bad in (cards[:-1], cards + ["A1"], cards[:-1] + ["A1"], cards[:-1] + ["WR"], tuple(cards)):
+    for bad in (cards[:-1], cards + ["A1"], cards[:-1] + ["A1"], cards[:-1] + ["WR"], "".join(cards), None):
         with pytest.raises(GameError, match="44-card pack"):
             AliceHand.from_deck(3, bad)
     with pytest.raises(GameError, match="dealer"):
