@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from games.alice import ALICE, PACK, AliceHand, GameError, deck, hand_size
+from games.alice import ALICE, PACK, AliceHand, GameError, card_name, deck, hand_size
 from games.alice.hand import ALL_LAID, STOPPED
 
 from .alice_support import deal
@@ -60,6 +60,13 @@ def test_card_codes_are_set_letter_and_number_white_rabbit_and_cheshire_cat():
     cards = deck(4, random.Random(3))
     assert sorted(cards) == sorted([f"{s}{n}" for s in "ABCDEFGH" for n in range(1, 6)] + ["WR", "WR", "CC", "CC"])
     assert deck(4, random.Random(3)) == cards  # seeded
+
+
+def test_every_set_card_has_its_leaflet_title_and_card_one_is_alice():
+    assert card_name("B3") == "B3 (The Dodo sails on a Toucan)"
+    assert card_name("H5") == "H5 (Alice's sister wakes her)"
+    assert all(card_name(f"{s}1") == f"{s}1 (Alice)" for s in "ABCDEFGH")
+    assert (card_name("WR"), card_name("CC")) == ("a White Rabbit", "a Cheshire Cat")
 
 
 # ---------------------------------------------------------------- the deal
