@@ -16,9 +16,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.alice.bots import bot_action  # noqa: E402
-from games.alice.hand import AliceHand  # noqa: E402
-from games.alice.simulate import simulate  # noqa: E402
+from games.alice.bots import bot_action
+from games.alice.hand import AliceHand
+from games.alice.simulate import simulate
 
 RUNS = 5  # the machine is shared: report the best and the median of several runs, and the load
 

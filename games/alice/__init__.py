@@ -32,7 +32,7 @@ class Alice:
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")
 
-    def with_rules(self, rules: dict[str, Any]) -> "Alice":
+    def with_rules(self, rules: dict[str, Any]) -> Alice:
         """Alice has no house rules: any rule given is refused."""
         unknown = sorted(str(k) for k in rules)
         if unknown:
@@ -65,7 +65,21 @@ class Alice:
 ALICE = Alice()
 
 __all__ = [
-    "ALICE", "Alice", "AliceHand", "CAT", "DEFAULT_ANSWER_SECONDS", "GameError", "PACK", "RABBIT", "SETS",
-    "bot_action", "card_name", "deck", "hand_size", "outcome_from_summary", "parse_bots", "report_lines",
+    "ALICE",
+    "CAT",
+    "DEFAULT_ANSWER_SECONDS",
+    "PACK",
+    "RABBIT",
+    "SETS",
+    "Alice",
+    "AliceHand",
+    "GameError",
+    "bot_action",
+    "card_name",
+    "deck",
+    "hand_size",
+    "outcome_from_summary",
+    "parse_bots",
+    "report_lines",
     "simulate",
 ]

@@ -24,7 +24,8 @@ know: its own cards, the row, how many cards each seat and the stock hold, and t
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..base import GameError
 from .cards import CARD_SET, CAT, RABBIT, SET_CARDS, SETS
@@ -78,7 +79,7 @@ class _Memory:
     ``least[seat][set]``: how many cards of the set the seat holds at least (one when it asks for a
     card of the set, one more for each card of it it receives, one fewer for each it hands over)."""
 
-    __slots__ = ("log", "read", "where", "lacks", "collects", "known", "placed", "least")
+    __slots__ = ("collects", "known", "lacks", "least", "log", "placed", "read", "where")
 
     def __init__(self, state: AliceHand) -> None:
         self.log = state.log
@@ -90,7 +91,7 @@ class _Memory:
         self.placed = [0] * state.players  # per seat, how many of its cards ``where`` places there
         self.least: list[dict[str, int]] = [{} for _ in range(state.players)]
 
-    def update(self) -> "_Memory":
+    def update(self) -> _Memory:
         log, where, lacks, known, least = self.log, self.where, self.lacks, self.known, self.least
         for i in range(self.read, len(log)):
             e = log[i]

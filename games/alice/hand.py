@@ -41,7 +41,19 @@ from collections import Counter
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import CARD_SET, CAT, PACK, RABBIT, ROW_SIZE, SET_CARDS, SETS, card_name, check_players, deck, hand_size
+from .cards import (
+    CARD_SET,
+    CAT,
+    PACK,
+    RABBIT,
+    ROW_SIZE,
+    SET_CARDS,
+    SETS,
+    card_name,
+    check_players,
+    deck,
+    hand_size,
+)
 
 DEFAULT_ANSWER_SECONDS = 20.0
 ALL_LAID, STOPPED = "all_laid", "stopped"
@@ -90,12 +102,12 @@ class AliceHand:
 
     # ---------------------------------------------------------------- creation
     @classmethod
-    def new(cls, players: int, rng: random.Random, dealer: int = 0) -> "AliceHand":
+    def new(cls, players: int, rng: random.Random, dealer: int = 0) -> AliceHand:
         """A hand dealt from a pack shuffled with ``rng``."""
         return cls.from_deck(players, deck(players, rng), dealer)
 
     @classmethod
-    def from_deck(cls, players: int, cards: list[str], dealer: int = 0) -> "AliceHand":
+    def from_deck(cls, players: int, cards: list[str], dealer: int = 0) -> AliceHand:
         """Deal ``cards`` (exactly the 44-card pack, in any order): ``hand_size`` each, one at a
         time from the dealer's left; the next 7 face up in the row; the rest is the stock, its top
         the first. Sets complete in the deal are laid at once, in seat order from the dealer's left."""
@@ -441,7 +453,7 @@ class AliceHand:
         }
 
     @classmethod
-    def load(cls, data: dict[str, Any]) -> "AliceHand":
+    def load(cls, data: dict[str, Any]) -> AliceHand:
         """Rebuild a hand from ``to_json`` output; GameError if it is not one."""
         try:
             if not isinstance(data, dict) or data.get("game") != "alice":

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..base import GameError
 from .bots import BOTS
@@ -125,8 +125,8 @@ def report_lines(report: SimulationReport) -> list[str]:
     n = report.hands or 1
     lines = [
         f"Alice, {report.players} players, {report.hands} hands, bots {','.join(report.bots)}",
-        f"ended: all sets laid {report.ended.get(ALL_LAID, 0)} ({100 * report.ended.get(ALL_LAID, 0) / n:.1f}%), "
-        f"stopped at the turn cap {report.ended.get(CAPPED, 0)} ({100 * report.ended.get(CAPPED, 0) / n:.1f}%)",
+        (f"ended: all sets laid {report.ended.get(ALL_LAID, 0)} ({100 * report.ended.get(ALL_LAID, 0) / n:.1f}%), "
+         f"stopped at the turn cap {report.ended.get(CAPPED, 0)} ({100 * report.ended.get(CAPPED, 0) / n:.1f}%)"),
         "total points per seat: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(report.total_points)),
         "mean points per seat: " + ", ".join(f"seat {s} {p:.2f}" for s, p in enumerate(report.mean_points)),
         "hands won (moved up) per seat: " + ", ".join(f"seat {s} {w}" for s, w in enumerate(report.won_by_seat)),
