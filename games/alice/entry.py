@@ -14,7 +14,8 @@ from typing import Any
 
 from ..base import GameError, Outcome
 from .cards import SETS, check_players
-from .hand import POINTS_PER_SET, AliceHand
+from .hand import AliceHand
+from .scoring import POINTS_PER_SET, mover_of
 
 _SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
 _HOLDING_KEYS = {"sets"}
@@ -100,14 +101,8 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
 def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     """The Outcome of a hand played with cards (see the module docstring for the summary)."""
     sets, dealer, last = read_summary(players, summary)
-    best = max(sets)
-    tied = [s for s, k in enumerate(sets) if k == best]
-    if best == 0:
-        mover = (dealer + 1) % players
-    elif len(tied) == 1:
-        mover = tied[0]
-    else:
-        mover = last  # type: ignore[assignment]
+    # Only who of the tied laid a set last matters; read_summary made sure it is one of them.
+    mover = mover_of(sets, [] if last is None else [last], dealer)
     return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover, declarer=None,
                    details={"sets": sets})
 

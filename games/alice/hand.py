@@ -41,6 +41,7 @@ from collections import Counter
 from typing import Any
 
 from ..base import GameError, Outcome
+from . import storage
 from .cards import (
     CARD_SET,
     CAT,
@@ -54,11 +55,11 @@ from .cards import (
     deck,
     hand_size,
 )
+from .scoring import POINTS_PER_SET, mover_of
 
 DEFAULT_ANSWER_SECONDS = 20.0
 ALL_LAID, STOPPED = "all_laid", "stopped"
 GIVE, CAT_CHOICE = "give", "cat"  # the two kinds of pending decision
-POINTS_PER_SET = 5
 VIEW_LOG = 100  # entries of the public log a view carries: the newest
 _PACK_COUNT = Counter(PACK)
 _SET_OF = {c: CARD_SET.get(c, "") for c in PACK}.__getitem__  # a card's set letter, "" for WR and CC
@@ -431,81 +432,17 @@ class AliceHand:
 
     # ---------------------------------------------------------------- storage
     def to_json(self) -> dict[str, Any]:
-        return {
-            "game": "alice",
-            "players": self.players,
-            "dealer": self.dealer,
-            "hands": [list(h) for h in self.hands],
-            "row": list(self.row),
-            "stock": list(self.stock),
-            "laid": [list(x) for x in self.laid],
-            "lay_order": list(self.lay_order),
-            "played": list(self.played),
-            "turn": self.turn,
-            "pending": None if self.pending is None else dict(self.pending),
-            "answering": self.answering,
-            "rabbit_this_turn": self.rabbit_this_turn,
-            "cat_this_turn": self.cat_this_turn,
-            "log": [dict(e) for e in self.log],
-            "version": self.version,
-            "ended_by": self.ended_by,
-            "deadline": self.deadline,
-        }
+        return storage.to_json(self)
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> AliceHand:
         """Rebuild a hand from ``to_json`` output; GameError if it is not one."""
-        try:
-            if not isinstance(data, dict) or data.get("game") != "alice":
-                raise GameError("Not a stored Alice hand.")
-            h = cls()
-            h.players = check_players(data["players"])
-            h.dealer = int(data["dealer"])
-            h.hands = [[str(c) for c in hand] for hand in data["hands"]]
-            h.row = [str(c) for c in data["row"]]
-            h.stock = [str(c) for c in data["stock"]]
-            h.laid = [[str(s) for s in x] for x in data["laid"]]
-            h.lay_order = [int(s) for s in data["lay_order"]]
-            h.played = [str(c) for c in data["played"]]
-            h.turn = None if data["turn"] is None else int(data["turn"])
-            p = data["pending"]
-            h.pending = None if p is None else {"decision": str(p["decision"]), "asker": int(p["asker"]),
-                                                 "to": int(p["to"]), "card": str(p["card"])}
-            h.answering = None if data["answering"] is None else int(data["answering"])
-            h.rabbit_this_turn = bool(data["rabbit_this_turn"])
-            h.cat_this_turn = bool(data["cat_this_turn"])
-            h.log = [dict(e) for e in data["log"]]
-            h.version = int(data["version"])
-            h.ended_by = None if data["ended_by"] is None else str(data["ended_by"])
-            d = data["deadline"]
-            h.deadline = None if d is None else float(d)
-        except GameError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise GameError(f"Not a stored Alice hand: {exc!r}.") from None
-        laid_cards = [c for x in h.laid for s in x for c in SET_CARDS.get(s, ("?",))]
-        every = Counter([*laid_cards, *h.row, *h.stock, *h.played, *(c for x in h.hands for c in x)])
-        if (len(h.hands) != h.players or len(h.laid) != h.players or every != _PACK_COUNT
-                or not 0 <= h.dealer < h.players):
-            raise GameError("Not a stored Alice hand: inconsistent cards or seats.")
-        return h
+        return storage.load(cls, data)
 
     def __eq__(self, other: object) -> bool:  # equal stored state, version included
         return isinstance(other, AliceHand) and self.to_json() == other.to_json()
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def mover_of(sets: list[int], lay_order: list[int], dealer: int) -> int:
-    """The seat that moves up: most sets; ties to the tied seat that laid a set most recently
-    (``lay_order``: the seat of every set laid, in order); nobody laid one: the dealer's left."""
-    best = max(sets)
-    if best == 0:
-        return (dealer + 1) % len(sets)
-    tied = [s for s, k in enumerate(sets) if k == best]
-    if len(tied) == 1:
-        return tied[0]
-    return next(s for s in reversed(lay_order) if s in tied)
 
 
 _HANDLERS = {
