@@ -1,0 +1,85 @@
+"""Alice (the Disney card game, 2-6 players): ask for cards, collect sets of five. Rules:
+docs/rules.md, "Alice" (authority shared/design/ALICE.md, from the leaflet 000_60e1d3982d3b7949).
+
+Public API: ``deck``, ``hand_size``, ``AliceHand`` (digital play; its module docstring describes
+the actions, the pending ask and the timeouts), ``bot_action``, ``simulate``, ``card_name`` and the
+game object ``ALICE``. Nothing here imports Django. The game is not registered here: the
+integrator registers ``ALICE`` (``games.register``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..base import GameError, Outcome
+from .bots import bot_action
+from .cards import CAT, PACK, RABBIT, SETS, card_name, check_players, deck, hand_size
+from .entry import entry_spec, outcome_from_summary, summary_of_hand
+from .hand import DEFAULT_ANSWER_SECONDS, AliceHand
+from .simulate import parse_bots, report_lines, simulate
+
+
+class Alice:
+    """The ``games.base.Game`` for Alice. It has no house rules."""
+
+    slug = "alice"
+    name = "Alice"
+    min_players = 2
+    max_players = 6
+    HOUSE_RULES: tuple[str, ...] = ()
+    # View keys that change without changing what a seat decides on (tables.digital.seat_basis):
+    # the log (and where the view's part of it starts), the version, the server's deadline.
+    chatter_keys = ("version", "log", "log_from", "deadline")
+
+    def with_rules(self, rules: dict[str, Any]) -> Alice:
+        """Alice has no house rules: any rule given is refused."""
+        unknown = sorted(str(k) for k in rules)
+        if unknown:
+            raise GameError(f"Unknown house rule(s) for Alice: {', '.join(unknown)}.")
+        return self
+
+    def entry_spec(self, players: int) -> dict[str, Any]:
+        return entry_spec(players)
+
+    def hand_summary(self, state: AliceHand) -> dict[str, Any]:
+        """A digital hand as an entry summary (for the organiser's correction form)."""
+        return summary_of_hand(state)
+
+    def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
+        return outcome_from_summary(players, summary)
+
+    def new_hand(self, players: int, rng: random.Random) -> AliceHand:
+        """A dealt hand; the dealer is drawn with ``rng`` (seeded by the drive, in the hand's log)."""
+        n = check_players(players)
+        dealer = rng.randrange(n)
+        return AliceHand.new(n, rng, dealer)
+
+    def load_hand(self, data: dict[str, Any]) -> AliceHand:
+        return AliceHand.load(data)
+
+    def bot_action(self, state: AliceHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
+        return bot_action(state, seat, rng, "smart")
+
+
+ALICE = Alice()
+
+__all__ = [
+    "ALICE",
+    "CAT",
+    "DEFAULT_ANSWER_SECONDS",
+    "PACK",
+    "RABBIT",
+    "SETS",
+    "Alice",
+    "AliceHand",
+    "GameError",
+    "bot_action",
+    "card_name",
+    "deck",
+    "hand_size",
+    "outcome_from_summary",
+    "parse_bots",
+    "report_lines",
+    "simulate",
+]

@@ -1,0 +1,117 @@
+"""A physically played Alice hand: the questions asked about it and its points (docs/rules.md,
+"Alice", "Entering a hand played with cards").
+
+The summary the entry form sends back::
+
+    {"dealer": 0,                    # who dealt (a seat; no default: the table chose)
+     "last_set": 2 | None,           # only when seats tie on most sets: who of them laid a set last
+     "holdings": [{"sets": 3}, ...]} # per seat, how many sets it laid (at most 8 in all)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import GameError, Outcome
+from .cards import SETS, check_players
+from .hand import AliceHand
+from .scoring import POINTS_PER_SET, mover_of
+
+_SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
+_HOLDING_KEYS = {"sets"}
+
+
+def entry_spec(players: int) -> dict[str, Any]:
+    check_players(players)
+    return {
+        "table": [
+            {"name": "dealer", "label": "Who dealt?", "type": "seat",
+             "help": "The player on the dealer's left began. When nobody laid a set, that player moves up.",
+             "missing": "Say who dealt: tap their name."},
+            {"name": "last_set", "label": "Tied on most sets: who laid a set last?", "type": "seat",
+             "optional": True, "none_label": "No tie for most sets",
+             "help": "Only when two or more players laid the most sets: the one of them who laid a set "
+                     "most recently moves up. Sets complete in the deal count as laid at the deal, in "
+                     "seat order from the dealer's left.",
+             "missing": "Say who laid a set last, or that nobody tied."},
+        ],
+        "seat": [
+            {"name": "sets", "label": "Sets laid (5 points each)", "type": "choice",
+             "choices": [[k, str(k)] for k in range(len(SETS) + 1)], "default": 0},
+        ],
+        "seat_help": "Eight sets in the pack: at most 8 laid in all.",
+    }
+
+
+def _seat(value: Any, players: int, what: str, *, optional: bool) -> int | None:
+    if value is None and optional:
+        return None
+    if type(value) is not int or not 0 <= value < players:
+        empty = " or empty" if optional else ""
+        raise GameError(f"{what} must be a seat from 0 to {players - 1}{empty}, not {value!r}.")
+    return value
+
+
+def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None]:
+    """Validate ``summary``: (sets per seat, dealer, last_set). GameError saying what is wrong."""
+    n = check_players(players)
+    if not isinstance(summary, dict):
+        raise GameError("The hand summary must be an object with 'dealer' and 'holdings'.")
+    extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
+    if extra:
+        raise GameError(f"Unknown summary field(s) {extra}.")
+    if "dealer" not in summary:
+        raise GameError("Say who dealt: the hand summary needs 'dealer'.")
+    if "holdings" not in summary:
+        raise GameError("The hand summary needs 'holdings', one entry per seat.")
+    dealer = _seat(summary["dealer"], n, "The dealer", optional=False)
+    last = _seat(summary.get("last_set"), n, "Who laid a set last", optional=True)
+    holdings = summary["holdings"]
+    if not isinstance(holdings, list) or len(holdings) != n:
+        raise GameError(f"'holdings' must list one entry per seat: {n} at this table.")
+    sets: list[int] = []
+    for seat, h in enumerate(holdings):
+        if not isinstance(h, dict):
+            raise GameError(f"Seat {seat}: the entry must be an object with 'sets'.")
+        bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
+        if bad:
+            raise GameError(f"Seat {seat}: unknown field(s) {bad}.")
+        k = h.get("sets", 0)
+        if type(k) is not int or not 0 <= k <= len(SETS):
+            raise GameError(f"Seat {seat}: 'sets' must be a whole number from 0 to 8, not {k!r}.")
+        sets.append(k)
+    if sum(sets) > len(SETS):
+        where = [s for s, k in enumerate(sets) if k]
+        raise GameError(f"{sum(sets)} sets entered (seats {where}), but the pack holds only 8.")
+    best = max(sets)
+    tied = [s for s, k in enumerate(sets) if k == best] if best else []
+    if len(tied) > 1:
+        if last is None:
+            raise GameError(f"Seats {tied} tie on {best} sets each: say which of them laid a set last.")
+        if last not in tied:
+            raise GameError(f"Seat {last} is not among the seats tied on most sets ({tied}): "
+                            "say which of those laid a set last.")
+    elif last is not None and last not in tied:
+        if not tied:
+            raise GameError(f"Nobody laid a set, so nobody laid one last: seat {last} was entered.")
+        raise GameError(f"Seat {tied[0]} alone laid the most sets ({best}); no tie to break with seat {last}.")
+    return sets, dealer, last  # type: ignore[return-value]
+
+
+def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
+    """The Outcome of a hand played with cards (see the module docstring for the summary)."""
+    sets, dealer, last = read_summary(players, summary)
+    # Only who of the tied laid a set last matters; read_summary made sure it is one of them.
+    mover = mover_of(sets, [] if last is None else [last], dealer)
+    return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover, declarer=None,
+                   details={"sets": sets})
+
+
+def summary_of_hand(state: AliceHand) -> dict[str, Any]:
+    """A digital hand in the entry format (for the organiser's correction form): ``last_set``
+    only when seats tie on most sets."""
+    sets = [len(x) for x in state.laid]
+    best = max(sets)
+    tied = [s for s, k in enumerate(sets) if k == best] if best else []
+    last = next(s for s in reversed(state.lay_order) if s in tied) if len(tied) > 1 else None
+    return {"dealer": state.dealer, "last_set": last, "holdings": [{"sets": k} for k in sets]}
