@@ -216,4 +216,4 @@ def test_each_refused_request_is_one_line_in_the_log_without_a_traceback(server,
     assert len(lines) == len(refusals), lines
     for words, _, _ in refusals:
         assert sum(words in line for line in lines) == 1, (words, lines)
-    assert "Traceback" not in logged and "Error" not in logged
+    assert "Traceback" not in logged and "Exception" not in logged
