@@ -23,8 +23,9 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_organiser
 	$(PY) manage.py banner
+	@# config.server: daphne, refusing a request body over the limit before reading it (docs/security.md).
 	@# No --proxy-headers: with no proxy in front, a phone would choose the address the join limit counts
-	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) --websocket_timeout 86400 config.asgi:application
+	$(PY) -m config.server -b 0.0.0.0 -p $(PORT) --websocket_timeout 86400 config.asgi:application
 
 test: $(STAMP)
 	$(PY) -m pytest

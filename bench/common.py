@@ -153,14 +153,14 @@ class Servers:
         self.procs: list[subprocess.Popen] = []
         self.urls: list[str] = []
         self.logs = []
-        daphne = str(Path(sys.executable).parent / "daphne")
+        serve = [sys.executable, "-m", "config.server"]  # daphne as `make run` starts it
         app = asgi_app(env)
         for i in range(count):
             port = free_port()
             log = open(os.path.join(log_dir, f"daphne-{i}.log"), "w")
             self.logs.append(log)
             self.procs.append(subprocess.Popen(
-                [daphne, "-b", HOST, "-p", str(port), "--websocket_timeout", "86400", app],
+                [*serve, "-b", HOST, "-p", str(port), "--websocket_timeout", "86400", app],
                 env={**env, "PORT": str(port)}, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
             ))
             self.urls.append(f"http://{HOST}:{port}")

@@ -117,7 +117,7 @@ class Server:
         self.log = open(os.path.join(self.tmp, "daphne.log"), "w")
         self.procs = [
             subprocess.Popen(
-                [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "bench.asgi:application"],
+                [sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port), "bench.asgi:application"],
                 env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
             )
             for port in self.ports

@@ -1,16 +1,36 @@
-"""Requests refused before any view: a form body Django cannot read."""
+"""Requests refused before any view: a form body Django will not read."""
 
 from __future__ import annotations
 
-from django.core.exceptions import BadRequest
-from django.http import HttpResponseBadRequest
+from django.conf import settings
+from django.core.exceptions import BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpResponse
+from django.http.multipartparser import MultiPartParserError
+from django.utils.log import log_response
+
+
+def _refusal(exc: Exception) -> tuple[int, str]:
+    """The status and the message for a form Django would not read."""
+    if isinstance(exc, RequestDataTooBig):
+        return 413, f"This form is too large: the limit is {settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1024} KB."
+    if isinstance(exc, TooManyFieldsSent):
+        return 400, f"This form has too many fields: the limit is {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}."
+    if isinstance(exc, TooManyFilesSent):
+        return 400, "No form here takes a file."
+    if isinstance(exc, MultiPartParserError):
+        return 400, f"This form could not be read ({exc})."
+    return 400, str(exc)
 
 
 class UnreadableForm:
-    """A POSTed form that Django refuses to read (an urlencoded body that says it is not UTF-8:
-    ``charset=utf8``, ``latin-1``…) gets a plain 400 here. Left to the CSRF middleware, the
-    refusal became a server error: Django's own error pages read the form again, and fail
-    again. Placed before the CSRF middleware."""
+    """A POSTed form that Django refuses to read gets a plain 4xx here and one line in the log
+    (logger ``django.request``), never a traceback: a body over DATA_UPLOAD_MAX_MEMORY_SIZE (413;
+    the server refuses a bigger body before reading it, config/server.py), more fields than
+    DATA_UPLOAD_MAX_NUMBER_FIELDS, a file part (no form takes one: DATA_UPLOAD_MAX_NUMBER_FILES is
+    0), a broken multipart body, an urlencoded body that says it is not UTF-8 (``charset=utf8``,
+    ``latin-1``…) (400). Left to Django, these were a traceback in the log (twice with DEBUG on),
+    and the charset one became a server error: Django's error pages read the form again, and
+    fail again. Placed before the CSRF middleware, which reads the form."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -19,8 +39,12 @@ class UnreadableForm:
         if request.method == "POST":
             try:
                 request.POST  # noqa: B018 (read once: Django keeps it)
-            except BadRequest as exc:
+            except (BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:
                 request._mark_post_parse_error()  # read again later (error pages), it is empty
-                return HttpResponseBadRequest(f"{exc} Send the form again from its page.",
-                                              content_type="text/plain; charset=utf-8")
+                status, message = _refusal(exc)
+                response = HttpResponse(f"{message} Send the form again from its page.\n", status=status,
+                                        content_type="text/plain; charset=utf-8")
+                log_response("Refused a form (%s): %s %s", message, request.method, request.path,
+                             response=response, request=request)
+                return response
         return self.get_response(request)

@@ -197,7 +197,13 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 14
-DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+# Request bodies. Every form here is a few KB. The server refuses any body over this limit before
+# reading it (config/server.py, 413); Django applies it to a form's fields (413 too, from
+# config.middleware.UnreadableForm), and no form takes a file: a file part is refused (400)
+# before its data is stored, so FILE_UPLOAD_MAX_MEMORY_SIZE never comes into play.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
+DATA_UPLOAD_MAX_NUMBER_FILES = 0
 
 LOGGING = {
     "version": 1,
@@ -208,6 +214,12 @@ LOGGING = {
     "loggers": {
         "django.channels.server": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},
-        "django.security.DisallowedHost": {"filters": ["without_traceback"]},  # one line, not a traceback
+        # Django's own "django" logger prints to the console when DEBUG is on, and propagates to
+        # the root's: every line twice. The root's handler alone.
+        "django": {"handlers": []},
+        # A client's mistake is one line, not a traceback: a forged Host header; a body read
+        # past its limits by something other than config.middleware.UnreadableForm.
+        **{f"django.security.{name}": {"filters": ["without_traceback"]}
+           for name in ("DisallowedHost", "RequestDataTooBig", "TooManyFieldsSent", "TooManyFilesSent")},
     },
 }

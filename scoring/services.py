@@ -91,9 +91,10 @@ def replace_result(
     summary: dict,
     by_user,
     reason: str,
-    source: str | None = None,
 ) -> Result:
-    """Organiser's correction: new outcome, confirmed, with an audit record of old and new."""
+    """Organiser's correction: new outcome, confirmed, with an audit record of old and new. The
+    result keeps its ``source`` and ``entered_by``: how it was entered and by whom (the result
+    page says so, and that the organiser corrected it)."""
     result = Result.objects.select_for_update().get(pk=result.pk)
     old = result_snapshot(result)
     result.summary = summary
@@ -102,9 +103,7 @@ def replace_result(
     result.mover = players[outcome.mover]
     result.dispute_reason = ""
     result.revision += 1
-    if source:
-        result.source = source
-    result.save(update_fields=["summary", "status", "declarer", "mover", "dispute_reason", "revision", "source", "updated_at"])
+    result.save(update_fields=["summary", "status", "declarer", "mover", "dispute_reason", "revision", "updated_at"])
     result.scores.all().delete()
     Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, True))
     Correction.objects.create(

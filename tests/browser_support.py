@@ -60,7 +60,7 @@ def live_server(tmp_path: Path, **env_extra: str):
     server = LiveServer(f"http://127.0.0.1:{port}", env, data)
     server.manage("migrate", "-v0", timeout=300)
     log = open(data / "daphne.log", "w")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port),
                              "config.asgi:application"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         for _ in range(150):

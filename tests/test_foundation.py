@@ -205,7 +205,7 @@ def test_make_run_trusts_no_forwarded_address():
 
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     run = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
-    serve = next(line for line in run.splitlines() if "daphne" in line and not line.strip().startswith("@#"))
+    serve = next(line for line in run.splitlines() if "config.server" in line and not line.strip().startswith("@#"))
     assert "--proxy-headers" not in serve and "-b 0.0.0.0" in serve
 
 

@@ -141,7 +141,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise DriveError("Give a reason for the correction: it is kept in the log.")
         result = scoring.replace_result(
             existing, players=players, hand_number=table.hand.number, outcome=outcome,
-            summary=summary, by_user=user, reason=reason[:300], source=Result.Source.ORGANISER,
+            summary=summary, by_user=user, reason=reason[:300],
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])

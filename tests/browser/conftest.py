@@ -44,7 +44,7 @@ def server(tmp_path_factory):
                    env=env, check=True, cwd=ROOT, timeout=60, capture_output=True)
     log = open(data / "daphne.log", "w")
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        [sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
         env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

@@ -26,7 +26,7 @@ from tests.factories import shown_on
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
-DAPHNE = str(Path(sys.executable).parent / "daphne")
+SERVE = [PYTHON, "-m", "config.server"]  # daphne as `make run` starts it
 
 
 def free_port() -> int:
@@ -75,7 +75,7 @@ class Server:
 
     def start(self) -> None:
         self.log = open(self.data / "daphne.log", "a")
-        self.proc = subprocess.Popen([DAPHNE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+        self.proc = subprocess.Popen([*SERVE, "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
                                      env=self.env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
 
         def up():

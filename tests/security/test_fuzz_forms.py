@@ -323,7 +323,8 @@ def test_two_megabyte_posts_are_refused(world, path):
                          (f"names={BIG}&reason={BIG}", {"content_type": "application/x-www-form-urlencoded"})):
         before = snapshot()
         response = client.post(url, data, **kwargs)
-        assert response.status_code == 400, (url, response.status_code)
+        assert response.status_code == 413, (url, response.status_code)
+        assert "too large" in response.content.decode()
         assert snapshot() == before
 
 

@@ -1,0 +1,109 @@
+"""The server `make run` starts: daphne, with every request body bounded before it is read.
+
+Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
+--websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
+websockets and their 1 MiB frame limit) but one thing: an HTTP request whose body is over
+``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
+the connection closed, and the server logs one line (logger ``config.server``). A
+``Content-Length`` over the limit is refused as soon as the headers are in, before a byte of the
+body is read; a chunked body is counted as it arrives and cut off once past the limit.
+
+Why this needs a server of its own: daphne runs on twisted.web, whose ``Request`` reads the
+whole body (into memory, or a temporary file past 100 KB) before daphne hands the request to
+the ASGI application, and daphne then queues all of it for Django; an ASGI middleware would see
+a 200 MB upload only after it had been read. twisted.web calls ``Request.gotLength`` once the
+headers are in and ``Request.handleContentChunk`` for each piece of body, so the limit is a
+subclass of daphne's request class overriding those two (and ``process``, so that a refused
+request never reaches the application). daphne picks its request class in its
+``HTTPFactory.buildProtocol`` and builds that factory in ``Server.run`` from the module-level
+name ``daphne.server.HTTPFactory``; ``Server.run`` below points that name at our factory, and
+daphne's ``CommandLineInterface.server_class`` (its documented hook) runs our ``Server``. Tested
+through real sockets by tests/security/test_body_limits.py, so a daphne that changes any of
+this fails there.
+"""
+
+from __future__ import annotations
+
+import daphne.server  # isort:skip  (installs Twisted's asyncio reactor: first)
+
+import io
+import logging
+
+from daphne.cli import CommandLineInterface
+from daphne.http_protocol import HTTPFactory, WebRequest
+
+logger = logging.getLogger(__name__)
+
+
+def body_limit() -> int:
+    """Bytes a request body may have: Django's own limit on a form (config/settings.py)."""
+    from django.conf import settings
+
+    return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+class BoundedRequest(WebRequest):
+    """daphne's request, refusing a body over ``body_limit()`` with 413 before reading it."""
+
+    refused = False
+    received = 0
+
+    def __init__(self, *args, **kwargs):
+        # Twisted would also parse a form body into request.args, which daphne never reads;
+        # Django parses it (and says why it refuses one, config/middleware.py).
+        super().__init__(*args, parsePOSTFormSubmission=False, **kwargs)
+
+    def gotLength(self, length):
+        if length is not None and length > body_limit():
+            self.refuse(f"a request body of {length} bytes")
+        else:
+            super().gotLength(length)
+
+    def handleContentChunk(self, data):
+        if self.refused:
+            return
+        self.received += len(data)
+        if self.received > body_limit():
+            self.refuse(f"a chunked request body of over {body_limit()} bytes")
+        else:
+            super().handleContentChunk(data)
+
+    def process(self):
+        if not self.refused:
+            return super().process()
+
+    def refuse(self, body: str) -> None:
+        """Answer 413 and close the connection; what else arrives is not read."""
+        self.refused = True
+        if self.content is not None:
+            self.content.close()  # a chunked body's temporary file
+        self.content = io.BytesIO()  # stays empty; closed with the connection
+        self.requestHeaders.removeHeader(b"Expect")  # no "100 Continue" after the answer
+        limit = body_limit()
+        logger.warning("Refused %s from %s (the limit is %s bytes): 413", body, getattr(self.client, "host", "?"), limit)
+        message = f"Request body too large: the limit is {limit // 1024} KB.\n".encode()
+        self.channel.transport.write(
+            b"HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(message), message))
+        self.channel.loseConnection()
+
+
+class BoundedHTTPFactory(HTTPFactory):
+    def buildProtocol(self, addr):
+        protocol = super().buildProtocol(addr)
+        protocol.requestFactory = BoundedRequest
+        return protocol
+
+
+class Server(daphne.server.Server):
+    def run(self):
+        daphne.server.HTTPFactory = BoundedHTTPFactory  # the name Server.run builds its factory from
+        super().run()
+
+
+class CommandLine(CommandLineInterface):
+    server_class = Server
+
+
+if __name__ == "__main__":
+    CommandLine.entrypoint()

@@ -1,0 +1,102 @@
+"""The organiser's result page says who entered a table's result and whether the organiser
+corrected it, each once: a corrected phone entry said "entered by the organiser by Sidney"."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.test import Client
+
+from drive import services
+from tests.factories import declared, seated_drive, shown_for
+from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, table_of
+
+
+def origin(client: Client, drive, table) -> str:
+    """What the result page says of the table's result, as read (tags dropped)."""
+    page = client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    said = re.search(r"This table already has a result, (.*?)\. Saving a change", page, re.S)
+    assert said, page
+    return html.unescape(re.sub(r"<[^>]+>", "", said.group(1)))
+
+
+def phone(drive, player) -> Client:
+    client = Client()
+    client.cookies[f"ff_{drive.join_code}"] = player.token
+    return client
+
+
+def phone_entry(drive, player, declarer: int, key: str) -> None:
+    data = {"declarer": str(declarer), "nine_card": "False", "dealer": "0", "client_key": key, "seen_revision": "0",
+            **shown_for(player)}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    assert phone(drive, player).post(f"/{drive.join_code}/enter", data).status_code == 302
+
+
+def correct(drive, table, organiser, declarer: int) -> None:
+    services.organiser_result(drive, table, declared(4, declarer), organiser, reason="the other one declared")
+
+
+@pytest.mark.django_db
+def test_a_phones_entry_names_its_player_and_a_correction_the_organiser(organiser, organiser_client):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, confirmer = seated_players(table)[:2]
+    phone_entry(drive, sidney, 0, "sidney-1")
+    assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (waiting for confirmation)"
+    phone(drive, confirmer).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(confirmer)})
+    assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (confirmed)"
+    correct(drive, table, organiser, 1)
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+    correct(drive, table, organiser, 2)  # corrected again: still said once
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+
+
+@pytest.mark.django_db
+def test_a_disputed_phone_entry_says_so(organiser, organiser_client):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, other = seated_players(table)[:2]
+    phone_entry(drive, sidney, 0, "sidney-2")
+    phone(drive, other).post(f"/{drive.join_code}/dispute",
+                             {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
+    assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (disputed)"
+
+
+@pytest.mark.django_db
+def test_a_paper_result_is_the_organisers_and_so_is_its_correction(organiser, organiser_client):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    assert origin(organiser_client, drive, table) == "entered by the organiser from paper (confirmed)"
+    correct(drive, table, organiser, 1)
+    assert origin(organiser_client, drive, table) == (
+        "entered by the organiser from paper, corrected by the organiser (confirmed)")
+
+
+@pytest.mark.django_db
+def test_a_table_not_played_at_a_forced_close_says_so_and_its_correction(organiser, organiser_client):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.close_hand(drive, force=True)
+    assert origin(organiser_client, drive, table) == "recorded as not played when the hand was closed (confirmed)"
+    correct(drive, table, organiser, 0)
+    assert origin(organiser_client, drive, table) == (
+        "recorded as not played when the hand was closed, corrected by the organiser (confirmed)")
+
+
+def test_a_hand_played_on_the_phones_is_scored_there_and_its_correction_is_the_organisers(
+        transactional_db, organiser, organiser_client):
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    play_to_the_end(table, seated_players(table), seed=3)
+    assert origin(organiser_client, drive, table) == "played and scored on the phones (confirmed)"
+    correct(drive, table, organiser, 3)
+    assert origin(organiser_client, drive, table) == (
+        "played and scored on the phones, corrected by the organiser (confirmed)")

@@ -1,0 +1,219 @@
+"""Request bodies are bounded before they are read, on the server `make run` starts
+(config/server.py: daphne, refusing a body over the limit at header time).
+
+Each test talks to a real server over real sockets, with DEBUG off and on. A client streams as
+fast as the server takes it and stops at the first byte of the answer, so "refused before it
+was read" is measured in bytes sent: a server that read the body would have taken all 200 MB
+before answering; one that refuses at once lets through only what the two sockets' kernel
+buffers hold, a few MB, however slow or busy the machine.
+"""
+
+from __future__ import annotations
+
+import re
+import select
+import socket
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.faults.support import NoRedirect, Phone, Server, setup_drive, state_of, wait_for
+
+MB = 1024 * 1024
+LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+# Far below the 200 MB sent, far above what kernel buffers hold (a 4 MB send buffer and a
+# receive buffer that grows only while the server reads).
+SENT_BEFORE_ANSWER = 24 * MB
+BOUNDARY = "limit-test-boundary"
+
+
+@pytest.fixture(scope="module", params=["0", "1"], ids=["debug-off", "debug-on"])
+def server(request, tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("limits"))
+    s.env.update({"DEBUG": request.param, "SECRET_KEY": "body-limits-" + "k" * 50})
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def drive(server):
+    return setup_drive(server, 4)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def multipart_head(name: str = "upload") -> bytes:
+    return (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"a.bin\"\r\n"
+            "Content-Type: application/octet-stream\r\n\r\n").encode()
+
+
+def exchange(server: Server, path: str, content_type: str, body: Iterator[bytes], *, length: int | None,
+             headers: dict | None = None) -> tuple[int, bytes, int, float]:
+    """POST ``body`` (with this Content-Length, or chunked if None) as fast as the server takes
+    it, until the server answers. Returns (status, answer body, body bytes sent before the
+    answer, seconds from the headers to the answer)."""
+    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{server.port}", f"Content-Type: {content_type}",
+             "Transfer-Encoding: chunked" if length is None else f"Content-Length: {length}",
+             *(f"{k}: {v}" for k, v in (headers or {}).items())]
+    pieces = (b"%x\r\n%s\r\n" % (len(piece), piece) for piece in body) if length is None else body
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        started = time.monotonic()
+        sock.setblocking(False)
+        sent, pending, answer = 0, next(pieces, b""), b""
+        while time.monotonic() < started + 120:
+            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 1)
+            if readable:
+                break
+            if writable:
+                try:
+                    n = sock.send(pending)
+                except OSError:  # the server closed its side: its answer is waiting
+                    pending = b""
+                    continue
+                sent, pending = sent + n, pending[n:] or next(pieces, b"")
+        answered = time.monotonic() - started
+        sock.setblocking(True)
+        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < content_length(answer):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return int(answer.split(b" ", 2)[1]), answer.split(b"\r\n\r\n", 1)[1], sent, answered
+
+
+def stream_upload(server: Server, path: str, size: int, *, chunked: bool = False, headers: dict | None = None):
+    """``exchange`` with a form holding one file part of ``size`` bytes."""
+    head, tail = multipart_head(), f"\r\n--{BOUNDARY}--\r\n".encode()
+
+    def body():
+        yield head
+        for start in range(0, size, 65536):
+            yield b"x" * min(65536, size - start)
+        yield tail
+
+    return exchange(server, path, f"multipart/form-data; boundary={BOUNDARY}", body(),
+                    length=None if chunked else len(head) + size + len(tail), headers=headers)
+
+
+def content_length(answer: bytes) -> int:
+    match = re.search(rb"(?i)\r\ncontent-length: *(\d+)", answer.split(b"\r\n\r\n", 1)[0])
+    return int(match.group(1)) if match else 0
+
+
+def post(server: Server, path: str, body: bytes, content_type: str, headers: dict | None = None):
+    request = urllib.request.Request(server.url + path, data=body, method="POST",
+                                     headers={"Content-Type": content_type, **(headers or {})})
+    try:
+        response = urllib.request.build_opener(NoRedirect).open(request, timeout=30)
+    except urllib.error.HTTPError as exc:
+        response = exc
+    return response.status, response.read().decode()
+
+
+def log_of(server: Server) -> str:
+    return (server.data / "daphne.log").read_text()
+
+
+def test_a_200_mb_upload_without_a_cookie_is_refused_before_it_is_read(server):
+    urllib.request.urlopen(server.url + "/login/", timeout=30).read()  # the page's code is loaded
+    before = rss_mb(server.proc.pid)
+    status, body, sent, seconds = stream_upload(server, "/login/", 200 * MB)
+    assert status == 413 and b"too large" in body
+    assert sent < SENT_BEFORE_ANSWER, f"{sent / MB:.1f} MB taken before answering"
+    assert rss_mb(server.proc.pid) - before < 50, (before, rss_mb(server.proc.pid))
+    assert urllib.request.urlopen(server.url + "/healthz", timeout=30).status == 200
+    print(f"413 after {seconds:.3f} s, {sent / MB:.1f} MB sent; RSS {before:.0f} -> {rss_mb(server.proc.pid):.0f} MB")
+
+
+def test_a_chunked_upload_is_cut_off_past_the_limit(server):
+    before = rss_mb(server.proc.pid)
+    status, body, sent, _ = stream_upload(server, "/login/", 200 * MB, chunked=True)
+    assert status == 413 and b"too large" in body
+    assert sent < SENT_BEFORE_ANSWER
+    assert rss_mb(server.proc.pid) - before < 50
+
+
+@pytest.mark.parametrize("size", [2 * MB, 100 * MB])
+def test_a_phones_entry_with_a_big_file_part_is_refused_and_records_nothing(server, drive, size):
+    code, tokens = drive["code"], drive["tables"][0]
+    phone = Phone(server, code, tokens[0])
+    phone.get(f"/{code}/me")  # its CSRF cookie
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in phone.cookies.items()),
+               "X-CSRFToken": phone.cookies["csrftoken"], "Origin": server.url}
+    before = state_of(server, drive["id"])
+    status, body, sent, _ = stream_upload(server, f"/{code}/enter", size, headers=headers)
+    assert status == 413 and b"too large" in body
+    assert sent < SENT_BEFORE_ANSWER
+    assert state_of(server, drive["id"]) == before
+
+
+def test_a_body_just_over_the_limit_is_refused_and_one_under_it_reaches_the_form(server):
+    over = b"names=" + b"x" * (LIMIT - 5)
+    assert exchange(server, "/login/", "application/x-www-form-urlencoded", iter([over]), length=len(over))[0] == 413
+    under = b"names=" + b"x" * (LIMIT - 1000)
+    assert post(server, "/login/", under, "application/x-www-form-urlencoded")[0] == 403  # no CSRF cookie
+
+
+def test_a_file_part_in_a_phones_entry_is_refused_and_the_same_entry_without_it_is_recorded(server, drive):
+    code, tokens = drive["code"], drive["tables"][0]
+    phone = Phone(server, code, tokens[1])
+    phone.get(f"/{code}/me")  # its CSRF cookie
+    fields = phone.entry(4, 2, "with-a-file")
+    parts = [f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n".encode()
+             for k, v in fields.items()]
+    body = b"".join(parts) + multipart_head() + b"x" * 10_000 + f"\r\n--{BOUNDARY}--\r\n".encode()
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in phone.cookies.items()),
+               "X-CSRFToken": phone.cookies["csrftoken"], "Origin": server.url}
+    status, answer = post(server, f"/{code}/enter", body, f"multipart/form-data; boundary={BOUNDARY}", headers)
+    assert status == 400 and "No form here takes a file" in answer
+    assert state_of(server, drive["id"])["results"] == []
+    assert phone.post(f"/{code}/enter", fields)[0] == 302
+    assert [r[1] for r in state_of(server, drive["id"])["results"]] == ["entered"]
+
+
+def test_websocket_frames_keep_their_one_mib_limit(server, drive):
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    url = f"ws://127.0.0.1:{server.port}/ws/drive/{drive['code']}/board/"
+    with connect(url, origin=server.url, open_timeout=10, max_size=None) as ws:
+        ws.recv(timeout=10)  # the snapshot
+        ws.send('{"type": "ping", "pad": "' + "x" * (LIMIT * 2) + '"}')  # over the HTTP limit, under 1 MiB
+        assert ws.recv(timeout=10)  # answered (an error frame): the socket is still open
+        ws.send("x" * (MB + 1))
+        with pytest.raises(ConnectionClosed):  # daphne drops the connection (1009, message too big)
+            ws.recv(timeout=10)
+
+
+def test_each_refused_request_is_one_line_in_the_log_without_a_traceback(server, drive):
+    start = len(log_of(server))
+    fields = "&".join(f"f{i}=1" for i in range(1500)).encode()
+    refusals = [
+        ("Refused a request body of", lambda: stream_upload(server, "/login/", 5 * MB)[0], 413),
+        ("Refused a chunked request body", lambda: stream_upload(server, "/login/", 5 * MB, chunked=True)[0], 413),
+        ("too many fields", lambda: post(server, "/login/", fields, "application/x-www-form-urlencoded")[0], 400),
+        ("No form here takes a file", lambda: post(
+            server, "/login/", multipart_head() + b"x" * 1000 + f"\r\n--{BOUNDARY}--\r\n".encode(),
+            f"multipart/form-data; boundary={BOUNDARY}")[0], 400),
+        ("could not be read", lambda: post(server, "/login/", b"junk", "multipart/form-data")[0], 400),
+    ]
+    for _, send, status in refusals:
+        assert send() == status
+    wait_for(lambda: log_of(server)[start:].count("Refused") >= len(refusals), timeout=10, what="the log lines")
+    logged = log_of(server)[start:]
+    lines = [line for line in logged.splitlines() if "Refused" in line]
+    assert len(lines) == len(refusals), lines
+    for words, _, _ in refusals:
+        assert sum(words in line for line in lines) == 1, (words, lines)
+    assert "Traceback" not in logged and "Exception" not in logged

@@ -1,0 +1,79 @@
+"""Forms Django will not read, through Django itself (the test client: no server in front): too
+large, too many fields, a file part (no form takes one), a broken multipart body. Each is
+refused with a short message, writes nothing, and is one line in the log without a traceback,
+with DEBUG off and on. The server in front refuses a large body before Django sees it:
+test_body_limits.py."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.test.client import encode_multipart
+
+from scoring.models import Result
+from tests.security.conftest import entry_data, snapshot
+
+BOUNDARY = "refused-form-boundary"
+
+
+def multipart(fields: dict, file_part: bytes | None = None) -> bytes:
+    body = encode_multipart(BOUNDARY, fields).removesuffix(f"--{BOUNDARY}--\r\n".encode())
+    if file_part is not None:
+        body += (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"a.jpg\"\r\n"
+                 "Content-Type: image/jpeg\r\n\r\n").encode() + file_part + b"\r\n"
+    return body + f"--{BOUNDARY}--\r\n".encode()
+
+
+MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
+
+
+def refusals(world) -> list[tuple[str, bytes, str, int, str]]:
+    """(what, body, content type, status, what the answer says) for the enterer's entry form."""
+    entry = entry_data(4, 2, by=world.enterer)
+    big = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    return [
+        ("too large", f"declarer=2&pad={big}".encode(), "application/x-www-form-urlencoded", 413, "too large"),
+        ("too large, multipart", multipart({**entry, "pad": big}), MULTIPART, 413, "too large"),
+        ("too many fields", "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1)).encode(),
+         "application/x-www-form-urlencoded", 400, "too many fields"),
+        ("a file part", multipart(entry, b"\xff\xd8" + b"x" * 5000), MULTIPART, 400, "No form here takes a file"),
+        ("an empty file part", multipart(entry, b""), MULTIPART, 400, "No form here takes a file"),
+        ("no boundary", b"--x\r\n", "multipart/form-data", 400, "could not be read"),
+        ("a bad boundary", b"junk", "multipart/form-data; boundary=\x01", 400, "could not be read"),
+    ]
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, settings, caplog, debug):
+    settings.DEBUG = debug
+    phone = world.phone(world.enterer)
+    for what, body, content_type, status, says in refusals(world):
+        before = snapshot()
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            response = phone.post(f"/{world.code}/enter", body, content_type=content_type)
+        assert response.status_code == status, what
+        assert says in response.content.decode(), what
+        assert snapshot() == before, what
+        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(lines) == 1 and "Refused a form" in lines[0].getMessage(), (what, [r.getMessage() for r in lines])
+        assert lines[0].exc_info is None and not lines[0].exc_text, what
+
+
+def test_the_same_entry_without_the_file_part_is_recorded(world):
+    """The file part alone is what is refused: the same fields, without it, are an entry."""
+    entry = entry_data(4, 2, by=world.enterer)
+    phone = world.phone(world.enterer)
+    assert phone.post(f"/{world.code}/enter", multipart(entry, b"x"), content_type=MULTIPART).status_code == 400
+    assert phone.post(f"/{world.code}/enter", multipart(entry), content_type=MULTIPART).status_code == 302
+    assert Result.objects.get(table=world.t1).entered_by == world.enterer
+
+
+def test_the_sign_in_form_refuses_a_file_part_before_csrf(db):
+    """No cookie, no CSRF token: still a 400 that says why, not a 403 after reading the file."""
+    response = Client(enforce_csrf_checks=True).post("/login/", multipart({"username": "a"}, b"x" * 1000),
+                                                     content_type=MULTIPART)
+    assert response.status_code == 400 and "No form here takes a file" in response.content.decode()
