@@ -493,9 +493,22 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     """A bot that gave up (its moves failed for as long as it tries) is started again by a phone
     of the table that looks again (a sync: the phone's page does so when the table is quiet),
     not only by a phone connecting afresh or a person's move."""
+    import threading
+
+    from django.db import OperationalError
+
     from tables import bots
 
-    failures = fail_first_bot_step(monkeypatch)
+    real_step, failing, failed = bots.bot_step, threading.Event(), threading.Event()
+    failing.set()
+
+    def flaky_step(table_id, seat):
+        if failing.is_set():  # the database away, for as long as the test says
+            failed.set()
+            raise OperationalError("database is locked")
+        return real_step(table_id, seat)
+
+    monkeypatch.setattr(bots, "bot_step", flaky_step)
     monkeypatch.setattr(bots, "MAX_REFUSED", 1)  # the bot gives up after one failed try
     drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
     table = await database_sync_to_async(table_of)(drive)
@@ -503,14 +516,16 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     socket, _ = await connected(drive, players[0])
     await database_sync_to_async(services.start_hand)(drive)
-    for _ in range(100):
-        if failures and (3, table.pk) not in {(s, t) for t, s in bots._pending}:
+    assert await asyncio.to_thread(failed.wait, 30)
+    await until(socket, lambda f: f["type"] == "state" and f["hand"] == 1)  # the start's look is done
+    for _ in range(600):  # every task of that bot has given up
+        if (table.pk, 3) not in bots._pending:
             break
         await asyncio.sleep(0.05)
-    assert failures == [3]
+    failing.clear()
     assert (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is None  # it gave up
     await socket.send_json_to({"type": "sync"})
-    for _ in range(100):
+    for _ in range(600):
         if (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is not None:
             break
         await asyncio.sleep(0.05)
