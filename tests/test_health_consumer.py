@@ -50,8 +50,7 @@ def test_layer_backend_matches_the_environment():
 
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "channels_redis.core.RedisChannelLayer"
-        assert settings.CHANNEL_LAYERS["default"]["CONFIG"]["group_expiry"] >= settings.WEBSOCKET_TIMEOUT
+        assert backend == "channels_redis.pubsub.RedisPubSubChannelLayer"
     else:
         assert backend == "channels.layers.InMemoryChannelLayer"
 
