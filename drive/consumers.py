@@ -97,5 +97,5 @@ class LiveConsumer(JsonFrameConsumer):
             return
         frame = {k: event[k] for k in ("hand", "table", "current", "status", "status_label", "progress", "commit")}
         if self.audience == "organiser" or event["board_totals"]:
-            frame["totals"] = event["totals"]
+            frame["totals"], frame["ranks"] = event["totals"], event["ranks"]
         await self.send_json({"type": "result", **frame})

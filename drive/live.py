@@ -144,6 +144,8 @@ def result_delta(table: Any, *, committed: bool = False, seated: list[int] | Non
     if seated is None:
         seated = list(table.seats.order_by().values_list("player_id", flat=True))
     latest = hand.number if current else selectors.latest_hand_number(drive)
+    seated_ids = set(seated)
+    ranked = selectors.standings(drive)
     frozen_at = selectors.suspense_from(drive)
     return {
         "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
@@ -151,9 +153,11 @@ def result_delta(table: Any, *, committed: bool = False, seated: list[int] | Non
         "current": hand.number >= latest,
         "status": status, "status_label": TableHand.Status(status).label,
         "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
-        "totals": {str(r.player_id): {"total": r.total, "declarations": r.declarations,
-                                      "nine": r.nine_card_declarations, "hands": r.hands_played}
-                   for r in selectors.totals_of(drive, seated)},
+        # The seated players' new totals, and everybody's place: ranked here, the one ranking
+        # (scoring.standings), never in the page.
+        "totals": {str(r.row.player_id): {"total": r.total, "facts": list(r.facts), "hands": r.row.hands_played}
+                   for r in ranked if r.row.player_id in seated_ids},
+        "ranks": [[str(r.row.player_id), r.label] for r in ranked],
         # The board keeps its standings secret while the drive is in its suspense hands (as
         # selectors.drive_view): no totals for it then, whichever hand the result belongs to.
         "board_totals": frozen_at is None or latest <= frozen_at,

@@ -7,10 +7,13 @@ import random
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
+from functools import cached_property
+
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from games import Game, default_slug, get_game
 from tables.models import TableHand
 
 # Letters nobody confuses when read off a projector or typed on a phone (no I, L, O, 0, 1, U/V).
@@ -45,7 +48,7 @@ class Drive(models.Model):
 
     name = models.CharField(max_length=120)
     date = models.DateField(default=timezone.localdate)
-    game = models.CharField(max_length=40, default="film-fantasy")
+    game = models.CharField(max_length=40, default=default_slug, help_text="The registered game's slug.")
     organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="drives")
     join_code = models.CharField(max_length=8, unique=True, default=new_join_code)
     target = models.CharField(max_length=10, choices=Target.choices, default=Target.TOTAL)
@@ -83,6 +86,11 @@ class Drive(models.Model):
                 name="drive_table_size_2_to_10",
             ),
         ]
+
+    @cached_property
+    def game_rules(self) -> Game:
+        """The drive's game as it plays here: the registered game with the drive's house rules."""
+        return get_game(self.game, self.house_rules)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.date:%d %b %Y})"

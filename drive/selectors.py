@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Prefetch, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import BooleanField, Count, ExpressionWrapper, IntegerField, Max, Prefetch, Q, QuerySet, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html, format_html_join
 
 from common.bidi import bdi
 from drive.models import Drive, Player
+from games import Game
 from scoring import standings as ranking
 from scoring.models import Correction, Score
 from tables.models import Hand, Seat, TableHand
@@ -32,32 +34,33 @@ def latest_hand_number(drive: Drive) -> int:
 def standings_rows(drive: Drive, *, live: bool = False) -> list[ranking.Row]:
     """Every player's totals over confirmed results (one query). A finished drive's are frozen."""
     if drive.final_standings is not None and not live:
-        return [ranking.Row(**row) for row in drive.final_standings]
+        return [ranking.Row(**{**row, "facts": tuple(row.get("facts", ()))}) for row in drive.final_standings]
     return _rows(drive, Q(scores__counted=True))
 
 
-def totals_of(drive: Drive, player_ids: list[int]) -> list[ranking.Row]:
-    """The standings' rows of these players only (one query): a table's result message."""
-    return _rows(drive, Q(scores__counted=True), player_ids)
-
-
 def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list[ranking.Row]:
-    """One aggregate query; only the columns a row needs (no full Player objects)."""
+    """One aggregate query; only the columns a row needs (no full Player objects). Each of the
+    game's standings facts is totalled from ``Score.details`` (summed, or the best hand's)."""
     players = Player.objects.filter(drive=drive)
     if player_ids is not None:
         players = players.filter(pk__in=player_ids)
+    facts = game_of(drive).facts
+    totals = {
+        f"fact_{i}": Coalesce((Max if fact.best else Sum)(
+            Cast(KT(f"scores__details__{fact.key}"), IntegerField()), filter=counted), 0)
+        for i, fact in enumerate(facts)
+    }
     players = players.values_list("pk", "name", "active").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
-        n_declared=Count("scores", filter=counted & Q(scores__declared=True)),
-        n_nine=Count("scores", filter=counted & Q(scores__nine_card=True)),
         n_hands=Count("scores", filter=counted),
+        **totals,
     )
     # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not
     # counted among the players. Once they have played, their points stay, the row marked "left".
     return [
-        ranking.Row(name=name, total=total, declarations=declared, nine_card_declarations=nine,
-                    hands_played=hands, player_id=pk, left=not active)
-        for pk, name, active, total, declared, nine, hands in players
+        ranking.Row(name=name, total=total, facts=tuple(fact_totals), hands_played=hands, player_id=pk,
+                    left=not active)
+        for pk, name, active, total, hands, *fact_totals in players
         if active or hands or player_ids is not None
     ]
 
@@ -66,8 +69,39 @@ def standings(drive: Drive) -> list[ranking.Ranked]:
     return ranking.rank(standings_rows(drive))
 
 
-def prizes(ranked: list[ranking.Ranked]) -> dict[str, list[ranking.Ranked]]:
-    return ranking.prizes(ranked)
+def game_of(drive: Drive) -> Game:
+    """The drive's game, with its house rules."""
+    return drive.game_rules
+
+
+@dataclass(frozen=True)
+class PrizeList:
+    """One prize: its title and who wins it (standings order), each with the number shown
+    beside the name: the total, or for a game's own prize the total of its fact."""
+
+    key: str
+    title: str
+    ranked: list[ranking.Ranked]
+    fact: int | None = None  # index in Row.facts of the number shown; None: the total
+
+    @property
+    def entries(self) -> list[tuple[ranking.Ranked, int]]:
+        return [(r, r.total if self.fact is None else r.facts[self.fact]) for r in self.ranked]
+
+
+def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
+    """The prizes in the order they are given: winner(s), runner-up, booby prize, then the
+    game's own (``games.base.Prize``). The board reveals them in reverse."""
+    game = game_of(drive)
+    index = {fact.key: i for i, fact in enumerate(game.facts)}
+    lists = ranking.prizes(ranked, [(p.key, index[p.fact]) for p in game.prizes])
+    winners = lists["winners"]
+    return [
+        PrizeList("winners", "Winner" if len(winners) < 2 else "Winners", winners),
+        PrizeList("runner_up", "Runner-up", lists["runner_up"]),
+        PrizeList("booby", "Booby prize", lists["booby"]),
+        *(PrizeList(p.key, p.title, lists[p.key], index[p.fact]) for p in game.prizes),
+    ]
 
 
 def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[TableHand]:
@@ -253,9 +287,9 @@ class DriveView:
     moves: dict[int, Move]
     players: list[Player]
 
-    @property
-    def prizes(self) -> dict[str, list[ranking.Ranked]]:
-        return ranking.prizes(self.ranked)
+    @cached_property
+    def prizes(self) -> list[PrizeList]:
+        return prizes(self.drive, self.ranked)
 
     def waiting(self) -> list[Player]:
         """Active players not seated in the current hand (they are seated at the next one)."""

@@ -334,7 +334,7 @@ def standings(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     ranked = selectors.standings(drive)
     return render(request, "drive/standings.html", {
-        "drive": drive, "ranked": ranked, "prizes": selectors.prizes(ranked),
+        "drive": drive, "ranked": ranked, "prizes": selectors.prizes(drive, ranked),
         "anyone_left": any(r.row.left for r in ranked),
     })
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Game, GameError, Outcome
+from .base import Fact, Game, GameError, HouseRule, Outcome, Prize
 
 _REGISTRY: dict[str, Game] = {}
 
@@ -30,9 +30,14 @@ def all_games() -> list[Game]:
     return list(_REGISTRY.values())
 
 
+def default_slug() -> str:
+    """The game a new drive plays unless the organiser chooses another: the first registered."""
+    return all_games()[0].slug
+
+
 def _load_builtin() -> None:
     if not _REGISTRY:
         from . import film_fantasy  # noqa: F401  (registers itself)
 
 
-__all__ = ["Game", "GameError", "Outcome", "get_game", "all_games", "register"]
+__all__ = ["Fact", "Game", "GameError", "HouseRule", "Outcome", "Prize", "all_games", "default_slug", "get_game", "register"]

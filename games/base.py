@@ -1,17 +1,29 @@
-"""The small interface through which the drive talks to a game.
+"""The contract between a game and the drive: everything the drive, tables and scoring rely on.
 
-The drive (models, movement, standings, pages) knows nothing about cards. Everything
-game-specific comes from a module in ``games/`` that provides one ``Game`` object:
+The drive (models, movement, standings, pages) knows nothing about cards. Each game is a
+package under ``games/`` (pure Python, no Django) that subclasses ``Game`` and registers one
+instance by its slug (``games.register``); its screens live in ``templates/games/<slug>/`` and
+``static/games/<slug>/``. ``docs/games.md`` walks through it with Film Fantasy as the example.
 
-- how many players a table may have;
-- how a physically played hand is entered (a JSON-able *summary* of what happened) and turned
-  into points, refusing impossible entries with a ``ValueError`` that says what is wrong;
-- who counts as the declarer for movement;
-- for digital play, a state machine (``new_hand`` / ``load_hand``) with per-seat views.
+What a game states:
 
-Film Fantasy is the first game; Alice (turn-based asking) and Alice in Wonderland
-(trick-taking) fit the same shape: each ends a hand with points per seat and one seat that
-moves up.
+- **Table sizes**: ``min_players`` to ``max_players`` at a table.
+- **House rules**: ``house_rules``, plain descriptions (``HouseRule``) that the drive's form turns
+  into fields; ``with_rules`` returns the game configured by a drive's choices.
+- **Entering a hand played with cards**: ``entry_spec(players)`` (the questions, rendered by the
+  drive as a form) and ``outcome_from_summary(players, summary)`` (the points, the winner, the
+  mover and the standings facts of those answers; an impossible entry is a ``GameError``).
+- **The digital hand**: ``new_hand``/``load_hand`` give a ``HandState`` (a state machine with
+  per-seat and spectator views); ``chatter_keys`` are the view keys that change with other
+  seats' moves without changing what a seat decides on; ``hand_summary`` turns a finished
+  digital hand into an entry summary (for the organiser's correction form); ``bot_action``
+  plays a seat; ``screen_data`` is what the game's screen script needs besides the view.
+- **Movement**: ``Outcome.mover`` is the seat that moves up; ``mover_without_winner`` picks it
+  when a table's hand is closed with nobody having won.
+- **Standings**: ``facts`` are the per-hand facts kept for each player (``Score.details``) and
+  totalled over the drive, in tie-break order after the points; ``prizes`` are the game's own
+  prize categories beside winner, runner-up and booby; ``tie_break_words`` and the facts'
+  words are every word the standings show for them.
 
 This package imports nothing from Django.
 """
@@ -20,7 +32,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, ClassVar, Protocol, Sequence
 
 
 class GameError(ValueError):
@@ -31,20 +43,81 @@ class GameError(ValueError):
 class Outcome:
     """The result of one finished hand at one table.
 
-    ``points[i]`` is seat i's score for the hand. ``mover`` is the seat that moves up a table
-    (the declarer, or whoever the game's rules say counts as declarer when nobody declared).
-    ``declarer`` is the seat that declared, or None. ``details`` holds game-specific facts used
-    by tie-breaks (for Film Fantasy: ``{"nine_card": bool}``).
+    ``points[i]`` is seat i's score for the hand. ``mover`` is the seat that moves up a table.
+    ``winner`` is the seat that won the hand (in Film Fantasy, the declarer), or None when
+    nobody did. ``facts[i]`` holds seat i's standings facts for this hand (whole numbers keyed
+    by the game's ``Fact.key``; a fact left out is 0); empty means none for anybody.
+    ``details`` holds any other game-specific facts of the hand, for the game's own use.
     """
 
     points: list[int]
     mover: int
-    declarer: int | None = None
+    winner: int | None = None
+    facts: list[dict[str, int]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+
+    def facts_of(self, seat: int) -> dict[str, int]:
+        """Seat ``seat``'s standings facts, only those that are not 0."""
+        if seat >= len(self.facts):
+            return {}
+        return {key: value for key, value in self.facts[seat].items() if value}
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """A house rule a drive may set: a yes/no rule, or one of ``choices`` (value, words).
+
+    ``key`` is its name in ``Drive.house_rules`` and the keyword of the game's constructor;
+    ``label`` and ``help`` are the drive form's words for it."""
+
+    key: str
+    label: str
+    default: Any
+    help: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return "choice" if self.choices else "bool"
+
+    def clean(self, game_name: str, value: Any) -> Any:
+        """``value`` if it is allowed for this rule, else a ``GameError`` saying why."""
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise GameError(f"The {game_name} house rule {self.key} must be true or false.")
+            return value
+        allowed = [v for v, _words in self.choices]
+        if value not in allowed:
+            raise GameError(f"The {game_name} house rule {self.key} must be one of {', '.join(allowed)}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A per-hand fact the standings keep for each player: a whole number in ``Score.details``
+    under ``key``, totalled over the drive by summing (or, with ``best``, by taking the player's
+    best single hand). ``label`` heads its standings column; ``note`` follows a player's points
+    on a hand where the fact is not 0 ("declared")."""
+
+    key: str
+    label: str
+    note: str = ""
+    best: bool = False
+
+
+@dataclass(frozen=True)
+class Prize:
+    """A game's own prize: everybody still in the drive with the highest total of ``fact``,
+    when that total is above 0. ``title`` is its name on the standings and the board."""
+
+    key: str
+    title: str
+    fact: str
 
 
 class HandState(Protocol):
-    """A digital hand. Every accepted action bumps ``version``; refused ones change nothing."""
+    """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
+    (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards."""
 
     version: int
     finished: bool
@@ -56,19 +129,94 @@ class HandState(Protocol):
     def stop(self) -> None: ...
 
 
-class Game(Protocol):
-    slug: str
-    name: str
-    min_players: int
-    max_players: int
+def top_scorer(points: Sequence[int], dealer: int) -> int:
+    """The top scorer of a hand; on a tie, the first of them clockwise from the dealer's left
+    (seats ``dealer + 1``, ``dealer + 2``, ... wrapping round, the dealer last).
 
-    def with_rules(self, rules: dict[str, Any]) -> "Game": ...
-    def entry_spec(self, players: int) -> dict[str, Any]: ...
-    def hand_summary(self, state: HandState) -> dict[str, Any]: ...
-    def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome: ...
-    def new_hand(self, players: int, rng: random.Random) -> HandState: ...
-    def load_hand(self, data: dict[str, Any]) -> HandState: ...
-    def bot_action(self, state: HandState, seat: int, rng: random.Random) -> dict[str, Any] | None: ...
+    Refused with ``ValueError``: fewer than two seats, a point value that is not an integer, or a
+    dealer seat outside the table.
+    """
+    seats = len(points)
+    if seats < 2:
+        raise ValueError(f"a table needs at least two players, got {seats} scores")
+    for seat, value in enumerate(points):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"seat {seat}'s points must be a whole number, got {value!r}")
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats:
+        raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, got {dealer!r}")
+    best = max(points)
+    for step in range(1, seats + 1):
+        seat = (dealer + step) % seats
+        if points[seat] == best:
+            return seat
+    raise AssertionError("unreachable: some seat holds the maximum")
+
+
+class Game:
+    """A game the drive can run. Subclass it, fill in the class attributes and the methods that
+    raise ``NotImplementedError``, and register one instance (``games.register``)."""
+
+    slug: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    house_rules: ClassVar[tuple[HouseRule, ...]] = ()
+    facts: ClassVar[tuple[Fact, ...]] = ()
+    prizes: ClassVar[tuple[Prize, ...]] = ()
+    # One sentence under the standings: how players level on points are told apart.
+    tie_break_words: ClassVar[str] = "Players level on points share the place."
+    # A sentence for the table cards and the phones: who moves after a hand.
+    movement_words: ClassVar[str] = (
+        "After each hand the winner moves UP a table and the player on the winner's left moves DOWN."
+    )
+    chatter_keys: ClassVar[tuple[str, ...]] = ("version",)
+
+    def rules(self) -> dict[str, Any]:
+        """The house rules this game object plays by, every one named."""
+        return {rule.key: getattr(self, rule.key) for rule in self.house_rules}
+
+    def with_rules(self, rules: dict[str, Any]) -> "Game":
+        """This game with a drive's house rules (a dict by ``HouseRule.key``; a rule left out
+        keeps its current value). An unknown rule or a value not allowed is a ``GameError``."""
+        if not isinstance(rules, dict):
+            raise GameError("House rules must be an object.")
+        known = {rule.key: rule for rule in self.house_rules}
+        unknown = sorted(str(key) for key in rules if key not in known)
+        if unknown:
+            raise GameError(f"Unknown house rule(s) for {self.name}: {', '.join(unknown)}.")
+        values = self.rules()
+        values.update({key: known[key].clean(self.name, value) for key, value in rules.items()})
+        return type(self)(**values)
+
+    def entry_spec(self, players: int) -> dict[str, Any]:
+        """The questions about a hand played with cards: ``{"table": [field...], "seat":
+        [field...]}``, each field ``{"name", "label", "type": "seat" | "choice", "choices",
+        "default", "optional", "none_label", "help", "missing"}`` (scoring/forms.py renders it)."""
+        raise NotImplementedError
+
+    def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
+        raise NotImplementedError
+
+    def hand_summary(self, state: HandState) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def new_hand(self, players: int, rng: random.Random) -> HandState:
+        raise NotImplementedError
+
+    def load_hand(self, data: dict[str, Any]) -> HandState:
+        raise NotImplementedError
+
+    def bot_action(self, state: HandState, seat: int, rng: random.Random) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def mover_without_winner(self, points: Sequence[int], dealer: int) -> int:
+        """Who moves up from a table whose hand was closed with nobody having won: by default
+        the top scorer, a tie going to the first clockwise from the dealer's left."""
+        return top_scorer(points, dealer)
+
+    def screen_data(self) -> dict[str, Any]:
+        """JSON the game's screen script reads besides the view (names of sets, say)."""
+        return {}
 
 
 def check_table_size(game: Game, players: Sequence[Any] | int) -> int:

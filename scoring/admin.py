@@ -5,7 +5,7 @@ from scoring.models import Correction, Result, Score
 
 class ScoreInline(admin.TabularInline):
     model = Score
-    fields = ("player", "points", "declared", "nine_card", "counted")
+    fields = ("player", "points", "details", "counted")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -13,7 +13,7 @@ class ScoreInline(admin.TabularInline):
 
 @admin.register(Result)
 class ResultAdmin(admin.ModelAdmin):
-    list_display = ("table", "drive", "source", "status", "declarer", "revision", "updated_at")
+    list_display = ("table", "drive", "source", "status", "winner", "revision", "updated_at")
     list_filter = ("source", "status")
     readonly_fields = ("summary", "client_key", "revision")
     inlines = [ScoreInline]

@@ -25,8 +25,9 @@ class Result(models.Model):
     summary = models.JSONField(help_text="What happened, in the game's entry format.")
     source = models.CharField(max_length=12, choices=Source.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ENTERED)
-    declarer = models.ForeignKey(
-        "drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="declared_results"
+    # Who won the hand (the game's ``Outcome.winner``); None when nobody did.
+    winner = models.ForeignKey(
+        "drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="won_results"
     )
     mover = models.ForeignKey("drive.Player", on_delete=models.PROTECT, related_name="moved_up_results")
     entered_by = models.ForeignKey(
@@ -53,8 +54,9 @@ class Score(models.Model):
     drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="scores")
     hand_number = models.PositiveSmallIntegerField()
     points = models.SmallIntegerField()
-    declared = models.BooleanField(default=False)
-    nine_card = models.BooleanField(default=False)
+    # The game's standings facts for this player in this hand (``games.base.Fact``), only
+    # those that are not 0: whole numbers by fact key.
+    details = models.JSONField(default=dict, blank=True)
     counted = models.BooleanField(default=False, help_text="True once the result is confirmed.")
 
     class Meta:

@@ -17,7 +17,6 @@ from scoring.models import Correction, Result, Score
 
 
 def _score_rows(result: Result, players: Sequence[Any], outcome: Outcome, hand_number: int, counted: bool) -> list[Score]:
-    nine = bool(outcome.details.get("nine_card"))
     return [
         Score(
             result=result,
@@ -25,12 +24,15 @@ def _score_rows(result: Result, players: Sequence[Any], outcome: Outcome, hand_n
             drive_id=result.drive_id,
             hand_number=hand_number,
             points=points,
-            declared=outcome.declarer == seat,
-            nine_card=outcome.declarer == seat and nine,
+            details=outcome.facts_of(seat),
             counted=counted,
         )
         for seat, (player, points) in enumerate(zip(players, outcome.points, strict=True))
     ]
+
+
+def _winner(players: Sequence[Any], outcome: Outcome):
+    return players[outcome.winner] if outcome.winner is not None else None
 
 
 def result_rows(
@@ -46,15 +48,14 @@ def result_rows(
     client_key: str | None = None,
 ) -> tuple[Result, list[Score]]:
     """The result of ``table`` and its players' scores, not yet saved (``record_result`` saves
-    them; a digital hand's last move on PostgreSQL writes them in its own statement)."""
-    declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    them)."""
     result = Result(
         table=table,
         drive_id=table.hand.drive_id,
         summary=summary,
         source=source,
         status=Result.Status.CONFIRMED if confirmed else Result.Status.ENTERED,
-        declarer=declarer,
+        winner=_winner(players, outcome),
         mover=players[outcome.mover],
         entered_by=entered_by,
         client_key=client_key,
@@ -73,10 +74,12 @@ def record_result(**facts: Any) -> Result:
 
 
 def result_snapshot(result: Result) -> dict:
-    """What a correction records as old/new: the summary, the status and everyone's points."""
+    """What a correction records as old/new: the summary, the status, the winner (a player id,
+    or None) and everyone's points."""
     return {
         "summary": result.summary,
         "status": result.status,
+        "winner": result.winner_id,
         "points": {str(s.player_id): s.points for s in result.scores.all()},
     }
 
@@ -99,11 +102,11 @@ def replace_result(
     old = result_snapshot(result)
     result.summary = summary
     result.status = Result.Status.CONFIRMED
-    result.declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result.winner = _winner(players, outcome)
     result.mover = players[outcome.mover]
     result.dispute_reason = ""
     result.revision += 1
-    result.save(update_fields=["summary", "status", "declarer", "mover", "dispute_reason", "revision", "updated_at"])
+    result.save(update_fields=["summary", "status", "winner", "mover", "dispute_reason", "revision", "updated_at"])
     result.scores.all().delete()
     Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, True))
     Correction.objects.create(
@@ -129,12 +132,12 @@ def replace_phone_entry(
 ) -> Result:
     """A player replaces an unconfirmed entry (not a correction: nothing was confirmed yet)."""
     result.summary = summary
-    result.declarer = players[outcome.declarer] if outcome.declarer is not None else None
+    result.winner = _winner(players, outcome)
     result.mover = players[outcome.mover]
     result.entered_by = entered_by
     result.client_key = client_key
     result.revision += 1
-    result.save(update_fields=["summary", "declarer", "mover", "entered_by", "client_key", "revision", "updated_at"])
+    result.save(update_fields=["summary", "winner", "mover", "entered_by", "client_key", "revision", "updated_at"])
     result.scores.all().delete()
     Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, False))
     return result

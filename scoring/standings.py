@@ -1,11 +1,12 @@
-"""Standings and prizes of a drive: pure ranking, no Django.
+"""Standings and prizes of a drive: pure ranking, no Django. The one ranking of the project:
+every page and live update takes its ranks from here.
 
 Order (docs/drive-rules.md, "Tie-breaks"):
 
 1. highest total points;
-2. then more declarations;
-3. then more nine-card declarations;
-4. players still level share the rank ("=3"): competition ranking, so after two players at
+2. then the game's standings facts in the game's order (``games.base.Game.facts``; in Film
+   Fantasy more declarations, then more nine-card declarations), each higher first;
+3. players still level share the rank ("=3"): competition ranking, so after two players at
    =3 the next is 5th.
 
 Within a shared rank the display order is by name (case-insensitive), then by player id, so
@@ -16,8 +17,9 @@ Prizes (``prizes``) go to the players still in the drive: one who left is not th
 one (and, having played fewer hands, would take the booby nearly every time). Among them:
 winners (everybody at the best rank), runner-up (the group ranked next after the winners),
 booby (everybody on the lowest total, provided that total is below the winners' total, so a
-winner, or a player level on points with the winners, never gets the booby), most
-declarations (everybody with the highest count, if it is above zero).
+winner, or a player level on points with the winners, never gets the booby), and each of the
+game's own prizes (``games.base.Prize``: everybody with the highest total of a fact, if it is
+above zero).
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Row:
-    """One player's totals over the drive so far."""
+    """One player's totals over the drive so far. ``facts`` are the totals of the game's
+    standings facts, in the game's order (whole numbers, not negative)."""
 
     name: str
     total: int
-    declarations: int = 0
-    nine_card_declarations: int = 0
+    facts: tuple[int, ...] = ()
     hands_played: int = 0
     player_id: int | str | None = None
     # Left the drive (withdrawn): still ranked by the points scored, shown marked; wins no
@@ -41,18 +43,12 @@ class Row:
     left: bool = False
 
     def __post_init__(self) -> None:
-        for field in ("total", "declarations", "nine_card_declarations", "hands_played"):
-            value = getattr(self, field)
+        for field, value in (("total", self.total), ("hands_played", self.hands_played),
+                             *((f"fact {i + 1}", v) for i, v in enumerate(self.facts))):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{self.name}: {field} must be a whole number, got {value!r}")
-        for field in ("declarations", "nine_card_declarations", "hands_played"):
-            if getattr(self, field) < 0:
+            if field != "total" and value < 0:
                 raise ValueError(f"{self.name}: {field} cannot be negative")
-        if self.nine_card_declarations > self.declarations:
-            raise ValueError(
-                f"{self.name}: more nine-card declarations ({self.nine_card_declarations})"
-                f" than declarations ({self.declarations})"
-            )
 
 
 @dataclass(frozen=True)
@@ -77,13 +73,13 @@ class Ranked:
         return self.row.total
 
     @property
-    def declarations(self) -> int:
-        return self.row.declarations
+    def facts(self) -> tuple[int, ...]:
+        return self.row.facts
 
 
-def tie_key(row: Row) -> tuple[int, int, int]:
+def tie_key(row: Row) -> tuple[int, ...]:
     """Players with equal keys share a rank; a larger key ranks higher."""
-    return (row.total, row.declarations, row.nine_card_declarations)
+    return (row.total, *row.facts)
 
 
 def rank(rows: Iterable[Row]) -> list[Ranked]:
@@ -109,19 +105,15 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
     return ranked
 
 
-def prizes(ranked: Sequence[Ranked]) -> dict[str, list[Ranked]]:
+def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()) -> dict[str, list[Ranked]]:
     """The prize lists, each in standings order, each possibly empty (with no players, say),
     among the players who have not left the drive.
 
-    Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, ``"most_declarations"``.
-    ``ranked`` is the output of ``rank``.
+    Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, then each of ``game_prizes``: pairs of a
+    prize's key and the index of its fact in ``Row.facts``. ``ranked`` is the output of ``rank``.
     """
-    result: dict[str, list[Ranked]] = {
-        "winners": [],
-        "runner_up": [],
-        "booby": [],
-        "most_declarations": [],
-    }
+    result: dict[str, list[Ranked]] = {"winners": [], "runner_up": [], "booby": []}
+    result.update({key: [] for key, _index in game_prizes})
     ranked = [r for r in ranked if not r.row.left]
     if not ranked:
         return result
@@ -135,7 +127,8 @@ def prizes(ranked: Sequence[Ranked]) -> dict[str, list[Ranked]]:
     lowest = min(r.total for r in ranked)
     if lowest < top_total:
         result["booby"] = [r for r in ranked if r.total == lowest]
-    most = max(r.declarations for r in ranked)
-    if most > 0:
-        result["most_declarations"] = [r for r in ranked if r.declarations == most]
+    for key, index in game_prizes:
+        most = max(r.facts[index] for r in ranked)
+        if most > 0:
+            result[key] = [r for r in ranked if r.facts[index] == most]
     return result

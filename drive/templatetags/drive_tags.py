@@ -30,11 +30,18 @@ def standing_name(ranked) -> SafeString:
 
 @register.filter
 def standing_data(ranked) -> SafeString:
-    """A standings row's data attributes, which static/js/live.js reads to re-rank the rows
-    when a result arrives: the player and their totals (whole numbers)."""
+    """A standings row's data attributes, by which static/js/live.js finds the row of a
+    player whose result arrives: the player and their total (a whole number)."""
     row = ranked.row
-    return SafeString(f'data-player="{escape(row.player_id)}" data-total="{int(row.total)}" '
-                      f'data-decl="{int(row.declarations)}" data-nine="{int(row.nine_card_declarations)}"')
+    return SafeString(f'data-player="{escape(row.player_id)}" data-total="{int(row.total)}"')
+
+
+@register.filter
+def fact_notes(score, game) -> str:
+    """The words after a player's points on a hand: the game's notes of the standings facts
+    that player had in it ("declared"), in brackets; "" for none."""
+    notes = [fact.note for fact in game.facts if fact.note and score.details.get(fact.key)]
+    return f" ({', '.join(notes)})" if notes else ""
 
 
 @register.simple_tag(takes_context=True)

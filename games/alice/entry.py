@@ -103,7 +103,7 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     sets, dealer, last = read_summary(players, summary)
     # Only who of the tied laid a set last matters; read_summary made sure it is one of them.
     mover = mover_of(sets, [] if last is None else [last], dealer)
-    return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover, declarer=None,
+    return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover,
                    details={"sets": sets})
 
 

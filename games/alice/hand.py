@@ -390,7 +390,7 @@ class AliceHand:
 
     def outcome(self) -> Outcome:
         mover = self.mover()
-        return Outcome(points=list(self.points or []), mover=mover, declarer=None,
+        return Outcome(points=list(self.points or []), mover=mover,
                        details={"sets": [len(x) for x in self.laid], "laid": [list(x) for x in self.laid],
                                 "ended_by": self.ended_by})
 

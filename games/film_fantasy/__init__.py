@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from .. import register
-from ..base import GameError, Outcome
+from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize
 from .bots import bot_action
 from .cards import FILM_NAMES, JOKER, cards_in_play, deck, end_hand_size, group_by_film, packs_for
 from .entry import entry_spec, summary_of_hand
@@ -23,32 +23,33 @@ from .summary import outcome_from_summary
 film_names: list[str] = list(FILM_NAMES)
 
 
-class FilmFantasy:
+class FilmFantasy(Game):
     """The ``games.base.Game`` for Film Fantasy. ``declarer_joker_penalty`` is the one house rule."""
 
     slug = "film-fantasy"
     name = "Film Fantasy"
     min_players = 2
     max_players = 10
-
-    def __init__(self, *, declarer_joker_penalty: bool = True) -> None:
-        self.declarer_joker_penalty = declarer_joker_penalty
-
-    HOUSE_RULES = ("declarer_joker_penalty",)
+    house_rules = (
+        HouseRule(
+            key="declarer_joker_penalty", label="Declarer's stray Joker costs 5", default=True,
+            help="House rule (default on): a Joker the declarer holds outside the declaration costs 5.",
+        ),
+    )
+    facts = (
+        Fact(key="declarations", label="Declared", note="declared"),
+        Fact(key="nine_card_declarations", label="Nine-card", note="nine cards"),
+    )
+    prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations"),)
+    tie_break_words = "Level on points? More declarations first, then more nine-card ones; players still level share the place."
+    movement_words = "After each hand the declarer moves UP a table, the player on the declarer's left moves DOWN."
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis): who has still to pass, the log (and where the view's part of
     # it starts), the version.
     chatter_keys = ("version", "log", "log_from", "pass_pending")
 
-    def with_rules(self, rules: dict[str, Any]) -> "FilmFantasy":
-        """This game with the drive's house rules; an unknown rule or a non-boolean is refused."""
-        unknown = sorted(set(rules) - set(self.HOUSE_RULES))
-        if unknown:
-            raise GameError(f"Unknown house rule(s) for Film Fantasy: {', '.join(unknown)}.")
-        penalty = rules.get("declarer_joker_penalty", self.declarer_joker_penalty)
-        if not isinstance(penalty, bool):
-            raise GameError("The house rule declarer_joker_penalty must be true or false.")
-        return FilmFantasy(declarer_joker_penalty=penalty)
+    def __init__(self, *, declarer_joker_penalty: bool = True) -> None:
+        self.declarer_joker_penalty = declarer_joker_penalty
 
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(players)
@@ -68,6 +69,9 @@ class FilmFantasy:
 
     def bot_action(self, state: FilmFantasyHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
         return bot_action(state, seat, rng, "greedy")
+
+    def screen_data(self) -> dict[str, Any]:
+        return {"film_names": film_names}
 
     film_names = film_names
 

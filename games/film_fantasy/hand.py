@@ -26,7 +26,7 @@ from typing import Any
 from ..base import GameError, Outcome
 from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
                     packs_for)
-from .scoring import best_declaration, score_hand
+from .scoring import best_declaration, score_hand, standing_facts
 
 PASSING, AUCTION, FINISHED = "passing", "auction", "finished"
 DECLARED_PASSING, DECLARED_AUCTION, STOPPED = "declared_passing", "declared_auction", "stopped"
@@ -356,7 +356,8 @@ class FilmFantasyHand:
 
     def outcome(self) -> Outcome:
         mover = self.mover()
-        return Outcome(points=list(self.points or []), mover=mover, declarer=self.declarer,
+        return Outcome(points=list(self.points or []), mover=mover, winner=self.declarer,
+                       facts=standing_facts(self.players, self.declarer, self.nine_card),
                        details={"nine_card": self.nine_card})
 
     # ---------------------------------------------------------------- storage

@@ -184,3 +184,12 @@ def score_hand(
         points[declarer] = found[1]
     return points
 
+
+
+def standing_facts(players: int, declarer: int | None, nine_card: bool) -> list[dict[str, int]]:
+    """Each seat's standings facts for a hand (``games.base.Fact``): the declarer's declaration,
+    and whether it held nine cards."""
+    facts: list[dict[str, int]] = [{} for _ in range(players)]
+    if declarer is not None:
+        facts[declarer] = {"declarations": 1, "nine_card_declarations": int(bool(nine_card))}
+    return facts

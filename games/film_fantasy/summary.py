@@ -14,7 +14,7 @@ from typing import Any
 
 from ..base import GameError, Outcome
 from .cards import FILM_CARDS, ICE_CARDS, JOKER, check_players, end_hand_size, packs_for, regular_sets_in_play
-from .scoring import declaration, score_hand
+from .scoring import declaration, score_hand, standing_facts
 
 # Ice Follies groups a seat can show: (Ice Follies cards by number 1-4, Jokers)
 ICE_GROUPS: dict[str, tuple[tuple[int, int, int, int], int]] = {
@@ -164,4 +164,5 @@ def outcome_from_summary(players: int, summary: dict[str, Any], *, declarer_joke
         first = 0 if dealer is None else (dealer + 1) % players
         best = max(points)
         mover = next(s for s in ((first + k) % players for k in range(players)) if points[s] == best)
-    return Outcome(points=points, mover=mover, declarer=declarer, details={"nine_card": nine})
+    return Outcome(points=points, mover=mover, winner=declarer, facts=standing_facts(players, declarer, nine),
+                   details={"nine_card": nine})

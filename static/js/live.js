@@ -63,8 +63,9 @@
   }
 
   /* A table's result changed: {"type": "result", "table", "current", "status", "status_label",
-     "progress": {done, total}, "totals": {player id: {total, declarations, nine, hands}},
-     "commit"}. Shown at once; the full update that follows replaces it. */
+     "progress": {done, total}, "totals": {player id: {total, facts: [..], hands}} (the seated
+     players'), "ranks": [[player id, "=3"], ...] (everybody's place, best first: ranked on the
+     server, scoring/standings.py), "commit"}. Shown at once; the full update that follows replaces it. */
   function onResult(r) {
     if (r.commit && r.commit <= lastRead) return;  // the page already shows it
     results.push(r);
@@ -83,7 +84,7 @@
         if (badge) { badge.className = "badge st-" + r.status; badge.textContent = r.status_label; }
       }
     }
-    if (r.totals) document.querySelectorAll("table[data-standings]").forEach(function (t) { retotal(t, r.totals); });
+    if (r.totals) document.querySelectorAll("table[data-standings]").forEach(function (t) { retotal(t, r.totals, r.ranks || []); });
   }
   /* A closed hand's movement instruction for this phone: {"type": "instruction", "stamp",
      "hand", "html"} (the fragment's own `[data-instruction]` paragraph), shown at once on top
@@ -102,39 +103,24 @@
     if (header) header.after(fresh); else part.prepend(fresh);
   }
   function cell(row, cls, text) { var c = row.querySelector("." + cls); if (c) c.textContent = text; }
-  // The name itself, not a "left" tag beside it (drive_tags.standing_name).
-  function nameIn(row) { var c = row.querySelector(".name"); return (c.querySelector("bdi") || c).textContent; }
-  function rankKey(a, b) {  // scoring/standings.py: total, declarations, nine-card, then name
-    var d = (+b.dataset.total - +a.dataset.total) || (+b.dataset.decl - +a.dataset.decl) || (+b.dataset.nine - +a.dataset.nine);
-    if (d) return d;
-    var na = nameIn(a), nb = nameIn(b);
-    var fa = na.toLowerCase(), fb = nb.toLowerCase();
-    return fa < fb ? -1 : fa > fb ? 1 : na < nb ? -1 : na > nb ? 1 : (a.dataset.player < b.dataset.player ? -1 : 1);
-  }
-  function retotal(table, totals) {
+  function retotal(table, totals, ranks) {
     var body = table.tBodies[0];
-    var rows = Array.prototype.filter.call(body.rows, function (row) { return row.dataset.player; });
-    var changed = false;
-    rows.forEach(function (row) {
-      var t = totals[row.dataset.player];
-      if (!t) return;
-      changed = true;
-      row.dataset.total = t.total; row.dataset.decl = t.declarations; row.dataset.nine = t.nine;
+    var rows = {};
+    Array.prototype.forEach.call(body.rows, function (row) { if (row.dataset.player) rows[row.dataset.player] = row; });
+    Object.keys(totals).forEach(function (id) {
+      var row = rows[id], t = totals[id];
+      if (!row) return;
+      row.dataset.total = t.total;
       cell(row, "total", t.total);
-      cell(row, "decl", t.declarations + (t.nine ? " (" + t.nine + "\u00d725)" : ""));
+      (t.facts || []).forEach(function (n, i) { cell(row, "fact-" + i, n); });
       cell(row, "hands", t.hands);
     });
-    if (!changed) return;
-    rows.sort(rankKey);
-    var i = 0;
-    while (i < rows.length) {  // competition ranking: "=3" when shared, the next is 5th
-      var j = i;
-      while (j < rows.length && !(+rows[j].dataset.total - +rows[i].dataset.total) && rows[j].dataset.decl === rows[i].dataset.decl
-             && rows[j].dataset.nine === rows[i].dataset.nine) j++;
-      for (var k = i; k < j; k++) cell(rows[k], "rank", (j - i > 1 ? "=" : "") + (i + 1));
-      i = j;
-    }
-    rows.forEach(function (row) { body.appendChild(row); });
+    ranks.forEach(function (place) {
+      var row = rows[place[0]];
+      if (!row) return;
+      cell(row, "rank", place[1]);
+      body.appendChild(row);  // in the server's order
+    });
   }
   document.addEventListener("focusout", function () {
     setTimeout(function () { if (deferred && !busy(root)) { var d = deferred; deferred = null; lastStamp = 0; apply(d.parts, d.stamp, d.read); } }, 50);

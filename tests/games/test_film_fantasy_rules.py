@@ -391,7 +391,7 @@ def test_declarer_joker_penalty_is_the_house_rule_that_can_be_switched_off():
 def test_hand_ended_without_declaration_scores_everyone_as_non_declarer():
     h = make_hand([s(1) + s(2), ["J"]], phase=AUCTION)
     h.stop()
-    assert h.points == [10, -5] and h.ended_by == "stopped" and h.outcome().declarer is None
+    assert h.points == [10, -5] and h.ended_by == "stopped" and h.outcome().winner is None
 
 
 def test_score_hand_checks_copies_across_all_hands_against_the_packs():
@@ -427,7 +427,8 @@ def test_declarer_moves_up_and_nine_card_is_reported():
     h = make_hand([["3-1"], s(1) + IF4 + ["J"]], phase=AUCTION)
     h.apply(1, {"type": "declare"})
     o = h.outcome()
-    assert (o.mover, o.declarer, o.details, o.points) == (1, 1, {"nine_card": True}, [0, 25])
+    assert (o.mover, o.winner, o.details, o.points) == (1, 1, {"nine_card": True}, [0, 25])
+    assert o.facts_of(1) == {"declarations": 1, "nine_card_declarations": 1} and o.facts_of(0) == {}
 
 
 def test_a_view_carries_only_the_newest_of_the_public_log(auction_hand):

@@ -25,7 +25,7 @@ def test_registered_game_object_describes_film_fantasy():
 
 def test_declarer_and_others_scored_through_score_hand():
     o = FILM_FANTASY.outcome_from_summary(4, entry(4, 1, s0={"sets": 1, "ice": "five"}, s2={"sets": 2, "ice": "none"}))
-    assert o.points == [15, 15, 10, 0] and o.mover == 1 and o.declarer == 1
+    assert o.points == [15, 15, 10, 0] and o.mover == 1 and o.winner == 1
     assert o.details == {"nine_card": False}
 
 
