@@ -29,11 +29,12 @@ def _cell(value) -> str:
 def hands_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     response, writer = _csv_response(drive, "hands")
-    writer.writerow(["hand", "table", "player", "points", "declared", "nine_card", "status", "source"])
+    facts = drive.game_rules.facts  # a column for each of the game's standings facts
+    writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "status", "source"])
     for s in selectors.hand_scores(drive):
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
-            int(s.declared), int(s.nine_card), s.result.status, s.result.source,
+            *(int(s.details.get(f.key, 0)) for f in facts), s.result.status, s.result.source,
         ])
     return response
 
@@ -44,9 +45,8 @@ def standings_csv(request, drive_id: int):
     response, writer = _csv_response(drive, "standings")
     # The rank as a number and a tie as its own column: "=3", as the board writes it, would be
     # a formula to a spreadsheet.
-    writer.writerow(["rank", "tied", "player", "total", "declarations", "nine_card_declarations", "hands_played",
+    writer.writerow(["rank", "tied", "player", "total", *(f.key for f in drive.game_rules.facts), "hands_played",
                      "left"])
     for r in selectors.standings(drive):
-        writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, r.declarations, r.row.nine_card_declarations,
-                         r.row.hands_played, int(r.row.left)])
+        writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, *r.facts, r.row.hands_played, int(r.row.left)])
     return response

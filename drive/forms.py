@@ -6,6 +6,7 @@ from functools import cached_property
 from django import forms
 
 from drive.models import Drive, Player
+from games import Game, HouseRule, all_games, default_slug, get_game
 from drive.services import DriveError, parse_names
 
 
@@ -26,15 +27,32 @@ def posted_number(data, field: str) -> int | None:
     return int(raw) if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) < 10 else None
 
 
+def rule_field_name(game: Game, rule: HouseRule) -> str:
+    """The drive form's field of a game's house rule (each game's rules have their own)."""
+    return f"rule_{game.slug.replace('-', '_')}_{rule.key}"
+
+
+def rule_field(game: Game, rule: HouseRule) -> forms.Field:
+    """A form field from a game's plain description of a house rule (``games.base.HouseRule``)."""
+    if rule.kind == "bool":
+        return forms.BooleanField(required=False, initial=rule.default, label=rule.label, help_text=rule.help)
+    return forms.ChoiceField(choices=list(rule.choices), initial=rule.default, label=rule.label, help_text=rule.help)
+
+
 class DriveForm(forms.ModelForm):
+    """A drive's settings: the game and its house rules (one field per rule of each registered
+    game, the chosen game's kept), the end, the tables, who may join. The game and its house
+    rules are fixed once the first hand has started."""
+
     class Meta:
         model = Drive
         fields = [
-            "name", "date", "target", "target_hands", "target_total", "preferred_table_size",
+            "name", "date", "game", "target", "target_hands", "target_total", "preferred_table_size",
             "play_mode", "allow_self_join", "suspense_hands",
         ]
         widgets = {"date": forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"})}
         labels = {
+            "game": "Game",
             "target": "The drive ends after",
             "target_hands": "Number of hands",
             "target_total": "Total to reach",
@@ -44,18 +62,37 @@ class DriveForm(forms.ModelForm):
             "allow_self_join": "Players may add themselves",
         }
 
-    joker_penalty = forms.BooleanField(
-        required=False, initial=True, label="Declarer's stray Joker costs 5",
-        help_text="House rule (default on): a Joker the declarer holds outside the declaration costs 5.",
-    )
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["game"] = forms.ChoiceField(
+            choices=[(g.slug, g.name) for g in all_games()], initial=default_slug(), label="Game", required=False,
+        )
         if self.instance.pk:
-            self.fields["joker_penalty"].initial = self.instance.house_rules.get("declarer_joker_penalty", True)
-            if self._played:
-                self.fields["joker_penalty"].help_text = "Fixed now: the first hand has started."
+            self.fields["game"].initial = self.instance.game
+        # Each game's house rules, after the game (static/js/drive_form.js shows the chosen game's).
+        self.rule_fields: dict[str, tuple[Game, HouseRule]] = {}
+        for game in all_games():
+            for rule in game.house_rules:
+                name = rule_field_name(game, rule)
+                self.fields[name] = rule_field(game, rule)
+                self.rule_fields[name] = (game, rule)
+                if self.instance.pk and self.instance.game == game.slug:
+                    self.fields[name].initial = self.instance.house_rules.get(rule.key, rule.default)
+        order = list(self.Meta.fields)
+        order[order.index("game") + 1:order.index("game") + 1] = list(self.rule_fields)
+        self.order_fields(order)
+        if self.instance.pk and self._played:
+            for name in ["game", *self.rule_fields]:
+                self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
+
+    def game_of_field(self, name: str) -> str:
+        """The slug of the game a house-rule field belongs to ("" for the drive's own fields)."""
+        return self.rule_fields[name][0].slug if name in self.rule_fields else ""
+
+    def clean_game(self):
+        """The chosen game; a form sent without one keeps the drive's (a new drive: the default)."""
+        return self.cleaned_data.get("game") or (self.instance.game if self.instance.pk else default_slug())
 
     def clean_name(self):
         name = " ".join(self.cleaned_data["name"].split())
@@ -65,12 +102,23 @@ class DriveForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        if "joker_penalty" in self.changed_data and self.instance.pk and self._played:
+        game = get_game(data["game"]) if data.get("game") else None
+        if self.instance.pk and self._played:
             # An entry's points are computed when it is sent, a correction's when it is saved: a
-            # rule changed after the first hand started would score the drive's tables (even
-            # one hand's) by two rules.
-            self.add_error("joker_penalty", "The house rule is fixed once the first hand has started: every table "
-                                            "of the drive is scored by the same rules, corrections too.")
+            # rule (or game) changed after the first hand started would score the drive's tables
+            # (even one hand's) by two rules.
+            fixed = "The game and its house rules are fixed once the first hand has started: every table " \
+                    "of the drive is scored by the same rules, corrections too."
+            if game is not None and game.slug != self.instance.game:
+                self.add_error("game", fixed)
+            elif game is not None:
+                for name in self.changed_data:
+                    if self.game_of_field(name) == game.slug:
+                        self.add_error(name, fixed)
+        size = data.get("preferred_table_size")
+        if game is not None and size and not game.min_players <= size <= game.max_players:
+            self.add_error("preferred_table_size", f"{game.name} is played by {game.min_players} to "
+                                                   f"{game.max_players} players at a table.")
         suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
             self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "
@@ -91,7 +139,11 @@ class DriveForm(forms.ModelForm):
 
     def save(self, commit=True):
         drive = super().save(commit=False)
-        drive.house_rules = {**drive.house_rules, "declarer_joker_penalty": self.cleaned_data["joker_penalty"]}
+        chosen = self.cleaned_data["game"]
+        drive.house_rules = {
+            rule.key: self.cleaned_data[name] for name, (game, rule) in self.rule_fields.items() if game.slug == chosen
+        }
+        drive.__dict__.pop("game_rules", None)  # the cached game, now with these rules
         if commit:
             drive.save()
         return drive

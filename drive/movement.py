@@ -5,21 +5,21 @@ Pure functions, no Django. The rule (design doc, "A game, and a drive"; docs/dri
 - Tables are numbered from 1, the top table; ``tables[0]`` is Table 1.
 - Each table lists its players in seat order; the player after seat ``i`` is on seat ``i``'s left,
   and the first seat is on the last seat's left (left is clockwise).
-- After every hand, at every table, the declarer moves up one table and the player on the
-  declarer's left moves down one. The declarer at Table 1 stays; the left-hand player at the last
-  table stays. With a single table nobody moves. At a table of two the left-hand player is simply
-  the other player.
-- A table whose hand ended without a declaration still moves: its top scorer counts as the
-  declarer (``mover_for_no_declaration``).
+- After every hand, at every table, the mover (the hand's winner) moves up one table and the
+  player on the mover's left moves down one. The mover at Table 1 stays; the left-hand player at
+  the last table stays. With a single table nobody moves. At a table of two the left-hand player
+  is simply the other player.
+- A table whose hand ended with nobody having won still moves: the game names its mover
+  (``games.base.Game.mover_without_winner``; by default the top scorer).
 
 Where the arrivals sit (the project's choice): everybody who stays keeps their seat; each
 arrival takes a seat that a leaver vacated.
 
-- The player coming UP (the declarer from the table below) takes the seat of the player who went
-  up (this table's declarer); the player coming DOWN (the left-hand player from the table above)
+- The player coming UP (the mover from the table below) takes the seat of the player who went
+  up (this table's mover); the player coming DOWN (the left-hand player from the table above)
   takes the seat of the player who went down (this table's left-hand player).
-- At Table 1 the declarer stays, so only the left-hand player's seat is free: the arrival from
-  below takes it. At the last table the left-hand player stays, so only the declarer's seat is
+- At Table 1 the mover stays, so only the left-hand player's seat is free: the arrival from
+  below takes it. At the last table the left-hand player stays, so only the mover's seat is
   free: the arrival from above takes it.
 
 So at every table exactly as many players arrive as leave, and table sizes never change.
@@ -34,40 +34,40 @@ DOWN = "down"
 STAY = "stay"
 
 
-def move(tables: list[list[str]], declarers: list[str]) -> list[list[str]]:
+def move(tables: list[list[str]], movers: list[str]) -> list[list[str]]:
     """Return the seating for the next hand of a drive.
 
-    ``tables[t]`` is the seat order at Table ``t + 1``; ``declarers[t]`` is the player at that
-    table who moves up (the declarer, or the top scorer when nobody declared).
+    ``tables[t]`` is the seat order at Table ``t + 1``; ``movers[t]`` is the player at that
+    table who moves up (the hand's winner, or whom the game names when nobody won).
 
     Returns new lists (the inputs are not changed) with the same table sizes.
 
     Refused with ``ValueError``: no tables; a table that is not a list of players or has fewer
     than two; a player name that is not a non-empty string; a player listed twice anywhere; a
-    declarer missing (wrong count, ``None`` or empty) or not seated at that table.
+    mover missing (wrong count, ``None`` or empty) or not seated at that table.
     """
     _check_tables(tables)
-    _check_declarers(tables, declarers)
+    _check_movers(tables, movers)
 
     last = len(tables) - 1
     result = [list(table) for table in tables]
     if last == 0:
         return result
 
-    # Seats vacated at each table, and by whom: the declarer's seat and the left-hand seat.
-    declarer_seat = [table.index(declarers[t]) for t, table in enumerate(tables)]
-    left_seat = [(seat + 1) % len(tables[t]) for t, seat in enumerate(declarer_seat)]
+    # Seats vacated at each table, and by whom: the mover's seat and the left-hand seat.
+    mover_seat = [table.index(movers[t]) for t, table in enumerate(tables)]
+    left_seat = [(seat + 1) % len(tables[t]) for t, seat in enumerate(mover_seat)]
     left_player = [tables[t][seat] for t, seat in enumerate(left_seat)]
 
     for t in range(len(tables)):
         if t == 0:
-            # The declarer stays; the one free seat (left-hand) goes to the arrival from below.
-            result[t][left_seat[t]] = declarers[t + 1]
+            # The mover stays; the one free seat (left-hand) goes to the arrival from below.
+            result[t][left_seat[t]] = movers[t + 1]
         elif t == last:
-            # The left-hand player stays; the declarer's seat goes to the arrival from above.
-            result[t][declarer_seat[t]] = left_player[t - 1]
+            # The left-hand player stays; the mover's seat goes to the arrival from above.
+            result[t][mover_seat[t]] = left_player[t - 1]
         else:
-            result[t][declarer_seat[t]] = declarers[t + 1]
+            result[t][mover_seat[t]] = movers[t + 1]
             result[t][left_seat[t]] = left_player[t - 1]
     return result
 
@@ -79,7 +79,7 @@ def instructions(
 
     ``direction`` is ``"up"`` (to a lower-numbered table), ``"down"`` or ``"stay"``; table
     numbers are 1-based (Table 1 is the top table). Works for any two seatings of the same
-    players, e.g. ``after = move(before, declarers)``.
+    players, e.g. ``after = move(before, movers)``.
 
     Refused with ``ValueError``: either seating malformed, or the two seatings not holding the
     same players.
@@ -112,31 +112,6 @@ def describe(instruction: tuple[str, int, int]) -> str:
     return f"Move {direction.upper()} to Table {target}"
 
 
-def mover_for_no_declaration(points: Sequence[int], dealer: int) -> int:
-    """Seat that counts as declarer for movement when a hand ended without a declaration.
-
-    It is the top scorer of the hand; on a tie, the first of them clockwise from the dealer's
-    left (seats ``dealer + 1``, ``dealer + 2``, ... wrapping round, the dealer last).
-
-    Refused with ``ValueError``: fewer than two seats, a point value that is not an integer, or a
-    dealer seat outside the table.
-    """
-    seats = len(points)
-    if seats < 2:
-        raise ValueError(f"a table needs at least two players, got {seats} scores")
-    for seat, value in enumerate(points):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"seat {seat}'s points must be a whole number, got {value!r}")
-    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats:
-        raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, got {dealer!r}")
-    best = max(points)
-    for step in range(1, seats + 1):
-        seat = (dealer + step) % seats
-        if points[seat] == best:
-            return seat
-    raise AssertionError("unreachable: some seat holds the maximum")
-
-
 def _check_tables(tables: Sequence[Sequence[str]]) -> None:
     if not isinstance(tables, (list, tuple)) or not tables:
         raise ValueError("a drive needs at least one table")
@@ -160,18 +135,18 @@ def _check_tables(tables: Sequence[Sequence[str]]) -> None:
             seen[player] = t
 
 
-def _check_declarers(tables: Sequence[Sequence[str]], declarers: Sequence[str]) -> None:
-    if not isinstance(declarers, (list, tuple)):
-        raise ValueError(f"declarers must be a list, one per table, got {declarers!r}")
-    if len(declarers) != len(tables):
+def _check_movers(tables: Sequence[Sequence[str]], movers: Sequence[str]) -> None:
+    if not isinstance(movers, (list, tuple)):
+        raise ValueError(f"movers must be a list, one per table, got {movers!r}")
+    if len(movers) != len(tables):
         raise ValueError(
-            f"need one declarer per table: {len(tables)} tables but {len(declarers)} declarers"
+            f"need one mover per table: {len(tables)} tables but {len(movers)} movers"
         )
-    for t, (table, declarer) in enumerate(zip(tables, declarers), start=1):
-        if declarer is None or declarer == "":
-            raise ValueError(f"Table {t} has no declarer")
-        if declarer not in table:
-            raise ValueError(f"Table {t}: declarer {declarer!r} is not seated at that table")
+    for t, (table, mover) in enumerate(zip(tables, movers), start=1):
+        if mover is None or mover == "":
+            raise ValueError(f"Table {t} has no mover")
+        if mover not in table:
+            raise ValueError(f"Table {t}: mover {mover!r} is not seated at that table")
 
 
 def _table_of(tables: Sequence[Sequence[str]]) -> dict[str, int]:

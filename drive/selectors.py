@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from django.db.models import BooleanField, Count, ExpressionWrapper, IntegerField, Max, Prefetch, Q, QuerySet, Sum
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html, format_html_join
 
@@ -47,7 +47,7 @@ def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list
     facts = game_of(drive).facts
     totals = {
         f"fact_{i}": Coalesce((Max if fact.best else Sum)(
-            Cast(KT(f"scores__details__{fact.key}"), IntegerField()), filter=counted), 0)
+            Cast(KeyTextTransform(fact.key, "scores__details"), IntegerField()), filter=counted), 0)
         for i, fact in enumerate(facts)
     }
     players = players.values_list("pk", "name", "active").annotate(
@@ -189,16 +189,16 @@ class PointsChange:
 @dataclass
 class CorrectionLine:
     """One correction as the log shows it: each player's points before and after, by name in
-    seat order, and who declared before and after (by name; None: nobody)."""
+    seat order, and who won the hand before and after (by name; None: nobody)."""
 
     correction: Correction
     points: list[PointsChange]
-    declarer_before: str | None
-    declarer_after: str | None
+    winner_before: str | None
+    winner_after: str | None
 
     @property
-    def declarer_changed(self) -> bool:
-        return self.declarer_before != self.declarer_after
+    def winner_changed(self) -> bool:
+        return self.winner_before != self.winner_after
 
 
 def correction_lines(drive: Drive) -> list[CorrectionLine]:
@@ -214,11 +214,11 @@ def correction_lines(drive: Drive) -> list[CorrectionLine]:
         ids = seated + [int(k) for k in {*before, *after} if str(k).isdigit() and int(k) not in seated]
         points = [PointsChange(names.get(pid, "?"), before.get(str(pid)), after.get(str(pid))) for pid in ids]
 
-        def declarer(snapshot: dict) -> str | None:
-            seat = (snapshot.get("summary") or {}).get("declarer")
-            return names.get(seated[seat], "?") if isinstance(seat, int) and 0 <= seat < len(seated) else None
+        def winner(snapshot: dict) -> str | None:
+            pid = snapshot.get("winner")
+            return names.get(pid, "?") if pid is not None else None
 
-        lines.append(CorrectionLine(c, points, declarer(old), declarer(new)))
+        lines.append(CorrectionLine(c, points, winner(old), winner(new)))
     return lines
 
 

@@ -290,7 +290,7 @@ def _say_the_moves_stand(request, drive, table, before, after) -> None:
     then = (f" Swap players in the seating for hand {next_hand.number} if they should sit otherwise."
             if next_hand is not None and next_hand.status == next_hand.Status.SEATING else "")
     messages.warning(request, format_html(
-        "Hand {} is closed: its moves stand as made, with {} counted as this table's declarer, not {}.{}",
+        "Hand {} is closed: its moves stand as made, with {} counted as the one who moved up from this table, not {}.{}",
         table.hand.number, bdi(was), bdi(now), then,
     ))
 

@@ -84,11 +84,11 @@ class HouseRule:
         """``value`` if it is allowed for this rule, else a ``GameError`` saying why."""
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise GameError(f"The {game_name} house rule {self.key} must be true or false.")
+                raise GameError(f"{game_name}, house rule {self.key} ({self.label}): true or false, not {value!r}.")
             return value
-        allowed = [v for v, _words in self.choices]
-        if value not in allowed:
-            raise GameError(f"The {game_name} house rule {self.key} must be one of {', '.join(allowed)}.")
+        if value not in [v for v, _words in self.choices]:
+            words = ", ".join(f"{v} ({w})" for v, w in self.choices)
+            raise GameError(f"{game_name}, house rule {self.key} ({self.label}): one of {words}; not {value!r}.")
         return value
 
 
@@ -180,6 +180,8 @@ class Game:
         keeps its current value). An unknown rule or a value not allowed is a ``GameError``."""
         if not isinstance(rules, dict):
             raise GameError("House rules must be an object.")
+        if not rules:
+            return self
         known = {rule.key: rule for rule in self.house_rules}
         unknown = sorted(str(key) for key in rules if key not in known)
         if unknown:

@@ -21,7 +21,7 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
             choices.append((None, spec.get("none_label", "Nobody")))
     else:
         choices = [tuple(c) for c in spec["choices"]]
-    # "Nobody" is an explicit answer ("none"), never a default: a declarer must be chosen.
+    # "Nobody" is an explicit answer ("none"), never a default: a question the game asks must be answered.
     str_choices = [(_key(v), label) for v, label in choices]
     lookup = {_key(v): v for v, _ in choices}
     field = forms.TypedChoiceField(

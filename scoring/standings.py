@@ -4,8 +4,8 @@ every page and live update takes its ranks from here.
 Order (docs/drive-rules.md, "Tie-breaks"):
 
 1. highest total points;
-2. then the game's standings facts in the game's order (``games.base.Game.facts``; in Film
-   Fantasy more declarations, then more nine-card declarations), each higher first;
+2. then the game's standings facts in the game's order (``games.base.Game.facts``), each
+   higher first;
 3. players still level share the rank ("=3"): competition ranking, so after two players at
    =3 the next is 5th.
 

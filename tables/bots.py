@@ -174,7 +174,7 @@ def bot_step(table_id: int, seat: int) -> str:
     if table is None or table.state is None or table.status != TableHand.Status.PLAYING or seat not in table.bots:
         return "idle"
     state = digital.load_state(table)
-    action = get_game(table.state.get("game", "film-fantasy")).bot_action(state, seat, random.Random())
+    action = get_game(table.state["game"]).bot_action(state, seat, random.Random())
     if action is None:
         return "idle"
     message = {**action, "version": table.version, "key": f"bot-{seat}-{table.version}"}

@@ -6,8 +6,8 @@ After every committed move the table's group gets one message with each seat's v
 receives another seat's cards. Frames from a phone, all JSON objects:
 
     {"type": "sync"}                                        send me my current view
-    {"type": "pass", "card": "3-2", "version": 5, "key": "<uuid>"}   an engine action (see
-        games/film_fantasy/hand.py) with the version the phone saw and a client key
+    {"type": "<action>", ..., "version": 5, "key": "<uuid>"}   a game's action (its hand's
+        ``apply``, games/<game>/) with the version the phone saw and a client key
 
 Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "key", "version",
 "duplicate"}, {"type": "waiting", "message"}, {"type": "error", "message", "key"?}. A key sent again

@@ -124,15 +124,15 @@ def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> None:
 
 
 def game_for(drive) -> Any:
-    return get_game(drive.game, drive.house_rules)
+    return drive.game_rules
 
 
 def load_state(table: TableHand):
     if table.state is None:
         raise DigitalError("This table's hand has not been dealt yet.")
     try:
-        return get_game(table.state.get("game", "film-fantasy")).load_hand(table.state)
-    except GameError as exc:
+        return get_game(table.state["game"]).load_hand(table.state)
+    except (GameError, KeyError, TypeError) as exc:
         raise DigitalError(f"This table's stored hand cannot be read: {exc}") from None
 
 
@@ -186,8 +186,8 @@ def seat_basis(view: dict[str, Any]) -> str:
     still accepted when the sender's basis is unchanged (its cards, the phase, the round, the
     offers it is part of); otherwise it is refused as stale. Which view keys are chatter is the
     game's knowledge (``chatter_keys``)."""
-    game = get_game(view.get("game", "film-fantasy"))
-    chatter = set(getattr(game, "chatter_keys", ("version", "log", "log_from")))
+    game = get_game(view["game"])
+    chatter = set(game.chatter_keys)
     material = {k: v for k, v in view.items() if k not in chatter and k != "basis"}
     try:
         text = orjson.dumps(material, option=orjson.OPT_SORT_KEYS)  # a view is built for every seat of every action
@@ -423,8 +423,8 @@ def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:
 
 @transaction.atomic
 def stop_playing_tables(drive, hand: Hand) -> list[TableHand]:
-    """The organiser closes the hand: every digital table still playing ends without a
-    declaration (rules: "A hand that ends without a declaration"), scored by the engine and
+    """The organiser closes the hand: every digital table still playing ends with nobody having
+    won (the game's ``stop``; docs/rules.md says how each game scores it), scored by the engine and
     recorded, so the movement that follows sees its result. Tables never dealt are left alone
     (the close records them as not played)."""
     stopped = []

@@ -151,8 +151,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
 
 def _answers(summary: dict, spec: dict) -> dict:
     """A result's summary as the entry form answers it: every seat's question answered, those
-    left out (a digital hand's record has no second Ice Follies group when there is none) with
-    the form's default."""
+    left out (a digital hand's record may leave out a question that does not arise) with the
+    form's default."""
     defaults = {f["name"]: f["default"] for f in spec.get("seat", []) if "default" in f}
     holdings = summary.get("holdings")
     if not isinstance(holdings, list):
@@ -161,10 +161,11 @@ def _answers(summary: dict, spec: dict) -> dict:
 
 
 def _not_played(drive: Drive, table: TableHand) -> None:
-    """Forced close of a table with no result: 0 each; movement by the no-declaration rule."""
+    """Forced close of a table with no result: 0 each; the game names who moves up, as when
+    nobody won (``games.base.Game.mover_without_winner``)."""
     players = players_at(table)
     points = [0] * len(players)
-    outcome = Outcome(points=points, mover=movement.mover_for_no_declaration(points, dealer=0))
+    outcome = Outcome(points=points, mover=drive.game_rules.mover_without_winner(points, dealer=0))
     scoring.record_result(
         table=table, players=players, hand_number=table.hand.number, outcome=outcome,
         summary={"not_played": True}, source=Result.Source.NOT_PLAYED, confirmed=True,
@@ -179,7 +180,8 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
 
     Without ``force`` every table must be confirmed. With ``force`` entered results are accepted
     as they stand and tables with no result are recorded as not played (0 points each, and the
-    no-declaration rule picks who moves: with everyone on 0, the player on seat 1's left).
+    game names who moves, as when nobody won: by default, with everyone on 0, the player on
+    seat 1's left).
     A disputed table must be settled first either way. Returns the next hand, or None when the
     drive has reached its target and finished. ``shown_hand``: the hand the organiser's page
     showed (``check_shown_hand``).

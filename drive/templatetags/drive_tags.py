@@ -37,9 +37,15 @@ def standing_data(ranked) -> SafeString:
 
 
 @register.filter
+def game_of_field(form, name: str) -> str:
+    """The game whose house rule a drive form's field is ("" for the drive's own fields)."""
+    return form.game_of_field(name)
+
+
+@register.filter
 def fact_notes(score, game) -> str:
     """The words after a player's points on a hand: the game's notes of the standings facts
-    that player had in it ("declared"), in brackets; "" for none."""
+    that player had in it (a winner's, say), in brackets; "" for none."""
     notes = [fact.note for fact in game.facts if fact.note and score.details.get(fact.key)]
     return f" ({', '.join(notes)})" if notes else ""
 

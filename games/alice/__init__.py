@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import Fact, Game, GameError, Outcome, Prize
 from .bots import bot_action
 from .cards import CAT, PACK, RABBIT, SETS, card_name, check_players, deck, hand_size
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
@@ -20,24 +20,25 @@ from .hand import DEFAULT_ANSWER_SECONDS, AliceHand
 from .simulate import parse_bots, report_lines, simulate
 
 
-class Alice:
+class Alice(Game):
     """The ``games.base.Game`` for Alice. It has no house rules."""
 
     slug = "alice"
     name = "Alice"
     min_players = 2
     max_players = 6
-    HOUSE_RULES: tuple[str, ...] = ()
+    # Standings: points, then hands won (moved up), then the most sets laid in one hand.
+    facts = (
+        Fact(key="hands_won", label="Hands won", note="won the hand"),
+        Fact(key="best_hand_sets", label="Best hand (sets)", best=True),
+    )
+    prizes = (Prize(key="most_hands_won", title="Most hands won", fact="hands_won"),)
+    tie_break_words = "Level on points? More hands won first, then the most sets laid in one hand."
+    movement_words = ("After each hand the player who laid the most sets moves UP a table and the player "
+                      "on their left moves DOWN.")
     # View keys that change without changing what a seat decides on (tables.digital.seat_basis):
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")
-
-    def with_rules(self, rules: dict[str, Any]) -> Alice:
-        """Alice has no house rules: any rule given is refused."""
-        unknown = sorted(str(k) for k in rules)
-        if unknown:
-            raise GameError(f"Unknown house rule(s) for Alice: {', '.join(unknown)}.")
-        return self
 
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(players)

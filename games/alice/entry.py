@@ -15,7 +15,7 @@ from typing import Any
 from ..base import GameError, Outcome
 from .cards import SETS, check_players
 from .hand import AliceHand
-from .scoring import POINTS_PER_SET, mover_of
+from .scoring import POINTS_PER_SET, mover_of, standing_facts
 
 _SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
 _HOLDING_KEYS = {"sets"}
@@ -103,7 +103,8 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     sets, dealer, last = read_summary(players, summary)
     # Only who of the tied laid a set last matters; read_summary made sure it is one of them.
     mover = mover_of(sets, [] if last is None else [last], dealer)
-    return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover,
+    return Outcome(points=[POINTS_PER_SET * k for k in sets], mover=mover, winner=mover if max(sets) else None,
+                   facts=standing_facts(sets, mover),
                    details={"sets": sets})
 
 

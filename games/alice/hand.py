@@ -55,7 +55,7 @@ from .cards import (
     deck,
     hand_size,
 )
-from .scoring import POINTS_PER_SET, mover_of
+from .scoring import POINTS_PER_SET, mover_of, standing_facts
 
 DEFAULT_ANSWER_SECONDS = 20.0
 ALL_LAID, STOPPED = "all_laid", "stopped"
@@ -390,7 +390,9 @@ class AliceHand:
 
     def outcome(self) -> Outcome:
         mover = self.mover()
-        return Outcome(points=list(self.points or []), mover=mover,
+        sets = [len(x) for x in self.laid]
+        return Outcome(points=list(self.points or []), mover=mover, winner=mover if max(sets) else None,
+                       facts=standing_facts(sets, mover),
                        details={"sets": [len(x) for x in self.laid], "laid": [list(x) for x in self.laid],
                                 "ended_by": self.ended_by})
 

@@ -16,3 +16,11 @@ def mover_of(sets: list[int], lay_order: list[int], dealer: int) -> int:
     if len(tied) == 1:
         return tied[0]
     return next(s for s in reversed(lay_order) if s in tied)
+
+
+def standing_facts(sets: list[int], mover: int) -> list[dict[str, int]]:
+    """Each seat's standings facts for a hand (``games.base.Fact``): the sets it laid (the
+    standings keep the best hand's), and a hand won for the mover."""
+    facts: list[dict[str, int]] = [{"best_hand_sets": k} for k in sets]
+    facts[mover]["hands_won"] = 1
+    return facts

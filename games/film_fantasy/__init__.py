@@ -41,7 +41,7 @@ class FilmFantasy(Game):
         Fact(key="nine_card_declarations", label="Nine-card", note="nine cards"),
     )
     prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations"),)
-    tie_break_words = "Level on points? More declarations first, then more nine-card ones; players still level share the place."
+    tie_break_words = "Level on points? More declarations first, then more nine-card ones."
     movement_words = "After each hand the declarer moves UP a table, the player on the declarer's left moves DOWN."
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis): who has still to pass, the log (and where the view's part of

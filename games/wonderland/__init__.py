@@ -11,15 +11,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import GameError, Outcome, check_table_size
+from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize, check_table_size
 from .bots import bot_action
-from .cards import DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_pool_of_tears, count, deals, deck, legal_plays, trick_winner
+from .cards import DEFAULT_POOL_OF_TEARS, PACK, PICTURES, cards_in_play, check_pool_of_tears, count, deals, deck, legal_plays, trick_winner
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
 from .hand import WonderlandHand
 from .simulate import parse_bots, report_lines, simulate
 
 
-class Wonderland:
+class Wonderland(Game):
     """The ``games.base.Game`` for The Game of Alice in Wonderland. ``pool_of_tears`` (a picture
     code, default ``"P16"``) is the one house rule."""
 
@@ -27,24 +27,25 @@ class Wonderland:
     name = "The Game of Alice in Wonderland"
     min_players = 2
     max_players = 6
-
-    HOUSE_RULES = ("pool_of_tears",)
+    house_rules = (
+        HouseRule(
+            key="pool_of_tears", label="The Pool of Tears card (20 points)", default=DEFAULT_POOL_OF_TEARS,
+            help="The picture whose taker scores 20: by default the plain picture 16, Alice.",
+            choices=tuple((code, f"{'Star' if code[0] == 'S' else 'Plain'} picture {code[1:]}")
+                          for code in sorted(PICTURES, key=lambda c: (c[0] != "P", int(c[1:]), c))),
+        ),
+    )
+    facts = (Fact(key="pairs", label="Pairs"), Fact(key="cards_taken", label="Cards taken"))
+    prizes = (Prize(key="most_pairs", title="Most pairs", fact="pairs"),)
+    tie_break_words = "Level on points? More pairs first, then more cards taken."
+    movement_words = ("After each hand the top scorer moves UP a table and the player on their left "
+                      "moves DOWN.")
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
     chatter_keys = ("version", "log", "log_from")
 
     def __init__(self, *, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> None:
         self.pool_of_tears = check_pool_of_tears(pool_of_tears)
-
-    def with_rules(self, rules: dict[str, Any]) -> "Wonderland":
-        """This game with the drive's house rules; an unknown rule or a card that is not a picture
-        is refused."""
-        if not isinstance(rules, dict):
-            raise GameError("House rules must be an object.")
-        unknown = sorted(str(k) for k in set(rules) - set(self.HOUSE_RULES))
-        if unknown:
-            raise GameError(f"Unknown house rule(s) for {self.name}: {', '.join(unknown)}.")
-        return Wonderland(pool_of_tears=rules.get("pool_of_tears", self.pool_of_tears))
 
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(check_table_size(self, players), self.pool_of_tears)

@@ -169,3 +169,8 @@ def choose_mover(points: Sequence[int], cards_taken: Sequence[int], dealer: int)
     n = len(points)
     order = [(dealer + k) % n for k in range(1, n + 1)]
     return max(order, key=lambda s: (points[s], cards_taken[s], -order.index(s)))
+
+
+def standing_facts(pairs: list[int], cards: list[int]) -> list[dict[str, int]]:
+    """Each seat's standings facts for a hand (``games.base.Fact``): pairs and cards taken."""
+    return [{"pairs": p, "cards_taken": c} for p, c in zip(pairs, cards)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import DEFAULT_POOL_OF_TEARS, cards_in_play, check_players, choose_mover, pairs_in
+from .cards import DEFAULT_POOL_OF_TEARS, cards_in_play, check_players, choose_mover, pairs_in, standing_facts
 
 _SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
@@ -114,4 +114,4 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     if cards.count(most) == 1:
         points[cards.index(most)] += 10
     mover = choose_mover(points, cards, n - 1 if dealer is None else dealer)
-    return Outcome(points=points, mover=mover, details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})
+    return Outcome(points=points, mover=mover, winner=mover, facts=standing_facts(pairs, cards), details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})

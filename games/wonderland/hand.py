@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import (PACK, RANK, SORT_KEY, _legal, check_players, check_pool_of_tears, choose_mover, count, deals,
+from .cards import (PACK, RANK, SORT_KEY, _legal, check_players, check_pool_of_tears, choose_mover, count, deals, standing_facts,
                     deck, pairs_in, why_illegal)
 
 PLAYING, FINISHED = "playing", "finished"
@@ -180,10 +180,11 @@ class WonderlandHand:
         if self.ended_by is None or self.points is None:
             raise GameError("The hand is not over yet.")
         cards = [len(t) for t in self.taken]
+        pairs = [pairs_in(t) for t in self.taken]
+        mover = choose_mover(self.points, cards, self.dealer)
         return Outcome(
-            points=list(self.points),
-            mover=choose_mover(self.points, cards, self.dealer),
-            details={"pairs": [pairs_in(t) for t in self.taken], "cards": cards,
+            points=list(self.points), mover=mover, winner=mover, facts=standing_facts(pairs, cards),
+            details={"pairs": pairs, "cards": cards,
                      "pool_of_tears": self.pool_of_tears_seat()},
         )
 

@@ -1,5 +1,5 @@
-// The new-drive and edit forms: only the target fields that the chosen end applies to are
-// shown (both for "whichever comes first"; the hands hidden for suspense only with a number of hands). Without this script both are shown, and the
+// The new-drive and edit forms: only the chosen game's house rules are shown, and only the
+// target fields that the chosen end applies to (both for "whichever comes first"; the hands hidden for suspense only with a number of hands). Without this script both are shown, and the
 // server checks the one that applies (drive/forms.py).
 (function () {
   "use strict";
@@ -18,4 +18,13 @@
   }
   target.addEventListener("change", show);
   show();
+  // Each game's house rules (label[data-game]): only the chosen game's are shown.
+  var game = document.querySelector("select[name=game]");
+  function showRules() {
+    document.querySelectorAll("label[data-game]").forEach(function (label) {
+      label.hidden = game && label.dataset.game !== game.value && !label.querySelector(".errorlist");
+    });
+  }
+  if (game) game.addEventListener("change", showRules);
+  showRules();
 })();

@@ -1,5 +1,6 @@
-"""A "result" message moves the board's and the dashboard's standings, progress and table badge at
-once (static/js/live.js onResult, exposed as ``window.liveResult``); an older one changes nothing."""
+"""A "result" message moves the board's and the dashboard's standings (in the order and with the
+places the server ranked), progress and table badge at once (static/js/live.js onResult, exposed
+as ``window.liveResult``); an older one changes nothing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from scoring.standings import Row, rank
 from tests.browser.test_drive_flow import organiser_sets_up, table_players
 
 # Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
@@ -33,11 +35,17 @@ def rows(page) -> list[list[str]]:
         " r.querySelector('.total').textContent])")
 
 
-def result(ids: list[str], totals: list[int], decls: list[int], commit: int | float) -> str:
+def result(ids: list[str], totals: list[int], decls: list[int], commit: int | float, names: dict[str, str]) -> str:
+    """A result message for the players ``ids`` (their new totals and first facts); everybody's
+    place ranked as the server ranks it (``names``: every player's id by name, the others on 0)."""
+    new = {i: (t, d) for i, t, d in zip(ids, totals, decls)}
+    rows = [Row(name, new.get(pid, (0, 0))[0], facts=(new.get(pid, (0, 0))[1], 0), player_id=pid)
+            for name, pid in names.items()]
     return "liveResult(" + json.dumps({
         "type": "result", "table": 1, "current": True, "status": "confirmed", "status_label": "Confirmed",
         "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "commit": commit,
-        "totals": {i: {"total": t, "declarations": d, "nine": 0, "hands": 1} for i, t, d in zip(ids, totals, decls)},
+        "totals": {i: {"total": t, "facts": [d, 0], "hands": 1} for i, (t, d) in new.items()},
+        "ranks": [[r.row.player_id, r.label] for r in rank(rows)],
     }) + ")"
 
 
@@ -62,12 +70,12 @@ def test_result_message_reorders_standings_and_older_one_is_ignored(server, brow
     for page in (board, organiser):
         page.wait_for_function("window.__reads > 0")  # the connect snapshot has set lastRead
         expect(page.locator("[data-progress]")).to_have_text("0 of 2 tables done")
-        page.evaluate(result(table_1_ids, [30, 10, 10, 0], [1, 0, 0, 0], 9e18))
+        page.evaluate(result(table_1_ids, [30, 10, 10, 0], [1, 0, 0, 0], 9e18, ids))
         expect(page.locator("[data-progress]")).to_have_text("1 of 2 tables done")
         assert rows(page) == expected
         before = rows(page)
         # Older than the update the page shows: ignored entirely.
-        stale = result(table_1_ids, [0, 0, 0, 99], [0, 0, 0, 3], 1).replace('"done": 1', '"done": 2')
+        stale = result(table_1_ids, [0, 0, 0, 99], [0, 0, 0, 3], 1, ids).replace('"done": 1', '"done": 2')
         page.evaluate(stale.replace('"confirmed"', '"disputed"').replace('"Confirmed"', '"Disputed"'))
         assert rows(page) == before
         expect(page.locator("[data-progress]")).to_have_text("1 of 2 tables done")
@@ -77,7 +85,7 @@ def test_result_message_reorders_standings_and_older_one_is_ignored(server, brow
     expect(badge).to_have_class("badge st-confirmed")
     expect(organiser.locator("#table-1")).to_have_attribute("data-status", "confirmed")
     top_row = organiser.locator(f"table[data-standings] tr[data-player='{ids[top]}']")
-    expect(top_row.locator(".decl")).to_have_text("1")
+    expect(top_row.locator(".fact-0")).to_have_text("1")
     expect(top_row.locator(".hands")).to_have_text("1")
     expect(organiser.locator("#table-2 .badge")).to_have_text("Playing")
 

@@ -30,7 +30,7 @@ def test_organiser_creates_a_drive(organiser_client, organiser):
     response = organiser_client.post("/drives/new", {
         "name": "  Village   hall ", "date": "2026-12-05", "target": "either", "target_hands": 10,
         "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
-        "joker_penalty": "on",
+        "rule_film_fantasy_declarer_joker_penalty": "on",
     })
     drive = Drive.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/drives/{drive.pk}/"
@@ -62,10 +62,10 @@ def test_the_drive_form_asks_once_whether_the_first_hand_has_started(organiser):
 
     drive = seated_drive(organiser, 4)
     data = {"name": "Test drive", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
-            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # joker_penalty: off
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # the house rule: off
     with CaptureQueriesContext(connection) as ctx:
         form = DriveForm(data, instance=drive)
-        assert not form.is_valid() and "joker_penalty" in form.errors
+        assert not form.is_valid() and "rule_film_fantasy_declarer_joker_penalty" in form.errors
     assert sum('"tables_hand"' in q["sql"] for q in ctx.captured_queries) == 1, ctx.captured_queries
 
 
@@ -79,7 +79,7 @@ def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(orga
 
     drive = seated_drive(organiser, 8, start=False, target="hands", target_hands=5)
     data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
-            "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0, "joker_penalty": "on"}
+            "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0, "rule_film_fantasy_declarer_joker_penalty": "on"}
     response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
     assert "every table of the seating for hand 1 now plays on the phones" in response.content.decode()
     hand = drive.hands.get()
@@ -115,7 +115,7 @@ def test_players_per_table_changed_on_the_drives_page_reaches_the_seating(organi
     as the drive's play mode is."""
     drive = seated_drive(organiser, 8, target="hands", target_hands=5)
     data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
-            "preferred_table_size": 2, "play_mode": "physical", "suspense_hands": 0, "joker_penalty": "on"}
+            "preferred_table_size": 2, "play_mode": "physical", "suspense_hands": 0, "rule_film_fantasy_declarer_joker_penalty": "on"}
     response = organiser_client.post(f"/drives/{drive.pk}/edit", data)
     assert response.status_code == 200 and "change them once hand 1 is closed" in response.content.decode()
     drive.refresh_from_db()
@@ -154,27 +154,27 @@ def test_the_house_rule_cannot_change_once_a_hand_has_started(organiser_client, 
     assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302  # seating shown: not yet played
     drive.refresh_from_db()
     assert drive.house_rules["declarer_joker_penalty"] is False
-    organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "joker_penalty": "on"})
+    organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "rule_film_fantasy_declarer_joker_penalty": "on"})
     services.start_hand(drive)
     assert "Fixed now: the first hand has started." in organiser_client.get(f"/drives/{drive.pk}/edit").content.decode()
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})
     assert response.status_code == 200
-    assert "The house rule is fixed once the first hand has started" in response.content.decode()
+    assert "The game and its house rules are fixed once the first hand has started" in response.content.decode()
     drive.refresh_from_db()
     assert drive.house_rules["declarer_joker_penalty"] is True and drive.name == "Test drive"
     finish_all_tables(drive, organiser)
     services.close_hand(drive)
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})  # between hands too
     assert response.status_code == 200 and "fixed once the first hand has started" in response.content.decode()
-    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "joker_penalty": "on", "name": "Renamed"})
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "rule_film_fantasy_declarer_joker_penalty": "on", "name": "Renamed"})
     assert response.status_code == 302  # anything else may change
     drive.refresh_from_db()
     assert drive.name == "Renamed" and drive.house_rules["declarer_joker_penalty"] is True
 
 
 @pytest.mark.parametrize("field,value,message", [
-    ("preferred_table_size", "11", "less than or equal to 10"),
-    ("preferred_table_size", "1", "greater than or equal to 2"),
+    ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
+    ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
     ("target", "forever", "Select a valid choice"),
     ("name", "   ", "required"),
     ("target_total", "-5", "Ensure this value"),
@@ -389,8 +389,8 @@ def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stan
     response = organiser_client.post(f"/drives/{drive.pk}/results/{t1.pk}", data, follow=True)
     page = response.content.decode()
     assert "Table 1, hand 1: result saved." in page
-    assert (f"Hand 1 is closed: its moves stand as made, with <bdi>{seated[1].name}</bdi> counted as this "
-            f"table's declarer, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
+    assert (f"Hand 1 is closed: its moves stand as made, with <bdi>{seated[1].name}</bdi> counted as the one who "
+            f"moved up from this table, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
             "if they should sit otherwise.") in page
     assert Result.objects.get(table=t1).mover_id == seated[3].pk
     assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
@@ -429,7 +429,7 @@ def test_the_corrections_log_says_by_name_who_declared_and_whose_points_changed(
     services.organiser_result(drive, table, declared(4, 1, nine=True), organiser, reason="Bob declared")
     first, second, third, _ = [s.player for s in table.seats.select_related("player").order_by("position")]
     page = organiser_client.get(f"/drives/{drive.pk}/log").content.decode()
-    assert f"Declared: <bdi>{first.name}</bdi> → <bdi>{second.name}</bdi>" in page
+    assert f"Won: <bdi>{first.name}</bdi> → <bdi>{second.name}</bdi>" in page
     assert f'<li class="changed"><bdi>{first.name}</bdi>: 15 → 0</li>' in page
     assert f'<li class="changed"><bdi>{second.name}</bdi>: 0 → 25</li>' in page
     assert f"<li><bdi>{third.name}</bdi>: 0, unchanged</li>" in page

@@ -67,7 +67,7 @@ def test_standings_match_the_scores_written(demo_organiser):
         assert r.total == by_player.get(r.row.player_id, 0)
         assert r.row.hands_played in (3, 4)  # three closed hands, and the next for some
     assert sum(r.total for r in ranked) == sum(by_player.values())
-    assert sum(r.declarations for r in ranked) == Result.objects.filter(drive=drive, declarer__isnull=False).count()
+    assert sum(r.facts[0] for r in ranked) == Result.objects.filter(drive=drive, winner__isnull=False).count()
     # Varied results: not everyone on the same score.
     assert len({r.total for r in ranked}) > 3
 

@@ -127,7 +127,7 @@ def test_standings_accumulate_over_hands(organiser):
         services.start_hand(drive)
     ranked = standings(drive)
     assert sum(r.total for r in ranked) == 30
-    assert sum(r.declarations for r in ranked) == 2
+    assert sum(r.facts[0] for r in ranked) == 2  # Film Fantasy's first fact: declarations
 
 
 def test_drive_ends_after_the_agreed_number_of_hands_and_freezes(organiser):
@@ -288,7 +288,7 @@ def test_a_late_arrival_who_never_played_is_in_no_final_standings_and_wins_no_bo
     ranked = standings(drive)
     assert [r.row.player_id for r in ranked if r.row.player_id == late.pk] == []
     assert len(ranked) == 4
-    prizes = selectors_prizes(ranked)
+    prizes = {p.key: p.ranked for p in selectors_prizes(drive, ranked)}
     assert "Latecomer" not in [r.name for group in prizes.values() for r in group]
     assert prizes["booby"] and all(r.row.hands_played == 1 for r in prizes["booby"])
 
@@ -390,4 +390,4 @@ def test_house_rule_switches_off_the_declarer_joker_penalty(organiser):
     summary = declared(4, 0)
     summary["holdings"][0]["ice"] = "joker"
     services.organiser_result(drive, table, summary, organiser)
-    assert Score.objects.get(result__table=table, declared=True).points == 15
+    assert Score.objects.get(result__table=table, details__declarations=1).points == 15

@@ -110,7 +110,7 @@ def test_a_digital_tables_result_message_is_read_after_its_commit_off_the_applyi
     table's lock: its result message (several queries) is read after the commit in a thread of
     its own, and says what committed."""
     from drive import services
-    from drive.selectors import totals_of
+    from drive.selectors import standings
     from tests.factories import seated_drive
 
     drive = seated_drive(organiser, 8, start=False)
@@ -129,5 +129,8 @@ def test_a_digital_tables_result_message_is_read_after_its_commit_off_the_applyi
     assert thread != threading.get_ident()
     assert delta["progress"]["done"] == 2
     table = drive.hands.get(number=1).tables.get(number=2)
-    committed = {str(r.player_id): r.total for r in totals_of(drive, [s.player_id for s in table.seats.all()])}
+    seated = {s.player_id for s in table.seats.all()}
+    committed = {str(r.row.player_id): r.total for r in standings(drive) if r.row.player_id in seated}
     assert {pid: t["total"] for pid, t in delta["totals"].items()} == committed
+    # Everybody's place, ranked on the server (the pages only apply it).
+    assert delta["ranks"] == [[str(r.row.player_id), r.label] for r in standings(drive)]

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drive.movement import describe, instructions, move, mover_for_no_declaration
+from drive.movement import describe, instructions, move
+from games.base import top_scorer
 
 # Three tables of four; seat order is clockwise, so each player's left is the next one.
 THREE = [
@@ -111,19 +112,19 @@ def test_inputs_are_not_changed():
 
 
 def test_declarer_not_at_table_is_refused():
-    with pytest.raises(ValueError, match="Table 2: declarer 'c1' is not seated"):
+    with pytest.raises(ValueError, match="Table 2: mover 'c1' is not seated"):
         move(THREE, ["a1", "c1", "c3"])
 
 
 @pytest.mark.parametrize("declarers", [["a1", "b1"], ["a1", "b1", "c1", "d1"], []])
 def test_one_declarer_per_table_is_required(declarers):
-    with pytest.raises(ValueError, match="one declarer per table"):
+    with pytest.raises(ValueError, match="one mover per table"):
         move(THREE, declarers)
 
 
 @pytest.mark.parametrize("missing", [None, ""])
 def test_missing_declarer_is_refused(missing):
-    with pytest.raises(ValueError, match="Table 2 has no declarer"):
+    with pytest.raises(ValueError, match="Table 2 has no mover"):
         move(THREE, ["a1", missing, "c1"])
 
 
@@ -179,33 +180,33 @@ def test_instructions_refuse_seatings_of_different_players():
 
 
 def test_top_scorer_counts_as_declarer_when_nobody_declared():
-    assert mover_for_no_declaration([5, -5, 10, 0], dealer=0) == 2
+    assert top_scorer([5, -5, 10, 0], dealer=0) == 2
 
 
 def test_tied_top_scorers_first_clockwise_from_dealers_left_moves():
     # Seats 0 and 2 tie on 5; dealer is seat 1, so seat 2 (dealer's left) comes first.
-    assert mover_for_no_declaration([5, 0, 5, 0], dealer=1) == 2
+    assert top_scorer([5, 0, 5, 0], dealer=1) == 2
     # Dealer is seat 2: the order is 3, 0, 1, 2, so seat 0 comes first.
-    assert mover_for_no_declaration([5, 0, 5, 0], dealer=2) == 0
+    assert top_scorer([5, 0, 5, 0], dealer=2) == 0
 
 
 def test_tied_dealer_is_last_in_the_clockwise_order():
-    assert mover_for_no_declaration([5, 5, 0], dealer=0) == 1
-    assert mover_for_no_declaration([0, 0, 0], dealer=2) == 0
+    assert top_scorer([5, 5, 0], dealer=0) == 1
+    assert top_scorer([0, 0, 0], dealer=2) == 0
 
 
 def test_no_declaration_mover_refuses_bad_dealer_or_points():
     with pytest.raises(ValueError, match="dealer must be a seat from 0 to 2"):
-        mover_for_no_declaration([0, 5, 0], dealer=3)
+        top_scorer([0, 5, 0], dealer=3)
     with pytest.raises(ValueError, match="whole number"):
-        mover_for_no_declaration([0, "5"], dealer=0)
+        top_scorer([0, "5"], dealer=0)
     with pytest.raises(ValueError, match="at least two"):
-        mover_for_no_declaration([5], dealer=0)
+        top_scorer([5], dealer=0)
 
 
 @st.composite
 def drives(draw):
-    """A seating of 1-15 tables of 2-10 players, and one declarer per table."""
+    """A seating of 1-15 tables of 2-10 players, and one mover per table."""
     sizes = draw(st.lists(st.integers(2, 10), min_size=1, max_size=15))
     names = iter(f"p{i}" for i in range(sum(sizes)))
     tables = [[next(names) for _ in range(size)] for size in sizes]

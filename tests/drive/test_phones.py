@@ -647,7 +647,7 @@ def test_confirmed_result_is_locked_for_players(table_of_four):
     phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": 1})
     response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1, by=players[2]))
     assert "Only the organiser can change it" in text(response)
-    assert Result.objects.get().declarer == players[2]
+    assert Result.objects.get().winner == players[2]
 
 
 def test_the_entry_page_of_a_confirmed_or_disputed_result_shows_no_form_to_send(table_of_four):
@@ -698,7 +698,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0, by=players[1]))
     assert "withdrawn" not in text(response)
     assert f"\u2068{players[0].name}\u2069 sent Table 1's result first" in text(response)
-    assert Result.objects.get().declarer == players[2]
+    assert Result.objects.get().winner == players[2]
 
 
 @pytest.mark.parametrize("change,message", [

@@ -437,7 +437,7 @@ def test_the_player_with_the_most_sets_moves_up():
     h = _nearly_over()
     ask(h, 0, 1, "A5")
     o = h.outcome()
-    assert o.mover == 0 and o.winner is None
+    assert o.mover == 0 and o.winner == 0
 
 
 def test_a_tie_for_most_sets_goes_to_the_tied_player_who_laid_a_set_most_recently():

@@ -1,4 +1,5 @@
-"""Standings and prizes (docs/drive-rules.md, "Tie-breaks" and "Prizes")."""
+"""Standings and prizes (docs/drive-rules.md, "Tie-breaks" and "Prizes"), with Film Fantasy's
+standings facts (declarations, then nine-card declarations) and its prize for most declarations."""
 
 from __future__ import annotations
 
@@ -6,7 +7,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.standings import Row, prizes, rank
+from scoring.standings import Row, rank
+from scoring.standings import prizes as all_prizes
+
+MOST = [("most_declarations", 0)]  # Film Fantasy's own prize: the most of its first fact
+
+
+def R(name, total, declarations=0, nine_card_declarations=0, **kwargs):  # noqa: N802 (a Row, by name)
+    return Row(name, total, facts=(declarations, nine_card_declarations), **kwargs)
+
+
+def prizes(ranked):
+    return all_prizes(ranked, MOST)
 
 
 def names_in_order(ranked):
@@ -14,14 +26,14 @@ def names_in_order(ranked):
 
 
 def test_highest_total_ranks_first():
-    ranked = rank([Row("Ann", 30), Row("Bob", 55), Row("Cat", 40)])
+    ranked = rank([R("Ann", 30), R("Bob", 55), R("Cat", 40)])
     assert names_in_order(ranked) == ["Bob", "Cat", "Ann"]
     assert [r.rank for r in ranked] == [1, 2, 3]
     assert not any(r.tied for r in ranked)
 
 
 def test_equal_totals_are_split_by_more_declarations():
-    ranked = rank([Row("Ann", 40, declarations=1), Row("Bob", 40, declarations=2)])
+    ranked = rank([R("Ann", 40, declarations=1), R("Bob", 40, declarations=2)])
     assert names_in_order(ranked) == ["Bob", "Ann"]
     assert [r.label for r in ranked] == ["1", "2"]
 
@@ -29,8 +41,8 @@ def test_equal_totals_are_split_by_more_declarations():
 def test_then_by_more_nine_card_declarations():
     ranked = rank(
         [
-            Row("Ann", 40, declarations=2, nine_card_declarations=0),
-            Row("Bob", 40, declarations=2, nine_card_declarations=1),
+            R("Ann", 40, declarations=2, nine_card_declarations=0),
+            R("Bob", 40, declarations=2, nine_card_declarations=1),
         ]
     )
     assert names_in_order(ranked) == ["Bob", "Ann"]
@@ -40,10 +52,10 @@ def test_then_by_more_nine_card_declarations():
 def test_still_level_players_share_the_rank_and_the_next_rank_is_skipped():
     ranked = rank(
         [
-            Row("Dan", 10),
-            Row("Bob", 30, declarations=1),
-            Row("Ann", 30, declarations=1),
-            Row("Eve", 50, declarations=2),
+            R("Dan", 10),
+            R("Bob", 30, declarations=1),
+            R("Ann", 30, declarations=1),
+            R("Eve", 50, declarations=2),
         ]
     )
     assert [(r.name, r.label) for r in ranked] == [
@@ -55,13 +67,13 @@ def test_still_level_players_share_the_rank_and_the_next_rank_is_skipped():
 
 
 def test_shared_rank_is_shown_in_name_order_ignoring_case():
-    ranked = rank([Row("carol", 5), Row("Bob", 5), Row("alice", 5)])
+    ranked = rank([R("carol", 5), R("Bob", 5), R("alice", 5)])
     assert names_in_order(ranked) == ["alice", "Bob", "carol"]
     assert all(r.rank == 1 and r.tied for r in ranked)
 
 
 def test_hands_played_does_not_break_ties():
-    ranked = rank([Row("Ann", 20, hands_played=3), Row("Bob", 20, hands_played=6)])
+    ranked = rank([R("Ann", 20, hands_played=3), R("Bob", 20, hands_played=6)])
     assert [r.label for r in ranked] == ["=1", "=1"]
 
 
@@ -70,23 +82,23 @@ def test_no_rows_gives_empty_standings_and_no_prizes():
     assert prizes([]) == {"winners": [], "runner_up": [], "booby": [], "most_declarations": []}
 
 
-def test_more_nine_card_than_declarations_is_refused():
-    with pytest.raises(ValueError, match="more nine-card declarations"):
-        Row("Ann", 25, declarations=0, nine_card_declarations=1)
+def test_a_negative_fact_total_is_refused():
+    with pytest.raises(ValueError, match="fact 2 cannot be negative"):
+        R("Ann", 25, declarations=0, nine_card_declarations=-1)
 
 
 def test_totals_must_be_whole_numbers():
     with pytest.raises(ValueError, match="total must be a whole number"):
-        Row("Ann", "25")
+        R("Ann", "25")
 
 
 def test_prizes_winner_runner_up_booby_and_most_declarations():
     ranked = rank(
         [
-            Row("Ann", 60, declarations=2),
-            Row("Bob", 45, declarations=3),
-            Row("Cat", 30, declarations=1),
-            Row("Dan", -5, declarations=0),
+            R("Ann", 60, declarations=2),
+            R("Bob", 45, declarations=3),
+            R("Cat", 30, declarations=1),
+            R("Dan", -5, declarations=0),
         ]
     )
     won = prizes(ranked)
@@ -97,19 +109,19 @@ def test_prizes_winner_runner_up_booby_and_most_declarations():
 
 
 def test_shared_first_place_makes_several_winners_and_the_next_group_runner_up():
-    ranked = rank([Row("Ann", 50), Row("Bob", 50), Row("Cat", 40), Row("Dan", 40), Row("Eve", 0)])
+    ranked = rank([R("Ann", 50), R("Bob", 50), R("Cat", 40), R("Dan", 40), R("Eve", 0)])
     won = prizes(ranked)
     assert names_in_order(won["winners"]) == ["Ann", "Bob"]
     assert names_in_order(won["runner_up"]) == ["Cat", "Dan"]
 
 
 def test_booby_goes_to_everybody_on_the_lowest_total():
-    ranked = rank([Row("Ann", 50), Row("Bob", 0, declarations=1), Row("Cat", 0)])
+    ranked = rank([R("Ann", 50), R("Bob", 0, declarations=1), R("Cat", 0)])
     assert names_in_order(prizes(ranked)["booby"]) == ["Bob", "Cat"]
 
 
 def test_a_lone_player_wins_and_gets_no_booby():
-    won = prizes(rank([Row("Ann", 15, declarations=1)]))
+    won = prizes(rank([R("Ann", 15, declarations=1)]))
     assert names_in_order(won["winners"]) == ["Ann"]
     assert won["runner_up"] == []
     assert won["booby"] == []
@@ -117,7 +129,7 @@ def test_a_lone_player_wins_and_gets_no_booby():
 
 def test_nobody_level_on_points_with_the_winners_gets_the_booby():
     # Bob loses the tie-break for first, but is not the booby on the same total.
-    ranked = rank([Row("Ann", 30, declarations=2), Row("Bob", 30, declarations=1)])
+    ranked = rank([R("Ann", 30, declarations=2), R("Bob", 30, declarations=1)])
     won = prizes(ranked)
     assert names_in_order(won["winners"]) == ["Ann"]
     assert names_in_order(won["runner_up"]) == ["Bob"]
@@ -127,8 +139,8 @@ def test_nobody_level_on_points_with_the_winners_gets_the_booby():
 def test_players_who_left_keep_their_rank_but_win_no_prize():
     # Ann led and left; Eve left after two hands, on the lowest total; Dan declared most, then left.
     ranked = rank([
-        Row("Ann", 70, declarations=2, left=True), Row("Bob", 50, declarations=1), Row("Cat", 40, declarations=1),
-        Row("Dan", 35, declarations=4, left=True), Row("Fay", 20), Row("Eve", 5, left=True),
+        R("Ann", 70, declarations=2, left=True), R("Bob", 50, declarations=1), R("Cat", 40, declarations=1),
+        R("Dan", 35, declarations=4, left=True), R("Fay", 20), R("Eve", 5, left=True),
     ])
     assert [(r.name, r.rank) for r in ranked][:2] == [("Ann", 1), ("Bob", 2)]
     won = prizes(ranked)
@@ -136,22 +148,22 @@ def test_players_who_left_keep_their_rank_but_win_no_prize():
     assert names_in_order(won["runner_up"]) == ["Cat"]
     assert names_in_order(won["booby"]) == ["Fay"]
     assert names_in_order(won["most_declarations"]) == ["Bob", "Cat"]
-    assert prizes(rank([Row("Ann", 10, left=True)])) == {"winners": [], "runner_up": [], "booby": [], "most_declarations": []}
+    assert prizes(rank([R("Ann", 10, left=True)])) == {"winners": [], "runner_up": [], "booby": [], "most_declarations": []}
 
 
 def test_most_declarations_needs_at_least_one():
-    won = prizes(rank([Row("Ann", 10), Row("Bob", 5)]))
+    won = prizes(rank([R("Ann", 10), R("Bob", 5)]))
     assert won["most_declarations"] == []
 
 
 def test_most_declarations_is_shared_on_a_tie():
-    ranked = rank([Row("Ann", 10, declarations=2), Row("Bob", 50, declarations=2), Row("Cat", 5)])
+    ranked = rank([R("Ann", 10, declarations=2), R("Bob", 50, declarations=2), R("Cat", 5)])
     assert names_in_order(prizes(ranked)["most_declarations"]) == ["Bob", "Ann"]
 
 
 rows = st.lists(
     st.builds(
-        lambda name, total, decl, nine, hands: Row(name, total, decl, min(nine, decl), hands),
+        lambda name, total, decl, nine, hands: Row(name, total, (decl, min(nine, decl)), hands),
         st.sampled_from(["Ann", "Bob", "Cat", "Dan", "Eve", "ann"]),
         st.integers(-20, 80),
         st.integers(0, 4),
@@ -166,7 +178,7 @@ rows = st.lists(
 def test_ranking_property(players):
     ranked = rank(players)
     assert sorted(map(repr, (r.row for r in ranked))) == sorted(map(repr, players))
-    keys = [(r.total, r.declarations, r.row.nine_card_declarations) for r in ranked]
+    keys = [(r.total, *r.facts) for r in ranked]
     assert keys == sorted(keys, reverse=True)
     for i, r in enumerate(ranked):
         # Competition ranking: one more than the number of players strictly ahead.

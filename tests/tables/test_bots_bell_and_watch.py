@@ -90,7 +90,7 @@ def test_the_bell_ends_digital_hands_scored_by_the_engine_before_the_movement(tr
     state = GAME.load_hand(table.state)
     assert state.finished and state.ended_by == "stopped" and state.declarer is None
     result = Result.objects.get(table=table)
-    assert result.status == Result.Status.CONFIRMED and result.declarer is None
+    assert result.status == Result.Status.CONFIRMED and result.winner is None
     assert sorted(result.scores.values_list("points", flat=True)) == sorted(state.outcome().points)
     assert result.mover == seated_players(table)[state.outcome().mover]
     assert nxt is not None and nxt.number == 2

@@ -1,0 +1,43 @@
+"""The drive, the tables, the scoring and the generic pages know only the game contract
+(games/base.py): no game's own words there. Film Fantasy's words live in games/film_fantasy/,
+templates/games/film-fantasy/ and static/games/film-fantasy/, like every game's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERIC = ["drive", "tables", "scoring", "config", "common", "templates", "static"]
+GAME_FOLDERS = [ROOT / "templates" / "games", ROOT / "static" / "games"]
+# Any case, with a space, "-" or "_" inside: "Ice Follies", "nine_card", "NINE-CARD"; "declar"
+# covers declare, declarer, declared and declaration.
+WORDS = re.compile(r"film|joker|ice[\s_-]*follies|auction|nine[\s_-]*card|declar", re.IGNORECASE)
+
+
+def generic_files() -> list[Path]:
+    files = []
+    for folder in GENERIC:
+        for path in (ROOT / folder).rglob("*"):
+            if (path.is_file() and path.suffix in {".py", ".html", ".js", ".css", ".txt"}
+                    and "migrations" not in path.parts
+                    and not any(game in path.parents for game in GAME_FOLDERS)):
+                files.append(path)
+    return files
+
+
+def test_the_generic_layers_hold_no_game_words():
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}"
+        for path in generic_files()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if WORDS.search(line)
+    ]
+    assert not found, "a game's words outside its own folders:\n" + "\n".join(found)
+
+
+def test_the_check_finds_each_word_in_any_spelling():
+    for text in ("Film", "JOKER", "Ice Follies", "ice_follies", "ice-follies", "auction", "Nine-card",
+                 "nine_card", "nine card", "declaration", "Declarer"):
+        assert WORDS.search(text), text
+    assert len(generic_files()) > 50  # the folders are where the check looks
