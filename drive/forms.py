@@ -36,7 +36,9 @@ def rule_field(game: Game, rule: HouseRule) -> forms.Field:
     """A form field from a game's plain description of a house rule (``games.base.HouseRule``)."""
     if rule.kind == "bool":
         return forms.BooleanField(required=False, initial=rule.default, label=rule.label, help_text=rule.help)
-    return forms.ChoiceField(choices=list(rule.choices), initial=rule.default, label=rule.label, help_text=rule.help)
+    # Not required: only the chosen game's rules are kept, and one not sent keeps its default.
+    return forms.ChoiceField(choices=list(rule.choices), initial=rule.default, label=rule.label, help_text=rule.help,
+                             required=False)
 
 
 class DriveForm(forms.ModelForm):
@@ -141,7 +143,8 @@ class DriveForm(forms.ModelForm):
         drive = super().save(commit=False)
         chosen = self.cleaned_data["game"]
         drive.house_rules = {
-            rule.key: self.cleaned_data[name] for name, (game, rule) in self.rule_fields.items() if game.slug == chosen
+            rule.key: rule.default if self.cleaned_data[name] in (None, "") else self.cleaned_data[name]
+            for name, (game, rule) in self.rule_fields.items() if game.slug == chosen
         }
         drive.__dict__.pop("game_rules", None)  # the cached game, now with these rules
         if commit:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from .base import Fact, Game, GameError, HouseRule, Outcome, Prize
 
 _REGISTRY: dict[str, Game] = {}
@@ -26,18 +28,29 @@ def get_game(slug: str, rules: dict | None = None) -> Game:
 
 
 def all_games() -> list[Game]:
+    """Every registered game: the built-in ones in ``BUILTIN``'s order, then any other."""
     _load_builtin()
-    return list(_REGISTRY.values())
+
+    def place(game: Game) -> int:
+        package = type(game).__module__.split(".")[1] if type(game).__module__.startswith("games.") else ""
+        return BUILTIN.index(package) if package in BUILTIN else len(BUILTIN)
+
+    return sorted(_REGISTRY.values(), key=place)
 
 
 def default_slug() -> str:
-    """The game a new drive plays unless the organiser chooses another: the first registered."""
+    """The game a new drive plays unless the organiser chooses another: the first built-in."""
     return all_games()[0].slug
 
 
+# The game packages shipped here, each registering its game when imported; the first is the
+# default game of a new drive. A new game adds its package's name.
+BUILTIN = ("film_fantasy", "alice", "wonderland")
+
+
 def _load_builtin() -> None:
-    if not _REGISTRY:
-        from . import film_fantasy  # noqa: F401  (registers itself)
+    for package in BUILTIN:
+        import_module(f"{__name__}.{package}")
 
 
 __all__ = ["Fact", "Game", "GameError", "HouseRule", "Outcome", "Prize", "all_games", "default_slug", "get_game", "register"]

@@ -3,8 +3,7 @@ docs/rules.md, "Alice" (authority shared/design/ALICE.md, from the leaflet 000_6
 
 Public API: ``deck``, ``hand_size``, ``AliceHand`` (digital play; its module docstring describes
 the actions, the pending ask and the timeouts), ``bot_action``, ``simulate``, ``card_name`` and the
-game object ``ALICE``. Nothing here imports Django. The game is not registered here: the
-integrator registers ``ALICE`` (``games.register``).
+game object ``ALICE``, registered as "alice". Nothing here imports Django.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .. import register
 from ..base import Fact, Game, GameError, Outcome, Prize
 from .bots import bot_action
 from .cards import CAT, PACK, RABBIT, SETS, card_name, check_players, deck, hand_size
@@ -63,7 +63,7 @@ class Alice(Game):
         return bot_action(state, seat, rng, "smart")
 
 
-ALICE = Alice()
+ALICE = register(Alice())
 
 __all__ = [
     "ALICE",

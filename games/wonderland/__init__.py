@@ -2,8 +2,7 @@
 Rules: docs/rules.md, "The Game of Alice in Wonderland" (authority: shared/design/WONDERLAND.md).
 
 Public API: ``deck``, ``deals``, ``legal_plays``, ``trick_winner``, ``count``, ``WonderlandHand``,
-``bot_action``, ``simulate`` and the game object ``WONDERLAND`` (not registered here: the drive's
-integrator registers it). Nothing here imports Django.
+``bot_action``, ``simulate`` and the game object ``WONDERLAND``, registered as "wonderland". Nothing here imports Django.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .. import register
 from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize, check_table_size
 from .bots import bot_action
 from .cards import DEFAULT_POOL_OF_TEARS, PACK, PICTURES, cards_in_play, check_pool_of_tears, count, deals, deck, legal_plays, trick_winner
@@ -70,7 +70,7 @@ class Wonderland(Game):
         return bot_action(state, seat, rng, "smart")
 
 
-WONDERLAND = Wonderland()
+WONDERLAND = register(Wonderland())
 
 __all__ = [
     "PACK", "WONDERLAND", "Wonderland", "WonderlandHand", "GameError", "bot_action", "cards_in_play", "count",
