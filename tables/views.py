@@ -12,9 +12,17 @@ from django.views.decorators.http import require_POST
 
 from common.bidi import bdi
 from drive.access import drive_by_code, drive_for_organiser, player_for_request
-from games import film_fantasy
 from drive import services
 from tables import digital
+
+
+def game_screen(drive) -> dict:
+    """The drive's game screen, found from its game's slug by convention (tables/play.html):
+    the game's markup ``templates/games/<slug>/play.html``, its script
+    ``static/games/<slug>/play.js`` and the game's ``screen_data()`` for that script."""
+    game = drive.game_rules
+    return {"template": f"games/{game.slug}/play.html", "script": f"games/{game.slug}/play.js",
+            "data": game.screen_data()}
 
 
 def play(request, code: str):
@@ -24,7 +32,7 @@ def play(request, code: str):
     if player is None:
         return redirect("phone:join", code=drive.join_code)
     return render(request, "tables/play.html", {
-        "drive": drive, "player": player, "film_names": film_fantasy.film_names,
+        "drive": drive, "player": player, "screen": game_screen(drive),
         "ws_path": f"/ws/play/{drive.join_code}/",
     })
 
@@ -34,7 +42,7 @@ def watch(request, code: str, number: int):
     """/<CODE>/tables/<n>/watch: the organiser's spectator view of a digital table (no cards)."""
     drive = drive_for_organiser(request, drive_by_code(code).pk)
     return render(request, "tables/watch.html", {
-        "drive": drive, "number": number, "film_names": film_fantasy.film_names,
+        "drive": drive, "number": number, "screen": game_screen(drive),
         "ws_path": f"/ws/watch/{drive.join_code}/{number}/",
     })
 

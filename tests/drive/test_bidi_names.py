@@ -159,8 +159,8 @@ def test_the_game_screens_isolate_the_names_they_render(organiser, django_user_m
     organiser_client.force_login(organiser)
     body = organiser_client.get(f"/{drive.join_code}/tables/1/watch").content.decode()
     assert_isolated(body, "watch", [DRIVE])
-    # The frames carry names as data, exactly as typed: play.js puts each in its own <bdi>
-    # (tests/tables/test_play_browser.py).
+    # The frames carry names as data, exactly as typed: the game screen's shared client
+    # (static/js/play_client.js) puts each in its own <bdi> (tests/tables/test_play_browser.py).
     assert [s["name"] for s in digital.seat_names(table)] == names_of(seated(table))
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from drive.templatetags.drive_tags import place
@@ -21,9 +25,37 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
     page = client.get(url)
     assert page.status_code == 200
     body = page.content.decode()
-    assert f'data-ws="/ws/play/{drive.join_code}/"' in body and "js/play.js" in body
-    assert "<script>" not in body  # no inline script: only a JSON data block and play.js
+    assert f'data-ws="/ws/play/{drive.join_code}/"' in body
+    # The shared client, then the game's own screen script and markup, found from its slug.
+    assert body.index("/static/js/play_client.js") < body.index("/static/games/film-fantasy/play.js")
+    assert 'id="game-data"' in body and "Lucky Night" in body and 'id="declare"' in body
+    assert "<script>" not in body  # no inline script: only a JSON data block and the two scripts
     assert "{#" not in body and "{%" not in body  # no template comment shown as text
+
+
+GAME_WORDS = re.compile(r"film|joker|ice[-_ ]?follies|auction|nine[-_ ]?cards?|declar", re.IGNORECASE)
+
+
+def test_the_shared_screen_knows_no_game():
+    """The play pages, the shared client and the views are every game's: a game's words and
+    element ids live in its own templates/games/<slug>/ and static/games/<slug>/, and the views
+    import no game (the screen is found from the drive's game slug)."""
+    root = Path(settings.BASE_DIR)
+    shared = [root / "static/js/play_client.js", root / "tables/views.py",
+              *sorted((root / "templates/tables").glob("*.html"))]
+    for path in shared:
+        found = GAME_WORDS.findall(path.read_text())
+        assert not found, (path, found)
+    assert "import film_fantasy" not in (root / "tables/views.py").read_text()
+    assert (root / "templates/games/film-fantasy/play.html").exists()
+    assert (root / "static/games/film-fantasy/play.js").exists()
+
+
+def test_the_organiser_watch_page_loads_the_games_screen(organiser_client, organiser):
+    drive = digital_drive(organiser, 4)
+    body = organiser_client.get(reverse("tables:watch", args=[drive.join_code, 1])).content.decode()
+    assert body.index("/static/js/play_client.js") < body.index("/static/games/film-fantasy/play.js")
+    assert 'data-mode="watch"' in body and 'id="game-data"' in body and 'id="declare"' in body
 
 
 def test_names_are_escaped_on_the_game_page(client, organiser):

@@ -1,0 +1,268 @@
+/* Film Fantasy's game screen: the hand grouped by film, passing, the auction's offers and
+   exchanges, declaring, the log's and the result's words. Plain JS, no build step. The socket,
+   the seats, the status line's frame, the log's frame and the result box are the shared
+   client's (static/js/play_client.js, loaded first); this script registers the screen with it.
+   Markup: templates/games/film-fantasy/play.html. The page's "game-data" block is
+   FilmFantasy.screen_data(): {"film_names": [...]}. */
+(function () {
+  "use strict";
+  if (!window.PlayScreen) return;
+  window.PlayScreen.register(function (client) {
+    var $ = client.$, el = client.el, put = client.put, nameOf = client.nameOf, joined = client.joined;
+    var listNames = client.listNames, who = client.who, whose = client.whose, button = client.button;
+    var WATCH = client.watching;
+    var FILMS = client.data.film_names;
+
+    var chosen = [];             // auction: cards tapped to offer or to give in exchange
+    var accepting = null;        // the offer being accepted (its id)
+    var fresh = [];              // the cards that came in at the last pass and draw (shown as new)
+    var lastPass = null;         // the pass this phone sent last: {round, card}
+
+    function film(card) { return card === "J" ? 11 : parseInt(card.split("-")[0], 10); }
+    function label(card) { return card === "J" ? "Joker" : card.split("-")[1]; }
+    function cardName(c) { return c === "J" ? "the Joker" : FILMS[film(c) - 1] + " " + label(c); }
+    function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
+
+    // A new view is coming (``before``: the one shown, if any; ``sameHand``: of the same table
+    // and hand).
+    function update(next, before, sameHand) {
+      if (!sameHand) fresh = [];
+      else if (next.round > before.round) fresh = cameIn(before, next);
+      if (!before || next.version !== before.version) keepChoices(next);
+    }
+
+    // Another seat's move must not undo this player's half-made choice: the cards tapped stay
+    // chosen while this seat still holds them free, and an offer being accepted while it stands.
+    function keepChoices(next) {
+      if (next.phase !== "auction") { chosen = []; accepting = null; return; }
+      var free = (next.hand || []).slice();
+      lockedCards(next).forEach(function (c) { var i = free.indexOf(c); if (i >= 0) free.splice(i, 1); });
+      chosen = chosen.filter(function (c) { var i = free.indexOf(c); if (i < 0) return false; free.splice(i, 1); return true; });
+      if (accepting !== null && !(next.offers || []).some(function (o) { return o.id === accepting && o.to === next.seat; })) {
+        accepting = null;
+        chosen = [];
+        client.message("That offer is no longer open.");
+      }
+    }
+
+    // A passing round ended (every pass moved left, then everyone drew): the cards this seat
+    // holds now that it did not hold before, less the one it passed.
+    function cameIn(before, after) {
+      var passed = before.my_pass || (lastPass && lastPass.round === before.round ? lastPass.card : null);
+      if (!passed || !before.hand || !after.hand) return [];
+      var kept = before.hand.slice();
+      kept.splice(kept.indexOf(passed), 1);
+      var came = [];
+      after.hand.forEach(function (c) { var i = kept.indexOf(c); if (i >= 0) kept.splice(i, 1); else came.push(c); });
+      return came;
+    }
+
+    // --- drawing the view -----------------------------------------------------------------
+    function seat(v, i) {
+      return { after: " · " + v.counts[i], waiting: v.pass_pending.indexOf(i) >= 0 };
+    }
+
+    function render(v) {
+      put($("dealer-draw"), ["Dealer: ", nameOf(v.dealer),
+        v.dealer_draw ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)" : ""]);
+      var able = canDeclare(v.hand || []), over = v.phase === "finished";
+      var news = $("news");
+      if (news) {
+        news.hidden = !fresh.length || v.phase === "finished";
+        news.textContent = fresh.length ? "New in your hand: " + fresh.map(cardName).join(" and ") + "." : "";
+      }
+      renderHand(v);
+      renderAuction(v);
+      var declare = $("declare");
+      declare.disabled = WATCH || over || !able;
+      declare.hidden = WATCH || over || !able;   // shown when it can be tapped; over: the result is at the top
+      $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
+    }
+
+    function status(v) {
+      var me = v.seat, able = canDeclare(v.hand || []);
+      if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : [nameOf(v.result.declarer), " declared!"];
+      var ready = !WATCH && able ? "You hold two complete sets: tap Declare! " : "";
+      if (v.phase === "auction") return [ready, auctionLine(v)];
+      var others = v.pass_pending.filter(function (s) { return s !== me; });
+      if (WATCH) return ["Round " + v.round + ": waiting for ", listNames(v.pass_pending)];
+      if (v.my_pass === null) return [ready + "Round " + v.round + ": choose a card to pass to ", nameOf((me + 1) % v.players), "."];
+      return others.length ? ["Passing " + label(v.my_pass) + " of " + FILMS[film(v.my_pass) - 1] + ". Waiting for ", listNames(others)] : "Passing…";
+    }
+
+    function auctionLine(v) {
+      if (WATCH) return "Auction open: " + v.odd_cards + " odd card" + (v.odd_cards === 1 ? "" : "s") + " out of play.";
+      var offers = v.offers || [];
+      if (accepting !== null) {
+        var taking = offers.filter(function (o) { return o.id === accepting; })[0];
+        if (taking) return ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
+      }
+      var incoming = offers.filter(function (o) { return o.to === v.seat; });
+      if (incoming.length) {
+        return [joined(incoming.map(function (o) { return [nameOf(o.from), " offers you " + cards(o.count)]; }), "; "),
+          ": accept or decline below."];
+      }
+      var mine = offers.filter(function (o) { return o.from === v.seat; });
+      if (mine.length) return ["Your offer to ", listNames(mine.map(function (o) { return o.to; })), " is waiting for an answer. You can tap cards to offer more."];
+      return "Auction open: tap one to three cards to offer someone.";
+    }
+
+    // The public log's entries in words (no cards in it); a pass is left out: who has still to
+    // choose is shown by the seats.
+    function logLine(e) {
+      switch (e.type) {
+        case "draw": return "The passes moved left and everyone drew a card.";
+        case "auction_opened": return "The auction is open" + (e.odd_cards ? " (" + cards(e.odd_cards) + " left out of play)." : ".");
+        case "offer": return [who(e.from, true), " offered " + cards(e.count) + " to ", who(e.to), "."];
+        case "exchange": return [who(e.to, true), " took ", whose(e.from), " offer: " + cards(e.count) + " each way."];
+        case "declined": return [who(e.to, true), " declined ", whose(e.from), " offer."];
+        case "withdrawn": return [who(e.from, true), " withdrew the offer to ", who(e.to), "."];
+        case "declared": return [who(e.seat, true), " declared" + (e.nine_card ? " with nine cards." : ".")];
+        case "stopped": return "The organiser ended the hand.";
+        case "offers_void": return "The open offers were cancelled.";
+        default: return null;
+      }
+    }
+
+    function lockedCards(v) {
+      var locked = [];
+      (v.offers || []).forEach(function (o) { if (o.my_cards) locked = locked.concat(o.my_cards); });
+      return locked;
+    }
+
+    function renderHand(v) {
+      var box = $("hand");
+      box.textContent = "";
+      if (!v.hand) return;
+      var groups = {};
+      v.hand.forEach(function (c) { (groups[film(c)] = groups[film(c)] || []).push(c); });
+      var locked = lockedCards(v).slice();
+      var picks = chosen.slice();
+      var marks = fresh.slice();
+      var pending = client.pending();
+      Object.keys(groups).map(Number).sort(function (a, b) { return a - b; }).forEach(function (f) {
+        var group = groups[f];
+        var distinct = {};
+        group.forEach(function (c) { if (c !== "J") distinct[c] = true; });
+        var div = el("div", null, "film" + (Object.keys(distinct).length === 4 ? " complete" : ""));
+        div.appendChild(el("h3", FILMS[f - 1] + (Object.keys(distinct).length === 4 ? " — complete" : "")));
+        var row = el("div", null, "cards");
+        group.forEach(function (c) {
+          var b = el("button", label(c), "c");
+          b.type = "button";
+          b.dataset.card = c;
+          var li = locked.indexOf(c);
+          if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; }
+          var fi = marks.indexOf(c);
+          if (fi >= 0) { marks.splice(fi, 1); b.className += " new"; b.title = "new in your hand"; }
+          var pi = picks.indexOf(c);
+          var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
+          if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }
+          b.disabled = b.disabled || v.phase === "finished";
+          b.addEventListener("click", function () { tap(c); });
+          row.appendChild(b);
+        });
+        div.appendChild(row);
+        box.appendChild(div);
+      });
+    }
+
+    function tap(card) {
+      var view = client.view();
+      if (!view || view.phase === "finished") return;
+      if (view.phase === "passing") {
+        if (client.send({ type: "pass", card: card })) lastPass = { round: view.round, card: card };
+        return;
+      }
+      var i = chosen.indexOf(card);
+      if (i >= 0) chosen.splice(i, 1); else if (chosen.length < 3) chosen.push(card);
+      client.render();
+      if (accepting !== null) {
+        var offer = (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
+        if (offer && chosen.length === offer.count) {
+          var act = { type: "accept", offer: offer.id, cards: chosen.slice() };
+          accepting = null; chosen = [];   // answered: the offer's end is this player's own doing
+          client.send(act);
+        }
+      }
+    }
+
+    function renderAuction(v) {
+      var box = $("auction"), list = $("offers");
+      box.hidden = v.phase !== "auction";
+      list.textContent = "";
+      list.hidden = box.hidden || !(v.offers || []).length;
+      if (box.hidden) return;
+      (v.offers || []).forEach(function (o) {
+        var n = o.count + " card" + (o.count > 1 ? "s" : "");
+        var li;
+        if (o.from === v.seat) {
+          li = el("li", ["You offer " + n + " to ", nameOf(o.to), ". "]);
+          li.appendChild(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }));
+        } else {
+          li = el("li", [nameOf(o.from), " offers you " + n + ". "]);
+          if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give. "));
+          else li.appendChild(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }));
+          li.appendChild(button("Decline", function () {
+            if (accepting === o.id) { accepting = null; chosen = []; }
+            client.send({ type: "decline", offer: o.id });
+          }));
+        }
+        list.appendChild(li);
+      });
+      var to = $("offer-to"), keep = to.value;
+      to.textContent = "";
+      client.seats().forEach(function (s, i) {
+        if (i === v.seat) return;
+        var opt = el("option", s.name);   // an <option> holds text only: no <bdi>, its own direction
+        opt.dir = "auto";
+        opt.value = String(i);
+        to.appendChild(opt);
+      });
+      if (keep) to.value = keep;
+      $("offer").disabled = WATCH || accepting !== null || chosen.length === 0;
+      $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0;   // once cards are tapped
+    }
+
+    function canDeclare(hand) {
+      // Two complete sets of four different cards of a film (two packs: possibly the same film twice).
+      var count = {};
+      hand.forEach(function (c) { if (c !== "J") count[c] = (count[c] || 0) + 1; });
+      var sets = 0;
+      for (var f = 1; f <= 11; f++) {
+        var least = Infinity;
+        for (var n = 1; n <= 4; n++) least = Math.min(least, count[f + "-" + n] || 0);
+        sets += least;
+      }
+      return sets >= 2;
+    }
+
+    // --- the result box (the shared client lists each seat's points) ----------------------
+    function resultNote(v, i) {
+      return i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "";
+    }
+    function resultMore(v) {
+      var more = [el("p", "A declaration scores 15 (25 with nine cards), less 5 for each Joker left over; " +
+        "everyone else scores 5 for each complete set held (10 for Ice Follies with a Joker), less 5 for a Joker left alone.", "small muted")];
+      if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(function (c) { return FILMS[film(c) - 1] + " " + label(c); }).join(", ")));
+      return more;
+    }
+
+    $("declare").addEventListener("click", function () { client.send({ type: "declare" }); });
+    $("offer").addEventListener("click", function () {
+      if (!chosen.length) return;
+      client.send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
+    });
+
+    return {
+      update: update,
+      seat: seat,
+      render: render,
+      status: status,
+      logLine: logLine,
+      resultNote: resultNote,
+      resultMore: resultMore,
+      noHand: function () { $("declare").hidden = true; }   // no hand here: nothing to declare
+    };
+  });
+})();

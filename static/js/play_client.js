@@ -1,0 +1,311 @@
+/* The shared client of a digital table's screen (/<CODE>/play) and of the organiser's view of one
+   (watch), for every game. Plain JS, no build step. The server is the authority: the page only
+   shows the view it is sent and sends the player's choices with the version it saw and a client
+   key. This file does the play socket (connecting, reconnecting with backoff, the watchdog, the
+   version, the one pending action and its key, refusals), the seats, the table's title, the
+   "reconnecting…" marker, the box saying where the player goes next, the status line's frame,
+   the log's frame and the result box. The game's own script (static/games/<slug>/play.js,
+   loaded after this one) says how its view looks and which actions it offers:
+
+     PlayScreen.register(function (client) {
+       return { render: function (view) { ... }, status: function (view) { return "..."; } };
+     });
+
+   docs/games.md lists what ``client`` offers and what the returned screen may define.
+
+   Every name is written as text, never as HTML, in a <bdi> of its own: a right-to-left name, or
+   one ending in digits, does not reorder the words and numbers around it (docs/architecture.md).
+   A line with names in it is a list of parts, texts and names, put into its element by put(). */
+(function () {
+  "use strict";
+  var root = document.getElementById("play");
+  var WATCH = !!root && root.dataset.mode === "watch";
+  var $ = function (id) { return document.getElementById(id); };
+  var dataBlock = document.getElementById("game-data");
+  var DATA = dataBlock ? JSON.parse(dataBlock.textContent) : {};
+
+  var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null;
+  var pending = null;          // the one action sent and not yet answered: {key, frame}
+  var screen = null;           // the game's screen (PlayScreen.register)
+  // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
+  // move, however it was missed, shows within that); one whose question gets no answer within
+  // ANSWER_MS is closed and reconnects (a socket left half-open by a sleeping phone or a network
+  // change). A page coming back into view asks at once.
+  var QUIET_MS = window.PLAY_QUIET_MS || 20000, ANSWER_MS = 5000;
+  var heardAt = Date.now(), askedAt = 0;
+
+  function key() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return Date.now().toString(36) + Math.random().toString(36).slice(2);
+  }
+  function el(tag, parts, cls) {
+    var e = document.createElement(tag);
+    put(e, parts);
+    if (cls) e.className = cls;
+    return e;
+  }
+  // The element's content becomes ``parts``: a text, a node, or a list of them (nested lists
+  // too); texts are added as text nodes, never parsed as HTML.
+  function put(e, parts) {
+    e.textContent = "";
+    add(e, parts);
+  }
+  function add(e, parts) {   // as put(), after what the element holds
+    if (Array.isArray(parts)) parts.forEach(function (p) { add(e, p); });
+    else if (parts !== undefined && parts !== null) e.append(parts);
+  }
+  function bdi(name) { return el("bdi", name); }
+  function nameOf(seat) {
+    var s = seats[seat];
+    return bdi(s ? s.name : "Seat " + (seat + 1));
+  }
+  // [a, ", ", b, " and ", c]: the items with separators between them (``last`` before the last).
+  function joined(items, sep, last) {
+    var out = [];
+    items.forEach(function (item, i) {
+      if (i) out.push(i === items.length - 1 && last ? last : sep);
+      out.push(item);
+    });
+    return out;
+  }
+  function listNames(list) { return joined(list.map(nameOf), ", ", " and "); }
+  // A seat in a sentence: "You"/"you" on that seat's own phone, else its player's name.
+  function who(seat, start) { return view && seat === view.seat ? (start ? "You" : "you") : nameOf(seat); }
+  function whose(seat) { return view && seat === view.seat ? "your" : [nameOf(seat), "’s"]; }
+  // A button that does something on this seat's phone (disabled on the organiser's view).
+  function button(text, onclick) {
+    var b = el("button", text);
+    b.type = "button";
+    b.disabled = WATCH;
+    b.addEventListener("click", onclick);
+    return b;
+  }
+  function message(text) { var m = $("message"); if (m) m.textContent = text || ""; }
+  function sendFrame(frame) { ws.send(JSON.stringify(frame)); }
+
+  // --- the socket -------------------------------------------------------------------------
+  function connect() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    ws = new WebSocket(scheme + location.host + root.dataset.ws);
+    ws.onopen = function () {
+      heardAt = Date.now(); askedAt = 0;
+      $("conn").hidden = true;
+      backoff = 500;
+      // Re-send only what was never answered, with the same key: the server applies it once.
+      if (pending) sendFrame(pending.frame);
+      sendFrame({ type: "sync" });
+    };
+    ws.onmessage = function (event) {
+      heardAt = Date.now(); askedAt = 0;
+      $("conn").hidden = true;   // heard: connected, whatever the browser said of the network
+      var msg;
+      try { msg = JSON.parse(event.data); } catch (e) { return; }
+      receive(msg);
+    };
+    ws.onclose = function (event) {
+      ws = null;
+      if (event.code === 4403 || stopped) return;   // refused: reconnecting would not help
+      if (event.code === 4401) { location.reload(); return; }   // signed out: the page sends the phone to join
+      $("conn").hidden = false;
+      retry = setTimeout(function () { retry = null; connect(); }, backoff);
+      backoff = Math.min(backoff * 2, 10000);
+    };
+  }
+
+  // The player's action (an object with its ``type``), sent with the version seen, the basis and
+  // a new key. One at a time: true when it is sent (or kept to send once the socket is back),
+  // false when it is not (the organiser's view, no view yet, or the last one still unanswered).
+  function send(action) {
+    if (WATCH || !view) return false;
+    if (pending) { message("One moment: your last choice is still on its way."); return false; }
+    // basis: what this seat's choice rests on; the server accepts it despite a newer version
+    // when only other seats' simultaneous moves happened meanwhile.
+    var frame = Object.assign({}, action, { version: view.version, basis: view.basis, key: key() });
+    pending = { key: frame.key, frame: frame };
+    message("");
+    if (ws && ws.readyState === 1) sendFrame(frame);
+    else {  // kept: the socket sends it (same key, applied once) as soon as it is back
+      $("conn").hidden = false;
+      message("Not connected: your choice will be sent when the connection is back.");
+    }
+    render();
+    return true;
+  }
+
+  function receive(msg) {
+    if (msg.type === "state") {
+      // Never go back: a view older than the one shown (same table and hand) is stale.
+      var sameHand = !!view && msg.table === shownTable && msg.hand === shownHand;
+      if (sameHand && msg.view.version < view.version) return;
+      var moved = $("instruction");
+      if (moved && !moved.hidden && msg.hand >= Number(moved.dataset.hand)) moved.hidden = true;   // at the new table now
+      var next = view && msg.hand > shownHand;   // the hand shown is over: this is the player's next one
+      seats = msg.seats || seats;
+      if (screen.update) screen.update(msg.view, view, sameHand);
+      view = msg.view;
+      shownTable = msg.table; shownHand = msg.hand;
+      $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
+      render();
+      if (next) message("Hand " + msg.hand + " has started: you are at Table " + msg.table + ".");
+    } else if (msg.type === "ok") {
+      if (pending && msg.key === pending.key) { pending = null; message(""); }
+    } else if (msg.type === "error" && msg.elsewhere) {
+      // No hand of this player's here now (a table with cards, none, the drive over): where to go.
+      pending = null;
+      showWhere(msg.message, msg.elsewhere.hand, msg.elsewhere.href, msg.elsewhere.button);
+      if (!view) { $("status").textContent = msg.message; if (screen.noHand) screen.noHand(); }
+    } else if (msg.type === "error") {
+      if (pending && (!msg.key || msg.key === pending.key)) pending = null;
+      message(msg.message);
+    } else if (msg.type === "instruction") {
+      showInstruction(msg);
+    } else if (msg.type === "waiting") {
+      $("status").textContent = msg.message;
+      // The next hand at a table on the phones, not started yet: said above a finished hand.
+      if (view && msg.hand > shownHand) showWhere(msg.message, msg.hand, null, null);
+      setTimeout(function () { if (ws && ws.readyState === 1) sendFrame({ type: "sync" }); }, 5000);
+    }
+  }
+
+  // The close's movement instruction (sent to this player's phones the moment the organiser
+  // closes the hand): shown above the game, as text.
+  function showInstruction(msg) {
+    if (view && msg.hand <= shownHand) return;
+    var text = new DOMParser().parseFromString(msg.html, "text/html").body.textContent.trim();
+    if (text) showWhere(text, msg.hand, null, null);
+  }
+  // The box above the game: where this player goes for ``hand`` (as text), with the button to
+  // their phone's page (``href``/``button`` from the server; else the page's own link and words).
+  var LINK = $("instruction") && $("instruction").querySelector("[data-instruction-link]");
+  var LINK_HOME = LINK && LINK.getAttribute("href"), LINK_WORDS = LINK && LINK.textContent;
+  function showWhere(text, hand, href, button) {
+    var box = $("instruction");
+    if (!box) return;
+    var news = box.hidden || box.querySelector("[data-instruction-text]").textContent !== text;
+    box.querySelector("[data-instruction-text]").textContent = text;
+    box.querySelector("[data-instruction-text]").classList.toggle("long", text.length > 40);   // a sentence, not "Stay at Table 3"
+    if (LINK) { LINK.setAttribute("href", href || LINK_HOME); LINK.textContent = button || LINK_WORDS; }
+    box.dataset.hand = String(hand);
+    box.hidden = false;
+    if (news && box.scrollIntoView) box.scrollIntoView({ block: "start", behavior: "smooth" });
+  }
+
+  // --- drawing the view -------------------------------------------------------------------
+  // A view with a ``result`` is a finished hand; ``result.points`` has each seat's points.
+  function finished(v) { return !!v.result; }
+
+  function render() {
+    if (!view) return;
+    var v = view, me = v.seat;
+    var ul = $("seats");
+    ul.textContent = "";
+    seats.forEach(function (s, i) {
+      var about = (screen.seat && screen.seat(v, i)) || {};
+      var li = el("li", [bdi(s.name), (s.bot ? " (bot)" : "") + (about.after || "")]);
+      if (i === me) li.className = "me";
+      if (about.waiting) li.className += " waiting";
+      ul.appendChild(li);
+    });
+    if (screen.render) screen.render(v);
+    put($("status"), [statusLine(v), pending ? " — sending…" : ""]);
+    renderLog(v);
+    renderResult(v);
+  }
+
+  function statusLine(v) {
+    var me = v.seat;
+    if (!WATCH && !finished(v) && seats[me] && seats[me].bot) {
+      return "A bot is playing your seat for now: ask the organiser to give it back to you.";
+    }
+    return screen.status ? screen.status(v) : "";
+  }
+
+  // The table's last moves in words, newest first (the public log, ``view.log``: the game's
+  // ``logLine`` says each entry, or null to leave it out).
+  var LOG_LINES = WATCH ? 3 : 1;   // a phone's dock has room for the newest
+  function renderLog(v) {
+    var ul = $("log");
+    if (!ul || !screen.logLine || !v.log) return;
+    ul.textContent = "";
+    var lines = [];
+    for (var i = v.log.length - 1; i >= 0 && lines.length < LOG_LINES; i--) {
+      var line = screen.logLine(v.log[i], v);
+      if (line) lines.push(line);
+    }
+    lines.forEach(function (line) { ul.appendChild(el("li", line)); });
+  }
+
+  // The result box at the top once the hand is over: each seat's points (the game's
+  // ``resultNote`` adds a word after a seat's), then the game's ``resultMore`` (nodes).
+  function renderResult(v) {
+    var box = $("result");
+    if (!box) return;
+    box.hidden = !finished(v);
+    if (box.hidden) return;
+    box.textContent = "";
+    box.appendChild(el("h2", "The hand is over"));
+    var ul = el("ul");
+    v.result.points.forEach(function (p, i) {
+      var note = screen.resultNote ? screen.resultNote(v, i) || "" : "";
+      ul.appendChild(el("li", [nameOf(i), ": " + p + " point" + (Math.abs(p) === 1 ? "" : "s") + note]));
+    });
+    box.appendChild(ul);
+    if (screen.resultMore) add(box, screen.resultMore(v));
+  }
+
+  function watchdog() {
+    if (stopped || !ws || ws.readyState !== 1) return;
+    var now = Date.now();
+    if (askedAt && now - askedAt > ANSWER_MS) {   // no answer: a new socket now, not after the old one's close
+      var dead = ws;
+      ws = null; dead.onclose = null; dead.onmessage = null;
+      try { dead.close(); } catch (e) { /* already closing */ }
+      $("conn").hidden = false;
+      connect();
+      return;
+    }
+    if (!askedAt && now - heardAt > QUIET_MS) {
+      askedAt = now;
+      sendFrame({ type: "sync" });
+    }
+  }
+
+  function start() {
+    setInterval(watchdog, 1000);
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) { heardAt = 0; watchdog(); }
+    });
+    window.addEventListener("pagehide", function () { stopped = true; });
+    window.addEventListener("offline", function () { $("conn").hidden = false; });
+    window.addEventListener("online", function () {
+      if (stopped) return;
+      if (retry) { clearTimeout(retry); retry = null; backoff = 500; connect(); return; }   // now, not after the backoff
+      if (ws && ws.readyState === 1) { askedAt = Date.now(); sendFrame({ type: "sync" }); }   // unanswered: replaced
+    });
+    connect();
+  }
+
+  // What the game's screen is given.
+  var client = {
+    root: root,
+    watching: WATCH,          // the organiser's view: no seat, no cards, nothing to send
+    data: DATA,               // the game's screen_data(), from the page's "game-data" block
+    $: $, el: el, put: put, add: add, bdi: bdi, nameOf: nameOf, joined: joined, listNames: listNames,
+    who: who, whose: whose, button: button,
+    send: send,               // send(action): true when sent or kept to send
+    render: render,           // draw the current view again (after a local choice changed)
+    message: message,         // the one line under the actions ("" clears it)
+    view: function () { return view; },
+    seats: function () { return seats; },   // [{name, bot}], by seat
+    pending: function () { return pending ? pending.frame : null; }   // the action on its way
+  };
+
+  window.PlayScreen = {
+    // make(client) returns the game's screen; the socket opens once it is registered.
+    register: function (make) {
+      if (!root || screen) return;
+      screen = make(client) || {};
+      start();
+    }
+  };
+})();
