@@ -24,6 +24,8 @@ What a game states:
   totalled over the drive, in tie-break order after the points; ``prizes`` are the game's own
   prize categories beside winner, runner-up and booby; ``tie_break_words`` and the facts'
   words are every word the standings show for them.
+- **Words for the room**: ``movement_words`` (who moves after a hand) and ``how_to_play`` (a few
+  sentences on the phones and the table cards).
 
 This package imports nothing from Django.
 """
@@ -169,6 +171,8 @@ class Game:
     movement_words: ClassVar[str] = (
         "After each hand the winner moves UP a table and the player on the winner's left moves DOWN."
     )
+    # A few sentences for the phones and the table cards: how a hand is played, in brief.
+    how_to_play: ClassVar[str] = ""
     chatter_keys: ClassVar[tuple[str, ...]] = ("version",)
 
     def rules(self) -> dict[str, Any]:

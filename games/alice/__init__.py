@@ -36,6 +36,11 @@ class Alice(Game):
     tie_break_words = "Level on points? More hands won first, then the most sets laid in one hand."
     movement_words = ("After each hand the player who laid the most sets moves UP a table and the player "
                       "on their left moves DOWN.")
+    how_to_play = (
+        "On your turn take a card from the face-up row, or ask another player for a card of a set you hold. "
+        "They must give it, unless they play a White Rabbit to refuse; a Cheshire Cat gives the asker a second "
+        "try. A set of five cards of one letter is laid at once: 5 points each. Most sets moves up."
+    )
     # View keys that change without changing what a seat decides on (tables.digital.seat_basis):
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")

@@ -43,6 +43,12 @@ class FilmFantasy(Game):
     prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations"),)
     tie_break_words = "Level on points? More declarations first, then more nine-card ones."
     movement_words = "After each hand the declarer moves UP a table, the player on the declarer's left moves DOWN."
+    how_to_play = (
+        "Four cards each. Pass one card to your left, then draw one, until the stack runs out; then offer "
+        "cards to other players in the auction. Declare as soon as you hold two complete films (the four "
+        "cards of a film, twice): 15 points, 25 with the Joker and the four Ice Follies cards. The others "
+        "score 5 for each complete film they hold; a stray Joker costs 5."
+    )
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis): who has still to pass, the log (and where the view's part of
     # it starts), the version.

@@ -40,6 +40,11 @@ class Wonderland(Game):
     tie_break_words = "Level on points? More pairs first, then more cards taken."
     movement_words = ("After each hand the top scorer moves UP a table and the player on their left "
                       "moves DOWN.")
+    how_to_play = (
+        "Play one card to each trick; the highest card takes it. If a picture lies in the trick and you hold "
+        "its mate, you must play the mate; otherwise follow the led set if you can. At the end: 10 points a "
+        "pair taken, 20 for the Pool of Tears card, 10 for the most cards."
+    )
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
     chatter_keys = ("version", "log", "log_from")
