@@ -1,6 +1,6 @@
 """The ``digital`` scenario: 25 digital tables of four playing at once through real daphnes.
 
-    .venv/bin/python bench/digital.py                      # in-memory layer, SQLite, one daphne
+    .venv/bin/python bench/digital.py [--game SLUG]        # in-memory layer, SQLite, one daphne
     REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python bench/digital.py                  # Redis, a fresh PostgreSQL database, two daphnes
 
@@ -13,9 +13,10 @@ Beside it, in the same run and through the same server and layer, the floor: a b
 group_send to four listeners (the bench-only /ws/bench/echo-group/ route, bench/routes.py) of
 frames as long as the views the phones received on average, half of its rounds before the play
 and half after it. Play starts when every table's phones are connected and hold the deal.
-Each phone chooses its moves with the engine's greedy bot from its own view only. A table plays
-its hand to the end, or for ``--play-seconds`` (45) at most: a long auction is cut off there and
-counted as unfinished, so that ``make bench`` stays under five minutes.
+The tables play ``--game`` (default: the default game; any registered game whose simulation hook
+has a ``view_bot``, games/simulate.py). Each phone chooses its moves with that bot from its own
+view only. A table plays its hand to the end, or for ``--play-seconds`` (45) at most: a long
+hand is cut off there and counted as unfinished, so that ``make bench`` stays under five minutes.
 Appends a JSON entry to bench/results/digital.json. Only talks to 127.0.0.1.
 """
 
@@ -36,17 +37,17 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from games.film_fantasy.bots import greedy_action  # noqa: E402
+from games import GameError, all_games, default_slug, get_game  # noqa: E402
+from games.simulate import hook_for  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "digital.json"
 MAX_ACTIONS = 400  # per table: a hand that has not ended by then is left (counted, not an error)
-PLAY_SECONDS = 45.0  # and a table still playing then stops (a long auction must not stretch `make bench`)
+PLAY_SECONDS = 45.0  # and a table still playing then stops (a long hand must not stretch `make bench`)
 FRAME_GUESS = 1850  # characters: a view's length, before the play has measured it (1,790-1,900 seen)
 
 SETUP = """
@@ -57,8 +58,8 @@ from django.contrib.auth import get_user_model
 from drive import services
 from drive.models import Drive
 user = get_user_model().objects.create_user(username="bench", password="bench-password-1")
-drive = Drive.objects.create(organiser=user, name="Bench", play_mode="digital", preferred_table_size=4,
-                             target="hands", target_hands=50)
+drive = Drive.objects.create(organiser=user, name="Bench", game={game!r}, play_mode="digital",
+                             preferred_table_size=4, target="hands", target_hands=50)
 services.add_players(drive, ["P%03d" % i for i in range(1, {players} + 1)])
 services.draw_seating(drive, random.Random(1))
 services.start_hand(drive)
@@ -90,7 +91,8 @@ class Server:
     """A fresh database (SQLite in a temp dir, or a new PostgreSQL database), migrated, with one
     drive of ``tables`` digital tables of four, and ``processes`` daphne processes."""
 
-    def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None, processes: int = 1) -> None:
+    def __init__(self, tables: int, redis_url: str | None, pg_admin_url: str | None, processes: int = 1,
+                 game: str = "") -> None:
         self.tmp = tempfile.mkdtemp(prefix="bench_digital_")
         self.pg_admin, self.pg_name = pg_admin_url, None
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
@@ -110,7 +112,7 @@ class Server:
             env["CHANNEL_PREFIX"] = f"benchdigital{secrets.token_hex(3)}"
         self.env = env
         manage = [sys.executable, str(ROOT / "manage.py")]
-        out = subprocess.run([*manage, "shell", "-c", SETUP.format(players=4 * tables)], env=env, cwd=ROOT,
+        out = subprocess.run([*manage, "shell", "-c", SETUP.format(players=4 * tables, game=game or default_slug())], env=env, cwd=ROOT,
                              check=True, timeout=300, capture_output=True, text=True).stdout
         self.drive = json.loads(next(line for line in out.splitlines() if line.startswith("BENCH"))[5:])
         self.ports = [free_port() for _ in range(processes)]
@@ -192,17 +194,11 @@ class Phone:
             await asyncio.wait_for(self.changed.wait(), max(0.001, deadline - time.perf_counter()))
 
 
-def seat_state(view: dict) -> SimpleNamespace:
-    """What the greedy bot reads, built from one seat's view only (others' cards unknown)."""
-    seat, n = view["seat"], view["players"]
-    hands = [[] for _ in range(n)]
-    hands[seat] = list(view["hand"])
-    passes = [None] * n
-    passes[seat] = view.get("my_pass")
-    offers = {o["id"]: {"id": o["id"], "from": o["from"], "to": o["to"],
-                        "cards": o.get("my_cards") or ["?"] * o["count"]} for o in view.get("offers", [])}
-    return SimpleNamespace(hands=hands, phase=view["phase"], passes=passes, offers=offers, players=n,
-                           log=list(view["log"]), finished=view["phase"] == "finished")
+VIEW_BOT = None  # the game's bot playing from one seat's view (its simulation hook's view_bot)
+
+
+def finished(view: dict) -> bool:
+    return bool(view.get("finished")) or view.get("phase") == "finished"
 
 
 async def connect(base: str, path: str, cookie: str | None = None):
@@ -241,12 +237,12 @@ async def play_table(bases: list[str], code: str, tokens: list[str], rng, sample
             version = max(p.view["version"] for p in phones)
             for p in phones:
                 await p.at_version(version)
-            if phones[0].view["phase"] == "finished":
+            if finished(phones[0].view):
                 counts["hands"] += 1
                 return
             move = None
-            for seat in rng.sample(range(4), 4):
-                action = greedy_action(seat_state(phones[seat].view), seat, rng)
+            for seat in rng.sample(range(len(phones)), len(phones)):
+                action = VIEW_BOT(phones[seat].view, rng)
                 if action is not None:
                     move = seat, action
                     break
@@ -353,11 +349,12 @@ async def run(bases: list[str], drive: dict, rounds: int) -> dict:
 
 
 def main() -> None:
-    global THINK, PLAY_SECONDS
+    global THINK, PLAY_SECONDS, VIEW_BOT
     # Stopped by `make bench` (its timeout): end through the finally below, which stops the
     # servers and drops the throwaway database.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=None, help="the tables' game (default: the default game)")
     parser.add_argument("--tables", type=int, default=25)
     parser.add_argument("--floor-rounds", type=int, default=40)
     parser.add_argument("--play-seconds", type=float, default=PLAY_SECONDS,
@@ -372,6 +369,16 @@ def main() -> None:
     if not 1 <= args.play_seconds <= 600 or not 1 <= args.floor_rounds <= 1000:
         parser.error("--play-seconds 1..600, --floor-rounds 1..1000")
     PLAY_SECONDS = args.play_seconds
+    slug = args.game or default_slug()
+    try:
+        game = get_game(slug)
+    except GameError:
+        parser.error(f"unknown game {slug!r}; the registered games are: {', '.join(g.slug for g in all_games())}")
+    if not game.min_players <= 4 <= game.max_players:
+        parser.error(f"{game.name} is not played four at a table")
+    VIEW_BOT = hook_for(game).view_bot
+    if VIEW_BOT is None:
+        parser.error(f"{game.name} has no bot that plays from a phone's view (its simulation hook's view_bot)")
     parts = [float(x) for x in args.think.split(",")]
     THINK = (parts[0], parts[-1])
     redis_url = os.environ.get("REDIS_URL")
@@ -380,7 +387,7 @@ def main() -> None:
     if processes < 1 or (processes > 1 and not redis_url):
         parser.error("--processes above 1 needs REDIS_URL (the in-memory layer is one process's)")
     t = time.perf_counter()
-    server = Server(args.tables, redis_url, pg_url, processes)
+    server = Server(args.tables, redis_url, pg_url, processes, slug)
     setup_s = time.perf_counter() - t
     try:
         started = time.perf_counter()
@@ -392,7 +399,7 @@ def main() -> None:
         stop_s = time.perf_counter() - t
     d, f, c = out["digital"], out["floor"], out["counts"]
     entry = {
-        "scenario": "digital", "layer": "redis" if redis_url else "memory",
+        "scenario": "digital", "game": slug, "layer": "redis" if redis_url else "memory",
         "database": "postgres" if pg_url else "sqlite", "processes": processes, "clients": 4 * args.tables,
         "tables": args.tables, "actions": len(d), "hands_finished": c["hands"], "hands_unfinished": c["unfinished"],
         "p50_ms": percentile(d, 50), "p95_ms": percentile(d, 95), "p99_ms": percentile(d, 99),

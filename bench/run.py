@@ -1,11 +1,12 @@
 """Run the load benchmarks (`make bench`): every scenario on both layers, in under five minutes.
 
-    .venv/bin/python bench/run.py [--only hall,digital] [--layers memory,redis] [--hands 3]
+    .venv/bin/python bench/run.py [--only hall,digital] [--layers memory,redis] [--hands 3] [--game SLUG]
 
 Scenarios (docs/benchmarks.md, "Load"):
 - ``hall`` and ``hand_end`` (bench/hall.py, one run per layer gives both);
 - ``digital`` (bench/digital.py, written separately; run as a subprocess and its JSON merged;
-  when the file does not exist the output says so and no entry is written for it).
+  when the file does not exist the output says so and no entry is written for it); its tables
+  play ``--game`` (default: the default game).
 
 Layers: ``memory`` = the embedded defaults (SQLite file + in-memory channel layer, one daphne);
 ``redis`` = PostgreSQL + Redis with two daphne processes (bench/hall.py and bench/digital.py
@@ -92,7 +93,7 @@ def _last_json_object(text: str) -> dict:
     raise ValueError("no JSON object in the output")
 
 
-def run_digital(layer: str) -> dict | None:
+def run_digital(layer: str, game: str | None = None) -> dict | None:
     script = ROOT / "bench" / "digital.py"
     if not script.exists():
         return None
@@ -102,7 +103,8 @@ def run_digital(layer: str) -> dict | None:
         env["REDIS_URL"] = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))
         common.flush_redis(env["REDIS_URL"])
     try:
-        proc = _run([sys.executable, str(script)], DIGITAL_TIMEOUT, cwd=ROOT, env=env)
+        proc = _run([sys.executable, str(script), *(["--game", game] if game else [])], DIGITAL_TIMEOUT, cwd=ROOT,
+                    env=env)
         entry = _last_json_object(proc.stdout)
         if proc.returncode != 0:
             entry.setdefault("errors", []).append(f"bench/digital.py exited {proc.returncode}")
@@ -134,6 +136,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="hall,digital", help="comma-separated: hall (gives hand_end too), digital")
     p.add_argument("--layers", default="memory,redis")
     p.add_argument("--hands", type=int, default=3, help="hands played in the hall/hand_end run (default 3)")
+    p.add_argument("--game", default=None, help="the digital tables' game (default: the default game)")
     args = p.parse_args(argv)
     only = {s.strip() for s in args.only.split(",")}
     layers = [s.strip() for s in args.layers.split(",") if s.strip()]
@@ -146,7 +149,7 @@ def main(argv=None) -> int:
             entries += run_hall(layer, args.hands)
         if "digital" in only:
             print(f"[{time.monotonic() - started:5.0f} s] digital on {layer} ...", flush=True)
-            entry = run_digital(layer)
+            entry = run_digital(layer, args.game)
             if entry is None:
                 notes.append(f"digital ({layer}): DID NOT RUN: bench/digital.py does not exist yet.")
             else:

@@ -13,6 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import games
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -42,3 +46,16 @@ def test_the_digital_scenario_runs_without_an_error(tmp_path):
     assert entry["errors"] == 0 and entry["refused"] == 0
     assert entry["actions"] > 0 and entry["hands_finished"] + entry["hands_unfinished"] == 2
     assert entry["floor_samples"] == 8
+
+
+def test_the_digital_scenario_refuses_an_unknown_game_naming_the_registered_ones():
+    done = _run(["bench/digital.py", "--game", "snap", "--tables", "1"])
+    assert done.returncode == 2 and "unknown game 'snap'" in done.stderr
+    assert games.default_slug() in done.stderr
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=lambda g: g.slug)
+def test_the_engine_bench_runs_for_every_registered_game(game):
+    done = _run(["bench/bench_engine.py", "--game", game.slug, "--hands", "40", "--runs", "1", "--samples", "5"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(game.name) and "apply+view" in done.stdout and "Hands per second" in done.stdout

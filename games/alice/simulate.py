@@ -1,139 +1,76 @@
-"""Bot-played Alice hands for balance checks and benchmarks (docs/rules.md, "Alice", "Bots").
+"""Alice's part of the shared simulation runner (``games.simulate``; docs/rules.md, "Alice",
+"Bots"; ``manage.py simulate --game alice``): its bots by name, the seat asked (the one
+answering, else the one on turn), how a hand ends, and a bot that plays from one seat's view
+only (``bench/digital.py``: the random bot, as the smart one remembers the whole hand).
 
-Pure functions: no Django, no printing. ``simulate`` returns a ``SimulationReport``;
-``report_lines`` gives its printable statistics.
+``simulate``, ``play_hand``, ``parse_bots`` and ``report_lines`` keep their Alice signatures for
+the tests and benches. The turn cap counts actions (a take, an ask, an answer).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
 
-from ..base import GameError
-from .bots import BOTS
-from .cards import check_players
+from .. import simulate as runner
+from ..simulate import CAPPED, Simulation, SimulationReport, report_lines
+from .bots import BOTS, random_action
 from .hand import ALL_LAID, AliceHand
 
-TURN_CAP = 400  # turns a hand may last before it is stopped (random bots can go round for long)
-CAPPED = "turn_cap"
+TURN_CAP = 600  # actions a hand may last before it is stopped (random bots can go round for long;
+# about 1.5 actions a turn: the old cap of 400 turns)
 
 
-def play_hand(
-    players: int, bots: Sequence[str], rng: random.Random, *, dealer: int = 0, turn_cap: int = TURN_CAP
-) -> tuple[AliceHand, str]:
-    """Play one hand with one bot per seat; returns the finished hand and how it ended
-    (``all_laid``, or ``turn_cap``: stopped after ``turn_cap`` turns)."""
-    hand = AliceHand.new(players, rng, dealer)
-    policies = [BOTS[b] for b in bots]
-    log = hand.log
-    turns = 0
-    while hand.ended_by is None:
-        seat = hand.answering if hand.answering is not None else hand.turn
-        before = hand.turn
-        action = policies[seat](hand, seat, rng)  # type: ignore[index]
-        hand.apply(seat, action)  # type: ignore[arg-type]
-        if hand.turn != before or log[-1]["type"] == "turn":
-            turns += 1
-            if turns >= turn_cap and hand.ended_by is None:
-                hand.stop()
-                return hand, CAPPED
-    return hand, hand.ended_by or ""
+def _to_act(hand: AliceHand) -> tuple[int, ...]:
+    seat = hand.answering if hand.answering is not None else hand.turn
+    return () if seat is None else (seat,)
 
 
-@dataclass
-class SimulationReport:
-    players: int
-    hands: int
-    bots: list[str]
-    ended: dict[str, int] = field(default_factory=lambda: {ALL_LAID: 0, CAPPED: 0})
-    total_points: list[int] = field(default_factory=list)
-    points_by_bot: dict[str, list[int]] = field(default_factory=dict)
-    won_by_bot: dict[str, int] = field(default_factory=dict)  # hands in which a seat of that bot was the mover
-    won_by_seat: list[int] = field(default_factory=list)
-    seconds: float = 0.0
+def view_bot(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """The random bot's move from one seat's view (its own cards, the row, the pending ask)."""
+    seat = view["seat"]
+    if view.get("finished") or not view.get("may"):
+        return None
+    hands: list[list[str]] = [[] for _ in range(view["players"])]
+    hands[seat] = list(view["hand"])
+    state = SimpleNamespace(pending=view["pending"], answering=view["answering"], turn=view["turn"],
+                            hands=hands, row=list(view["row"]), players=view["players"])
+    return random_action(state, seat, rng)  # type: ignore[arg-type]
 
-    @property
-    def mean_points(self) -> list[float]:
-        return [p / self.hands for p in self.total_points] if self.hands else []
 
-    @property
-    def hands_per_second(self) -> float:
-        return self.hands / self.seconds if self.seconds else 0.0
+SIMULATION = Simulation(
+    bots=BOTS,
+    to_act=_to_act,
+    turn_cap=TURN_CAP,
+    endings={ALL_LAID: "all sets laid"},
+    view_bot=view_bot,
+)
 
-    def mean_by_bot(self) -> dict[str, float]:
-        """Mean points per seat per hand, for each bot kind."""
-        return {b: sum(v) / len(v) for b, v in self.points_by_bot.items() if v}
+
+def _game():
+    from . import ALICE
+
+    return ALICE
 
 
 def parse_bots(spec: str | Sequence[str], players: int) -> list[str]:
     """``"smart,random"`` -> one bot name per seat; refuses unknown names or a wrong count."""
-    names = [b.strip() for b in spec.split(",")] if isinstance(spec, str) else list(spec)
-    unknown = [b for b in names if b not in BOTS]
-    if unknown:
-        raise GameError(f"Unknown bot(s) {unknown}; choose from {sorted(BOTS)}.")
-    if len(names) != players:
-        raise GameError(f"Give one bot per seat: {players} players but {len(names)} bots ({','.join(names)}).")
-    return names
+    return runner.parse_bots(_game(), spec, players)
 
 
-def simulate(
-    players: int,
-    hands: int,
-    seed: int,
-    bots: str | Sequence[str],
-    *,
-    rotate: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-    turn_cap: int = TURN_CAP,
-) -> SimulationReport:
-    """Play ``hands`` hands at one table of ``players`` bots, deterministically from ``seed``.
-
-    The deal passes to the left each hand. With ``rotate`` the bots move one seat to the left
-    each hand so that no bot keeps a seat's luck; ``points_by_bot`` collects points per bot kind
-    either way.
-    """
-    check_players(players)
-    names = parse_bots(bots, players)
-    if type(hands) is not int or hands < 0:
-        raise GameError(f"Hands must be a whole number of at least 0, not {hands!r}.")
-    rng = random.Random(seed)
-    report = SimulationReport(players, hands, names, total_points=[0] * players,
-                              points_by_bot={b: [] for b in names}, won_by_bot={b: 0 for b in names},
-                              won_by_seat=[0] * players)
-    start = time.perf_counter()
-    for i in range(hands):
-        k = i % players
-        seating = names[-k:] + names[:-k] if rotate and k else names
-        hand, ended = play_hand(players, seating, rng, dealer=k, turn_cap=turn_cap)
-        report.ended[ended] = report.ended.get(ended, 0) + 1
-        for s, p in enumerate(hand.points or []):
-            report.total_points[s] += p
-            report.points_by_bot[seating[s]].append(p)
-        mover = hand.mover()
-        report.won_by_seat[mover] += 1
-        report.won_by_bot[seating[mover]] += 1
-        if progress is not None:
-            progress(i + 1, hands)
-    report.seconds = time.perf_counter() - start
-    return report
+def play_hand(players: int, bots: Sequence[str], rng: random.Random, *,
+              turn_cap: int = TURN_CAP) -> tuple[AliceHand, str]:
+    """One hand with one bot per seat: the finished hand and how it ended (``all_laid`` or ``CAPPED``)."""
+    return runner.play_hand(_game(), players, bots, rng, turn_cap=turn_cap)
 
 
-def report_lines(report: SimulationReport) -> list[str]:
-    """The report's statistics as printable lines."""
-    n = report.hands or 1
-    lines = [
-        f"Alice, {report.players} players, {report.hands} hands, bots {','.join(report.bots)}",
-        (f"ended: all sets laid {report.ended.get(ALL_LAID, 0)} ({100 * report.ended.get(ALL_LAID, 0) / n:.1f}%), "
-         f"stopped at the turn cap {report.ended.get(CAPPED, 0)} ({100 * report.ended.get(CAPPED, 0) / n:.1f}%)"),
-        "total points per seat: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(report.total_points)),
-        "mean points per seat: " + ", ".join(f"seat {s} {p:.2f}" for s, p in enumerate(report.mean_points)),
-        "hands won (moved up) per seat: " + ", ".join(f"seat {s} {w}" for s, w in enumerate(report.won_by_seat)),
-    ]
-    for b, mean in report.mean_by_bot().items():
-        seats = report.bots.count(b)
-        lines.append(f"bot {b}: {mean:.2f} points per seat per hand, hands won {report.won_by_bot[b]} "
-                     f"({seats} seat{'s' if seats > 1 else ''})")
-    lines.append(f"{report.seconds:.2f} s, {report.hands_per_second:,.0f} hands/s")
-    return lines
+def simulate(players: int, hands: int, seed: int, bots: str | Sequence[str], *, rotate: bool = False,
+             progress: Callable[[int, int], None] | None = None, turn_cap: int = TURN_CAP) -> SimulationReport:
+    """``games.simulate.simulate`` for Alice."""
+    return runner.simulate(_game(), players, hands, seed, bots, rotate=rotate, turn_cap=turn_cap, progress=progress)
+
+
+__all__ = ["CAPPED", "SIMULATION", "TURN_CAP", "SimulationReport", "parse_bots", "play_hand", "report_lines",
+           "simulate", "view_bot"]

@@ -1,121 +1,85 @@
-"""Bot-played hands for balance checks and benchmarks (docs/rules.md, "Bots"; ``manage.py simulate``).
+"""Film Fantasy's part of the shared simulation runner (``games.simulate``; docs/rules.md, "Bots";
+``manage.py simulate --game film-fantasy``): its bots by name, the seats asked in turn (from the
+dealer's left), the auction cap, how hands end, the share of nine-card declarations, and a
+greedy bot that plays from one seat's view only (``bench/digital.py``).
 
-Pure functions: no Django, no printing. ``simulate`` returns a ``SimulationReport``.
+``simulate`` and ``play_hand`` keep their Film Fantasy signatures for the tests and benches.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any
 
-from ..base import GameError
-from .bots import BOTS, bot_action
-from .cards import check_players
-from .hand import DECLARED_AUCTION, DECLARED_PASSING, FINISHED, FilmFantasyHand
+from .. import simulate as runner
+from ..simulate import CAPPED, Simulation, SimulationReport
+from .bots import BOTS, greedy_action
+from .hand import DECLARED_AUCTION, DECLARED_PASSING, FilmFantasyHand
 
 AUCTION_CAP = 200
-CAPPED = "auction_cap"
 
 
-def play_hand(
-    players: int, bots: Sequence[str], rng: random.Random, *, auction_cap: int = AUCTION_CAP
-) -> tuple[FilmFantasyHand, str]:
-    """Play one hand with one bot per seat; returns the finished hand and how it ended
-    (``declared_passing``, ``declared_auction`` or ``auction_cap``: stopped after ``auction_cap``
-    auction actions, or when no bot had anything left to do)."""
-    hand = FilmFantasyHand.new(players, rng)
-    order = hand._from_dealers_left()
-    policies = [BOTS[b] for b in bots]
-    while True:
-        acted = False
-        for seat in order:
-            action = policies[seat](hand, seat, rng)
-            if action is not None:
-                hand.apply(seat, action)
-                acted = True
-                if hand.phase == FINISHED:
-                    return hand, hand.ended_by or ""
-        if not acted or hand.auction_actions >= auction_cap:
-            hand.stop()
-            return hand, CAPPED
+def _lines(report: SimulationReport) -> list[str]:
+    declarations = report.fact_total("declarations")
+    nine = report.fact_total("nine_card_declarations")
+    share = 100 * nine / declarations if declarations else 0.0
+    return [f"25-point declarations: {share:.1f}% of {declarations} declarations"]
 
 
-@dataclass
-class SimulationReport:
-    players: int
-    hands: int
-    bots: list[str]
-    ended: dict[str, int] = field(default_factory=lambda: {DECLARED_PASSING: 0, DECLARED_AUCTION: 0, CAPPED: 0})
-    total_points: list[int] = field(default_factory=list)
-    declarations: int = 0
-    nine_card: int = 0
-    seconds: float = 0.0
-    points_by_bot: dict[str, list[int]] = field(default_factory=dict)
+def seat_state(view: dict[str, Any]) -> SimpleNamespace:
+    """What the greedy bot reads, built from one seat's view only (others' cards unknown)."""
+    seat, n = view["seat"], view["players"]
+    hands: list[list[str]] = [[] for _ in range(n)]
+    hands[seat] = list(view["hand"])
+    passes: list[Any] = [None] * n
+    passes[seat] = view.get("my_pass")
+    offers = {o["id"]: {"id": o["id"], "from": o["from"], "to": o["to"],
+                        "cards": o.get("my_cards") or ["?"] * o["count"]} for o in view.get("offers", [])}
+    return SimpleNamespace(hands=hands, phase=view["phase"], passes=passes, offers=offers, players=n,
+                           log=list(view["log"]), finished=view["phase"] == "finished")
 
-    @property
-    def mean_points(self) -> list[float]:
-        return [p / self.hands for p in self.total_points] if self.hands else []
 
-    @property
-    def nine_card_share(self) -> float:
-        return self.nine_card / self.declarations if self.declarations else 0.0
+def view_bot(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    return greedy_action(seat_state(view), view["seat"], rng)
 
-    @property
-    def hands_per_second(self) -> float:
-        return self.hands / self.seconds if self.seconds else 0.0
 
-    def mean_by_bot(self) -> dict[str, float]:
-        return {b: sum(v) / len(v) for b, v in self.points_by_bot.items() if v}
+SIMULATION = Simulation(
+    bots=BOTS,
+    to_act=FilmFantasyHand._from_dealers_left,
+    turns=lambda hand: hand.auction_actions,
+    turn_cap=AUCTION_CAP,
+    cap_words="the auction cap ({cap} auction actions)",
+    endings={DECLARED_PASSING: "declared while passing", DECLARED_AUCTION: "declared in the auction"},
+    lines=_lines,
+    view_bot=view_bot,
+)
+
+
+def _game():
+    from . import FILM_FANTASY
+
+    return FILM_FANTASY
 
 
 def parse_bots(spec: str | Sequence[str], players: int) -> list[str]:
     """``"greedy,random"`` -> one bot name per seat; refuses unknown names or a wrong count."""
-    names = [b.strip() for b in spec.split(",")] if isinstance(spec, str) else list(spec)
-    unknown = [b for b in names if b not in BOTS]
-    if unknown:
-        raise GameError(f"Unknown bot(s) {unknown}; choose from {sorted(BOTS)}.")
-    if len(names) != players:
-        raise GameError(f"Give one bot per seat: {players} players but {len(names)} bots ({','.join(names)}).")
-    return names
+    return runner.parse_bots(_game(), spec, players)
 
 
-def simulate(
-    players: int,
-    hands: int,
-    seed: int,
-    bots: str | Sequence[str],
-    *,
-    rotate: bool = False,
-    auction_cap: int = AUCTION_CAP,
-    progress: Callable[[int, int], None] | None = None,
-) -> SimulationReport:
-    """Play ``hands`` hands at one table of ``players`` bots, deterministically from ``seed``.
+def play_hand(players: int, bots: Sequence[str], rng: random.Random, *,
+              auction_cap: int = AUCTION_CAP) -> tuple[FilmFantasyHand, str]:
+    """One hand with one bot per seat: the finished hand and how it ended (``declared_passing``,
+    ``declared_auction`` or ``CAPPED``)."""
+    return runner.play_hand(_game(), players, bots, rng, turn_cap=auction_cap)
 
-    With ``rotate`` the bots move one seat to the left each hand, so that no bot keeps a seat's
-    luck; ``points_by_bot`` collects points per bot kind either way.
-    """
-    check_players(players)
-    names = parse_bots(bots, players)
-    if not isinstance(hands, int) or hands < 0:
-        raise GameError(f"Hands must be a whole number of at least 0, not {hands!r}.")
-    rng = random.Random(seed)
-    report = SimulationReport(players, hands, names, total_points=[0] * players,
-                              points_by_bot={b: [] for b in names})
-    start = time.perf_counter()
-    for i in range(hands):
-        seating = names[-(i % players):] + names[: -(i % players)] if rotate and i % players else names
-        hand, ended = play_hand(players, seating, rng, auction_cap=auction_cap)
-        report.ended[ended] += 1
-        points = hand.points or []
-        for s, p in enumerate(points):
-            report.total_points[s] += p
-            report.points_by_bot[seating[s]].append(p)
-        if hand.declarer is not None:
-            report.declarations += 1
-            report.nine_card += hand.nine_card
-        if progress is not None:
-            progress(i + 1, hands)
-    report.seconds = time.perf_counter() - start
-    return report
+
+def simulate(players: int, hands: int, seed: int, bots: str | Sequence[str], *, rotate: bool = False,
+             auction_cap: int = AUCTION_CAP, progress: Callable[[int, int], None] | None = None) -> SimulationReport:
+    """``games.simulate.simulate`` for Film Fantasy (with the house rules' defaults)."""
+    return runner.simulate(_game(), players, hands, seed, bots, rotate=rotate, turn_cap=auction_cap, progress=progress)
+
+
+__all__ = ["AUCTION_CAP", "CAPPED", "SIMULATION", "SimulationReport", "parse_bots", "play_hand", "seat_state",
+           "simulate", "view_bot"]

@@ -11,9 +11,9 @@ from django.core.management.base import CommandError
 from django.db.models import Sum
 
 from drive import selectors
-from drive.management.commands.demo_drive import demo_names, random_summary
+from drive.management.commands.demo_drive import bot_played_summary, demo_names
 from drive.models import Drive, Player
-from games import get_game
+from games import all_games, default_slug, get_game
 from scoring.models import Result, Score
 from tables.models import Hand, TableHand
 
@@ -35,6 +35,7 @@ def test_default_demo_is_a_drive_in_the_middle_of_its_evening(demo_organiser):
     output = run("--seed", "11")
     drive = Drive.objects.get()
     assert drive.organiser == demo_organiser and drive.status == Drive.Status.PLAYING
+    assert drive.game == default_slug()
     assert drive.target == Drive.Target.EITHER
     assert f"/drives/{drive.pk}/" in output
 
@@ -68,8 +69,21 @@ def test_standings_match_the_scores_written(demo_organiser):
         assert r.row.hands_played in (3, 4)  # three closed hands, and the next for some
     assert sum(r.total for r in ranked) == sum(by_player.values())
     assert sum(r.facts[0] for r in ranked) == Result.objects.filter(drive=drive, winner__isnull=False).count()
+    # Winners as the game decides them: some hands had one.
+    assert Result.objects.filter(drive=drive, winner__isnull=False).exists()
     # Varied results: not everyone on the same score.
     assert len({r.total for r in ranked}) > 3
+
+
+def test_standings_facts_are_the_totals_of_the_scores_details(demo_organiser):
+    run("--seed", "3")
+    drive = Drive.objects.get()
+    ranked = selectors.standings(drive)
+    scores = Score.objects.filter(drive=drive, counted=True)
+    for i, fact in enumerate(drive.game_rules.facts):
+        if not fact.best:
+            written = sum(s.details.get(fact.key, 0) for s in scores)
+            assert written and sum(r.row.facts[i] for r in ranked) == written, fact.key
 
 
 def test_hands_and_players_options_and_same_seed_same_drive(demo_organiser):
@@ -118,13 +132,35 @@ def test_without_any_organiser_it_says_what_to_do():
     assert not Drive.objects.exists()
 
 
-@pytest.mark.parametrize("players", range(2, 11))
-def test_random_summaries_are_accepted_by_the_rules(players):
-    game = get_game("film-fantasy")
-    rng = random.Random(players)
-    for _ in range(300):
-        outcome = game.outcome_from_summary(players, random_summary(players, rng))
-        assert len(outcome.points) == players
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
+def test_bot_played_summaries_are_accepted_by_the_rules(game):
+    for players in range(game.min_players, game.max_players + 1):
+        rng = random.Random(players)
+        for _ in range(20):
+            outcome = game.outcome_from_summary(players, bot_played_summary(game, players, rng))
+            assert len(outcome.points) == players
+
+
+def test_a_hand_stopped_at_the_action_cap_is_entered_too():
+    game = get_game(default_slug())
+    summary = bot_played_summary(game, game.max_players, random.Random(5), max_actions=3)
+    assert len(game.outcome_from_summary(game.max_players, summary).points) == game.max_players
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
+def test_every_registered_game_gets_a_demo(demo_organiser, game):
+    output = run("--game", game.slug, "--players", "9", "--hands", "2", "--seed", "4")
+    drive = Drive.objects.get()
+    assert drive.game == game.slug and game.name in drive.name and f"/drives/{drive.pk}/" in output
+    assert drive.hands.filter(status=Hand.Status.CLOSED).count() == 2
+    assert Result.objects.filter(drive=drive, status=Result.Status.CONFIRMED).count() >= 2
+    assert len({r.total for r in selectors.standings(drive)}) > 1
+
+
+def test_an_unknown_game_is_refused_with_the_registered_ones(demo_organiser):
+    with pytest.raises(CommandError, match="Unknown game 'snap'; the registered games are: .*" + default_slug()):
+        run("--game", "snap")
+    assert not Drive.objects.exists()
 
 
 def test_names_are_distinct_even_for_a_big_drive():

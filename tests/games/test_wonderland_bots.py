@@ -91,7 +91,9 @@ def test_simulation_is_deterministic_and_reports_per_seat_and_per_bot():
     assert sum(a.hands_won_by_bot.values()) == 20 and len(a.points_by_bot["smart"]) == 20
     lines = report_lines(a)
     assert lines[0].startswith("The Game of Alice in Wonderland: 20 hands, 3 players")
-    assert any(line.startswith("smart:") for line in lines) and lines[-1].endswith("hands/s")
+    # the shared runner's lines (games/simulate.py), then this game's own (pairs, Pool of Tears)
+    assert any(line.startswith("  all smart seats:") for line in lines) and lines[-1].startswith("Hands per second")
+    assert any("Pool of Tears" in line for line in lines)
     seen = []
     simulate(2, 3, 1, "random,random", progress=lambda i, n: seen.append((i, n)))
     assert seen == [(1, 3), (2, 3), (3, 3)]

@@ -16,7 +16,7 @@ class Command(BaseCommand):
         lan = lan_address()
         self.stdout.write(
             "\n"
-            f"  Film Fantasy drive is starting on port {port}.\n"
+            f"  Card drive is starting on port {port}.\n"
             f"  On this laptop open:    http://127.0.0.1:{port}/\n"
             f"  Phones on the Wi-Fi:    http://{lan}:{port}/  (each drive shows its own QR code)\n"
             "  Stop with Ctrl+C.\n"

@@ -1,13 +1,14 @@
-"""Fill the database with a living demo drive (``make demo``).
+"""Fill the database with a living demo drive of any registered game (``make demo``).
 
 About two dozen players at six tables, a few hands played and closed, and the next hand under
 way with a result or two already in, so a newcomer opening the dashboard sees a drive in the
 middle of its evening. Everything is written through ``drive.services`` (the drive row itself is
-validated like the "new drive" form, as there is no service for it), with results that vary
-like real ones: eight- and nine-card declarations, the odd hand stopped with nobody declaring,
-other players showing a set or an Ice Follies group now and then.
+validated like the "new drive" form, as there is no service for it). Each table's result is a
+real hand: the game's own bots play it through the game contract (``new_hand``, ``bot_action``),
+the odd long one is stopped as an organiser would stop it, and the finished hand's
+``hand_summary`` is entered as the organiser's result. Nothing here knows a game's rules.
 
-    python manage.py demo_drive [--players 24] [--hands 3] [--seed S] [--organiser NAME]
+    python manage.py demo_drive [--game SLUG] [--players 24] [--hands 3] [--seed S] [--organiser NAME]
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from django.db import transaction
 from drive import selectors, services
 from drive.models import Drive
 from drive.services import DriveError
-from games import GameError, get_game
-from games.film_fantasy.cards import end_hand_size, packs_for, regular_sets_in_play
+from games import Game, GameError, all_games, default_slug, get_game
 from tables.models import Hand
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 400
 MAX_HANDS = 100
-DRIVE_NAME = "Demo drive — Film Fantasy night"
+MAX_ACTIONS = 1000  # a bot-played hand still going after this many actions is stopped, as an organiser would
+PREFERRED_TABLE_SIZE = 4
 
 # Sixty first names of a 1930s British village hall.
 FIRST_NAMES = [
@@ -56,53 +57,35 @@ def demo_names(count: int, rng: random.Random) -> list[str]:
     return first + full[: count - len(first)]
 
 
-def random_summary(players: int, rng: random.Random) -> dict:
-    """A plausible entered hand for a table of ``players`` (it may still be refused: see caller)."""
-    packs = packs_for(players)
-    most_sets = end_hand_size(players) // 4
-    stopped = rng.random() < 0.08  # the hand was stopped with nobody declaring
-    declarer = None if stopped else rng.randrange(players)
-    nine = declarer is not None and rng.random() < 0.2
-    jokers_left = packs - (1 if nine else 0)
-    ice_left = packs - (1 if nine else 0)  # Ice Follies groups still possible (one per pack)
-    limit = end_hand_size(players)
-    regular_left = regular_sets_in_play(players) - (0 if declarer is None else 2)
-    holdings = []
-    for seat in range(players):
-        holding = {"sets": 0, "ice": "none"}
-        if seat != declarer:
-            sets = rng.choices([0, 1, 2], weights=[55, 38, 7])[0] if most_sets else 0
-            sets = max(0, min(sets, most_sets, regular_left))
-            regular_left -= sets
-            holding["sets"] = sets
-            roll = rng.random()
-            room = limit - 4 * sets
-            if roll < 0.06 and ice_left and room >= 4:
-                holding["ice"] = "four"
-                ice_left -= 1
-            elif roll < 0.10 and ice_left and jokers_left and room >= 4:
-                holding["ice"] = "joker_three"
-                ice_left -= 1
-                jokers_left -= 1
-            elif roll < 0.18 and jokers_left and room >= 1:
-                holding["ice"] = "joker"  # caught holding the Joker: −5
-                jokers_left -= 1
-        holdings.append(holding)
-    return {"declarer": declarer, "nine_card": nine, "dealer": rng.randrange(players), "holdings": holdings}
-
-
-def plain_summary(players: int, declarer: int) -> dict:
-    """An eight-card declaration and nothing else shown: valid at any table size."""
-    return {
-        "declarer": declarer, "nine_card": False, "dealer": 0,
-        "holdings": [{"sets": 0, "ice": "none"} for _ in range(players)],
-    }
+def bot_played_summary(game: Game, players: int, rng: random.Random, max_actions: int = MAX_ACTIONS) -> dict:
+    """A hand of ``game`` at a table of ``players`` played by the game's bots (``bot_action``,
+    asking the seats in turn) to its end, or stopped after ``max_actions`` actions or when no
+    seat has anything to do; its entry summary (``hand_summary``)."""
+    state = game.new_hand(players, rng)
+    actions = 0
+    while not state.finished and actions < max_actions:
+        acted = False
+        for seat in range(players):
+            action = game.bot_action(state, seat, rng)
+            if action is None:
+                continue
+            state.apply(seat, action)
+            actions += 1
+            acted = True
+            if state.finished or actions >= max_actions:
+                break
+        if not acted:
+            break
+    if not state.finished:
+        state.stop()
+    return game.hand_summary(state)
 
 
 class Command(BaseCommand):
     help = "Create a realistic demo drive: players seated, a few hands played, the next one under way."
 
     def add_arguments(self, parser):
+        parser.add_argument("--game", default=None, help="the game's slug (default: the default game)")
         parser.add_argument("--players", type=int, default=24,
                             help=f"number of players, {MIN_PLAYERS} to {MAX_PLAYERS} (default 24: six tables of four)")
         parser.add_argument("--hands", type=int, default=3,
@@ -111,9 +94,17 @@ class Command(BaseCommand):
         parser.add_argument("--organiser", default=None,
                             help="user name of the drive's organiser (default: 'organiser', else the first superuser)")
 
-    def handle(self, *args, players: int, hands: int, seed: int | None, organiser: str | None, **options):
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise CommandError(f"--players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {players}.")
+    def handle(self, *args, game: str | None, players: int, hands: int, seed: int | None, organiser: str | None,
+               **options):
+        slug = default_slug() if game is None else game
+        try:
+            chosen = get_game(slug)
+        except GameError:
+            known = ", ".join(g.slug for g in all_games())
+            raise CommandError(f"Unknown game {slug!r}; the registered games are: {known}.") from None
+        least = max(MIN_PLAYERS, chosen.min_players)  # one table of the game at the least
+        if not least <= players <= MAX_PLAYERS:
+            raise CommandError(f"--players must be from {least} to {MAX_PLAYERS}, not {players}.")
         if not 0 <= hands <= MAX_HANDS:
             raise CommandError(f"--hands must be from 0 to {MAX_HANDS}, not {hands}.")
         if seed is not None and not 0 <= seed < 2**62:
@@ -124,7 +115,7 @@ class Command(BaseCommand):
         rng = random.Random(seed)
         try:
             with transaction.atomic():  # all or nothing: a failure leaves no half-made drive
-                drive, note = self._build(user, players, hands, seed, rng)
+                drive, note = self._build(user, slug, players, hands, seed, rng)
         except DriveError as exc:
             raise CommandError(f"Could not build the demo drive: {exc}") from None
         self._report(drive, seed, note)
@@ -148,13 +139,15 @@ class Command(BaseCommand):
             )
         return user
 
-    def _build(self, user, players: int, hands: int, seed: int, rng: random.Random) -> tuple[Drive, str]:
+    def _build(self, user, slug: str, players: int, hands: int, seed: int,
+               rng: random.Random) -> tuple[Drive, str]:
+        game = get_game(slug)
         # Targets out of reach of the hands played, so the demo is still running when opened.
         drive = Drive(
-            name=DRIVE_NAME, organiser=user, target=Drive.Target.EITHER,
+            name=f"Demo drive — {game.name} night", game=slug, organiser=user, target=Drive.Target.EITHER,
             target_hands=max(12, hands + 2), target_total=min(10000, max(100, 40 * (hands + 2))),
-            preferred_table_size=4, play_mode=Drive.PlayMode.PHYSICAL,
-            house_rules={"declarer_joker_penalty": True}, seed=seed,
+            preferred_table_size=min(max(PREFERRED_TABLE_SIZE, game.min_players), game.max_players),
+            play_mode=Drive.PlayMode.PHYSICAL, house_rules={}, seed=seed,
         )
         try:
             drive.full_clean()
@@ -184,16 +177,11 @@ class Command(BaseCommand):
 
     def _enter(self, drive: Drive, table, user, rng: random.Random) -> None:
         n = table.seats.count()
-        game = get_game(drive.game, drive.house_rules)
-        summary = random_summary(n, rng)
-        try:
-            game.outcome_from_summary(n, summary)
-        except GameError:
-            summary = plain_summary(n, rng.randrange(n))
+        summary = bot_played_summary(get_game(drive.game, drive.house_rules), n, rng)
         try:
             services.organiser_result(drive, table, summary, user)
-        except DriveError:
-            services.organiser_result(drive, table, plain_summary(n, rng.randrange(n)), user)
+        except DriveError as exc:  # a finished hand's own summary refused: the game's bug, said plainly
+            raise CommandError(f"{drive.game}: the summary of a bot-played hand at {n} was refused: {exc}") from None
 
     def _report(self, drive: Drive, seed: int, note: str) -> None:
         hand = selectors.current_hand(drive)

@@ -1,6 +1,8 @@
-"""``manage.py simulate``: bot-played Film Fantasy hands at one table (docs/rules.md, "Bots").
+"""``manage.py simulate --game <slug>``: bot-played hands of any registered game at one table
+(docs/rules.md, "Bots").
 
-Thin wrapper over ``games.film_fantasy.simulate.simulate``; all rules live there.
+Thin wrapper over the shared runner ``games.simulate``: the game's bots by name, the same
+statistics lines and progress bar for every game. It imports no game package.
 """
 
 from __future__ import annotations
@@ -9,61 +11,52 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games.base import GameError
-from games.film_fantasy.simulate import AUCTION_CAP, CAPPED, parse_bots, simulate
-from games.film_fantasy.hand import DECLARED_AUCTION, DECLARED_PASSING
+from games import GameError, all_games, default_slug, get_game
+from games.simulate import parse_bots, progress_bar, report_lines, simulate
 
 PROGRESS_MIN_HANDS = 2000
+DEFAULT_PLAYERS = 4
 
 
 class Command(BaseCommand):
-    help = "Play Film Fantasy hands with bots at one table and print how they ended and the points."
+    help = "Play hands of a registered game with bots at one table and print how they ended and the points."
 
     def add_arguments(self, parser):
-        parser.add_argument("--players", type=int, required=True, help="table size, 2-10")
+        parser.add_argument("--game", default=None, help="the game's slug (default: the default game)")
+        parser.add_argument("--players", type=int, default=None,
+                            help=f"table size, within the game's range (default {DEFAULT_PLAYERS}, or the nearest allowed)")
         parser.add_argument("--hands", type=int, default=1000, help="hands to play (default 1000)")
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-        parser.add_argument("--bots", required=True, help="one bot per seat, comma separated: greedy,random,...")
-        parser.add_argument("--auction-cap", type=int, default=AUCTION_CAP,
-                            help=f"stop a hand after this many auction actions (default {AUCTION_CAP})")
+        parser.add_argument("--bots", default=None,
+                            help="one bot per seat, comma separated (default: the game's first bot at every seat)")
+        parser.add_argument("--turn-cap", type=int, default=None,
+                            help="stop a hand at this many turns, as the game counts them (default: the game's own)")
         parser.add_argument("--rotate", action="store_true", help="bots move one seat left each hand")
 
-    def handle(self, *args, players, hands, seed, bots, auction_cap, rotate, **options):
-        if not 2 <= players <= 10:
-            raise CommandError(f"--players must be from 2 to 10, not {players}.")
+    def handle(self, *args, game, players, hands, seed, bots, turn_cap, rotate, **options):
+        slug = default_slug() if game is None else game
+        try:
+            chosen = get_game(slug)
+        except GameError:
+            known = ", ".join(g.slug for g in all_games())
+            raise CommandError(f"Unknown game {slug!r}; the registered games are: {known}.") from None
+        low, high = chosen.min_players, chosen.max_players
+        if players is None:
+            players = min(max(DEFAULT_PLAYERS, low), high)
+        if not low <= players <= high:
+            raise CommandError(f"--players must be from {low} to {high} for {chosen.name}, not {players}.")
         if hands < 1:
             raise CommandError(f"--hands must be at least 1, not {hands}.")
-        if auction_cap < 1:
-            raise CommandError(f"--auction-cap must be at least 1, not {auction_cap}.")
+        if turn_cap is not None and turn_cap < 1:
+            raise CommandError(f"--turn-cap must be at least 1, not {turn_cap}.")
         try:
-            names = parse_bots(bots, players)
+            names = parse_bots(chosen, bots, players)
         except GameError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(f"{chosen.name}: {exc}") from None
 
         stream = sys.stderr
         show = hands >= PROGRESS_MIN_HANDS or stream.isatty()
-
-        def progress(done: int, total: int) -> None:
-            if done % max(1, total // 50) == 0 or done == total:
-                bar = "#" * (40 * done // total)
-                stream.write(f"\r[{bar:<40}] {done}/{total}")
-                if done == total:
-                    stream.write("\n")
-                stream.flush()
-
-        report = simulate(players, hands, seed, names, rotate=rotate, auction_cap=auction_cap,
-                          progress=progress if show else None)
-        out = self.stdout
-        out.write(f"{hands} hands, {players} players, bots {','.join(names)}, seed {seed}")
-        out.write("How hands ended:")
-        for key, label in [(DECLARED_PASSING, "declared while passing"), (DECLARED_AUCTION, "declared in the auction"),
-                           (CAPPED, f"stopped by the auction cap ({auction_cap} actions)")]:
-            k = report.ended[key]
-            out.write(f"  {label:<45} {k:>7}  {100 * k / hands:5.1f}%")
-        out.write("Mean points per seat:")
-        for seat, mean in enumerate(report.mean_points):
-            out.write(f"  seat {seat} ({names[seat]}){'' if not rotate else ' at start'}: {mean:6.2f}")
-        for bot, mean in sorted(report.mean_by_bot().items()):
-            out.write(f"  all {bot} seats: {mean:6.2f}")
-        out.write(f"25-point declarations: {100 * report.nine_card_share:.1f}% of {report.declarations} declarations")
-        out.write(f"Hands per second: {report.hands_per_second:,.0f}")
+        report = simulate(chosen, players, hands, seed, names, rotate=rotate, turn_cap=turn_cap,
+                          progress=progress_bar(stream) if show else None)
+        for line in report_lines(report):
+            self.stdout.write(line)
