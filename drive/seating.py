@@ -2,11 +2,12 @@
 
 Pure functions, no Django. A seating is ``list[list[str]]``: ``tables[0]`` is Table 1 (the top
 table) and each table lists its players in seat order, as in ``drive.movement``.
-Every table holds 2 to 10 players (the game's limits; docs/drive-rules.md).
+Every table holds as many players as the game allows (``sizes``: the game's smallest and largest
+table, 2 to 10 unless given; docs/drive-rules.md).
 
 Table sizes (``table_sizes``): the number of tables is ``n / preferred`` rounded to the nearest
 whole number (halves round up), at least 1, then pushed into the range that keeps every table
-at 2..10 players; the players are shared out as evenly as possible (sizes differ by at most one),
+within ``sizes``; the players are shared out as evenly as possible (sizes differ by at most one),
 the larger tables at the top.
 
 Rebalancing (``rebalance``) moves as few seated players as possible; the steps are in its
@@ -22,25 +23,28 @@ MIN_TABLE = 2
 MAX_TABLE = 10
 
 
-def table_sizes(n_players: int, preferred: int) -> list[int]:
-    """Sizes of the tables for ``n_players``, top table first.
+def table_sizes(n_players: int, preferred: int, sizes: tuple[int, int] = (MIN_TABLE, MAX_TABLE)) -> list[int]:
+    """Sizes of the tables for ``n_players``, top table first, each within ``sizes``.
 
-    Refused with ``ValueError``: fewer than two players, or a preferred size outside 2..10.
+    Refused with ``ValueError``: fewer players than the smallest table, or a preferred size
+    outside ``sizes``.
     """
+    smallest, largest = sizes
     _check_count(n_players, "number of players")
-    _check_preferred(preferred)
-    if n_players < MIN_TABLE:
-        raise ValueError(f"a drive needs at least two players, got {n_players}")
+    _check_preferred(preferred, sizes)
+    if n_players < smallest:
+        raise ValueError(f"a drive needs at least {_count(smallest)} players, got {n_players}")
     count = (2 * n_players + preferred) // (2 * preferred)  # round half up
-    fewest = -(-n_players // MAX_TABLE)  # no table above 10
-    most = n_players // MIN_TABLE  # no table below 2
+    fewest = -(-n_players // largest)  # no table above the largest
+    most = n_players // smallest  # no table below the smallest
     count = min(max(count, fewest, 1), most)
     base, extra = divmod(n_players, count)
     return [base + 1] * extra + [base] * (count - extra)
 
 
-def draw(players: Sequence[str], preferred: int, rng: random.Random) -> list[list[str]]:
-    """Seat ``players`` at random into ``table_sizes(len(players), preferred)``.
+def draw(players: Sequence[str], preferred: int, rng: random.Random,
+         sizes: tuple[int, int] = (MIN_TABLE, MAX_TABLE)) -> list[list[str]]:
+    """Seat ``players`` at random into ``table_sizes(len(players), preferred, sizes)``.
 
     ``rng`` makes the draw repeatable (seed it and record the seed). The input is not changed.
     Refused with ``ValueError``: a name that is not a non-empty string, a player listed twice,
@@ -48,11 +52,10 @@ def draw(players: Sequence[str], preferred: int, rng: random.Random) -> list[lis
     """
     order = list(players)
     _check_names(order, "players")
-    sizes = table_sizes(len(order), preferred)
     rng.shuffle(order)
     tables: list[list[str]] = []
     start = 0
-    for size in sizes:
+    for size in table_sizes(len(order), preferred, sizes):
         tables.append(order[start : start + size])
         start += size
     return tables
@@ -63,6 +66,7 @@ def rebalance(
     add: Iterable[str] = (),
     remove: Iterable[str] = (),
     preferred: int = 4,
+    sizes: tuple[int, int] = (MIN_TABLE, MAX_TABLE),
 ) -> list[list[str]]:
     """Seating after late arrivals (``add``) and early leavers (``remove``), between hands.
 
@@ -70,10 +74,11 @@ def rebalance(
 
     1. Leavers leave; everybody else keeps their table and seat order.
     2. The number of tables stays as it is if the new head-count fits it with every table
-       within ``preferred`` +-1 (and 2..10). Otherwise it becomes ``len(table_sizes(n,
-       preferred))``: new tables are added at the bottom, surplus tables are closed from the
+       within ``preferred`` +-1 (and ``sizes``). Otherwise it becomes ``len(table_sizes(n,
+       preferred, sizes))``: new tables are added at the bottom, surplus tables are closed from the
        bottom and their players join the arrivals.
-    3. Size limits: ``preferred`` +-1 (within 2..10) if the tables can all fit that, else 2..10.
+    3. Size limits: ``preferred`` +-1 (within ``sizes``) if the tables can all fit that, else
+       ``sizes``.
        A table above the limit sends its last-seated players to the arrivals.
     4. The arrivals (players from closed or overfull tables first, in table and seat order, then
        the newcomers in the order given) each go to the smallest table, the bottom-most on a
@@ -83,9 +88,10 @@ def rebalance(
 
     Returns new lists; the inputs are not changed. Refused with ``ValueError``: removing someone
     who is not seated, adding someone already seated (or twice), a malformed seating, a
-    preferred size outside 2..10, and ending with fewer than two players.
+    preferred size outside ``sizes``, and ending with fewer players than the smallest table.
     """
-    _check_preferred(preferred)
+    smallest, largest = sizes
+    _check_preferred(preferred, sizes)
     seating = [list(table) for table in tables]
     for t, table in enumerate(seating, start=1):
         _check_names(table, f"Table {t}")
@@ -105,16 +111,16 @@ def rebalance(
     leaving = set(remove)
     seating = [[p for p in table if p not in leaving] for table in seating]
     total = len(seated) - len(leaving) + len(add)
-    if total < MIN_TABLE:
-        raise ValueError(f"a drive needs at least two players; {total} would be left")
+    if total < smallest:
+        raise ValueError(f"a drive needs at least {_count(smallest)} players; {total} would be left")
 
-    low = max(MIN_TABLE, preferred - 1)
-    high = min(MAX_TABLE, preferred + 1)
+    low = max(smallest, preferred - 1)
+    high = min(largest, preferred + 1)
     count = len(seating)
     if not count * low <= total <= count * high:
-        count = len(table_sizes(total, preferred))
+        count = len(table_sizes(total, preferred, sizes))
     if not count * low <= total <= count * high:
-        low, high = MIN_TABLE, MAX_TABLE
+        low, high = smallest, largest
 
     waiting: list[str] = []
     for closed in seating[count:]:
@@ -166,12 +172,10 @@ def _check_count(value: int, what: str) -> None:
         raise ValueError(f"{what} must be a whole number, got {value!r}")
 
 
-def _check_preferred(preferred: int) -> None:
+def _check_preferred(preferred: int, sizes: tuple[int, int]) -> None:
     _check_count(preferred, "preferred table size")
-    if not MIN_TABLE <= preferred <= MAX_TABLE:
-        raise ValueError(
-            f"preferred table size must be {MIN_TABLE} to {MAX_TABLE}, got {preferred}"
-        )
+    if not sizes[0] <= preferred <= sizes[1]:
+        raise ValueError(f"preferred table size must be {sizes[0]} to {sizes[1]}, got {preferred}")
 
 
 def _check_names(players: list[str], where: str) -> None:
@@ -182,3 +186,7 @@ def _check_names(players: list[str], where: str) -> None:
         if player in seen:
             raise ValueError(f"{where}: {player} is listed twice")
         seen.add(player)
+
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four"}.get(n, str(n))

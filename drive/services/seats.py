@@ -15,7 +15,6 @@ from django.db.models import Count, Prefetch
 from common.bidi import isolate
 from drive import live, seating
 from drive.models import Drive, Player, new_seed
-from games import get_game
 from tables.models import BotPlayer, Hand, Seat, TableHand
 from drive.services.base import DriveError, check_shown_hand, lock
 
@@ -73,6 +72,11 @@ def reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> None:
         _reseat(drive, hand, rebalanced, modes)
 
 
+def table_limits(drive: Drive) -> tuple[int, int]:
+    """The smallest and largest table the drive's game is played at."""
+    return drive.game_rules.min_players, drive.game_rules.max_players
+
+
 def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False) -> list[list[str]]:
     """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule).
     With nobody arriving or leaving the seating stays as it is (a table the organiser filled
@@ -85,7 +89,8 @@ def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False) 
     if not add and not remove and not resize:
         return seating_
     try:
-        return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size)
+        return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size,
+                                 sizes=table_limits(drive))
     except ValueError as exc:
         raise DriveError(str(exc)) from None
 
@@ -129,7 +134,7 @@ def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: 
     check_shown_hand(hand, shown_hand)
     if hand is not None and (hand.number > 1 or hand.status != Hand.Status.SEATING):
         raise DriveError("The seating can only be drawn before the first hand starts.")
-    game = get_game(drive.game)
+    game = drive.game_rules
     ids = [str(pid) for pid in drive.players.filter(active=True).order_by("id").values_list("id", flat=True)]
     if len(ids) < game.min_players:
         raise DriveError(f"Add at least {game.min_players} players before drawing the seating.")
@@ -138,7 +143,7 @@ def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: 
         drive.save(update_fields=["seed"])
     rng = rng or random.Random(drive.seed)
     try:
-        seating_ = seating.draw(ids, drive.preferred_table_size, rng)
+        seating_ = seating.draw(ids, drive.preferred_table_size, rng, table_limits(drive))
     except ValueError as exc:
         raise DriveError(str(exc)) from None
     if hand is None:

@@ -248,3 +248,29 @@ def test_rebalance_keeps_stayers_in_seat_order_at_their_table(change):
 def test_rebalance_of_a_fresh_draw_moves_nobody(n, preferred, seed):
     tables = draw(names(n), preferred, random.Random(seed))
     assert rebalance(tables, preferred=preferred) == tables
+
+
+def test_tables_keep_within_the_games_table_sizes():
+    """A game played at 2 to 6 (Alice, Wonderland): 13 players at 6 a table make three tables,
+    never one of seven; arrivals go to new tables rather than a seventh seat."""
+    assert table_sizes(13, 6, (2, 6)) == [5, 4, 4]
+    assert table_sizes(7, 6, (2, 6)) == [4, 3]
+    assert all(len(t) <= 6 for t in draw(names(19), 6, random.Random(3), (2, 6)))
+    grown = rebalance([names(6, "a"), names(6, "b")], add=names(2, "n"), preferred=6, sizes=(2, 6))
+    assert all(len(t) <= 6 for t in grown) and sum(map(len, grown)) == 14
+    with pytest.raises(ValueError, match="preferred table size must be 2 to 6"):
+        table_sizes(12, 7, (2, 6))
+
+
+@pytest.mark.django_db
+def test_an_alice_drive_never_seats_a_table_above_six(organiser):
+    from drive import services
+    from tests.factories import make_drive
+
+    drive = make_drive(organiser, 13, game="alice", preferred_table_size=6)
+    services.draw_seating(drive, random.Random(5))
+    sizes = [t.seats.count() for t in drive.hands.get().tables.all()]
+    assert sum(sizes) == 13 and max(sizes) <= 6
+    services.add_players(drive, ["Late", "Later"])
+    sizes = [t.seats.count() for t in drive.hands.get().tables.all()]
+    assert sum(sizes) == 15 and max(sizes) <= 6
