@@ -10,37 +10,16 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import get_game
-from games.wonderland.cards import PACK
 from scoring.models import Result, Score
 from tables.models import TableHand
 from tests.tables.conftest import digital_drive, seated_players, table_of
 from tests.tables.phones import action, at_version, connected, until
 from tests.tables.test_bots_bell_and_watch import organisers_watch
+from tests.tables.wonderland_support import cards_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 GAME = get_game("wonderland")
-CARDS = set(PACK)
-
-
-def cards_in(frame, skip=("pool_of_tears",)) -> set[str]:
-    """Every Wonderland card code anywhere in a frame, but the house rule's Pool of Tears card
-    (a rule, not a card dealt)."""
-    found: set[str] = set()
-
-    def walk(x):
-        if isinstance(x, dict):
-            for k, v in x.items():
-                if k not in skip:
-                    walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-        elif isinstance(x, str):
-            found.update(w.strip(".,:;()") for w in x.split() if w.strip(".,:;()") in CARDS)
-
-    walk(frame)
-    return found
 
 
 @pytest.fixture
