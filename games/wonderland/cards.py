@@ -122,6 +122,22 @@ def why_illegal(hand: list[str], trick: Sequence[str], card: str) -> str:
     return f"{led} was led and you hold a {SET_NAMES[led[0]]}: follow with one."
 
 
+def rule_in_force(hand: list[str], trick: Sequence[str]) -> dict[str, str] | None:
+    """Why some cards of ``hand`` may not be played on ``trick``, for the player's screen:
+    ``{"rule": "mate", "of": c}`` (the mate of ``c``, a picture in the trick, must be played) or
+    ``{"rule": "follow", "led": c}`` (a card of the led card's set must be played); None when any
+    card may be played. It names cards of the trick only, never one of the hand."""
+    if not trick:
+        return None
+    for c in trick:
+        m = MATE.get(c)
+        if m is not None and m in hand:
+            return {"rule": "mate", "of": c}
+    led = trick[0]
+    follow = [c for c in hand if c[0] == led[0]]
+    return {"rule": "follow", "led": led} if follow and len(follow) < len(hand) else None
+
+
 def trick_winner(trick: Sequence[str]) -> int:
     """Index in ``trick`` of the card that takes it: the highest-ranked card."""
     trick = list(trick)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base import GameError, Outcome
 from .cards import (PACK, RANK, SORT_KEY, _legal, check_players, check_pool_of_tears, choose_mover, count, deals, standing_facts,
-                    deck, pairs_in, why_illegal)
+                    deck, pairs_in, rule_in_force, why_illegal)
 
 PLAYING, FINISHED = "playing", "finished"
 PLAYED_OUT, STOPPED = "played_out", "stopped"
@@ -190,7 +190,9 @@ class WonderlandHand:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (None: a spectator): its own cards only, the others' counts, the
-        trick, the cards taken (public), the last trick and the public log; never undealt cards."""
+        trick, the cards taken (public), the last trick and the public log; never undealt cards.
+        A seat's view also has ``legal`` (the cards it may play now) and ``must`` (on its turn, the
+        rule that forbids the others: ``cards.rule_in_force``)."""
         if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
             raise GameError(f"Seat must be a number from 0 to {self.players - 1} or None, not {seat!r}.")
         last = self.last_trick
@@ -220,6 +222,8 @@ class WonderlandHand:
         if seat is not None:
             v["hand"] = sorted(self.hands[seat], key=SORT_KEY.__getitem__)
             v["legal"] = self.legal(seat)
+            # On its turn, why the other cards may not be played (cards of the trick only).
+            v["must"] = rule_in_force(self.hands[seat], self.trick_cards) if self.turn == seat else None
         if self.ended_by is not None:
             o = self.outcome()
             v["points"] = list(o.points)

@@ -396,3 +396,14 @@ def test_a_digital_hands_summary_scores_as_the_hand_did():
         play(h, h.legal(h.turn)[0])
     summary = WONDERLAND.hand_summary(h)
     assert WONDERLAND.outcome_from_summary(5, summary) == h.outcome()
+
+
+def test_a_seats_view_on_its_turn_says_which_rule_forbids_its_other_cards():
+    h = four_hand()
+    assert h.view(0)["must"] is None  # leading: any card
+    play(h, "P7")
+    assert h.view(1)["must"] == {"rule": "mate", "of": "P7"}  # seat 1 holds S7: only the trick's card named
+    assert h.view(2)["must"] is None  # not its turn
+    play(h, "S7")
+    assert h.view(2)["must"] == {"rule": "follow", "led": "P7"} and h.view(2)["legal"] == ["P1", "P9"]
+    assert WonderlandHand.from_deck(4, stacked(4, FOUR, 3), 3).view(None).get("must") is None

@@ -1,0 +1,141 @@
+"""A drive of The Game of Alice in Wonderland, two hands played with cards, from the drive form to the
+standings: entered on a phone and confirmed by another, or by the organiser; the standings keep
+pairs and cards taken; the Pool of Tears house rule chosen on the drive form is the one the drive
+scores by; and no Film Fantasy word on any of its pages."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from drive import selectors
+from drive.models import Drive
+from scoring.models import Result
+from tests.factories import shown_for
+from tests.test_game_words import WORDS
+
+pytestmark = pytest.mark.django_db
+
+NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
+
+
+def phone_for(drive, player) -> Client:
+    client = Client()
+    client.cookies[f"ff_{drive.join_code}"] = player.token
+    return client
+
+
+def answers(dealer: int, pool: int | None, pairs: list[int], cards: list[int]) -> dict:
+    """The Wonderland entry form's fields (games/wonderland/entry.py's questions)."""
+    data = {"dealer": str(dealer), "pool_of_tears": "none" if pool is None else str(pool)}
+    for i, (p, c) in enumerate(zip(pairs, cards, strict=True)):
+        data[f"seat{i}_pairs"], data[f"seat{i}_cards"] = str(p), str(c)
+    return data
+
+
+def seated(table) -> list:
+    return [s.player for s in table.seats.select_related("player").order_by("position")]
+
+
+def text(response) -> str:
+    assert response.status_code == 200, response.status_code
+    return response.content.decode()
+
+
+def no_film_fantasy_words(page: str, where: str) -> None:
+    found = WORDS.search(page)
+    assert not found, f"{where}: {found.group(0)!r} in {page[max(0, found.start() - 80):found.end() + 80]!r}"
+
+
+def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standings(organiser_client, organiser):
+    form = text(organiser_client.get("/drives/new"))
+    assert 'name="rule_wonderland_pool_of_tears"' in form
+    response = organiser_client.post("/drives/new", {
+        "name": "Wonderland night", "date": "2026-12-05", "game": "wonderland",
+        "rule_wonderland_pool_of_tears": "S16", "target": "hands", "target_hands": 2, "target_total": 100,
+        "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0})
+    assert response.status_code == 302
+    drive = Drive.objects.get()
+    assert drive.game == "wonderland" and drive.house_rules == {"pool_of_tears": "S16"}
+    # The drive scores by the chosen card: whoever takes star 16 gets the 20, not plain 16's taker.
+    assert drive.game_rules.pool_of_tears == "S16"
+    from games.wonderland import count
+    assert count([["S16", "N1"], ["P16", "N2"]], drive.game_rules.pool_of_tears) == [20, 0]
+    assert count([["S16", "N1"], ["P16", "N2"]]) == [0, 20]  # the default card, plain 16
+
+    base = f"/drives/{drive.pk}"
+    organiser_client.post(f"{base}/players", {"names": "\n".join(NAMES)})
+    organiser_client.post(f"{base}/draw", {"hand": "0"})
+    assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
+    hand = drive.hands.get()
+    t1, t2 = hand.tables.order_by("number")
+
+    # Table 1 on a phone: the form asks Wonderland's questions, naming the drive's card; another
+    # player confirms.
+    p1 = seated(t1)
+    enterer, confirmer = phone_for(drive, p1[0]), phone_for(drive, p1[1])
+    page = text(enterer.get(f"/{drive.join_code}/enter"))
+    assert "Who took Alice and the Pool of Tears (S16)?" in page and "Pairs taken" in page and "Cards taken" in page
+    no_film_fantasy_words(page, "the phone's result form")
+    # Pairs [2, 1, 0, 0]; Cy took the Pool of Tears card; Ann and Di level on the most cards: nobody's 10.
+    entry = {**answers(0, 2, [2, 1, 0, 0], [16, 12, 8, 16]), "client_key": "w1", "seen_revision": "0",
+             **shown_for(p1[0], 1, 1)}
+    assert enterer.post(f"/{drive.join_code}/enter", entry).status_code == 302
+    result = Result.objects.get(table=t1)
+    confirmer.post(f"/{drive.join_code}/confirm", {**shown_for(p1[1], 1, 1), "seen_revision": result.revision})
+    result.refresh_from_db()
+    assert result.status == "confirmed"
+    assert {s.player.name: (s.points, s.details) for s in result.scores.select_related("player")} == {
+        p1[0].name: (20, {"pairs": 2, "cards_taken": 16}), p1[1].name: (10, {"pairs": 1, "cards_taken": 12}),
+        p1[2].name: (20, {"cards_taken": 8}), p1[3].name: (0, {"cards_taken": 16})}
+
+    # Table 2 by the organiser, from paper: Ed's 3 pairs, the Pool of Tears and the most cards.
+    p2 = seated(t2)
+    page = text(organiser_client.get(f"{base}/results/{t2.pk}"))
+    assert "(S16)" in page
+    no_film_fantasy_words(page, "the organiser's result form")
+    response = organiser_client.post(f"{base}/results/{t2.pk}", {
+        **answers(1, 0, [3, 0, 1, 0], [24, 8, 12, 8]), "seen_revision": "0"})
+    assert response.status_code == 302
+    assert Result.objects.get(table=t2).summary["pool_of_tears"] == 0
+
+    pages = {
+        "dashboard": organiser_client.get(f"{base}/"),
+        "print table cards": organiser_client.get(f"{base}/print/tables"),
+        "board": Client().get(f"/{drive.join_code}/board"),
+        "phone": enterer.get(f"/{drive.join_code}/me"),
+    }
+    for where, response in pages.items():
+        no_film_fantasy_words(text(response), where)
+    assert organiser_client.post(f"{base}/close", {"hand": "1"}).status_code == 302
+
+    # Hand 2: every table entered by the organiser, then the standings.
+    assert organiser_client.post(f"{base}/start", {"hand": "2"}).status_code == 302
+    hand2 = drive.hands.get(number=2)
+    for table in hand2.tables.order_by("number"):
+        no_film_fantasy_words(text(organiser_client.get(f"{base}/results/{table.pk}")), "hand 2's result form")
+        response = organiser_client.post(f"{base}/results/{table.pk}", {
+            **answers(2, 1, [1, 1, 0, 0], [12, 12, 8, 20]), "seen_revision": "0"})
+        assert response.status_code == 302
+    assert organiser_client.post(f"{base}/close", {"hand": "2"}).status_code == 302
+    drive.refresh_from_db()
+
+    # The standings: points, then pairs, then cards taken, each player's totals over both hands.
+    by_name = {r.name: r for r in selectors.standings(drive)}
+    expected = {}
+    for result in Result.objects.filter(table__hand__drive=drive):
+        for score in result.scores.select_related("player"):
+            total, pairs, cards = expected.get(score.player.name, (0, 0, 0))
+            expected[score.player.name] = (total + score.points, pairs + score.details.get("pairs", 0),
+                                           cards + score.details.get("cards_taken", 0))
+    assert {name: (r.total, *r.facts) for name, r in by_name.items()} == expected
+    assert sum(pairs for _, pairs, _ in expected.values()) == 2 + 1 + 3 + 1 + 2 * 2
+    assert sum(cards for _, _, cards in expected.values()) == 52 + 52 + 2 * 52
+    page = text(organiser_client.get(f"{base}/standings"))
+    assert "Pairs" in page and "Cards taken" in page and "Most pairs" in page
+    assert "More pairs first, then more cards taken." in page
+    no_film_fantasy_words(page, "the standings")
+    for where, response in {"dashboard": organiser_client.get(f"{base}/"),
+                            "board": Client().get(f"/{drive.join_code}/board"),
+                            "phone": enterer.get(f"/{drive.join_code}/me")}.items():
+        no_film_fantasy_words(text(response), f"{where} at the end")
