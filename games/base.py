@@ -119,8 +119,10 @@ class Prize:
 
 class HandState(Protocol):
     """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
-    (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards."""
+    (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards. ``players``
+    is the number of seats."""
 
+    players: int
     version: int
     finished: bool
 

@@ -105,7 +105,7 @@ def state_message(table_id: int, state: Any) -> dict[str, Any]:
 
 
 def seat_count(state: Any) -> int:
-    return len(state.hands)
+    return state.players
 
 
 def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> None:
