@@ -113,8 +113,10 @@ def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
 
 
 def table_moved(table_id: int, seats: list[int]) -> None:
-    """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it."""
-    schedule_table(table_id, seats)
+    """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it (a
+    table with none: nothing to wake the loop for)."""
+    if seats:
+        schedule_table(table_id, seats)
 
 
 def _start(table_id: int, seats: list[int] | None) -> None:
