@@ -27,7 +27,7 @@ from django.urls import reverse
 
 from common import layer
 from common.consumers import JsonFrameConsumer
-from common.db import database_sync_to_async
+from common.db import database_sync_to_async, write_sync_to_async
 from drive import broadcast, selectors
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
@@ -340,9 +340,9 @@ class PlayConsumer(_TableSocket):
                              "then look again and choose.", **extra)
             return
         try:
-            # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
-            # transactions) serialise what must be serialised.
-            applied = await database_sync_to_async(digital.apply_action, thread_sensitive=False)(
+            # Not thread-sensitive: on PostgreSQL tables apply in parallel, the row lock serialising
+            # what must be; on SQLite in the process's one writer thread (``write_sync_to_async``).
+            applied = await write_sync_to_async(digital.apply_action)(
                 self.table_id, self.seat, content, player_id=self.player_id, token=self.token)
         except digital.DigitalError as exc:
             self.refused()
