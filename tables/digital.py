@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from common import layer
 from common.bidi import isolate
+from common.consumers import dumps
 from games import GameError, get_game
 from scoring import services as scoring
 from scoring.models import Result
@@ -97,11 +98,13 @@ def seats_message(table_id: int) -> dict[str, Any]:
 
 
 def state_message(table_id: int, state: Any) -> dict[str, Any]:
-    """The table at its new version: every seat's view (with its basis) and the spectator's. A
-    socket sends its own seat's part only (``tables.consumers``)."""
+    """The table at its new version: every seat's view (with its basis) and the spectator's, each
+    as JSON text, made once for every socket of every process: the layer copies (in memory) or
+    encodes (Redis) a few strings rather than nested views, and a socket sends its own seat's
+    part as it is (``tables.consumers``)."""
     return {"type": "table.state", "table": table_id, "version": state.version, "finished": state.finished,
-            "views": {str(seat): view_with_basis(state, seat) for seat in range(seat_count(state))},
-            "spectator": state.view(None)}
+            "views": {str(seat): dumps(view_with_basis(state, seat)) for seat in range(seat_count(state))},
+            "spectator": dumps(state.view(None))}
 
 
 def seat_count(state: Any) -> int:
