@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 import orjson
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from common import layer
@@ -377,15 +378,14 @@ def apply_action(
     and bots are told (``tell_table``).
     """
     split_message(message)  # a malformed frame is refused before any database work
-    table = (TableHand.objects.select_for_update(of=("self",)).select_related("hand")
-             .filter(pk=table_id).first())
+    tables = TableHand.objects.select_for_update(of=("self",)).select_related("hand")
+    if player_id is not None and type(seat) is int:  # whether the sender sits there: in the same read
+        seated = Seat.objects.filter(table_id=OuterRef("pk"), position=seat, player_id=player_id)
+        tables = tables.annotate(sits=Exists(seated.filter(player__token=token) if token is not None else seated))
+    table = tables.filter(pk=table_id).first()
     if table is None:
         raise DigitalError("That table no longer exists.")
-    sits = False
-    if player_id is not None and type(seat) is int:
-        seated = Seat.objects.filter(table_id=table_id, position=seat, player_id=player_id)
-        sits = (seated.filter(player__token=token) if token is not None else seated).exists()
-    accepted = _accept(table, sits, seat, message, bot=bot, token=token)
+    accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, token=token)
     if isinstance(accepted, Applied):
         return accepted
     state, fields = accepted
