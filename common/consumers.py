@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import orjson
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from common import layer
@@ -27,6 +28,17 @@ def dumps(content: Any) -> str:
 
 class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
     max_frame = 4096
+
+    async def dispatch(self, message):
+        """channels' dispatch without the ``aclose_old_connections()`` it awaits before every
+        message: a hop to the sync thread and back for each frame and each group message (five
+        for one move at a table of four), every one waiting for the interpreter while a move is
+        being applied in another thread. These sockets reach the database only through
+        ``common.db``'s helpers, which give their connection back inside the call."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def websocket_connect(self, message):
         layer.remember_loop()  # where sends from the server's own threads must run (common/layer.py)

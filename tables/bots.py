@@ -36,7 +36,7 @@ from asgiref.sync import SyncToAsync
 from django.conf import settings
 
 from common import layer
-from common.db import database_sync_to_async
+from common.db import database_sync_to_async, write_sync_to_async
 from games import get_game
 from tables import digital
 from tables.models import TableHand
@@ -113,8 +113,10 @@ def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
 
 
 def table_moved(table_id: int, seats: list[int]) -> None:
-    """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it."""
-    schedule_table(table_id, seats)
+    """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it (a
+    table with none: nothing to wake the loop for)."""
+    if seats:
+        schedule_table(table_id, seats)
 
 
 def _start(table_id: int, seats: list[int] | None) -> None:
@@ -153,7 +155,7 @@ async def _play_seat(table_id: int, seat: int) -> None:
             await asyncio.sleep(random.uniform(lo, hi) if hi > 0 else 0)
             _again.discard(key)
             try:
-                outcome = await database_sync_to_async(bot_step)(table_id, seat)
+                outcome = await write_sync_to_async(bot_step)(table_id, seat)
             except Exception:  # an error of the moment (the database locked or away): try again, as
                 # after a refusal; a task that ended here left a table waiting for this bot stuck
                 log.warning("bot at table %s seat %s: its move failed; trying again", table_id, seat, exc_info=True)

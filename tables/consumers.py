@@ -26,8 +26,8 @@ from django.http import Http404
 from django.urls import reverse
 
 from common import layer
-from common.consumers import JsonFrameConsumer
-from common.db import database_sync_to_async
+from common.consumers import JsonFrameConsumer, dumps
+from common.db import database_sync_to_async, write_sync_to_async
 from drive import broadcast, selectors
 from drive.access import drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
@@ -112,7 +112,7 @@ class _TableSocket(JsonFrameConsumer):
             await self.send_view(version=event["version"], quiet=True)
             return
         self.sent_version = event["version"]
-        await self.send_json(self.frame_of(view, event["finished"]))
+        await self.send(text_data=self.frame_text(view, event["finished"]))
 
     async def table_seats(self, event: dict[str, Any]) -> None:
         """Who sits where (or which seats the bots play) changed: read it again, send the view."""
@@ -175,6 +175,11 @@ class _TableSocket(JsonFrameConsumer):
         facts = facts or self.table_facts
         return {"type": "state", "table": facts["table"], "hand": facts["hand"],
                 "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
+
+    def frame_text(self, view: str, finished: bool) -> str:
+        """``frame_of`` as JSON text, around a view that is JSON text already (``digital.state_message``)."""
+        head = dumps({k: v for k, v in self.frame_of({}, finished).items() if k != "view"})
+        return f'{head[:-1]},"view":{view}}}'
 
     def load_frame(self, facts: dict[str, Any] | None = None) -> tuple[Any, Any]:
         """This socket's frame as stored now, with who sits where (``facts``, read here when not
@@ -340,9 +345,9 @@ class PlayConsumer(_TableSocket):
                              "then look again and choose.", **extra)
             return
         try:
-            # Not thread-sensitive: tables apply in parallel; the row lock (and SQLite's IMMEDIATE
-            # transactions) serialise what must be serialised.
-            applied = await database_sync_to_async(digital.apply_action, thread_sensitive=False)(
+            # Not thread-sensitive: on PostgreSQL tables apply in parallel, the row lock serialising
+            # what must be; on SQLite in the process's one writer thread (``write_sync_to_async``).
+            applied = await write_sync_to_async(digital.apply_action)(
                 self.table_id, self.seat, content, player_id=self.player_id, token=self.token)
         except digital.DigitalError as exc:
             self.refused()

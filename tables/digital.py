@@ -33,10 +33,12 @@ from typing import Any, Callable
 
 import orjson
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from common import layer
 from common.bidi import isolate
+from common.consumers import dumps
 from games import GameError, get_game
 from scoring import services as scoring
 from scoring.models import Result
@@ -97,11 +99,13 @@ def seats_message(table_id: int) -> dict[str, Any]:
 
 
 def state_message(table_id: int, state: Any) -> dict[str, Any]:
-    """The table at its new version: every seat's view (with its basis) and the spectator's. A
-    socket sends its own seat's part only (``tables.consumers``)."""
+    """The table at its new version: every seat's view (with its basis) and the spectator's, each
+    as JSON text, made once for every socket of every process: the layer copies (in memory) or
+    encodes (Redis) a few strings rather than nested views, and a socket sends its own seat's
+    part as it is (``tables.consumers``)."""
     return {"type": "table.state", "table": table_id, "version": state.version, "finished": state.finished,
-            "views": {str(seat): view_with_basis(state, seat) for seat in range(seat_count(state))},
-            "spectator": state.view(None)}
+            "views": {str(seat): dumps(view_with_basis(state, seat)) for seat in range(seat_count(state))},
+            "spectator": dumps(state.view(None))}
 
 
 def seat_count(state: Any) -> int:
@@ -374,15 +378,14 @@ def apply_action(
     and bots are told (``tell_table``).
     """
     split_message(message)  # a malformed frame is refused before any database work
-    table = (TableHand.objects.select_for_update(of=("self",)).select_related("hand")
-             .filter(pk=table_id).first())
+    tables = TableHand.objects.select_for_update(of=("self",)).select_related("hand")
+    if player_id is not None and type(seat) is int:  # whether the sender sits there: in the same read
+        seated = Seat.objects.filter(table_id=OuterRef("pk"), position=seat, player_id=player_id)
+        tables = tables.annotate(sits=Exists(seated.filter(player__token=token) if token is not None else seated))
+    table = tables.filter(pk=table_id).first()
     if table is None:
         raise DigitalError("That table no longer exists.")
-    sits = False
-    if player_id is not None and type(seat) is int:
-        seated = Seat.objects.filter(table_id=table_id, position=seat, player_id=player_id)
-        sits = (seated.filter(player__token=token) if token is not None else seated).exists()
-    accepted = _accept(table, sits, seat, message, bot=bot, token=token)
+    accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, token=token)
     if isinstance(accepted, Applied):
         return accepted
     state, fields = accepted
