@@ -119,7 +119,7 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture(autouse=True)
 def _live_updates_inline(settings):
-    """In tests, live updates are built in the committing thread (see drive.live._schedule)."""
+    """In tests, live updates are built in the committing thread (``LIVE_UPDATES_INLINE``)."""
     settings.LIVE_UPDATES_INLINE = True
     from drive import live
 

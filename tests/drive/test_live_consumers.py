@@ -501,7 +501,7 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_
     for ws in [*phones.values(), board]:
         while not await ws.receive_nothing(timeout=0.3):
             await ws.receive_json_from()
-    closing = time.time_ns()  # the close's messages are stamped after this (``live._stamp``)
+    closing = time.time_ns()  # the close's messages are stamped after this (by the clock: time.time_ns)
 
     async def of_the_close(ws) -> dict:
         """The socket's next frame sent by the close: one the results sent that was slow to come
