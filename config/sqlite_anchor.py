@@ -35,3 +35,12 @@ def hold_open(db: dict | None = None) -> bool:
             _anchor = sqlite3.connect(name, timeout=20, check_same_thread=False)
             _anchor.execute("PRAGMA journal_mode=WAL")
         return True
+
+
+def release() -> None:
+    """Close the anchor, if one is held (a clean shutdown; tests)."""
+    global _anchor
+    with _lock:
+        if _anchor is not None:
+            _anchor.close()
+            _anchor = None

@@ -110,6 +110,15 @@ def _discard(pool: ProcessPoolExecutor) -> None:
             process.terminate()
 
 
+def stop() -> None:
+    """End the render process, if one runs (the next build starts a new one): a clean
+    shutdown, and tests that need a child that has sent nothing yet."""
+    with _lock:
+        pool = _pool
+    if pool is not None:
+        _discard(pool)
+
+
 def run(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` in the render process if enabled (``fn`` must be importable), else here."""
     return next(run_in_order([(fn, *args)]))

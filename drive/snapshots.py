@@ -62,6 +62,12 @@ async def on_connect(drive_id: int, audience: str, player_id: int | None = None)
     return messages[player_id if audience == "phone" else audience]
 
 
+def idle() -> bool:
+    """No read waiting or running, in any loop: once every socket has had its snapshot, nothing
+    is left behind (tests)."""
+    return not _waiting and not _running
+
+
 async def _read_when_free(key: tuple[asyncio.AbstractEventLoop, int], batch: _Batch) -> None:
     while (running := _running.get(key)) is not None:
         await asyncio.wait([running])

@@ -119,6 +119,12 @@ def table_moved(table_id: int, seats: list[int]) -> None:
         schedule_table(table_id, seats)
 
 
+def playing(table_id: int) -> bool:
+    """Whether a bot of this table has a task in this process (tests: a bot that gave up has
+    none, until the table moves or a socket of it looks again)."""
+    return any(table == table_id for table, _seat in _pending)
+
+
 def _start(table_id: int, seats: list[int] | None) -> None:
     if seats is None:
         asyncio.ensure_future(_read_then_start(table_id))

@@ -63,14 +63,15 @@ def live_server(tmp_path: Path, **env_extra: str):
     proc = subprocess.Popen([sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", str(port),
                              "config.asgi:application"], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
-        for _ in range(150):
+        deadline = time.monotonic() + 90  # (a busy machine's start)
+        while True:
             try:
-                urllib.request.urlopen(server.url + "/healthz", timeout=1)
+                urllib.request.urlopen(server.url + "/healthz", timeout=5)
                 break
             except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("daphne did not start: " + (data / "daphne.log").read_text()) from None
                 time.sleep(0.2)
-        else:
-            raise RuntimeError("daphne did not start: " + (data / "daphne.log").read_text())
         yield server
     finally:
         proc.terminate()

@@ -43,6 +43,19 @@ def _patient_browser_checks() -> None:
 _patient_browser_checks()
 
 
+def _no_hypothesis_deadline() -> None:
+    """Hypothesis fails an example slower than 200 ms by default (and data slow to generate): a
+    timing, not what the property says, and on a busy CI machine a pure function's example has
+    taken 330 ms. No deadline, no check of the time taken."""
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("no-deadline", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("no-deadline")
+
+
+_no_hypothesis_deadline()
+
+
 def _no_render_process_in_tests() -> None:
     """Tests build live updates in the committing thread; the servers they start (daphne
     subprocesses) build them in their render process, as in production (drive/render.py)."""
@@ -106,7 +119,7 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture(autouse=True)
 def _live_updates_inline(settings):
-    """In tests, live updates are built in the committing thread (see drive.live._schedule)."""
+    """In tests, live updates are built in the committing thread (``LIVE_UPDATES_INLINE``)."""
     settings.LIVE_UPDATES_INLINE = True
     from drive import live
 

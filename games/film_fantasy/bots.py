@@ -40,7 +40,7 @@ _FILM_RANK = {c: (_FILM_NO[c], _RANK[c]) for c in _FILM_NO}
 # with or without the Joker) and the order of _assess_counts's sort keys (value 10 per different
 # card, ties the lower film, cards by number). The Joker's key puts it after the films of 0, 1 or
 # 4 different cards (its value 0, 15 or 45 beside 0-1, 2 or 3-4 different Ice Follies cards).
-# tests/games/test_film_fantasy_bots.py checks that the fast path equals _assess_counts.
+# tests/games/test_film_fantasy_bots.py checks both paths (one pack, two) against the rule worked out plainly.
 _BIT = {c: 1 << (4 * (f - 1) + i) for f in range(1, 12) for i, c in enumerate(FILM_CARDS[f])}
 _BIT[JOKER] = 1 << 44
 _FKEY = [[((m.bit_count() * 64 + f) << 4) | m for m in range(16)] for f in range(12)]

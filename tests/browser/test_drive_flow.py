@@ -162,10 +162,23 @@ def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
     page.close()
 
 
+HEAR_FRAMES = """(() => {
+  window.heardFrames = [];  // every frame the page's live socket receives, as received
+  const Real = window.WebSocket;
+  window.WebSocket = function (url, protocols) {
+    const ws = new Real(url, protocols);
+    ws.addEventListener("message", (e) => window.heardFrames.push(JSON.parse(e.data)));
+    return ws;
+  };
+  window.WebSocket.OPEN = Real.OPEN;
+})();"""
+
+
 def test_a_phones_dispute_message_goes_once_the_organiser_settles_it(server, browser, phone_page):
     """'Disputed: the organiser has been told…' stays on the disputing phone while nothing else
     changes (its own live updates included), and goes when the organiser settles the table."""
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser.add_init_script(HEAR_FRAMES)
     organiser_opens_a_new_drive(organiser, server, "Dispute drive")
     organiser.click("button:has-text('Create the drive')")
     organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
@@ -187,11 +200,17 @@ def test_a_phones_dispute_message_goes_once_the_organiser_settles_it(server, bro
     page.click("button:has-text('Send the result')")
     other = phones[disputer]
     other.fill("input[name=reason]", f"{disputer} declared, not {enterer}")
+    other.add_init_script(HEAR_FRAMES)  # the page the dispute leads to
     other.get_by_role("button", name="Dispute").click()
     flash = other.locator("ul.messages")
     expect(flash).to_contain_text("Disputed")
-    other.wait_for_timeout(2500)  # the dispute's own live update has come meanwhile: the message stays
-    expect(flash).to_contain_text("Disputed")
+    # The phone's live updates come meanwhile: its snapshot as it connects, and the dispute's own
+    # update, built once for every screen, the phones first, then the dashboard's.
+    other.wait_for_function("window.heardFrames.some((f) => f.type === 'update')", timeout=30_000)
+    organiser.wait_for_function(
+        "window.heardFrames.some((f) => f.type === 'update' && (f.parts.dashboard || '').includes('Disputed: '))",
+        timeout=30_000)
+    expect(flash).to_contain_text("Disputed")  # the message stays
     organiser.reload()
     organiser.locator("#table-1").get_by_role("link", name="Settle").click()
     organiser.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{disputer}$")).click()

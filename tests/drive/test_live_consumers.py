@@ -173,6 +173,73 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     assert broadcast.phones_listening(drive.pk) == frozenset()
 
 
+async def phones_of(drive, *numbers) -> dict[int, tuple[int, WebsocketCommunicator]]:
+    """The phones of the players at these tables of the current hand, connected, their snapshots
+    read: player id -> (table number, socket)."""
+    code = drive.join_code
+    seats = await sync_to_async(lambda: [
+        (s.player_id, t.number, s.player.token) for t in drive.hands.get().tables.filter(number__in=numbers)
+        for s in t.seats.select_related("player")])()
+    phones = {}
+    for pid, number, token in seats:
+        ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+        assert (await ws.receive_json_from(timeout=10))["type"] == "update"
+        phones[pid] = (number, ws)
+    return phones
+
+
+async def test_on_one_process_a_result_reaches_only_the_phones_it_changes(drive_of_eight, organiser, monkeypatch):
+    """One process (the in-memory layer) knows what it last sent each phone: a result at one
+    table reaches that table's phones, not the others', whose fragment is unchanged. A phone
+    that connected since the last update holds its snapshot, not a sent fragment: the next
+    update sends it its fragment all the same."""
+    from drive import broadcast, live
+
+    monkeypatch.setattr(broadcast, "several_processes", lambda: False)
+    drive = drive_of_eight
+    phones = await phones_of(drive, 1, 2)
+    await sync_to_async(live.drive_changed)(drive.pk)  # nothing shown changes
+    for _number, ws in phones.values():
+        assert (await ws.receive_json_from(timeout=10))["type"] == "update"
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    for number, ws in phones.values():
+        if number == 1:
+            assert "confirmed" in (await ws.receive_json_from(timeout=10))["parts"]["phone"]
+    for _number, ws in phones.values():
+        assert await ws.receive_nothing(timeout=0.3)  # table 2's fragments did not change: none sent
+        await ws.disconnect()
+
+
+async def test_on_one_process_a_phone_that_was_away_gets_its_next_fragment_even_unchanged(
+        drive_of_eight, organiser, monkeypatch):
+    """A phone built for, then gone (its owner at a game screen), then back: its snapshot on
+    connecting may differ from what it was last sent, so its next fragment goes, even if it
+    equals that; the phones that stayed get only what changed."""
+    from drive import broadcast, live
+
+    monkeypatch.setattr(broadcast, "several_processes", lambda: False)
+    drive, code = drive_of_eight, drive_of_eight.join_code
+    phones = await phones_of(drive, 2)
+    await sync_to_async(live.drive_changed)(drive.pk)
+    for _number, ws in phones.values():
+        await ws.receive_json_from(timeout=10)
+    (away, (_n, away_ws)), *stayed = phones.items()
+    await away_ws.disconnect()
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)  # built without it
+    token = await sync_to_async(lambda: drive.players.get(pk=away).token)()
+    back = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
+    snapshot = await back.receive_json_from(timeout=10)
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser, "wrong declarer")
+    again = await back.receive_json_from(timeout=10)
+    assert again["type"] == "update" and again["parts"] == snapshot["parts"]  # unchanged, and sent
+    for _pid, (_number, ws) in stayed:
+        assert await ws.receive_nothing(timeout=0.3)  # unchanged, and not sent
+        await ws.disconnect()
+    await back.disconnect()
+
+
 async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser):
     drive = drive_of_eight
     code = drive.join_code
@@ -372,17 +439,21 @@ async def test_with_several_processes_each_phone_gets_its_own_part_once(drive_of
     monkeypatch.setattr(broadcast, "several_processes", lambda: True)  # as on Redis
     drive, code = drive_of_eight, drive_of_eight.join_code
     seats = await sync_to_async(lambda: [
-        (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
+        (s.player.name, s.player.token, t.number) for t in drive.hands.get().tables.all()
+        for s in t.seats.select_related("player")[:2]
     ])()
-    phones = [await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for _name, token in seats[:2]]
-    for ws in phones:
-        await ws.receive_json_from(timeout=5)
+    phones = [await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for _name, token, _t in seats]
+    snapshots = [await ws.receive_json_from(timeout=10) for ws in phones]
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
-    for (name, _token), ws in zip(seats, phones):
-        update = await ws.receive_json_from(timeout=5)
-        assert list(update["parts"]) == ["phone"] and "confirmed" in update["parts"]["phone"]
+    for (name, _token, number), ws, snapshot in zip(seats, phones, snapshots):
+        update = await ws.receive_json_from(timeout=10)
+        assert list(update["parts"]) == ["phone"]
         assert re.search(r"<h1[^>]*><bdi>(.*?)</bdi></h1>", update["parts"]["phone"]).group(1) == name  # its own part
+        if number == 1:
+            assert "confirmed" in update["parts"]["phone"]
+        else:  # unchanged, and sent all the same: no process knows what another sent it
+            assert update["parts"] == snapshot["parts"]
         assert await ws.receive_nothing(timeout=0.3)  # once
         await ws.disconnect()
 
@@ -430,7 +501,7 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_
     for ws in [*phones.values(), board]:
         while not await ws.receive_nothing(timeout=0.3):
             await ws.receive_json_from()
-    closing = time.time_ns()  # the close's messages are stamped after this (``live._stamp``)
+    closing = time.time_ns()  # the close's messages are stamped after this (by the clock: time.time_ns)
 
     async def of_the_close(ws) -> dict:
         """The socket's next frame sent by the close: one the results sent that was slow to come

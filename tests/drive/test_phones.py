@@ -782,7 +782,7 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
 
     drive, table, players = table_of_four
     sent = []
-    monkeypatch.setattr(live, "_schedule", lambda *args, **kwargs: None)  # the full update: after the answer
+    monkeypatch.setattr(live, "publish", lambda drive_id: None)  # the full update: built after the answer
     monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append(delta))
     with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True):
         response = phone_for(drive, players[0]).post(

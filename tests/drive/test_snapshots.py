@@ -21,7 +21,7 @@ ORIGIN = (b"origin", b"http://localhost")
 async def connect(path: str, cookie: str = "") -> WebsocketCommunicator:
     headers = [ORIGIN] + ([(b"cookie", cookie.encode())] if cookie else [])
     ws = WebsocketCommunicator(application, path, headers=headers)
-    ok, _ = await ws.connect(timeout=5)
+    ok, _ = await ws.connect(timeout=30)
     assert ok, path
     return ws
 
@@ -40,21 +40,35 @@ class HeldReads:
             view = real(drive, **kwargs)
             if self.calls == 1:  # read: held before it is rendered and sent
                 self.entered.set()
-                assert self.released.wait(10)
+                assert self.released.wait(30)
             return view
 
         monkeypatch.setattr(selectors, "drive_view", held)
 
     async def first_read_running(self) -> None:
-        assert await asyncio.to_thread(self.entered.wait, 10)
+        assert await asyncio.to_thread(self.entered.wait, 30)
 
 
-async def until(predicate, timeout: float = 5) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if predicate():
-            return
+async def until(predicate, timeout: float = 30) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out")
         await asyncio.sleep(0.01)
-    raise AssertionError("timed out")
+
+
+def asked(monkeypatch) -> list:
+    """Every socket's request for its snapshot (``snapshots.on_connect``), counted as it is
+    made: once counted, the socket has joined the read it waits for."""
+    requests: list = []
+    real = snapshots.on_connect
+
+    async def counted(*args, **kwargs):
+        requests.append(args)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(snapshots, "on_connect", counted)
+    return requests
 
 
 def heading(frame: dict) -> str:
@@ -65,23 +79,22 @@ async def test_phones_connecting_at_once_share_one_read_and_each_gets_its_own_fr
     drive = await sync_to_async(seated_drive)(organiser, 8)
     code = drive.join_code
     players = await sync_to_async(lambda: list(drive.players.order_by("pk").values_list("pk", "name", "token")))()
-    reads = HeldReads(monkeypatch)
+    reads, requests = HeldReads(monkeypatch), asked(monkeypatch)
     first = await connect(f"/ws/drive/{code}/phone/", f"ff_{code}={players[0][2]}")
     await reads.first_read_running()
     # The other seven connect while the first one's read runs: they wait for the next, together.
     others = await asyncio.gather(*(connect(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
                                     for _pk, _name, token in players[1:]))
-    waiting = lambda: snapshots._waiting.get((asyncio.get_running_loop(), drive.pk))  # noqa: E731
-    await until(lambda: waiting() is not None and len(waiting().players) == 7)
+    await until(lambda: len(requests) == 8)
     reads.released.set()
-    frames = [await ws.receive_json_from(timeout=5) for ws in (first, *others)]
+    frames = [await ws.receive_json_from(timeout=30) for ws in (first, *others)]
     assert reads.calls == 2  # 8 sockets, 2 reads (one each before)
     for (_pk, name, _token), frame in zip(players, frames):
         assert frame["type"] == "update" and list(frame["parts"]) == ["phone"]
         assert name in heading(frame)  # its own player's fragment
     for ws in (first, *others):
         await ws.disconnect()
-    assert not snapshots._waiting and not snapshots._running
+    assert snapshots.idle()  # nothing left behind
 
 
 async def test_a_socket_connecting_during_a_read_gets_a_later_one_with_what_committed_before(organiser, monkeypatch):
@@ -89,18 +102,18 @@ async def test_a_socket_connecting_during_a_read_gets_a_later_one_with_what_comm
     the two is not in it, so the socket waits for the next read, which shows it."""
     drive = await sync_to_async(seated_drive)(organiser, 8)
     code = drive.join_code
-    reads = HeldReads(monkeypatch)
+    reads, requests = HeldReads(monkeypatch), asked(monkeypatch)
     early = await connect(f"/ws/drive/{code}/board/")
     await reads.first_read_running()  # the early board's read has begun: 0 tables done
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     late = await connect(f"/ws/drive/{code}/board/")
-    await until(lambda: (asyncio.get_running_loop(), drive.pk) in snapshots._waiting)
+    await until(lambda: len(requests) == 2)
     reads.released.set()
-    late_first = await late.receive_json_from(timeout=5)
+    late_first = await late.receive_json_from(timeout=30)
     assert late_first["type"] == "update" and "1 of 2 tables done" in late_first["parts"]["board"]
     # The early board gets the state it asked for, then hears of the result as every socket does.
-    early_frames = [await early.receive_json_from(timeout=5) for _ in range(3)]
+    early_frames = [await early.receive_json_from(timeout=30) for _ in range(3)]
     snapshot = min((f for f in early_frames if f["type"] == "update"), key=lambda f: f["read"])
     assert "0 of 2 tables done" in snapshot["parts"]["board"]
     assert any(f["type"] == "result" and f["progress"]["done"] == 1 for f in early_frames)
@@ -123,7 +136,7 @@ async def test_a_failed_read_fails_its_sockets_and_the_next_one_reads_again(orga
     monkeypatch.setattr(snapshots, "read", failing_once)
     with pytest.raises(RuntimeError, match="database away"):
         await snapshots.on_connect(drive.pk, "board")
-    assert not snapshots._waiting and not snapshots._running
+    assert snapshots.idle()
     ws = await connect(f"/ws/drive/{code}/board/")
-    assert "0 of 2 tables done" in (await ws.receive_json_from(timeout=5))["parts"]["board"]
+    assert "0 of 2 tables done" in (await ws.receive_json_from(timeout=30))["parts"]["board"]
     await ws.disconnect()

@@ -2,14 +2,16 @@
 
 import json
 import random
+from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.film_fantasy import FilmFantasyHand, bot_action
-from games.film_fantasy.bots import _assess, _assess_counts, card_values, strays
-from games.film_fantasy.cards import PACK
+from games.film_fantasy.bots import card_values, strays
+from games.film_fantasy.cards import CARD_FILM, ICE, JOKER, PACK
 from games.film_fantasy.hand import AUCTION
+from games.film_fantasy.scoring import can_declare
 from games.film_fantasy.simulate import CAPPED, simulate
 
 from .conftest import make_hand
@@ -86,35 +88,62 @@ def test_greedy_beats_random_clearly():
 
 
 _FILMS = st.lists(st.integers(1, 11), min_size=1, max_size=4, unique=True)
+_RANK = {c: i for i, c in enumerate(PACK)}
+
+
+def expected_strays(hand: list[str]) -> list[str]:
+    """The rule as docs/rules.md and ``strays`` say it, worked out plainly: the two films the
+    hand holds most different cards of (ties: Ice Follies when the Joker is held, then the
+    higher film) are kept, one copy of each of their cards, with the Joker beside Ice Follies;
+    everything else, spare copies too, is a stray, weakest first (by ``card_values``, then by
+    the card's place in the pack)."""
+    counts = Counter(hand)
+    different = Counter(CARD_FILM[c] for c in counts if c != JOKER)
+    plan = sorted(different, key=lambda f: (different[f], f == ICE and JOKER in counts, f))[-2:]
+    kept = Counter(c for c in counts if (CARD_FILM[c] in plan if c != JOKER else ICE in plan))
+    values = card_values(hand)
+    return sorted((counts - kept).elements(), key=lambda c: (values[c], _RANK[c]))
+
+
+def greedy_in_passing(hand: list[str]) -> dict:
+    """What the greedy bot does with ``hand`` while the cards are passed."""
+    return bot_action(make_hand([hand, ["5-1", "6-1", "7-1", "8-1"]]), 0, random.Random(0))
 
 
 @settings(max_examples=400, deadline=None)
 @given(packs=st.integers(1, 2), films=st.one_of(st.none(), _FILMS), size=st.integers(0, 24),
        seed=st.integers(0, 2**32))
-def test_fast_assessment_equals_the_assessment_from_counts(packs, films, size, seed):
-    """The bit-mask fast path (hands without spare copies) decides exactly as the count-based
-    assessment: same declarable, same strays, same order of the cards (by card_values, then code)."""
+def test_the_greedy_bots_strays_and_its_pass_follow_the_rule(packs, films, size, seed):
+    """Any hand, one pack (the bot's fast path) or two (spare copies): the strays are the rule's,
+    weakest first; the bot declares exactly when the hand can, and otherwise passes its weakest
+    stray (its weakest card when it has none)."""
     pool = [c for c in PACK * packs if films is None or c == "J" or int(c.split("-")[0]) in films]
     hand = random.Random(seed).sample(pool, min(size, len(pool)))
-    declarable, _keys, order, n = _assess_counts(hand)
-    assert _assess(hand) == (declarable, order, n)
-    assert sorted(order) == sorted(hand)
-    values = card_values(hand)
-    rank = {c: i for i, c in enumerate(PACK)}
-    assert order[:n] == sorted(order[:n], key=lambda c: (values[c], rank[c]))
-    assert order[n:] == sorted(order[n:], key=lambda c: (values[c], rank[c]))
+    assert strays(hand) == expected_strays(hand)
+    if not hand:
+        return
+    action = greedy_in_passing(hand)
+    if can_declare(Counter(hand)):
+        assert action == {"type": "declare"}
+    else:
+        values = card_values(hand)
+        weakest = (expected_strays(hand) or sorted(hand, key=lambda c: (values[c], _RANK[c])))[0]
+        assert action == {"type": "pass", "card": weakest}
 
 
-def test_fast_assessment_on_jokers_beside_ice_follies():
+def test_the_joker_beside_ice_follies():
     # the Joker's value: 45 beside three or four different Ice Follies (after the films), 15 beside
     # two (after the films of one different card), else 0 (first)
-    for hand, want in [
-        (["11-1", "11-2", "11-3", "11-4", "J"], (False, ["11-1", "11-2", "11-3", "11-4", "J"], 0)),
-        (["J"], (False, ["J"], 1)),
-        ([], (False, [], 0)),
-        (["11-1", "11-2", "J", "1-1", "1-2", "1-3", "2-1", "2-2"], (False, ["2-1", "2-2", "J", "11-1", "11-2", "1-1", "1-2", "1-3"], 2)),
-        (["11-1", "J", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], (True, ["J", "11-1", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], 2)),
+    for hand, declares, weakest_first, n in [
+        (["11-1", "11-2", "11-3", "11-4", "J"], False, ["11-1", "11-2", "11-3", "11-4", "J"], 0),
+        (["J"], False, ["J"], 1),
+        ([], False, [], 0),
+        (["11-1", "11-2", "J", "1-1", "1-2", "1-3", "2-1", "2-2"], False, ["2-1", "2-2", "J", "11-1", "11-2", "1-1", "1-2", "1-3"], 2),
+        (["11-1", "J", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], True, ["J", "11-1", "1-1", "1-2", "1-3", "1-4", "2-1", "2-2", "2-3", "2-4"], 2),
     ]:
-        assert _assess(hand) == want
-        d, _keys, order, n = _assess_counts(hand)
-        assert (d, order, n) == want
+        assert strays(hand) == weakest_first[:n]
+        values = card_values(hand)
+        kept = (Counter(hand) - Counter(strays(hand))).elements()
+        assert sorted(kept, key=lambda c: (values[c], _RANK[c])) == weakest_first[n:]  # the kept, weakest first
+        if hand:
+            assert greedy_in_passing(hand) == ({"type": "declare"} if declares else {"type": "pass", "card": weakest_first[0]})

@@ -22,6 +22,31 @@ pytestmark = pytest.mark.django_db(transaction=True)
 GAME = get_game("film-fantasy")
 
 
+def eventually(condition, what: str, timeout: float = 30):
+    """Wait until ``condition()`` holds (it normally does within milliseconds)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting: {what}")
+        time.sleep(0.02)
+
+
+async def eventually_async(condition, what: str, timeout: float = 30):
+    """As ``eventually``, on the event loop; ``condition`` may be a coroutine function."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        held = condition()
+        if asyncio.iscoroutine(held):
+            held = await held
+        if held:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            pytest.fail(f"timed out waiting: {what}")
+        await asyncio.sleep(0.02)
+
+
 async def test_a_lone_player_plays_a_whole_hand_with_three_bots(organiser):
     drive = await database_sync_to_async(digital_drive)(organiser, 2, start=False)
     table = await database_sync_to_async(table_of)(drive)
@@ -227,8 +252,6 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     """A player leaves in the middle of a hand on the phones: the organiser has a bot play their
     seat (the table plays on; the seat and its score stay theirs), and gives it back when they
     return. Meanwhile their phone is refused, with why."""
-    import time
-
     drive = digital_drive(organiser, 4)
     table = table_of(drive)
     players = seated_players(table)
@@ -242,12 +265,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     assert "(a bot plays for them)" in card and f"Give <bdi>{players[2].name}</bdi> the seat back" in card
     table.refresh_from_db()
     assert table.bots == [2] and seated_players(table) == players  # the seat stays theirs
-    for _ in range(200):  # the bot passes for them (BOT_DELAY_SECONDS 0)
-        if _stored_state(table.pk).passes[2] is not None:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the bot did not play the seat")
+    eventually(lambda: _stored_state(table.pk).passes[2] is not None, "the bot plays the seat (BOT_DELAY_SECONDS 0)")
     state = _stored_state(table.pk)
     card = state.hands[2][0]
     with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
@@ -345,7 +363,6 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
     slow to come back, came back after the seat was given back and its own read: the phone
     said a bot played the seat until the next change. A read made before a change of the
     seats is neither sent nor kept."""
-    import sys
     import threading
 
     drive = await database_sync_to_async(digital_drive)(organiser, 4)
@@ -356,14 +373,14 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
 
     def slow_once(table_id):
         facts = real(table_id)
-        if not held.is_set() and facts["seats"][2]["bot"] and sys._getframe(1).f_code.co_name == "load_frame":
+        if not held.is_set() and facts["seats"][2]["bot"]:
             held.set()  # the read that sees the bot, held back until the seat is given back
-            release.wait(10)
+            release.wait(30)
         return facts
 
     monkeypatch.setattr(digital, "table_facts", slow_once)
     await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, True)
-    assert await asyncio.get_running_loop().run_in_executor(None, held.wait, 10)
+    assert await asyncio.get_running_loop().run_in_executor(None, held.wait, 30)
     await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, False)
     await until(own, lambda f: f["type"] == "state" and not f["seats"][2]["bot"])
     release.set()
@@ -473,19 +490,12 @@ def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db
     locked or away for a moment) ended the bot's task, and nothing started it again until a
     phone connected afresh or a person moved: a table waiting only for that bot's pass stood
     still. The bot tries again, after its delay, as after a refusal."""
-    import time
-
     failures = fail_first_bot_step(monkeypatch)
     drive = digital_drive(organiser, 3, start=False)
     table = table_of(drive)
     services.add_bot(drive, table.pk)
     services.start_hand(drive)  # the bot starts at once (BOT_DELAY_SECONDS 0)
-    for _ in range(200):
-        if _stored_state(table.pk).passes[3] is not None:
-            break
-        time.sleep(0.05)
-    else:
-        pytest.fail("the bot never passed after one failed try")
+    eventually(lambda: _stored_state(table.pk).passes[3] is not None, "the bot passes after one failed try")
     assert failures == [3]
 
 
@@ -518,17 +528,13 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     await database_sync_to_async(services.start_hand)(drive)
     assert await asyncio.to_thread(failed.wait, 30)
     await until(socket, lambda f: f["type"] == "state" and f["hand"] == 1)  # the start's look is done
-    for _ in range(600):  # every task of that bot has given up
-        if (table.pk, 3) not in bots._pending:
-            break
-        await asyncio.sleep(0.05)
+    await eventually_async(lambda: not bots.playing(table.pk), "every task of the bot has given up")
     failing.clear()
     assert (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is None  # it gave up
     await socket.send_json_to({"type": "sync"})
-    for _ in range(600):
-        if (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is not None:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        pytest.fail("the bot was not woken by the phone's sync")
+
+    async def passed():
+        return (await database_sync_to_async(_stored_state)(table.pk)).passes[3] is not None
+
+    await eventually_async(passed, "the bot woken by the phone's sync passes")
     await socket.disconnect()
