@@ -52,7 +52,7 @@ def check(frames_by_seat, hands, names, codes=codes_in, undealt=frozenset()) -> 
 
 
 # Wonderland's hands are played out card by card (52 moves a hand at two players): 200 of them
-# take about five minutes.
+# take about 90 s on a quiet machine; the timeouts are backstops for a busy one.
 @pytest.mark.parametrize("slug", [pytest.param("film-fantasy", marks=pytest.mark.timeout(600)),
                                   pytest.param("wonderland", marks=pytest.mark.timeout(900))])
 async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, settings, monkeypatch, slug):
