@@ -81,6 +81,7 @@
 
     // --- drawing the view -----------------------------------------------------------------
     function render(v) {
+      $("alice").dataset.version = String(v.version);   // the version shown (tests wait for it)
       var starter = (v.dealer + 1) % v.players;
       put($("alice-deal"), ["Dealt by ", who(v.dealer), "; ", who(starter), " played first."]);
       var played = v.played.length ? "; played: " + v.played.map(shortName).join(", ") : "";
