@@ -7,11 +7,19 @@ through that seat's own socket; the hand's true state is read from the database 
 action and every frame is checked against it. ``dealer_draw`` is exempt: the dealer draw is dealt
 face up from a separate shuffle before the deal, so its cards are public and say nothing about
 anyone's hand.
+
+Alice plays 200 hands at two-player tables too (its hands are longer: a few minutes), checked
+otherwise: its public log names the cards that moved in the open (taken from the row, asked for,
+handed over), so a code of another seat's hand in a frame is a leak only when that card was never
+shown to the table. Every view a
+phone receives is the spectator's view of the same version plus only its own hand (exactly the
+cards it holds) and what it may do; the stock is a count.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import time
 
 import pytest
@@ -27,12 +35,12 @@ from tests.tables.phones import action, codes_in, connected, until
 # database (PostgreSQL's own move paths have their tests), and 200 hands there take 80 s.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
 
-GAME = get_game("film-fantasy")
 HANDS = 200
 
 
-def check(frames_by_seat, hands, names) -> int:
-    """No frame received by seat s names a card held now by another seat."""
+def check(frames_by_seat, states, names) -> int:
+    """Film Fantasy: no frame received by seat s names a card held now by another seat."""
+    hands = states[max(states)].hands
     checked = 0
     for seat, frames in enumerate(frames_by_seat):
         others = {c for s, h in enumerate(hands) if s != seat for c in h}
@@ -44,9 +52,57 @@ def check(frames_by_seat, hands, names) -> int:
     return checked
 
 
-@pytest.mark.timeout(240)
-async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, settings, monkeypatch):
+ALICE_CODE = re.compile(r"(?<![\w-])([A-H][1-5])(?![\w-])")
+SEAT_ONLY = {"hand", "may", "seat", "basis"}  # what a seat's view holds beyond the spectator's
+
+
+def shown_to_the_table(state) -> set[str]:
+    """The Alice set cards the table has seen: the row, every card named by the public log
+    (taken, turned up, asked for, handed over, refused), every card of a laid set."""
+    from games.alice.cards import SET_CARDS
+
+    seen = set(state.row)
+    for entry in state.log:
+        seen.update(entry[k] for k in ("card", "filled") if entry.get(k))
+        if entry["type"] == "laid":
+            seen.update(SET_CARDS[entry["set"]])
+    return seen
+
+
+def check_alice(frames_by_seat, states, names) -> int:
+    """Alice: a seat's view is the spectator's of the same version plus its own hand and options;
+    no frame names a card of another seat's hand or of the stock that the table has not seen."""
+    latest = states[max(states)]
+    checked = 0
+    for seat, frames in enumerate(frames_by_seat):
+        for frame in frames:
+            state = latest
+            if frame.get("type") == "state":
+                view = frame["view"]
+                state = states[view["version"]]
+                assert view["seat"] == seat and view["hand"] == sorted(state.hands[seat]), (names[seat], frame)
+                assert view["stock"] == len(state.stock) and type(view["stock"]) is int
+                public = {k: v for k, v in view.items() if k not in SEAT_ONLY}
+                spectator = {k: v for k, v in state.view(None).items() if k != "seat"}
+                assert public == spectator, f"{names[seat]}'s view holds more than the table's: {frame}"
+            leaked = set(ALICE_CODE.findall(repr(frame))) - set(state.hands[seat]) - shown_to_the_table(state)
+            assert not leaked, f"{names[seat]} was sent {sorted(leaked)}, never shown to the table: {frame}"
+            checked += 1
+        frames.clear()
+    return checked
+
+
+# game: (players at the table, the frames' check)
+GAMES = {"film-fantasy": (2, check), "alice": (2, check_alice)}
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", sorted(GAMES))
+async def test_two_hundred_hands_never_show_a_seat_anothers_cards(slug, organiser, settings, monkeypatch):
     from tables import consumers
+
+    GAME = get_game(slug)
+    seats, check_frames = GAMES[slug]
 
     # A hand here takes milliseconds, and each starts with every phone's sync: far more syncs a
     # second than a phone at a table sends (``PlayConsumer.may_sync``), which this test is not about.
@@ -58,7 +114,8 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, set
     from drive import broadcast
 
     monkeypatch.setattr(broadcast, "send_hand_started", lambda drive_id, message: None)
-    drive = await database_sync_to_async(digital_drive)(organiser, 2, target="hands", target_hands=HANDS + 5)
+    drive = await database_sync_to_async(digital_drive)(organiser, seats, game=slug, target="hands",
+                                                           target_hands=HANDS + 5)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     names = [p.name for p in players]
     sockets = []
@@ -78,10 +135,11 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, set
         for i in by_seat:  # each phone finds its seat at the new table
             await sockets[i].send_json_to({"type": "sync"})
             frames[i].append(await until(sockets[i], lambda f: f["type"] == "state"))
+        states = {}  # this hand's state at each version: every frame is checked against its own
         while True:
             stored = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk))()
-            state = GAME.load_hand(stored.state)
-            frames_checked += check([frames[i] for i in by_seat], state.hands, [names[i] for i in by_seat])
+            state = states[stored.version] = GAME.load_hand(stored.state)
+            frames_checked += check_frames([frames[i] for i in by_seat], states, [names[i] for i in by_seat])
             if state.finished:
                 break
             move = next(((s, m) for s in range(state.players) if (m := GAME.bot_action(state, s, rng))), None)
@@ -100,5 +158,5 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(organiser, set
     for s in sockets:
         await s.disconnect()
     elapsed = time.monotonic() - started
-    print(f"{hands_played} hands, {actions} actions, {frames_checked} frames checked in {elapsed:.1f}s")
+    print(f"{slug}: {hands_played} hands, {actions} actions, {frames_checked} frames checked in {elapsed:.1f}s")
     assert frames_checked > HANDS * 10
