@@ -5,6 +5,8 @@ of the table without cards."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
@@ -39,6 +41,16 @@ TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=stat
 seats = [s.player for s in table.seats.select_related("player").order_by("position")]
 print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
 """ % RTL
+
+
+DEADLINE = """
+import time
+from tables.models import TableHand
+table = TableHand.objects.get()
+state = dict(table.state, deadline=time.time() + 60)
+TableHand.objects.filter(pk=table.pk).update(state=state)
+print(json.dumps(state["deadline"]))
+"""
 
 
 def version(page) -> int:
@@ -131,7 +143,13 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         assert second.locator("#status bdi").count() == 1
         expect(first.locator("#status")).to_contain_text(f"You asked {names[1]} for A5: waiting for {names[1]}")
         assert first.locator("#alice-prompt").is_hidden()
+        # A deadline stored by the server shows as a countdown on the phone that must answer
+        # (tables/ sets none yet: stored here as the server would, then the page looks again).
+        server.shell_json(DEADLINE)
+        second.reload()
+        expect(second.locator("#alice-countdown")).to_contain_text(re.compile(r"^You have \d+ s to answer\.$"))
         second.locator("#alice-prompt button", has_text="Play your White Rabbit").click()
+        expect(second.locator("#alice-countdown")).to_have_text("")
         expect(first.locator("#log li").first).to_have_text(f"{names[1]} refused with a White Rabbit.")
         expect(second.locator("#status")).to_contain_text("Your turn")
         # Bob and the third player take a row card each; then Ann asks Bob for C2, which he does
