@@ -14,7 +14,7 @@ from typing import Any
 from .. import register
 from ..base import Fact, Game, GameError, Outcome, Prize
 from .bots import bot_action
-from .cards import CAT, PACK, RABBIT, SETS, card_name, check_players, deck, hand_size
+from .cards import CAT, PACK, RABBIT, SETS, TITLES, card_name, check_players, deck, hand_size
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
 from .hand import DEFAULT_ANSWER_SECONDS, AliceHand
 from .simulate import parse_bots, report_lines, simulate
@@ -66,6 +66,10 @@ class Alice(Game):
 
     def bot_action(self, state: AliceHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
         return bot_action(state, seat, rng, "smart")
+
+    def screen_data(self) -> dict[str, Any]:
+        """For static/games/alice/play.js: every set card's title, the sets' letters, the answer time."""
+        return {"titles": TITLES, "sets": SETS, "answer_seconds": DEFAULT_ANSWER_SECONDS}
 
 
 ALICE = register(Alice())

@@ -399,7 +399,8 @@ class AliceHand:
     # ---------------------------------------------------------------- views
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (None: a spectator): its own cards only, the others' as counts,
-        the stock as a count, everything on the table, the pending ask and the public log."""
+        the stock as a count, everything on the table, the pending ask and the public log; once the
+        hand is over, ``result`` (points, mover, ended_by, sets per seat)."""
         if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
             raise GameError(f"Seat must be a number from 0 to {self.players - 1} or None, not {seat!r}.")
         p = self.pending
@@ -427,6 +428,9 @@ class AliceHand:
             "mover": self.mover() if finished else None,
             "ended_by": self.ended_by,
         }
+        if finished:  # the shared screen client's sign of a finished hand (static/js/play_client.js)
+            v["result"] = {"points": list(self.points or []), "mover": v["mover"], "ended_by": self.ended_by,
+                           "sets": [len(x) for x in self.laid]}
         if seat is not None:
             v["hand"] = sorted(self.hands[seat])
             v["may"] = self.may(seat)

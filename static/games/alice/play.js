@@ -1,0 +1,246 @@
+/* Alice's game screen: the row, the player's cards by set, asking (a missing card, then a player),
+   the asked player's give-or-Rabbit and the asker's Cat-or-pass questions with their countdown,
+   the laid sets and card counts (in the seats' chips), the public log in words. Plain JS, no
+   build step. The socket, the seats, the status line's frame, the last log line and the result
+   box are the shared client's (static/js/play_client.js, loaded first). Markup:
+   templates/games/alice/play.html. The page's "game-data" block is Alice.screen_data():
+   {"titles": {"A1": "Alice", ...}, "sets": "ABCDEFGH", "answer_seconds": 20}. The view is
+   AliceHand.view (games/alice/hand.py); ``deadline``, when the server sets one, is a Unix time
+   in seconds. */
+(function () {
+  "use strict";
+  if (!window.PlayScreen) return;
+  window.PlayScreen.register(function (client) {
+    var $ = client.$, el = client.el, put = client.put, nameOf = client.nameOf, who = client.who;
+    var whose = client.whose, button = client.button;
+    var WATCH = client.watching;
+    var TITLES = client.data.titles || {}, SETS = client.data.sets || "ABCDEFGH";
+    var RABBIT = "WR", CAT = "CC";
+
+    var chosen = null;   // the missing card tapped, to ask for once a player is tapped
+
+    function setOf(card) { return TITLES[card] ? card.charAt(0) : ""; }
+    function shortName(card) { return card === RABBIT ? "White Rabbit" : card === CAT ? "Cheshire Cat" : card; }
+    function titled(card) { return TITLES[card] ? card + " (" + TITLES[card] + ")" : "a " + shortName(card); }
+    function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
+    function mine(v) { return !WATCH && v.seat !== null && v.seat !== undefined; }
+    function may(v, kind) { return mine(v) && (v.may || []).indexOf(kind) >= 0; }
+    function holdsSet(v, s) { return (v.hand || []).some(function (c) { return setOf(c) === s; }); }
+
+    // A new view is coming: a half-made ask stays only while it can still be made.
+    function update(next) {
+      if (chosen && (!may(next, "ask") || next.hand.indexOf(chosen) >= 0 || !holdsSet(next, setOf(chosen)))) chosen = null;
+    }
+
+    // --- the seats' chips: card count and sets laid; who is being waited for ---------------
+    function seat(v, i) {
+      var laid = v.laid[i] || [];
+      var waiting = v.finished ? false : v.answering !== null ? v.answering === i : v.turn === i;
+      return { after: " · " + cards(v.counts[i]) + (laid.length ? " · laid " + laid.join(" ") : ""), waiting: waiting };
+    }
+
+    // --- the status line ------------------------------------------------------------------
+    function status(v) {
+      var p = v.pending, me = v.seat;
+      if (v.finished) return v.ended_by === "stopped" ? "The organiser ended the hand." : "All eight sets are laid: the hand is over.";
+      if (p && p.decision === "give") {
+        if (mine(v) && p.to === me) return [nameOf(p.asker), " asks you for " + p.card + ": give it or play your White Rabbit?"];
+        return [who(p.asker, true), " asked ", who(p.to), " for " + p.card + ": waiting for ", nameOf(p.to), " to give it or play a White Rabbit."];
+      }
+      if (p && p.decision === "cat") {
+        if (mine(v) && p.asker === me) return [nameOf(p.to), " does not hold " + p.card + ": play your Cheshire Cat and go on, or let the turn pass?"];
+        return [nameOf(p.to), " does not hold " + p.card + ": waiting for ", nameOf(p.asker), " to play a Cheshire Cat or let the turn pass."];
+      }
+      if (mine(v) && v.turn === me) {
+        if (may(v, "take") && may(v, "ask")) return "Your turn: take a card from the row, or tap a card missing from one of your sets to ask for it.";
+        if (may(v, "take")) return "Your turn: take a card from the row.";
+        return "Your turn: tap a card missing from one of your sets to ask for it.";
+      }
+      return ["It is ", whose(v.turn), " turn."];
+    }
+
+    // --- the public log in words ----------------------------------------------------------
+    function logLine(e, v) {
+      switch (e.type) {
+        case "deal": return [who(e.dealer, true), " dealt " + cards(e.cards_each) + " each; " + cards(e.stock) + " in the stock."];
+        case "took": return [who(e.seat, true), " took " + shortName(e.card) + " from the row" +
+          (e.filled ? "; " + shortName(e.filled) + " was turned up from the stock." : ".")];
+        case "asked": return [who(e.seat, true), " asked ", who(e.to), " for " + e.card + "."];
+        case "not_held": return [who(e.seat, true), (e.seat === v.seat ? " do" : " does") + " not hold " + e.card + "."];
+        case "handed": return [who(e.seat, true), " handed " + e.card + " to ", who(e.to), "."];
+        case "rabbit": return [who(e.seat, true), " refused with a White Rabbit."];
+        case "cat": return [who(e.seat, true), " played a Cheshire Cat and " + (e.seat === v.seat ? "go" : "goes") + " on."];
+        case "timeout": return ["Time ran out for ", who(e.seat), "."];
+        case "laid": return [who(e.seat, true), " laid set " + e.set + "."];
+        case "skipped": return [who(e.seat, true), " could do nothing and " + (e.seat === v.seat ? "were" : "was") + " skipped."];
+        case "stopped": return "The organiser ended the hand.";
+        case "ended": return e.by === "all_laid" ? "All eight sets are laid." : null;
+        default: return null;   // "turn": the status line says whose turn it is
+      }
+    }
+
+    // --- drawing the view -----------------------------------------------------------------
+    function render(v) {
+      $("alice").dataset.version = String(v.version);   // the version shown (tests wait for it)
+      var starter = (v.dealer + 1) % v.players;
+      put($("alice-deal"), ["Dealt by ", who(v.dealer), "; ", who(starter), " played first."]);
+      var played = v.played.length ? "; played: " + v.played.map(shortName).join(", ") : "";
+      put($("alice-stock"), "(stock: " + cards(v.stock) + played + ")");
+      renderRow(v);
+      if ($("hand")) renderHand(v);
+      renderPrompt(v);
+      renderAsk(v);
+      renderHistory(v);
+      tick();
+    }
+
+    function cardButton(card, cls, onclick, enabled) {
+      var b = button(shortName(card), onclick);
+      b.className = "c " + cls;
+      b.dataset.card = card;
+      b.title = titled(card);
+      b.disabled = !enabled;
+      return b;
+    }
+
+    function renderRow(v) {
+      var box = $("alice-row");
+      box.textContent = "";
+      var canTake = may(v, "take") && !client.pending();
+      v.row.forEach(function (c) {
+        box.appendChild(cardButton(c, TITLES[c] ? "" : "special", function () { take(c); }, canTake));
+      });
+      if (!v.row.length) box.appendChild(el("p", "The row is empty.", "small muted"));
+    }
+
+    function take(card) {
+      chosen = null;
+      client.send({ type: "take", card: card });
+    }
+
+    // The hand by set: each set held shows its five cards, the missing ones to tap (to ask).
+    function renderHand(v) {
+      var box = $("hand");
+      box.textContent = "";
+      if (!v.hand) return;
+      var canAsk = may(v, "ask") && !client.pending();
+      SETS.split("").forEach(function (s) {
+        if (!holdsSet(v, s)) return;
+        var div = el("div", null, "set");
+        div.appendChild(el("h3", "Set " + s));
+        var row = el("div", null, "cards");
+        for (var n = 1; n <= 5; n++) {
+          var card = s + n;
+          if (v.hand.indexOf(card) >= 0) {
+            var held = el("span", card, "c held");
+            held.dataset.card = card;
+            held.title = titled(card);
+            row.appendChild(held);
+          } else {
+            row.appendChild(cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk));
+          }
+        }
+        div.appendChild(row);
+        box.appendChild(div);
+      });
+      var specials = v.hand.filter(function (c) { return !TITLES[c]; });
+      if (specials.length) {
+        var sp = el("div", null, "set");
+        sp.appendChild(el("h3", "Special"));
+        var line = el("div", null, "cards");
+        specials.forEach(function (c) { line.appendChild(el("span", shortName(c), "c held special")); });
+        sp.appendChild(line);
+        box.appendChild(sp);
+      }
+      if (!v.hand.length) box.appendChild(el("p", "You hold no cards.", "small muted"));
+    }
+
+    function choose(card) {
+      chosen = chosen === card ? null : card;
+      client.render();
+    }
+
+    // The question this phone must answer now (give or Rabbit; Cat or pass), with its buttons.
+    function renderPrompt(v) {
+      var box = $("alice-prompt");
+      if (!box) return;
+      var p = v.pending, ask = null;
+      if (p && p.decision === "give" && may(v, "give")) {
+        ask = [el("p", ["You hold " + titled(p.card) + "."], "small"),
+          actions([button("Give " + p.card, answer("give")), button("Play your White Rabbit", answer("rabbit"))])];
+      } else if (p && p.decision === "cat" && may(v, "cat")) {
+        ask = actions([button("Play your Cheshire Cat", answer("cat")), button("Let the turn pass", answer("pass"))]);
+      }
+      box.hidden = !ask;
+      put(box, ask);
+    }
+
+    function answer(kind) { return function () { client.send({ type: kind }); }; }
+    function actions(buttons) { var d = el("div", buttons, "actions"); return d; }
+
+    // After a missing card is tapped: whom to ask for it.
+    function renderAsk(v) {
+      var box = $("alice-ask");
+      if (!box) return;
+      box.hidden = !chosen;
+      if (!chosen) { box.textContent = ""; return; }
+      var buttons = [];
+      for (var i = 0; i < v.players; i++) {
+        if (i === v.seat) continue;
+        var b = button([nameOf(i), " (" + cards(v.counts[i]) + ")"], ask.bind(null, i));
+        b.dataset.seat = String(i);
+        buttons.push(b);
+      }
+      buttons.push(button("Cancel", function () { chosen = null; client.render(); }));
+      put(box, [el("p", "Ask for " + titled(chosen) + ": tap a player.", "small"), actions(buttons)]);
+    }
+
+    function ask(to) {
+      var card = chosen;
+      chosen = null;
+      if (card) client.send({ type: "ask", to: to, card: card });
+    }
+
+    // The whole public log the view carries, oldest first, folded away.
+    function renderHistory(v) {
+      var ol = $("alice-log");
+      ol.textContent = "";
+      v.log.forEach(function (e) {
+        var line = logLine(e, v);
+        if (line) ol.appendChild(el("li", line));
+      });
+    }
+
+    // The answer's countdown, when the server has set a deadline (it answers by itself then).
+    function tick() {
+      var v = client.view(), box = $("alice-countdown");
+      if (!box) return;
+      if (!v || v.finished || !v.pending || typeof v.deadline !== "number") { box.textContent = ""; return; }
+      var left = Math.max(0, Math.ceil(v.deadline - Date.now() / 1000));
+      var mineToAnswer = mine(v) && v.answering === v.seat;
+      put(box, left > 0 ? [mineToAnswer ? "You have " : [nameOf(v.answering), " has "], left + " s to answer."]
+        : "Time is up: the default answer is on its way.");
+    }
+    setInterval(tick, 500);
+
+    // --- the result box (the shared client lists each seat's points) ----------------------
+    function resultNote(v, i) {
+      var sets = v.result.sets[i];
+      return " (" + sets + " set" + (sets === 1 ? "" : "s") + (i === v.result.mover ? ", moves up" : "") + ")";
+    }
+    function resultMore() {
+      return el("p", "Each set laid scores 5 points. The player with the most sets moves up.", "small muted");
+    }
+
+    return {
+      update: update,
+      seat: seat,
+      render: render,
+      status: status,
+      logLine: logLine,
+      resultNote: resultNote,
+      resultMore: resultMore,
+      noHand: function () { $("alice").hidden = true; }
+    };
+  });
+})();

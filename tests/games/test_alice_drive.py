@@ -1,0 +1,157 @@
+"""An Alice drive played with cards, start to standings, through the pages: six players at two
+tables of three, two hands, each table's result entered on a phone (and confirmed by another
+player there) or by the organiser on the result form. The standings count the points, the hands
+won and the best hand's sets; no page of the drive says a word of another game."""
+
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from drive.models import Drive
+from tests.factories import make_drive, shown_for
+from tests.test_game_words import WORDS
+
+pytestmark = pytest.mark.django_db
+
+
+def phone(drive: Drive, player) -> Client:
+    client = Client()
+    client.cookies[f"ff_{drive.join_code}"] = player.token
+    return client
+
+
+def answers(sets: list[int], dealer: int, last_set: int | None) -> dict:
+    """The result form's fields for a hand: who dealt, who of the tied laid a set last, sets per seat."""
+    data = {"dealer": str(dealer), "last_set": "none" if last_set is None else str(last_set)}
+    data.update({f"seat{i}_sets": str(k) for i, k in enumerate(sets)})
+    return data
+
+
+def seated(drive: Drive, number: int):
+    hand = drive.hands.order_by("-number").first()
+    table = hand.tables.get(number=number)
+    return hand, table, [s.player for s in table.seats.select_related("player").order_by("position")]
+
+
+def enter_on_a_phone(drive, number, sets, dealer, last_set=None) -> None:
+    """The table's first player enters the hand on their phone; the second confirms it."""
+    hand, table, players = seated(drive, number)
+    enterer, confirmer = players[0], players[1]
+    form = phone(drive, enterer).get(f"/{drive.join_code}/enter").content.decode()
+    assert "Sets laid (5 points each)" in form and "Who dealt?" in form
+    data = {**answers(sets, dealer, last_set), "client_key": uuid.uuid4().hex, "seen_revision": "0",
+            **shown_for(enterer, hand.number, table.number)}
+    assert phone(drive, enterer).post(f"/{drive.join_code}/enter", data).status_code == 302
+    confirmed = phone(drive, confirmer).post(
+        f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(confirmer, hand.number, table.number)})
+    assert confirmed.status_code == 302
+    table.refresh_from_db()
+    assert table.result.status == table.result.Status.CONFIRMED
+
+
+def enter_by_the_organiser(client, drive, number, sets, dealer, last_set=None) -> str:
+    """The organiser enters the hand on the result form; the form page as it was shown."""
+    _hand, table, _players = seated(drive, number)
+    url = f"/drives/{drive.pk}/results/{table.pk}"
+    page = client.get(url).content.decode()
+    response = client.post(url, {**answers(sets, dealer, last_set), "seen_revision": "0"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return page
+
+
+def standings_rows(page: str) -> dict[str, tuple[int, int, int, int]]:
+    """Name -> (points, hands won, best hand's sets, hands played), as the standings table shows them."""
+    rows = {}
+    for row in re.findall(r"<tr data-player=.*?</tr>", page, re.S):
+        name = html.unescape(re.sub(r"<[^>]+>", "", re.search(r'<td class="name">(.*?)</td>', row, re.S).group(1)))
+        numbers = [int(n) for n in re.findall(r'<td class="num[^"]*">(\d+)</td>', row)]
+        rows[name.strip()] = tuple(numbers)
+    return rows
+
+
+def no_other_games_words(page: str, where: str) -> None:
+    found = sorted({m.group(0) for m in WORDS.finditer(page)})
+    assert not found, f"{where} says {found}"
+
+
+def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, organiser_client):
+    drive = make_drive(organiser, 6, name="Alice evening", game="alice", preferred_table_size=3,
+                       target="hands", target_hands=2)
+    client = organiser_client
+    pages = {"dashboard before the draw": client.get(f"/drives/{drive.pk}/").content.decode()}
+    assert client.post(f"/drives/{drive.pk}/draw", {"hand": "0"}).status_code == 302
+    assert client.post(f"/drives/{drive.pk}/start", {"hand": "1"}).status_code == 302
+    drive.refresh_from_db()
+    assert drive.hands.get().tables.count() == 2
+    pages["print table cards"] = client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    pages["dashboard"] = client.get(f"/drives/{drive.pk}/").content.decode()
+    pages["board"] = Client().get(f"/{drive.join_code}/board").content.decode()
+    _hand, _table, first_table = seated(drive, 1)
+    pages["phone"] = phone(drive, first_table[0]).get(f"/{drive.join_code}/me").content.decode()
+    pages["phone's result form"] = phone(drive, first_table[0]).get(f"/{drive.join_code}/enter").content.decode()
+    pages["game screen"] = phone(drive, first_table[0]).get(f"/{drive.join_code}/play").content.decode()
+    assert "How to play Alice" in pages["game screen"] and "games/alice/play.js" in pages["game screen"]
+    assert "Alice" in pages["print table cards"]
+    assert "the player who laid the most sets moves UP" in pages["print table cards"]
+
+    sets: dict[str, list[int]] = {}  # each player's sets, hand by hand
+    won: dict[str, int] = {}
+
+    def keep(number, table_sets, mover_seat):
+        _h, _t, players = seated(drive, number)
+        for seat, player in enumerate(players):
+            sets.setdefault(player.name, []).append(table_sets[seat])
+            won[player.name] = won.get(player.name, 0) + (seat == mover_seat)
+
+    # Hand 1. Table 1 on a phone: 3, 1 and 0 sets (the first moves up). Table 2 by the organiser:
+    # two players tie on 2 sets, the second laid a set last.
+    enter_on_a_phone(drive, 1, [3, 1, 0], dealer=2)
+    keep(1, [3, 1, 0], 0)
+    pages["result form"] = enter_by_the_organiser(client, drive, 2, [2, 2, 1], dealer=0, last_set=1)
+    assert "Tied on most sets: who laid a set last?" in pages["result form"]
+    keep(2, [2, 2, 1], 1)
+    assert client.post(f"/drives/{drive.pk}/close", {"hand": "1"}).status_code == 302
+    assert client.post(f"/drives/{drive.pk}/start", {"hand": "2"}).status_code == 302
+
+    # Hand 2: table 1 by the organiser, table 2 on a phone; the close ends the drive.
+    enter_by_the_organiser(client, drive, 1, [0, 4, 0], dealer=1)
+    keep(1, [0, 4, 0], 1)
+    enter_on_a_phone(drive, 2, [1, 0, 2], dealer=0)
+    keep(2, [1, 0, 2], 2)
+    pages["dashboard at the end of hand 2"] = client.get(f"/drives/{drive.pk}/").content.decode()
+    closed = client.post(f"/drives/{drive.pk}/close", {"hand": "2"}, follow=True)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    pages["standings"] = client.get(f"/drives/{drive.pk}/standings").content.decode()
+    pages["board at the end"] = Client().get(f"/{drive.join_code}/board").content.decode()
+    pages["phone at the end"] = phone(drive, first_table[0]).get(f"/{drive.join_code}/me").content.decode()
+    assert closed.content.decode().count("Standings (final)") >= 1
+
+    standings = pages["standings"]
+    for label in ("Hands won", "Best hand (sets)"):
+        assert f'<th class="num">{label}</th>' in standings
+    assert "Level on points? More hands won first, then the most sets laid in one hand." in standings
+    assert "Most hands won" in standings
+    rows = standings_rows(standings)
+    assert set(rows) == set(sets)
+    for name, per_hand in sets.items():
+        assert rows[name] == (5 * sum(per_hand), won[name], max(per_hand), 2), name
+    # In order: points, then hands won, then the best hand's sets.
+    order = list(rows)
+    keys = [(rows[n][0], rows[n][1], rows[n][2]) for n in order]
+    assert keys == sorted(keys, reverse=True)
+
+    for where, page in pages.items():
+        no_other_games_words(page, where)
+
+
+def test_alices_own_screen_files_say_no_word_of_another_game():
+    root = Path(__file__).resolve().parents[2]
+    for path in (root / "templates/games/alice/play.html", root / "static/games/alice/play.js"):
+        no_other_games_words(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
