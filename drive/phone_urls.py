@@ -7,6 +7,8 @@ from drive import phone_views
 app_name = "phone"
 
 urlpatterns = [
+    # Never a drive's code: join codes hold no I or O (drive.models.JOIN_ALPHABET).
+    path("join", phone_views.find, name="find"),
     path("<str:code>", phone_views.join, name="join"),
     path("<str:code>/join", phone_views.claim, name="claim"),
     path("<str:code>/p/<str:token>", phone_views.private_link, name="private"),

@@ -8,7 +8,7 @@ import uuid
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.html import format_html
@@ -73,6 +73,18 @@ def _remember(response, drive: Drive, player: Player):
         secure=settings.SESSION_COOKIE_SECURE,
     )
     return response
+
+
+def find(request):
+    """A player who cannot scan the QR code types the drive's code (linked from the sign-in page)."""
+    code = request.GET.get("code", "")
+    if not isinstance(code, str) or not code.strip():
+        return render(request, "phone/find.html", {})
+    try:
+        drive = drive_by_code(code)
+    except Http404:
+        return render(request, "phone/find.html", {"code": code[:20], "unknown": True}, status=404)
+    return redirect("phone:join", code=drive.join_code)
 
 
 def join(request, code: str):

@@ -107,7 +107,8 @@ def dashboard(request, drive_id: int):
     view = selectors.drive_view(drive)
     context = {
         **live.dashboard_context(view),
-        "names_form": NamesForm(),
+        # A list refused (a name too long, say) comes back in the box to be mended, not retyped.
+        "names_form": NamesForm(initial={"names": request.session.pop(_NAMES_DRAFT(drive), "")}),
         "join_url": phone_links.join_url(request, drive),
         "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),
     }
@@ -121,11 +122,24 @@ def players_add(request, drive_id: int):
     form = NamesForm(request.POST)
     if not form.is_valid():
         messages.error(request, " ".join(form.errors["names"]))
+        _keep_draft(request, drive)
         return _back(drive)
     names = form.cleaned_data["names"]
-    _run(request, drive, lambda: services.add_players(drive, names),
-         f"Added {len(names)} player{'s' if len(names) != 1 else ''}.")
+    if _run(request, drive, lambda: services.add_players(drive, names) or True,
+            f"Added {len(names)} player{'s' if len(names) != 1 else ''}.") is None:
+        _keep_draft(request, drive)
     return _back(drive)
+
+
+def _NAMES_DRAFT(drive) -> str:  # noqa: N802 (a key, named as one)
+    return f"names-draft-{drive.pk}"
+
+
+def _keep_draft(request, drive) -> None:
+    """The list of names a refusal sent back: shown again in the box (at most the form's length)."""
+    text = request.POST.get("names", "")
+    if isinstance(text, str):
+        request.session[_NAMES_DRAFT(drive)] = text[:NamesForm.base_fields["names"].max_length]
 
 
 @login_required

@@ -169,7 +169,7 @@ def score_hand(
         if k > packs:
             held = sorted(i for i, c in enumerate(per_seat) if c.get(code))
             raise GameError(
-                f"{k} copies of {code} across the table (seats {held}); "
+                f"{k} copies of {code} across the table ({' and '.join(f'Seat {s}' for s in held)}); "
                 f"{'one pack holds' if packs == 1 else 'two packs hold'} only {packs} at {players} players."
             )
     if declarer is not None and (

@@ -105,7 +105,8 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
         where = [s for s, gs in enumerate(groups) if any(ICE_GROUPS[g][1] for g in gs)]
         also = " plus the nine-card declaration" if nine else ""
         raise GameError(
-            f"{jokers} Jokers entered (seats {where}{also}); {'one pack has' if packs == 1 else 'two packs have'} "
+            f"{jokers} Jokers entered ({' and '.join(f'Seat {s}' for s in where)}{also}); "
+            f"{'one pack has' if packs == 1 else 'two packs have'} "
             f"only {packs}."
         )
     ice_used = [0, 0, 0, 0]

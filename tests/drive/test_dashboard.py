@@ -835,3 +835,19 @@ def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ra
     winners = re.search(r"<li><strong>Winners?:</strong>(.*?)</li>", final, re.S).group(1)
     assert stayer.name in winners and first.name not in winners
     assert "Players who left the drive keep their place in the standings but win no prize." in final
+
+
+def test_a_refused_list_of_names_comes_back_in_the_box_with_a_label(organiser, organiser_client):
+    """A pasted list with one name too long is refused with the reason, and the list is shown
+    again in the box (labelled "Players' names") to be mended, not typed again."""
+    drive = make_drive(organiser, 0)
+    pasted = "Ann\nBob\n" + "X" * 41 + "\nCy"
+    response = organiser_client.post(f"/drives/{drive.pk}/players", {"names": pasted}, follow=True)
+    page = response.content.decode()
+    assert "is too long: names have at most 40 characters" in page
+    assert drive.players.count() == 0
+    assert f">\n{pasted}</textarea>" in page or f">{pasted}</textarea>" in page
+    assert '<label for="id_names">Players&#x27; names</label>' in page
+    # Shown once: the next look at the dashboard has an empty box again.
+    again = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "X" * 41 not in again

@@ -391,3 +391,15 @@ def test_house_rule_switches_off_the_declarer_joker_penalty(organiser):
     summary["holdings"][0]["ice"] = "joker"
     services.organiser_result(drive, table, summary, organiser)
     assert Score.objects.get(result__table=table, details__declarations=1).points == 15
+
+
+def test_an_impossible_entry_names_the_players_not_seat_numbers(organiser):
+    """Two Jokers entered at a one-pack table: the refusal names the two players as the
+    dashboard shows them, not seats counted from 0."""
+    drive = seated_drive(organiser, 4)
+    summary = declared(4, 0)
+    for seat in (1, 3):
+        summary["holdings"][seat]["ice"] = "joker"
+    with pytest.raises(services.DriveError) as refused:
+        services.outcome_for(drive, 4, summary, ["Ann", "Fay", "Gus", "Bob"])
+    assert "2 Jokers entered (\u2068Fay\u2069 and \u2068Bob\u2069); one pack has only 1." == str(refused.value)

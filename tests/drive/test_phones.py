@@ -1113,3 +1113,14 @@ def test_a_place_is_said_as_a_sentence_says_it(rank, tied, said):
     from drive.templatetags.drive_tags import place
 
     assert place(SimpleNamespace(rank=rank, tied=tied)) == said
+
+
+def test_a_player_who_cannot_scan_types_the_code_from_the_sign_in_page(client, organiser):
+    drive = seated_drive(organiser, 4)
+    page = text(client.get("/login/"))
+    assert 'action="/join"' in page and "type the drive's code" in page
+    response = client.get("/join", {"code": f" {drive.join_code.lower()} "})
+    assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}"
+    unknown = client.get("/join", {"code": "ZZZZZ"})
+    assert unknown.status_code == 404 and "No drive has the code" in text(unknown)
+    assert client.get("/join").status_code == 200
