@@ -117,6 +117,16 @@ class Prize:
     fact: str
 
 
+@dataclass(frozen=True)
+class Awaited:
+    """A decision the server times (``Game.awaited``): ``seat`` must answer within ``seconds``,
+    else the server applies ``action`` for it."""
+
+    seat: int
+    seconds: float
+    action: dict[str, Any]
+
+
 class HandState(Protocol):
     """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
     (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards. ``players``
@@ -216,6 +226,13 @@ class Game:
 
     def bot_action(self, state: HandState, seat: int, rng: random.Random) -> dict[str, Any] | None:
         raise NotImplementedError
+
+    def awaited(self, state: HandState) -> Awaited | None:
+        """The decision of ``state`` the server times, if any (default: none). A game that times
+        answers keeps a ``deadline`` (a Unix time or None) on its hand state, stored by
+        ``to_json`` and cleared by the engine when the decision is made; the server sets it,
+        applies ``action`` once it has passed, and refuses that action from a phone."""
+        return None
 
     def mover_without_winner(self, points: Sequence[int], dealer: int) -> int:
         """Who moves up from a table whose hand was closed with nobody having won: by default

@@ -20,6 +20,15 @@ bots run in the process that applied the last action; a move scheduled twice is 
 
 Where no server loop is known (a management command, a sync test) a small daemon thread with
 its own loop runs the bots.
+
+The answer clock runs on the same loop: a decision the game times (``Game.awaited``: in Alice
+the seat asked for a card, or the asker choosing whether to play a Cat) has a deadline in the
+hand's state, set with the move that asked. After each move the process that applied it sets
+one timer per table for that deadline (``table_moved``; a move that leaves none cancels it);
+when it fires, ``clock_step`` applies the game's default answer through ``apply_action``
+(``clock=True``, which checks the stored deadline under the row lock, so a timer that outlived
+its decision, or fired in a second process too, changes nothing). After a restart the timer is
+set again where the bots resume: when a socket of the table connects or looks again.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import logging
 import os
 import random
 import threading
+import time
 from typing import Any
 
 from asgiref.sync import SyncToAsync
@@ -50,6 +60,7 @@ _worker: asyncio.AbstractEventLoop | None = None
 _worker_lock = threading.Lock()
 _pending: set[tuple[int, int]] = set()  # (table, seat) with a task running in this process
 _again: set[tuple[int, int]] = set()  # …that must look again: the table moved while it worked
+_timers: dict[int, tuple[float, asyncio.TimerHandle]] = {}  # table -> (deadline, its timer), on the loop
 
 
 def bot_delay() -> tuple[float, float]:
@@ -104,19 +115,71 @@ def _worker_loop() -> asyncio.AbstractEventLoop:
 def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
     """Let the bots of a table look at it again (after an action, the deal, or a socket joining).
 
-    ``seats``: the table's bot seats if the caller knows them; else they are read when the task
-    runs. Safe from any thread."""
+    ``seats``: the table's bot seats if the caller knows them; else they are read, with the
+    answer clock's deadline, when the task runs. Safe from any thread."""
     loop = _target_loop()
     # A fresh context: the caller's (e.g. asgiref's "inside sync_to_async" marker) must not leak
     # into the bots' tasks, which would then refuse to run their own database calls.
     loop.call_soon_threadsafe(_start, table_id, seats, context=contextvars.Context())
 
 
-def table_moved(table_id: int, seats: list[int]) -> None:
+def table_moved(table_id: int, seats: list[int], deadline: float | None = None) -> None:
     """``digital.moved_listeners``' entry (``tables.apps``): the table's bots look at it (a
-    table with none: nothing to wake the loop for)."""
+    table with none: nothing to wake the loop for), and its answer clock is set to ``deadline``
+    (None: no answer is timed now)."""
     if seats:
         schedule_table(table_id, seats)
+    if deadline is not None or table_id in _timers:
+        _target_loop().call_soon_threadsafe(_set_clock, table_id, deadline, context=contextvars.Context())
+
+
+def _set_clock(table_id: int, deadline: float | None) -> None:
+    """On the loop: one timer per table, for its current deadline."""
+    held = _timers.get(table_id)
+    if held is not None:
+        if held[0] == deadline:
+            return
+        held[1].cancel()
+        del _timers[table_id]
+    if deadline is not None:
+        loop = asyncio.get_running_loop()
+        handle = loop.call_later(max(0.0, deadline - time.time()), _clock_fired, table_id, deadline)
+        _timers[table_id] = (deadline, handle)
+
+
+def _clock_fired(table_id: int, deadline: float) -> None:
+    if _timers.get(table_id, (None,))[0] == deadline:
+        del _timers[table_id]
+    asyncio.ensure_future(_time_out(table_id))
+
+
+async def _time_out(table_id: int) -> None:
+    try:
+        await write_sync_to_async(clock_step)(table_id)
+    except Exception:  # the database away for a moment: the next look at the table (a socket's) sets it again
+        log.warning("table %s: a timed-out answer was not applied", table_id, exc_info=True)
+
+
+def clock_step(table_id: int) -> str:
+    """The answer clock of a table: the game's default answer for the seat whose time has run
+    out, if it has: "applied", "early" (its time has not run out), "idle" (nothing is timed)."""
+    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status").first()
+    if table is None or table.state is None or table.status != TableHand.Status.PLAYING:
+        return "idle"
+    state = digital.load_state(table)
+    awaited = get_game(table.state["game"]).awaited(state)
+    deadline = getattr(state, "deadline", None)
+    if awaited is None or deadline is None:
+        return "idle"
+    if time.time() < deadline:
+        return "early"
+    message = {**awaited.action, "version": table.version, "key": f"clock-{table.version}"}
+    try:
+        applied = digital.apply_action(table_id, awaited.seat, message, clock=True)
+    except digital.DigitalError as exc:  # answered meanwhile, or another process's clock was first
+        log.debug("table %s: clock: %s", table_id, exc)
+        return "idle"
+    return "idle" if applied.duplicate else "applied"
 
 
 def playing(table_id: int) -> bool:
@@ -140,16 +203,22 @@ def _start(table_id: int, seats: list[int] | None) -> None:
 
 async def _read_then_start(table_id: int) -> None:
     try:
-        seats = await database_sync_to_async(_bot_seats)(table_id)
+        seats, deadline = await database_sync_to_async(_bot_seats)(table_id)
     except Exception:
         log.exception("bots of table %s not read", table_id)
         return
     _start(table_id, seats)
+    if deadline is not None:
+        _set_clock(table_id, deadline)
 
 
-def _bot_seats(table_id: int) -> list[int]:
-    row = TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING).values_list("bots", flat=True).first()
-    return list(row or [])
+def _bot_seats(table_id: int) -> tuple[list[int], float | None]:
+    """A playing table's bot seats and its answer deadline (None: none)."""
+    table = TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING).only("bots", "state").first()
+    if table is None or table.state is None:
+        return [], None
+    deadline = getattr(digital.load_state(table), "deadline", None)
+    return list(table.bots or []), deadline
 
 
 async def _play_seat(table_id: int, seat: int) -> None:

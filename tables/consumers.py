@@ -173,7 +173,9 @@ class _TableSocket(JsonFrameConsumer):
 
     def frame_of(self, view: dict[str, Any], finished: bool, facts: dict[str, Any] | None = None) -> dict[str, Any]:
         facts = facts or self.table_facts
-        return {"type": "state", "table": facts["table"], "hand": facts["hand"],
+        # ``now``: the server's clock as the frame leaves, so a phone whose own clock is off
+        # still counts down an answer's deadline (a Unix time in the view) rightly.
+        return {"type": "state", "table": facts["table"], "hand": facts["hand"], "now": time.time(),
                 "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
 
     def frame_text(self, view: str, finished: bool) -> str:

@@ -28,6 +28,7 @@ import json
 import logging
 import random
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -58,9 +59,10 @@ CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds aro
 drive_listeners: list[Callable[[int], None]] = []
 # - with the table, inside the transaction, when the engine records a table's result;
 table_listeners: list[Callable[[TableHand], None]] = []
-# - with the table's id and the seats bots play, after the commit of a move, a deal or a
-#   stand-in: the bots look at the table (``tables.bots.schedule_table``).
-moved_listeners: list[Callable[[int, list[int]], None]] = []
+# - with the table's id, the seats bots play and the hand's answer deadline (``Game.awaited``;
+#   None: no answer is timed), after the commit of a move, a deal or a stand-in: the bots look at
+#   the table and the answer clock is set (``tables.bots``).
+moved_listeners: list[Callable[[int, list[int], float | None], None]] = []
 
 
 def _drive_changed(drive_id: int) -> None:
@@ -115,11 +117,12 @@ def seat_count(state: Any) -> int:
 def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> None:
     """Once the transaction commits: the table's sockets get its new state, its bots look at it."""
     seats = list(bot_seats or [])
+    deadline = getattr(state, "deadline", None)
 
     def send() -> None:
         layer.send(table_group(table_id), state_message(table_id, state))
         for listener in moved_listeners:
-            listener(table_id, seats)
+            listener(table_id, seats, deadline)
 
     transaction.on_commit(send, robust=True)
 
@@ -237,6 +240,7 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
         except GameError as exc:  # a table of one (late withdrawals): the organiser closes it
             log.warning("table %s of hand %s not dealt: %s", table.number, hand.number, exc)
             continue
+        set_deadline(game, state)
         table.state = state.to_json()
         table.version = state.version
         table.bots = _bot_positions(table)
@@ -276,7 +280,7 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
 
 
 def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, Any], *, bot: bool,
-            token: str | None) -> Applied | tuple[Any, list[str]]:
+            clock: bool, token: str | None) -> Applied | tuple[Any, list[str]]:
     """Everything an action is checked for, on its locked row, and the engine's move: a
     duplicate's ``Applied``, or the moved state with the fields of ``table`` it changed (set on
     ``table``); refused with ``DigitalError``. No database work: both paths share it."""
@@ -293,6 +297,8 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     if bot:
         if seat not in (table.bots or []):
             raise DigitalError(f"Seat {seat + 1} is not played by a bot.")
+    elif clock:
+        pass  # the server's answer clock: checked against the state below
     elif not sender_sits:
         if token is not None:  # a phone: not seated there, or signed out since it connected
             raise DigitalError("This phone does not hold that seat (any more): join the drive again.")
@@ -314,10 +320,19 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
             f"The table has moved on since your phone last looked (version {version}, now {table.version}): "
             "look again and choose."
         )
+    game = get_game(table.state["game"])
+    awaited = game.awaited(state)
+    if clock:
+        deadline = getattr(state, "deadline", None)
+        if awaited is None or awaited.seat != seat or deadline is None or time.time() < deadline:
+            raise DigitalError("No answer's time has run out at this table.")
+    elif awaited is not None and action.get("type") == awaited.action.get("type"):
+        raise DigitalError("Only the server's clock can run out a player's time: choose your answer.")
     try:
         state.apply(seat, action)
     except GameError as exc:
         raise DigitalError(str(exc)) from None
+    set_deadline(game, state)
     table.state = state.to_json()
     table.version = state.version
     fields = ["state", "version", "updated_at"]
@@ -326,6 +341,14 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
         fields.append("client_keys")
     table.updated_at = timezone.now()
     return state, fields
+
+
+def set_deadline(game: Any, state: Any) -> None:
+    """A decision the game times (``Game.awaited``) and not yet timed gets its deadline, a Unix
+    time in the state: stored with the move, so a restarted server keeps it."""
+    awaited = game.awaited(state)
+    if awaited is not None and getattr(state, "deadline", None) is None:
+        state.deadline = time.time() + awaited.seconds
 
 
 def _seen_key(client_keys: Any, key: str, seat: Any) -> list[Any] | None:
@@ -364,13 +387,16 @@ def apply_action(
     player_id: int | None = None,
     token: str | None = None,
     bot: bool = False,
+    clock: bool = False,
 ) -> Applied:
     """Apply one seat's action under the table's row lock: the one path of every move.
 
     ``message`` is the engine action plus ``version`` (the version the sender saw; required),
     ``key`` (a client key; optional) and ``seat`` (optional; must be the sender's own). The
     sender is ``player_id`` (a phone: must sit at ``seat``; with ``token``, the one its socket
-    joined with, which must still be the player's) or ``bot`` (``seat`` must be a bot seat).
+    joined with, which must still be the player's), ``bot`` (``seat`` must be a bot seat) or the
+    server's answer ``clock`` (the game's ``awaited`` action, once the state's deadline has passed;
+    from anyone else that action is refused).
     Returns ``Applied``; a key seen before (with the same action) returns ``duplicate=True``
     without applying; with another action it is refused (``KEY_REUSED``), nothing applied.
     Refused (``DigitalError``, state unchanged): a foreign seat, a stale version, a hand that is
@@ -385,7 +411,7 @@ def apply_action(
     table = tables.filter(pk=table_id).first()
     if table is None:
         raise DigitalError("That table no longer exists.")
-    accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, token=token)
+    accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, clock=clock, token=token)
     if isinstance(accepted, Applied):
         return accepted
     state, fields = accepted
@@ -480,7 +506,9 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
     table.bots = sorted(bots | {seat} if playing else bots - {seat})
     table.save(update_fields=["bots", "updated_at"])
     if playing:  # the bot looks at the table at once
-        transaction.on_commit(lambda: [listener(table.pk, [seat]) for listener in moved_listeners], robust=True)
+        deadline = getattr(load_state(table), "deadline", None)
+        transaction.on_commit(lambda: [listener(table.pk, [seat], deadline) for listener in moved_listeners],
+                              robust=True)
     # Who plays which seat changed, not the hand's version: every socket of the table reads
     # the seats again and sends its view (the player's own phone then says a bot plays it).
     message = seats_message(table.pk)

@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from .. import register
-from ..base import Fact, Game, GameError, Outcome, Prize
+from ..base import Awaited, Fact, Game, GameError, HouseRule, Outcome, Prize
 from .bots import bot_action
 from .cards import CAT, PACK, RABBIT, SETS, TITLES, card_name, check_players, deck, hand_size
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
@@ -20,13 +20,26 @@ from .hand import DEFAULT_ANSWER_SECONDS, AliceHand
 from .simulate import parse_bots, report_lines, simulate
 
 
+ANSWER_SECONDS_CHOICES = ("10", "20", "30", "60")
+
+
 class Alice(Game):
-    """The ``games.base.Game`` for Alice. It has no house rules."""
+    """The ``games.base.Game`` for Alice. One house rule: how long a phone has to answer an ask
+    (give or refuse) or to choose whether to play a Cheshire Cat, before the server answers."""
 
     slug = "alice"
     name = "Alice"
     min_players = 2
     max_players = 6
+    house_rules = (
+        HouseRule(
+            key="answer_seconds", label="Time to answer on the phones",
+            default=str(int(DEFAULT_ANSWER_SECONDS)),
+            help="A player asked for a card (give it or play a White Rabbit), or whose ask failed (play a "
+                 "Cheshire Cat or not), has this long; then the card is handed over, or the turn passes.",
+            choices=tuple((s, f"{s} seconds") for s in ANSWER_SECONDS_CHOICES),
+        ),
+    )
     # Standings: points, then hands won (moved up), then the most sets laid in one hand.
     facts = (
         Fact(key="hands_won", label="Hands won", note="won the hand"),
@@ -45,6 +58,12 @@ class Alice(Game):
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")
 
+    def __init__(self, *, answer_seconds: str = str(int(DEFAULT_ANSWER_SECONDS))) -> None:
+        if str(answer_seconds) not in ANSWER_SECONDS_CHOICES:
+            raise GameError(f"Alice: the time to answer is one of {', '.join(ANSWER_SECONDS_CHOICES)} seconds, "
+                            f"not {answer_seconds!r}.")
+        self.answer_seconds = str(answer_seconds)
+
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(players)
 
@@ -59,7 +78,9 @@ class Alice(Game):
         """A dealt hand; the dealer is drawn with ``rng`` (seeded by the drive, in the hand's log)."""
         n = check_players(players)
         dealer = rng.randrange(n)
-        return AliceHand.new(n, rng, dealer)
+        hand = AliceHand.new(n, rng, dealer)
+        hand.answer_seconds = float(self.answer_seconds)
+        return hand
 
     def load_hand(self, data: dict[str, Any]) -> AliceHand:
         return AliceHand.load(data)
@@ -67,9 +88,18 @@ class Alice(Game):
     def bot_action(self, state: AliceHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
         return bot_action(state, seat, rng, "smart")
 
+    def awaited(self, state: AliceHand) -> Awaited | None:
+        """The seat asked (give or White Rabbit) or the asker whose ask failed (Cat or pass):
+        after the hand's ``answer_seconds`` the server sends ``timeout`` for it (the card is
+        handed over; the turn passes)."""
+        seat = state.waiting_for()
+        if seat is None:
+            return None
+        return Awaited(seat=seat, seconds=state.answer_seconds, action={"type": "timeout"})
+
     def screen_data(self) -> dict[str, Any]:
-        """For static/games/alice/play.js: every set card's title, the sets' letters, the answer time."""
-        return {"titles": TITLES, "sets": SETS, "answer_seconds": DEFAULT_ANSWER_SECONDS}
+        """For static/games/alice/play.js: every set card's title, the sets' letters."""
+        return {"titles": TITLES, "sets": SETS}
 
 
 ALICE = register(Alice())

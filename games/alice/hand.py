@@ -31,7 +31,9 @@ The server reads ``waiting_for()``, may store its own deadline (any float, e.g. 
 ``deadline`` (kept by ``to_json``/``load``, shown in views, never read by the engine), and when
 that time has passed applies ``{"type": "timeout"}`` for that seat: the asked seat hands the card
 over, the asker lets the turn pass. ``deadline`` is cleared (None) whenever the pending decision
-is resolved, by an answer, a timeout or ``stop()``; ``DEFAULT_ANSWER_SECONDS`` is the default.
+is resolved, by an answer, a timeout or ``stop()``. ``answer_seconds`` is how long the server
+gives (``DEFAULT_ANSWER_SECONDS`` unless the drive's house rule says otherwise), kept in the state
+so that a restarted server gives the same time; ``Alice.awaited`` tells the server all this.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class AliceHand:
         self.version = 0
         self.ended_by: str | None = None
         self.deadline: float | None = None
+        self.answer_seconds = DEFAULT_ANSWER_SECONDS  # how long the server gives an answer (a house rule)
 
     # ---------------------------------------------------------------- creation
     @classmethod
@@ -416,6 +419,7 @@ class AliceHand:
             "answering": self.answering,
             "pending": None if p is None else dict(p),
             "deadline": self.deadline,
+            "answer_seconds": self.answer_seconds,
             "row": list(self.row),
             "stock": len(self.stock),
             "counts": [len(h) for h in self.hands],

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from ..base import GameError
 from .cards import PACK, SET_CARDS, check_players
 
+MAX_ANSWER_SECONDS = 3600.0
+
 if TYPE_CHECKING:
     from .hand import AliceHand
 
@@ -37,6 +39,7 @@ def to_json(h: AliceHand) -> dict[str, Any]:
         "version": h.version,
         "ended_by": h.ended_by,
         "deadline": h.deadline,
+        "answer_seconds": h.answer_seconds,
     }
 
 
@@ -66,6 +69,9 @@ def load(cls: type[AliceHand], data: dict[str, Any]) -> AliceHand:
         h.ended_by = None if data["ended_by"] is None else str(data["ended_by"])
         d = data["deadline"]
         h.deadline = None if d is None else float(d)
+        h.answer_seconds = float(data.get("answer_seconds", h.answer_seconds))
+        if not 0 < h.answer_seconds <= MAX_ANSWER_SECONDS:
+            raise GameError(f"Not a stored Alice hand: an answer time of {h.answer_seconds} s.")
     except GameError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -33,6 +33,7 @@
   // change). A page coming back into view asks at once.
   var QUIET_MS = window.PLAY_QUIET_MS || 20000, ANSWER_MS = 5000;
   var heardAt = Date.now(), askedAt = 0;
+  var skew = 0;                // the server's clock less this phone's, in seconds (each state frame's "now")
 
   function key() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -134,6 +135,7 @@
 
   function receive(msg) {
     if (msg.type === "state") {
+      if (typeof msg.now === "number") skew = msg.now - Date.now() / 1000;
       // Never go back: a view older than the one shown (same table and hand) is stale.
       var sameHand = !!view && msg.table === shownTable && msg.hand === shownHand;
       if (sameHand && msg.view.version < view.version) return;
@@ -297,7 +299,8 @@
     message: message,         // the one line under the actions ("" clears it)
     view: function () { return view; },
     seats: function () { return seats; },   // [{name, bot}], by seat
-    pending: function () { return pending ? pending.frame : null; }   // the action on its way
+    pending: function () { return pending ? pending.frame : null; },   // the action on its way
+    serverNow: function () { return Date.now() / 1000 + skew; }   // Unix time by the server's clock
   };
 
   window.PlayScreen = {

@@ -553,13 +553,37 @@ def entry(dealer=0, sets=(0, 0, 0), last_set=None):
     return {"dealer": dealer, "last_set": last_set, "holdings": [{"sets": k} for k in sets]}
 
 
-def test_the_game_object_describes_alice_and_has_no_house_rules():
+def test_the_game_object_describes_alice_and_its_one_house_rule_is_the_time_to_answer():
     assert (ALICE.slug, ALICE.name, ALICE.min_players, ALICE.max_players) == ("alice", "Alice", 2, 6)
     assert ALICE.with_rules({}) is ALICE
+    assert ALICE.rules() == {"answer_seconds": "20"}
     with pytest.raises(GameError, match="Unknown house rule"):
         ALICE.with_rules({"declarer_joker_penalty": True})
+    with pytest.raises(GameError, match="one of 10 .*not '15'"):
+        ALICE.with_rules({"answer_seconds": "15"})
     h = ALICE.load_hand(ALICE.new_hand(3, random.Random(1)).to_json())
     assert ALICE.bot_action(h, h.turn, random.Random(0)) is not None
+    assert h.answer_seconds == 20
+    quick = ALICE.with_rules({"answer_seconds": "10"})
+    assert ALICE.load_hand(quick.new_hand(3, random.Random(1)).to_json()).answer_seconds == 10
+
+
+def test_the_server_is_told_which_answer_it_times_and_what_it_sends_when_time_runs_out():
+    h = three(s1=["A3", "B2", "B3", "C2", "D2", "E2", "WR"])
+    assert ALICE.awaited(h) is None
+    ask(h, 0, 1, "A3")
+    awaited = ALICE.awaited(h)
+    assert (awaited.seat, awaited.seconds, awaited.action) == (1, 20, {"type": "timeout"})
+    h.apply(1, {"type": "give"})
+    assert ALICE.awaited(h) is None
+
+
+def test_a_hand_stored_before_the_time_to_answer_was_kept_loads_with_the_default():
+    data = ALICE.new_hand(3, random.Random(2)).to_json()
+    del data["answer_seconds"]
+    assert AliceHand.load(data).answer_seconds == 20
+    with pytest.raises(GameError, match="answer time"):
+        AliceHand.load({**data, "answer_seconds": -1})
 
 
 def test_entering_a_hand_played_with_cards_asks_who_dealt_the_sets_each_laid_and_who_laid_last_when_tied():

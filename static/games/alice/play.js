@@ -4,7 +4,7 @@
    build step. The socket, the seats, the status line's frame, the last log line and the result
    box are the shared client's (static/js/play_client.js, loaded first). Markup:
    templates/games/alice/play.html. The page's "game-data" block is Alice.screen_data():
-   {"titles": {"A1": "Alice", ...}, "sets": "ABCDEFGH", "answer_seconds": 20}. The view is
+   {"titles": {"A1": "Alice", ...}, "sets": "ABCDEFGH"}. The view is
    AliceHand.view (games/alice/hand.py); ``deadline``, when the server sets one, is a Unix time
    in seconds. */
 (function () {
@@ -216,9 +216,9 @@
       var v = client.view(), box = $("alice-countdown");
       if (!box) return;
       if (!v || v.finished || !v.pending || typeof v.deadline !== "number") { box.textContent = ""; return; }
-      var left = Math.max(0, Math.ceil(v.deadline - Date.now() / 1000));
+      var left = Math.max(0, Math.ceil(v.deadline - client.serverNow()));
       var mineToAnswer = mine(v) && v.answering === v.seat;
-      put(box, left > 0 ? [mineToAnswer ? "You have " : [nameOf(v.answering), " has "], left + " s to answer."]
+      put(box, left > 0 ? [mineToAnswer ? "You have " : [nameOf(v.answering), " has "], left + " s to answer (of " + v.answer_seconds + ")."]
         : "Time is up: the default answer is on its way.");
     }
     setInterval(tick, 500);
