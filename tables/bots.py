@@ -163,7 +163,7 @@ async def _time_out(table_id: int) -> None:
 def clock_step(table_id: int) -> str:
     """The answer clock of a table: the game's default answer for the seat whose time has run
     out, if it has: "applied", "early" (its time has not run out), "idle" (nothing is timed)."""
-    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status").first()
+    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status").order_by().first()
     if table is None or table.state is None or table.status != TableHand.Status.PLAYING:
         return "idle"
     state = digital.load_state(table)
@@ -214,7 +214,8 @@ async def _read_then_start(table_id: int) -> None:
 
 def _bot_seats(table_id: int) -> tuple[list[int], float | None]:
     """A playing table's bot seats and its answer deadline (None: none)."""
-    table = TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING).only("bots", "state").first()
+    table = (TableHand.objects.filter(pk=table_id, status=TableHand.Status.PLAYING)
+             .only("bots", "state").order_by().first())
     if table is None or table.state is None:
         return [], None
     deadline = getattr(digital.load_state(table), "deadline", None)
@@ -247,7 +248,7 @@ async def _play_seat(table_id: int, seat: int) -> None:
 
 def bot_step(table_id: int, seat: int) -> str:
     """One move of a bot seat, if it has one: "applied", "stale" (the table moved first) or "idle"."""
-    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status", "bots").first()
+    table = TableHand.objects.filter(pk=table_id).only("state", "version", "status", "bots").order_by().first()
     if table is None or table.state is None or table.status != TableHand.Status.PLAYING or seat not in table.bots:
         return "idle"
     state = digital.load_state(table)

@@ -187,7 +187,7 @@ class _TableSocket(JsonFrameConsumer):
         """This socket's frame as stored now, with who sits where (``facts``, read here when not
         given); and the facts. In a thread: the caller, on the loop, decides whether to keep the
         facts."""
-        table = digital.TableHand.objects.filter(pk=self.table_id).only("state").first()
+        table = digital.TableHand.objects.filter(pk=self.table_id).only("state").order_by().first()
         if table is None or table.state is None:
             return None, None
         if facts is None or facts["id"] != self.table_id:

@@ -408,9 +408,10 @@ def apply_action(
     if player_id is not None and type(seat) is int:  # whether the sender sits there: in the same read
         seated = Seat.objects.filter(table_id=OuterRef("pk"), position=seat, player_id=player_id)
         tables = tables.annotate(sits=Exists(seated.filter(player__token=token) if token is not None else seated))
-    table = tables.filter(pk=table_id).first()
-    if table is None:
-        raise DigitalError("That table no longer exists.")
+    try:  # (``get``, not ``first``: no ORDER BY, whose join to the hand costs 0.4 ms to build)
+        table = tables.get(pk=table_id)
+    except TableHand.DoesNotExist:
+        raise DigitalError("That table no longer exists.") from None
     accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, clock=clock, token=token)
     if isinstance(accepted, Applied):
         return accepted
