@@ -136,3 +136,16 @@ def place(ranked) -> str:
     rank = ranked.rank
     suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
     return f"{'joint ' if ranked.tied else ''}{rank}{suffix}"
+
+
+@register.simple_tag
+def neighbours(table, player_id) -> dict:
+    """Who sits beside ``player_id`` at ``table`` (its seats read in seat order, as prefetched):
+    ``{"left": name, "right": name}``, or {} for a player not seated there or alone. Seats go
+    clockwise, so the next seat is on the player's left and the first seat is on the last
+    seat's left (docs/drive-rules.md): the mover's left-hand player is who moves the other way."""
+    names = [(seat.player_id, seat.player.name) for seat in table.seats.all()] if table else []
+    at = next((i for i, (pid, _) in enumerate(names) if pid == player_id), None)
+    if at is None or len(names) < 2:
+        return {}
+    return {"left": names[(at + 1) % len(names)][1], "right": names[at - 1][1]}
