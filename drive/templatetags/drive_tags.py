@@ -107,8 +107,9 @@ def chart_svg(chart: dict) -> str:
             for k, n in enumerate(members):
                 offset[n][i] = (k - (len(members) - 1) / 2) * TIE_STEP
 
-    # Numbers are formatted here; the only text from users (names) goes through bdi() in the
-    # HTML and isolate() in the attribute.
+    # Numbers are formatted here; the only text from users (names) goes through escape(),
+    # isolated with characters: one run of text, which an ellipsis can shorten anywhere (a
+    # <bdi> inside was shortened only as a whole).
     summary = ", ".join(f"{isolate(s['name'])} {s['points'][-1]}" for s in series)
     parts = [
         f'<figure class="chart" role="img" aria-label="{escape(f"Leaders after hand {hands}: {summary}")}">',
@@ -127,7 +128,7 @@ def chart_svg(chart: dict) -> str:
     for n, s in enumerate(series):
         parts.append(
             f'<li style="--yw:{wide[n]:.2f}%;--yt:{tall[n]:.2f}%;color:{COLOURS[n % len(COLOURS)]}">'
-            f'<span class="chart-name">{bdi(s["name"])}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
+            f'<span class="chart-name">{escape(isolate(s["name"]))}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
         )
     parts.append("</ol>")
     step = -(-hands // 8)  # at most 8 numbers or so under the lines
