@@ -61,50 +61,82 @@ def form_token(context) -> str:
     return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
 
 
-COLOURS = ["#c79a2b", "#e0e0e0", "#d96b6b", "#6bb3d9", "#8fd96b", "#c58fd9"]
+COLOURS = ["#c79a2b", "#e0e0e0", "#e07a7a", "#6bb3d9", "#8fd96b", "#c58fd9"]
+
+# The chart's geometry, in the board's own units (static/css/app.css, "The leaders' chart"):
+# its plot is CHART_VH high on a wide screen (the side column's lower part) and CHART_TALL_VH
+# on a screen taller than wide (below the standings); each name's line is LABEL_VH high. A
+# label's place is a percentage of the plot's height, so the gap between two is worked out
+# here for each layout, and CSS picks the one it shows (--yw, --yt).
+CHART_VH, CHART_TALL_VH, LABEL_VH = 52, 33, 3.6
+LABEL_GAP = 100 * LABEL_VH / CHART_VH  # % of the plot between two names (wide)
+LABEL_GAP_TALL = 100 * LABEL_VH / CHART_TALL_VH
+TIE_STEP = 2.2  # % of the plot between two lines at the same total: drawn side by side
+PLOT_TOP, PLOT_BOTTOM = 4, 96  # % of the plot: room for the tied lines' offsets
 
 
 @register.simple_tag
-def chart_svg(chart: dict, width: int = 640, height: int = 260) -> str:
+def chart_svg(chart: dict) -> str:
+    """The board's chart of the leaders' totals hand by hand: a ``figure.chart`` holding the
+    lines (an SVG stretched to its box, the strokes kept their width), and in HTML, sized with
+    the board, each leader's name and total at their line's end and the hands' numbers below.
+    A name too long for its place is shortened with an ellipsis (CSS); the total never is.
+    Lines at the same total are drawn apart, side by side, and so are their names.
+    "" when there is nothing to draw."""
     series = chart.get("series") or []
     hands = chart.get("hands") or 0
     if not series or not hands:
         return ""
-    pad_l, pad_r, pad_t, pad_b = 40, 150, 10, 28
     top = max(1, max(max(s["points"]) for s in series))
     low = min(0, min(min(s["points"]) for s in series))
     span = top - low or 1
 
     def x(i: int) -> float:
-        return pad_l + (width - pad_l - pad_r) * i / hands
+        return 100 * i / hands
 
-    def y(v: int) -> float:
-        return pad_t + (height - pad_t - pad_b) * (top - v) / span
+    def y(v: float) -> float:
+        return PLOT_TOP + (PLOT_BOTTOM - PLOT_TOP) * (top - v) / span
+
+    # Equal totals after a hand, drawn apart: the first in the standings highest (y grows down).
+    offset = [[0.0] * (hands + 1) for _ in series]
+    for i in range(hands + 1):
+        groups: dict[int, list[int]] = {}
+        for n, s in enumerate(series):
+            groups.setdefault(s["points"][i], []).append(n)
+        for members in groups.values():
+            for k, n in enumerate(members):
+                offset[n][i] = (k - (len(members) - 1) / 2) * TIE_STEP
 
     # Numbers are formatted here; the only text from users (names) goes through escape(),
-    # isolated (SVG text takes no <bdi>).
+    # isolated with characters: one run of text, which an ellipsis can shorten anywhere (a
+    # <bdi> inside was shortened only as a whole).
+    summary = ", ".join(f"{isolate(s['name'])} {s['points'][-1]}" for s in series)
     parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="Leaders&#x27; scores hand by hand">',
-        f'<line x1="{pad_l}" y1="{y(0):.1f}" x2="{width - pad_r}" y2="{y(0):.1f}" stroke="#555"/>',
+        f'<figure class="chart" role="img" aria-label="{escape(f"Leaders after hand {hands}: {summary}")}">',
+        '<svg class="chart-lines" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">',
+        f'<line class="chart-zero" x1="0" y1="{y(0):.2f}" x2="100" y2="{y(0):.2f}" vector-effect="non-scaling-stroke"/>',
     ]
-    for i in range(1, hands + 1):
-        parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" fill="#aaa" font-size="12" text-anchor="middle">{i}</text>')
-    parts.append(f'<text x="4" y="{y(top) + 4:.1f}" fill="#aaa" font-size="12">{top}</text>')
-    label_at = _spread([y(s["points"][-1]) + 5 for s in series], LABEL_GAP, pad_t + 12, height - pad_b + 12)
     for n, s in enumerate(series):
-        colour = COLOURS[n % len(COLOURS)]
-        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s["points"]))
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="3" points="{points}"/>')
-        last = s["points"][-1]
-        parts.append(
-            f'<text x="{width - pad_r + 6}" y="{label_at[n]:.1f}" fill="{colour}" font-size="14">'
-            f"{escape(isolate(s['name'][:18]))} ({last})</text>"
-        )
+        points = " ".join(f"{x(i):.2f},{y(v) + offset[n][i]:.2f}" for i, v in enumerate(s["points"]))
+        parts.append(f'<polyline data-total="{s["points"][-1]}" stroke="{COLOURS[n % len(COLOURS)]}" '
+                     f'points="{points}" vector-effect="non-scaling-stroke"/>')
     parts.append("</svg>")
+    ends = [y(s["points"][-1]) + offset[n][-1] for n, s in enumerate(series)]
+    wide = _spread(ends, LABEL_GAP, LABEL_GAP / 2, 100 - LABEL_GAP / 2)
+    tall = _spread(ends, LABEL_GAP_TALL, LABEL_GAP_TALL / 2, 100 - LABEL_GAP_TALL / 2)
+    parts.append('<ol class="chart-names">')
+    for n, s in enumerate(series):
+        parts.append(
+            f'<li style="--yw:{wide[n]:.2f}%;--yt:{tall[n]:.2f}%;color:{COLOURS[n % len(COLOURS)]}">'
+            f'<span class="chart-name">{escape(isolate(s["name"]))}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
+        )
+    parts.append("</ol>")
+    step = -(-hands // 8)  # at most 8 numbers or so under the lines
+    shown = sorted({*range(step, hands + 1, step), hands})
+    parts.append('<div class="chart-hands">')
+    parts.extend(f'<span style="left:{x(i):.2f}%">{i}</span>' for i in shown)
+    parts.append(f'</div><span class="chart-top" style="top:{y(top):.2f}%">{top}</span></figure>')
     return mark_safe("".join(parts))
-
-
-LABEL_GAP = 17  # px between two names at the chart's right end (14 px type)
 
 
 def _spread(wanted: list[float], gap: float, lowest: float, highest: float) -> list[float]:
@@ -136,3 +168,16 @@ def place(ranked) -> str:
     rank = ranked.rank
     suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
     return f"{'joint ' if ranked.tied else ''}{rank}{suffix}"
+
+
+@register.simple_tag
+def neighbours(table, player_id) -> dict:
+    """Who sits beside ``player_id`` at ``table`` (its seats read in seat order, as prefetched):
+    ``{"left": name, "right": name}``, or {} for a player not seated there or alone. Seats go
+    clockwise, so the next seat is on the player's left and the first seat is on the last
+    seat's left (docs/drive-rules.md): the mover's left-hand player is who moves the other way."""
+    names = [(seat.player_id, seat.player.name) for seat in table.seats.all()] if table else []
+    at = next((i for i, (pid, _) in enumerate(names) if pid == player_id), None)
+    if at is None or len(names) < 2:
+        return {}
+    return {"left": names[(at + 1) % len(names)][1], "right": names[at - 1][1]}

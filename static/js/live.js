@@ -32,8 +32,18 @@
     return a && el.contains(a) && (a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT") && a.value;
   }
   function words(el) { return el.textContent.replace(/\s+/g, " ").trim(); }
-  function clearFlash() {
-    document.querySelectorAll("main.phone > ul.messages").forEach(function (m) { m.remove(); });
+  function clearFlash(key) {
+    if (key === "phone") {
+      document.querySelectorAll("main.phone > ul.messages").forEach(function (m) { m.remove(); });
+    } else if (key === "dashboard") {
+      // What the organiser just did ("Hand 1 started.") is overtaken by what the live part now
+      // shows: it goes. A refusal (an error, a warning) stays to be read.
+      document.querySelectorAll("main.page > ul.messages > li:not(.msg-error):not(.msg-warning)").forEach(function (m) {
+        var list = m.parentNode;
+        m.remove();
+        if (!list.children.length) list.remove();
+      });
+    }
   }
   function apply(parts, stamp, read) {
     if (stamp && stamp < lastStamp) return;  // an older update arriving late
@@ -46,9 +56,9 @@
       var open = Array.prototype.map.call(el.querySelectorAll("details[open][id]"), function (d) { return d.id; });
       var before = words(el);
       el.innerHTML = parts[key];
-      // On a phone, a message about what this phone just did ("Disputed: …") stays until what
-      // the page shows changes (the organiser settled it, the hand closed), then goes.
-      if (key === "phone" && words(el) !== before) clearFlash();
+      // A message about what this phone or the organiser just did ("Disputed: …", "Hand 1
+      // started.") stays until what the page shows changes (settled, the next hand), then goes.
+      if (words(el) !== before) clearFlash(key);
       open.forEach(function (id) { var d = document.getElementById(id); if (d) d.open = true; });
       addCsrf(el);
     });
@@ -75,7 +85,7 @@
   function showResult(r) {
     if (r.current) {
       document.querySelectorAll("[data-progress]").forEach(function (el) {
-        el.textContent = r.progress.done + " of " + r.progress.total + " tables done";
+        el.textContent = r.progress.done + " of " + r.progress.total + (r.progress.total === 1 ? " table done" : " tables done");
       });
       var card = document.getElementById("table-" + r.table);
       if (card) {
@@ -172,7 +182,7 @@
     // What follows the standings must stay on the screen too: the page note, the tie-break's,
     // and the chart (a wide screen shows the chart beside them: app.css places it in the side
     // column, out of the flow). Measured as laid out, all rows shown and the note with a text.
-    var chart = document.querySelector(".board svg.chart");
+    var chart = document.querySelector(".board .chart");
     var note = document.querySelector("[data-pager-note]");
     if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
     var box = table.getBoundingClientRect(), last = box.bottom;

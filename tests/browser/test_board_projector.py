@@ -26,11 +26,11 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
         code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
         tall = browser.new_page(viewport={"width": 1080, "height": 1920})
         tall.goto(f"{server.url}/{code}/board")
-        expect(tall.locator("svg.chart")).to_be_visible()
+        expect(tall.locator(".board .chart")).to_be_visible()
         # Read in one go in the page (a live update may replace the board between two reads):
         # some rows paged away, the chart's bottom on the screen, the shown rows above it.
         tall.wait_for_function("""() => {
-          const chart = document.querySelector("svg.chart");
+          const chart = document.querySelector(".board .chart");
           const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
           const shown = rows.filter(r => !r.hidden);
           if (!chart || !shown.length || shown.length === rows.length) return false;
@@ -41,11 +41,11 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
 
         board = browser.new_page(viewport={"width": 1920, "height": 1080})
         board.goto(f"{server.url}/{code}/board")
-        expect(board.locator("svg.chart")).to_be_visible()
+        expect(board.locator(".board .chart")).to_be_visible()
         # Beside the standings, under the join code, on the screen; the standings' rows, paged,
         # reach down past the chart's top (the room it took below them is theirs) and stay on it.
         board.wait_for_function("""() => {
-          const chart = document.querySelector("svg.chart");
+          const chart = document.querySelector(".board .chart");
           const join = document.querySelector(".side .join");
           const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
           const shown = rows.filter(r => !r.hidden);

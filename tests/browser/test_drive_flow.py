@@ -48,7 +48,8 @@ def organiser_sets_up(page, url) -> str:
 
 
 def table_players(page, number: int) -> list[str]:
-    return [li.inner_text() for li in page.locator(f"#table-{number} li").all()]
+    """The names at a table in seat order (each seat's line: "Seat 1 Ann")."""
+    return [name.inner_text() for name in page.locator(f"#table-{number} ol.seats > li > bdi").all()]
 
 
 def organiser_enters(page, url, number: int, declarer: str):

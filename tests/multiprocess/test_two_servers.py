@@ -91,7 +91,7 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
     mate = common.Listener("mate", common.ws_url(b, f"/ws/drive/{code}/phone/"), {cookie: tokens[1]})
     try:
         assert await common.connect_all([board, mate]) == []
-        assert "0 of 1 tables done" in board.received[0][1]["parts"]["board"]
+        assert "0 of 1 table done" in board.received[0][1]["parts"]["board"]
         seen_board, seen_mate = len(board.received), len(mate.received)
 
         # ... the first player sends the table's result through process A, like a phone.
@@ -115,7 +115,7 @@ async def test_a_result_sent_to_one_process_reaches_a_board_on_the_other(two_ser
         status, _ = await asyncio.to_thread(confirmer.request, "POST", a, f"/{code}/confirm",
                                           {"seen_revision": "1", **shown_on(page.decode())})
         assert status == 302
-        msg = await _first(board, lambda m: "1 of 1 tables done" in m.get("parts", {}).get("board", ""), seen_board)
+        msg = await _first(board, lambda m: "1 of 1 table done" in m.get("parts", {}).get("board", ""), seen_board)
         assert msg is not None, "process B's board never showed the result confirmed through process A"
         assert board.error is None and mate.error is None
     finally:

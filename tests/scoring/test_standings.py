@@ -188,37 +188,3 @@ def test_ranking_property(players):
     won = prizes(ranked)
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["booby"]}
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["runner_up"]}
-
-
-def test_the_boards_chart_keeps_equal_totals_names_apart():
-    """Players with the same total end their lines at the same height: their names are moved
-    apart, each as near its line's end as can be, and stay on the chart."""
-    from drive.templatetags.drive_tags import LABEL_GAP, chart_svg
-
-    series = [{"name": n, "points": p} for n, p in
-              (("Eve", [0, 10]), ("Hal", [0, 10]), ("Ann", [0, 0]), ("Bob", [0, 0]), ("Cy", [0, 0]), ("Top", [0, 25]))]
-    ys = sorted(label_heights(chart_svg({"hands": 1, "series": series})).values())
-    assert len(ys) == 6
-    assert all(b - a >= LABEL_GAP - 0.01 for a, b in zip(ys, ys[1:]))
-    assert ys[0] >= 10 and ys[-1] <= 260
-
-
-def label_heights(svg) -> dict[str, float]:
-    """Each name's label on the chart: its height (y)."""
-    import re
-
-    return {name: float(y) for y, name in re.findall(
-        r'<text x="[\d.]+" y="([\d.]+)" fill="#[0-9a-f]+" font-size="14">\u2068?([^\u2069<]*?)\u2069? \(', str(svg))}
-
-
-def test_the_boards_chart_puts_names_apart_already_at_their_lines_ends_and_equal_ones_at_the_bottom_upwards():
-    from drive.templatetags.drive_tags import LABEL_GAP, chart_svg
-
-    # Lines end at y = 10 + 222 * (25 - total) / 25; a name sits 5 px below its line's end.
-    series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 20]), ("Bob", [0, 5]))]
-    at = label_heights(chart_svg({"hands": 1, "series": series}))
-    assert (at["Ann"], at["Bob"]) == (59.4, 192.6)  # apart already: where they are wanted
-    series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 0]), ("Bob", [0, 0]), ("Cy", [0, 0]))]
-    at = label_heights(chart_svg({"hands": 1, "series": series}))
-    # At the bottom (y 237 wanted, 244 the lowest a name may sit): upwards from it, in order.
-    assert (at["Ann"], at["Bob"], at["Cy"]) == (244 - 2 * LABEL_GAP, 244 - LABEL_GAP, 244)

@@ -1,0 +1,145 @@
+"""The board read from the back of a hall, on a 1920x1080 and a 1280x720 projector, for every
+game: the chart's words no smaller than the standings' smallest, no name over another where
+totals are equal (and their lines side by side), long names shortened with an ellipsis while
+the points stay whole, the whole width used, the Live marker as large as the notes; and the
+prize reveal across the width. Screenshots of each are kept under the test's tmp path."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser_support import chromium, live_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+SIZES = [(1920, 1080), (1280, 720)]
+LONG = "Winifred Montgomery-Fotheringay Smythe"  # 38 of the 40 characters a name may have
+
+# Everything the board shows, measured in one go in the page (a live update may replace the
+# board between two reads).
+MEASURE = """() => {
+  const visible = el => el && !el.hidden && el.getClientRects().length > 0;
+  const size = el => parseFloat(getComputedStyle(el).fontSize);
+  const box = el => el.getBoundingClientRect();
+  const rows = [...document.querySelectorAll("table[data-pager] tbody tr")].filter(visible);
+  const notes = [...document.querySelectorAll(".board .pager-note, .board .tie-note")].filter(visible);
+  const standings = [...rows.flatMap(r => [...r.cells]), ...notes];
+  const chart = document.querySelector(".board .chart");
+  const labels = [...chart.querySelectorAll(".chart-names li")];
+  const words = [...labels, ...chart.querySelectorAll(".chart-hands span, .chart-top")];
+  const lines = [...chart.querySelectorAll("polyline")].map(pl => {
+    const p = pl.points.getItem(pl.points.numberOfItems - 1);
+    const end = new DOMPoint(p.x, p.y).matrixTransform(pl.getScreenCTM());
+    return {total: pl.dataset.total, y: end.y, width: parseFloat(getComputedStyle(pl).strokeWidth)};
+  });
+  const content = [...rows, document.querySelector(".side .join"), chart].filter(visible).map(box);
+  const half = innerHeight / 2;
+  return {
+    width: innerWidth, height: innerHeight, rows: rows.length,
+    smallest: Math.min(...standings.map(size)),
+    chartSmallest: Math.min(...words.map(size)),
+    live: size(document.querySelector("[data-live-status]")),
+    labels: labels.map(li => {
+      const name = li.querySelector(".chart-name"), points = li.querySelector(".chart-points");
+      return {box: box(li).toJSON(), points: box(points).toJSON(), name: name.textContent,
+              clipped: name.scrollWidth > name.clientWidth + 1, ellipsis: getComputedStyle(name).textOverflow};
+    }),
+    chart: box(chart).toJSON(), lines: lines,
+    totals: rows.map(r => ({row: box(r).toJSON(), total: box(r.querySelector(".total")).toJSON(),
+                            name: r.querySelector(".name"), cell: r.querySelector(".name")}))
+      .map(t => ({row: t.row, total: t.total, ellipsis: getComputedStyle(t.name).textOverflow,
+                  clipped: t.name.scrollWidth > t.name.clientWidth + 1})),
+    left: Math.min(...content.map(b => b.left)),
+    rightTop: Math.max(...content.filter(b => b.top < half).map(b => b.right)),
+    rightBottom: Math.max(...content.filter(b => b.bottom > half).map(b => b.right)),
+  };
+}"""
+
+
+def inside(inner: dict, outer: dict, slack: float = 0.5) -> bool:
+    return (inner["left"] >= outer["left"] - slack and inner["right"] <= outer["right"] + slack
+            and inner["top"] >= outer["top"] - slack and inner["bottom"] <= outer["bottom"] + slack)
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def check_board(m: dict, where: str) -> None:
+    screen = {"left": 0, "top": 0, "right": m["width"], "bottom": m["height"]}
+    assert m["rows"] >= 3, where
+    assert m["chartSmallest"] >= m["smallest"] - 0.01, f"{where}: the chart's words are smaller than the standings'"
+    assert m["live"] >= m["smallest"] - 0.01, f"{where}: the Live marker is smaller than the notes"
+    labels = m["labels"]
+    assert len(labels) == 5, where
+    for i, a in enumerate(labels):
+        assert inside(a["points"], a["box"]) and inside(a["box"], m["chart"]) and inside(a["box"], screen), \
+            f"{where}: {a['name']}'s points cut"
+        assert not a["clipped"] or a["ellipsis"] == "ellipsis", f"{where}: {a['name']} cut with no ellipsis"
+        for b in labels[i + 1:]:
+            assert not overlap(a["box"], b["box"]), f"{where}: {a['name']} over {b['name']}"
+    ends: dict[str, list[dict]] = {}
+    for line in m["lines"]:
+        ends.setdefault(line["total"], []).append(line)
+    tied = [group for group in ends.values() if len(group) > 1]
+    assert tied, f"{where}: no equal totals among the leaders to check (the drive's seed)"
+    for group in tied:
+        ys = sorted(line["y"] for line in group)
+        assert all(b - a >= group[0]["width"] - 0.01 for a, b in zip(ys, ys[1:])), f"{where}: equal totals drawn over each other"
+    for row in m["totals"]:
+        assert inside(row["total"], row["row"]) and inside(row["total"], screen), f"{where}: a total cut"
+        assert not row["clipped"] or row["ellipsis"] == "ellipsis", f"{where}: a name cut with no ellipsis"
+    assert m["left"] <= 0.05 * m["width"], where
+    assert m["rightTop"] >= 0.9 * m["width"] and m["rightBottom"] >= 0.9 * m["width"], f"{where}: the right of the screen is empty"
+
+
+@pytest.mark.timeout(900)  # a backstop: servers started and drives played on a busy machine
+def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        for game in ("film-fantasy", "alice", "wonderland"):
+            server.manage("demo_drive", "--game", game, "--players", "40", "--hands", "3", "--seed", "1", "--organiser", "olive")
+        # The leader of each drive has a name far too long for the chart.
+        codes = server.shell_json(
+            "from drive.models import Drive, Player\nfrom drive import selectors\nout = {}\n"
+            "for d in Drive.objects.order_by('pk'):\n"
+            f"    Player.objects.filter(pk=selectors.standings(d)[0].row.player_id).update(name={LONG!r})\n"
+            "    out[d.game] = d.join_code\n"
+            "print(json.dumps(out))")
+        for game, code in codes.items():
+            for width, height in SIZES:
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.goto(f"{server.url}/{code}/board")
+                expect(page.locator(".board .chart .chart-names li")).to_have_count(5)
+                expect(page.locator("[data-live-status]")).to_have_text("Live")
+                page.screenshot(path=str(tmp_path / f"board-{game}-{width}x{height}.png"))
+                check_board(page.evaluate(MEASURE), f"{game} at {width}x{height}")
+                page.close()
+
+        # The prizes revealed: across the width, each on the screen.
+        server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
+                          f"d = Drive.objects.get(join_code={codes['alice']!r})\n"
+                          "services.close_hand(d, force=True); d.refresh_from_db()\n"
+                          "services.end_drive(d); d.refresh_from_db(); services.show_prizes(d, True)\n"
+                          "print('{}')")
+        for width, height in SIZES:
+            context = browser.new_context(viewport={"width": width, "height": height}, reduced_motion="reduce")
+            page = context.new_page()
+            page.goto(f"{server.url}/{codes['alice']}/board")
+            expect(page.locator("[data-prizes] .prize.winner")).to_be_visible()
+            page.screenshot(path=str(tmp_path / f"prizes-{width}x{height}.png"))
+            m = page.evaluate("""() => {
+              const box = el => el.getBoundingClientRect().toJSON();
+              return {width: innerWidth, height: innerHeight,
+                      prizes: box(document.querySelector("[data-prizes]")),
+                      each: [...document.querySelectorAll("[data-prizes] .prize")].map(box),
+                      live: document.querySelector("[data-live-status]").getBoundingClientRect().toJSON()};
+            }""")
+            screen = {"left": 0, "top": 0, "right": width, "bottom": height}
+            assert m["prizes"]["right"] - m["prizes"]["left"] >= 0.9 * width
+            assert max(p["right"] for p in m["each"]) >= 0.6 * width  # not one narrow column
+            assert all(inside(p, screen) for p in m["each"]) and inside(m["live"], screen)
+            context.close()

@@ -1,0 +1,131 @@
+"""The room's pages for every game, checked with axe-core (tests/axe.py): the join page, a
+phone, the result entry, the board, the dashboard and the standings have no serious or
+critical violation (names of controls, labels, contrast, text alternatives); the dashboard's
+repeated buttons say whom they are for. And a dashboard's flash message goes when the live part
+moves on past it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.axe import describe, serious_violations
+from tests.browser_support import chromium, live_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+GAMES = ("film-fantasy", "alice", "wonderland")
+PASSWORD = "organiser-pass-123"
+
+# Every frame a page's websocket receives is counted (window.framesIn), before live.js handles it.
+COUNT_FRAMES = """(() => {
+  window.framesIn = 0;
+  const Real = window.WebSocket;
+  window.WebSocket = class extends Real {
+    constructor(...args) { super(...args); this.addEventListener("message", () => { window.framesIn += 1; }); }
+  };
+})();"""
+
+
+def sign_in(page, url: str) -> None:
+    page.goto(url + "/login/")
+    page.fill("input[name=username]", "olive")
+    page.fill("input[name=password]", PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("link", name="New drive")).to_be_visible()
+
+
+def assert_accessible(page, where: str) -> None:
+    found = serious_violations(page)
+    assert not found, f"{where}:\n{describe(found)}"
+
+
+@pytest.mark.timeout(900)  # a backstop: a server started and drives played on a busy machine
+def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp_path):
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          f'get_user_model().objects.create_user(username="olive", password={PASSWORD!r})\n'
+                          'print("{}")')
+        for game in GAMES:
+            server.manage("demo_drive", "--game", game, "--players", "12", "--hands", "1", "--seed", "3", "--organiser", "olive")
+        # Per drive: its code, its id, and a player at a table still playing with cards.
+        drives = server.shell_json(
+            "from drive.models import Drive\nfrom drive import selectors\nout = {}\n"
+            "for d in Drive.objects.order_by('pk'):\n"
+            "    table = next(t for t in selectors.tables_of(selectors.current_hand(d)) if t.status == 'playing')\n"
+            "    out[d.game] = [d.join_code, d.pk, table.seats.first().player.token]\n"
+            "print(json.dumps(out))")
+        organiser = browser.new_context(viewport={"width": 1280, "height": 800})
+        desk = organiser.new_page()
+        sign_in(desk, server.url)
+        for game, (code, pk, token) in drives.items():
+            stranger = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+            page = stranger.new_page()
+            page.goto(f"{server.url}/{code}")
+            expect(page.get_by_role("button").first).to_be_visible()
+            assert_accessible(page, f"{game}: join")
+            stranger.close()
+
+            phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+            phone.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+            page = phone.new_page()
+            page.goto(f"{server.url}/{code}/me")
+            expect(page.locator("[data-neighbours]")).to_be_visible()
+            assert_accessible(page, f"{game}: phone")
+            page.get_by_role("link", name="Enter the result").click()
+            expect(page.locator("form[data-entry-form]")).to_be_visible()
+            assert_accessible(page, f"{game}: entry")
+            phone.close()
+
+            board = browser.new_page(viewport={"width": 1920, "height": 1080})
+            board.goto(f"{server.url}/{code}/board")
+            expect(board.locator(".board .chart")).to_be_visible()
+            qr = board.get_by_role("img", name=f"QR code to join drive {code}: ")
+            expect(qr).to_have_attribute("aria-label", f"QR code to join drive {code}: {board.locator('.join .small').inner_text()}")
+            assert_accessible(board, f"{game}: board")
+            board.close()
+
+            desk.goto(f"{server.url}/drives/{pk}/")
+            expect(desk.get_by_role("heading", name="Standings")).to_be_visible()
+            first = desk.locator("form ul.small li bdi").first.inner_text()
+            expect(desk.get_by_role("button", name=f"{first} leaves", exact=True)).to_be_visible()
+            expect(desk.get_by_role("textbox", name="Names")).to_be_visible()
+            assert_accessible(desk, f"{game}: dashboard")
+            desk.goto(f"{server.url}/drives/{pk}/standings")
+            expect(desk.locator("table[data-standings]")).to_be_visible()
+            assert_accessible(desk, f"{game}: standings")
+        organiser.close()
+
+
+@pytest.mark.timeout(600)
+def test_a_flash_message_goes_when_the_dashboards_live_part_moves_on(tmp_path):
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          f'get_user_model().objects.create_user(username="olive", password={PASSWORD!r})\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--game", "alice", "--players", "8", "--hands", "1", "--seed", "3", "--organiser", "olive")
+        pk = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().pk))")
+        organiser = browser.new_context(viewport={"width": 1280, "height": 800})
+        organiser.add_init_script(script=COUNT_FRAMES)
+        desk = organiser.new_page()
+        sign_in(desk, server.url)
+        desk.goto(f"{server.url}/drives/{pk}/")
+        desk.once("dialog", lambda dialog: dialog.accept())
+        desk.get_by_role("button", name="Close anyway").click()
+        expect(desk.locator("ul.messages")).to_contain_text("Hand closed.")
+        desk.get_by_role("button", name=re.compile(r"^Start hand \d+$")).click()
+        flash = desk.locator("main.page > ul.messages")
+        expect(flash).to_have_text(re.compile(r"^Hand \d+ started\.$"))
+        # The live part's first update shows what the page shows: the message stays.
+        desk.wait_for_function("() => window.framesIn >= 1")
+        expect(flash).to_have_text(re.compile(r"^Hand \d+ started\.$"))
+        expect(desk.locator("#progress")).to_have_text(re.compile(r"^0 of \d+ tables? done$"))
+        # Someone else moves the drive on (a late arrival waits for the next hand): it goes.
+        other = organiser.new_page()
+        other.goto(f"{server.url}/drives/{pk}/")
+        other.get_by_role("textbox", name="Names").fill("Latecomer")
+        other.get_by_role("button", name="Add players").click()
+        expect(desk.locator("#hand")).to_contain_text("Waiting to be seated at the next hand: Latecomer")
+        expect(flash).to_have_count(0)
+        organiser.close()

@@ -1,0 +1,56 @@
+"""The board's chart of the leaders (drive_tags.chart_svg): equal totals drawn apart, lines and
+names; each name as near its line's end as can be and on the chart. (How it looks on a
+projector: tests/browser/test_board_readable.py.)"""
+
+from __future__ import annotations
+
+import re
+
+from drive.templatetags.drive_tags import LABEL_GAP, LABEL_GAP_TALL, PLOT_BOTTOM, PLOT_TOP, chart_svg
+
+
+def names_at(html: str) -> dict[str, tuple[float, float]]:
+    """Each name's place on the chart, wide and tall (percent of the plot's height)."""
+    return {name: (float(w), float(t)) for w, t, name in re.findall(
+        r'<li style="--yw:([\d.]+)%;--yt:([\d.]+)%;[^"]*"><span class="chart-name">\u2068([^<]*)\u2069', str(html))}
+
+
+def line_ends(html: str) -> list[float]:
+    return [float(points.split()[-1].split(",")[1]) for points in re.findall(r'points="([^"]+)"', str(html))]
+
+
+def test_the_boards_chart_keeps_equal_totals_names_apart():
+    """Players with the same total end their lines at the same height: their names are moved
+    apart, each as near its line's end as can be, and stay on the chart."""
+    series = [{"name": n, "points": p} for n, p in
+              (("Eve", [0, 10]), ("Hal", [0, 10]), ("Ann", [0, 0]), ("Bob", [0, 0]), ("Cy", [0, 0]), ("Top", [0, 25]))]
+    at = names_at(chart_svg({"hands": 1, "series": series}))
+    assert len(at) == 6
+    for layout, gap in ((0, LABEL_GAP), (1, LABEL_GAP_TALL)):
+        ys = sorted(place[layout] for place in at.values())
+        assert all(b - a >= gap - 0.01 for a, b in zip(ys, ys[1:]))
+        assert ys[0] >= gap / 2 - 0.01 and ys[-1] <= 100 - gap / 2 + 0.01
+
+
+def test_equal_totals_are_drawn_side_by_side_the_first_in_the_standings_highest():
+    series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 10]), ("Bob", [0, 10]))]
+    top, ann, bob = line_ends(chart_svg({"hands": 1, "series": series}))
+    assert top == PLOT_TOP and ann < bob and bob - ann >= 2  # percent of the plot: apart
+    at = names_at(chart_svg({"hands": 1, "series": series}))
+    assert at["Ann"][0] < at["Bob"][0]
+
+
+def test_names_far_apart_sit_at_their_lines_ends():
+    series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 20]), ("Bob", [0, 5]))]
+    html = chart_svg({"hands": 1, "series": series})
+    ends, at = line_ends(html), names_at(html)
+    assert (at["Ann"][0], at["Bob"][0]) == (round(ends[1], 2), round(ends[2], 2))
+    assert ends[2] < PLOT_BOTTOM
+
+
+def test_the_chart_says_in_words_who_leads_with_each_name_isolated():
+    series = [{"name": "Ann <b>", "points": [0, 5, 12]}, {"name": "Bob", "points": [0, 5, 9]}]
+    html = str(chart_svg({"hands": 2, "series": series}))
+    assert 'aria-label="Leaders after hand 2: \u2068Ann &lt;b&gt;\u2069 12, \u2068Bob\u2069 9"' in html
+    assert '<span class="chart-name">\u2068Ann &lt;b&gt;\u2069</span> <span class="chart-points">12</span>' in html
+    assert chart_svg({"hands": 0, "series": []}) == ""
