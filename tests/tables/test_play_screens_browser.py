@@ -154,3 +154,27 @@ def test_a_game_screen_names_its_cards_in_the_games_words_and_passes_axe(server,
     assert not re.search(r"film|joker|declar|auction", text, re.IGNORECASE), text
     problems = serious_violations(page)
     assert not problems, describe(problems)
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_phone_says_at_once_when_a_bot_takes_its_seat_and_gives_it_back(server, browser):
+    data = server.shell_json(S.wonderland_started("bot", moves=0))
+    (ann, token) = data["seats"][0]
+    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{data['code']}').pk))")
+    page = S.open_phone(browser, server, data["code"], token)
+    page.wait_for_selector("#hand button.wl-card")
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser.goto(server.url + "/")
+    organiser.fill("input[name=username]", "olive-bot")
+    organiser.fill("input[name=password]", "organiser-pass-123")
+    organiser.click("button:has-text('Sign in')")
+    organiser.goto(f"{server.url}/drives/{drive_id}/")
+    organiser.locator("#table-1 details summary").click()
+    organiser.locator("#table-1 button", has_text=f"A bot plays for {ann}").click()
+    expect(page.locator("#message")).to_have_text("A bot has taken over your seat.", timeout=30_000)
+    expect(page.locator("#message")).to_have_attribute("role", "alert")
+    organiser.wait_for_selector("text=until you give the seat back")  # the dashboard after the POST
+    organiser.locator("#table-1 details summary").click()
+    organiser.locator("#table-1 button", has_text=f"Give {ann} the seat back").click()
+    expect(page.locator("#message")).to_have_text("Your seat is yours again: play on.", timeout=30_000)
+    organiser.close()
