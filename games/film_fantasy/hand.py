@@ -26,6 +26,7 @@ from typing import Any
 from ..base import GameError, Outcome
 from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
                     packs_for)
+from .entry import summary_of_hand
 from .scoring import best_declaration, score_hand, standing_facts
 
 PASSING, AUCTION, FINISHED = "passing", "auction", "finished"
@@ -337,8 +338,18 @@ class FilmFantasyHand:
                 "mover": self.mover(),
                 "nine_card": self.nine_card,
                 "ended_by": self.ended_by,
+                # Public once the hand is over (laid down and counted at the table), for every
+                # phone's result: the films declared, as numbers (no card codes; a film twice for
+                # two sets of it), and each seat's scored holding as the entry form has it (the
+                # declarer's: the cards outside the declaration).
+                "declared_films": self._declared_films(),
+                "holdings": summary_of_hand(self)["holdings"],
             }
         return v
+
+    def _declared_films(self) -> list[int]:
+        sets = Counter(CARD_FILM[c] for c in self.declaration or [] if c != JOKER)
+        return sorted(f for f, n in sets.items() for _ in range(n // 4))
 
     @property
     def nine_card(self) -> bool:

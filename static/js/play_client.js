@@ -133,6 +133,11 @@
     return true;
   }
 
+  // Is a bot playing the seat of ``v`` (a view) now?
+  function botted(list, v) {
+    return !!(v && v.seat !== null && v.seat !== undefined && list[v.seat] && list[v.seat].bot);
+  }
+
   function receive(msg) {
     if (msg.type === "state") {
       if (typeof msg.now === "number") skew = msg.now - Date.now() / 1000;
@@ -142,13 +147,20 @@
       var moved = $("instruction");
       if (moved && !moved.hidden && msg.hand >= Number(moved.dataset.hand)) moved.hidden = true;   // at the new table now
       var next = view && msg.hand > shownHand;   // the hand shown is over: this is the player's next one
+      var wasBot = botted(seats, view);
       seats = msg.seats || seats;
+      var nowBot = botted(seats, msg.view);
       if (screen.update) screen.update(msg.view, view, sameHand);
       view = msg.view;
       shownTable = msg.table; shownHand = msg.hand;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
       if (next) message("Hand " + msg.hand + " has started: you are at Table " + msg.table + ".");
+      // Said at once (the message line is an alert) when the organiser hands this seat to a
+      // bot or gives it back; the status line says it for as long as it lasts.
+      else if (sameHand && !WATCH && nowBot !== wasBot) {
+        message(nowBot ? "A bot has taken over your seat." : "Your seat is yours again: play on.");
+      }
     } else if (msg.type === "ok") {
       if (pending && msg.key === pending.key) { pending = null; message(""); }
     } else if (msg.type === "error" && msg.elsewhere) {

@@ -94,8 +94,10 @@
       tick();
     }
 
-    function cardButton(card, cls, onclick, enabled) {
+    // ``name``: what a tap does, for screen readers ("Take B2 (Queen) from the row").
+    function cardButton(card, cls, onclick, enabled, name) {
       var b = button(shortName(card), onclick);
+      b.setAttribute("aria-label", name);
       b.className = "c " + cls;
       b.dataset.card = card;
       b.title = titled(card);
@@ -108,7 +110,8 @@
       box.textContent = "";
       var canTake = may(v, "take") && !client.pending();
       v.row.forEach(function (c) {
-        box.appendChild(cardButton(c, TITLES[c] ? "" : "special", function () { take(c); }, canTake));
+        box.appendChild(cardButton(c, TITLES[c] ? "" : "special", function () { take(c); }, canTake,
+          "Take " + (TITLES[c] ? titled(c) : "the " + shortName(c)) + " from the row"));
       });
       if (!v.row.length) box.appendChild(el("p", "The row is empty.", "small muted"));
     }
@@ -135,9 +138,14 @@
             var held = el("span", card, "c held");
             held.dataset.card = card;
             held.title = titled(card);
+            held.setAttribute("aria-label", titled(card) + ", held");
+            held.setAttribute("role", "img");
             row.appendChild(held);
           } else {
-            row.appendChild(cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk));
+            var ask = cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk,
+              "Ask for " + titled(card));
+            ask.setAttribute("aria-pressed", chosen === card ? "true" : "false");
+            row.appendChild(ask);
           }
         }
         div.appendChild(row);
@@ -188,6 +196,8 @@
       for (var i = 0; i < v.players; i++) {
         if (i === v.seat) continue;
         var b = button([nameOf(i), " (" + cards(v.counts[i]) + ")"], ask.bind(null, i));
+        b.setAttribute("aria-label", "Ask " + (client.seats()[i] ? client.seats()[i].name : "seat " + (i + 1)) +
+          " (" + cards(v.counts[i]) + ") for " + chosen);
         b.dataset.seat = String(i);
         buttons.push(b);
       }
@@ -224,9 +234,12 @@
     setInterval(tick, 500);
 
     // --- the result box (the shared client lists each seat's points) ----------------------
+    // Each seat's points with their reasons: the sets it laid (5 each), and who moves up.
     function resultNote(v, i) {
-      var sets = v.result.sets[i];
-      return " (" + sets + " set" + (sets === 1 ? "" : "s") + (i === v.result.mover ? ", moves up" : "") + ")";
+      var sets = v.result.sets[i], laid = v.laid[i] || [];
+      var why = sets ? "laid " + (sets === 1 ? "set " : "sets ") + client.joined(laid, ", ", " and ").join("") +
+        " (" + sets + " set" + (sets === 1 ? "" : "s") + " × 5)" : "no set laid";
+      return " — " + why + (i === v.result.mover ? "; moves up" : "");
     }
     function resultMore() {
       return el("p", "Each set laid scores 5 points. The player with the most sets moves up.", "small muted");

@@ -15,19 +15,24 @@
 
     var chosen = [];             // auction: cards tapped to offer or to give in exchange
     var accepting = null;        // the offer being accepted (its id)
-    var fresh = [];              // the cards that came in at the last pass and draw (shown as new)
-    var lastPass = null;         // the pass this phone sent last: {round, card}
+    var fresh = [];              // the cards that came in at the last draw or exchange (shown as new)
 
     function film(card) { return card === "J" ? 11 : parseInt(card.split("-")[0], 10); }
     function label(card) { return card === "J" ? "Joker" : card.split("-")[1]; }
     function cardName(c) { return c === "J" ? "the Joker" : FILMS[film(c) - 1] + " " + label(c); }
+    function cardTitle(c) { return c === "J" ? "Joker" : FILMS[film(c) - 1] + " " + label(c); }   // a button's name
     function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
 
     // A new view is coming (``before``: the one shown, if any; ``sameHand``: of the same table
     // and hand).
     function update(next, before, sameHand) {
       if (!sameHand) fresh = [];
-      else if (next.round > before.round) fresh = cameIn(before, next);
+      else {
+        var came = cameIn(before, next);
+        // A newer draw or exchange replaces the older marks; a hand that only gave cards
+        // away keeps the marks of the cards still held.
+        fresh = came.length ? came : fresh.filter(function (c) { return (next.hand || []).indexOf(c) >= 0; });
+      }
       if (!before || next.version !== before.version) keepChoices(next);
     }
 
@@ -45,14 +50,11 @@
       }
     }
 
-    // A passing round ended (every pass moved left, then everyone drew): the cards this seat
-    // holds now that it did not hold before, less the one it passed.
+    // The cards this seat holds now that it did not hold before (a draw: the pass from the
+    // right and the card drawn; an exchange: the cards taken), copies counted.
     function cameIn(before, after) {
-      var passed = before.my_pass || (lastPass && lastPass.round === before.round ? lastPass.card : null);
-      if (!passed || !before.hand || !after.hand) return [];
-      var kept = before.hand.slice();
-      kept.splice(kept.indexOf(passed), 1);
-      var came = [];
+      if (!before.hand || !after.hand) return [];
+      var kept = before.hand.slice(), came = [];
       after.hand.forEach(function (c) { var i = kept.indexOf(c); if (i >= 0) kept.splice(i, 1); else came.push(c); });
       return came;
     }
@@ -81,7 +83,8 @@
 
     function status(v) {
       var me = v.seat, able = canDeclare(v.hand || []);
-      if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : [nameOf(v.result.declarer), " declared!"];
+      // Over: who declared what, and the points, are in the result box at the top (said once).
+      if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : "The hand is over: the points are at the top.";
       var ready = !WATCH && able ? "You hold two complete sets: tap Declare! " : "";
       if (v.phase === "auction") return [ready, auctionLine(v)];
       var others = v.pass_pending.filter(function (s) { return s !== me; });
@@ -98,6 +101,7 @@
         if (taking) return ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
       }
       var incoming = offers.filter(function (o) { return o.to === v.seat; });
+      if (incoming.length > 1) return incoming.length + " offers for you: accept or decline below.";
       if (incoming.length) {
         return [joined(incoming.map(function (o) { return [nameOf(o.from), " offers you " + cards(o.count)]; }), "; "),
           ": accept or decline below."];
@@ -109,7 +113,7 @@
 
     // The public log's entries in words (no cards in it); a pass is left out: who has still to
     // choose is shown by the seats.
-    function logLine(e) {
+    function logLine(e, v) {
       switch (e.type) {
         case "draw": return "The passes moved left and everyone drew a card.";
         case "auction_opened": return "The auction is open" + (e.odd_cards ? " (" + cards(e.odd_cards) + " left out of play)." : ".");
@@ -117,7 +121,8 @@
         case "exchange": return [who(e.to, true), " took ", whose(e.from), " offer: " + cards(e.count) + " each way."];
         case "declined": return [who(e.to, true), " declined ", whose(e.from), " offer."];
         case "withdrawn": return [who(e.from, true), " withdrew the offer to ", who(e.to), "."];
-        case "declared": return [who(e.seat, true), " declared" + (e.nine_card ? " with nine cards." : ".")];
+        case "declared": return v && v.phase === "finished" ? null   // the result box says it
+          : [who(e.seat, true), " declared" + (e.nine_card ? " with nine cards." : ".")];
         case "stopped": return "The organiser ended the hand.";
         case "offers_void": return "The open offers were cancelled.";
         default: return null;
@@ -146,18 +151,31 @@
         group.forEach(function (c) { if (c !== "J") distinct[c] = true; });
         var div = el("div", null, "film" + (Object.keys(distinct).length === 4 ? " complete" : ""));
         div.appendChild(el("h3", FILMS[f - 1] + (Object.keys(distinct).length === 4 ? " — complete" : "")));
+        div.setAttribute("role", "group");
+        div.setAttribute("aria-label", FILMS[f - 1] + (Object.keys(distinct).length === 4 ? ", complete" : ""));
         var row = el("div", null, "cards");
         group.forEach(function (c) {
           var b = el("button", label(c), "c");
           b.type = "button";
           b.dataset.card = c;
+          // Its name says what a tap does: "Pass Serenade 3" while passing, "Give Serenade 3"
+          // while answering an offer, else the card ("Serenade 3", pressed when chosen).
+          var verb = v.phase === "passing" && v.my_pass === null ? "Pass " : accepting !== null ? "Give " : "";
+          var name = verb + cardTitle(c), notes = [];
           var li = locked.indexOf(c);
-          if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; }
+          if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; notes.push("in your offer"); }
           var fi = marks.indexOf(c);
-          if (fi >= 0) { marks.splice(fi, 1); b.className += " new"; b.title = "new in your hand"; }
+          if (fi >= 0) {
+            marks.splice(fi, 1);
+            b.className += " new";
+            b.appendChild(el("span", "new", "tag"));
+            notes.push("new");
+          }
           var pi = picks.indexOf(c);
           var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
-          if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); }
+          if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); notes.push(passing === c ? "passing" : "chosen"); }
+          if (v.phase === "auction") b.setAttribute("aria-pressed", b.className.indexOf(" chosen") >= 0 ? "true" : "false");
+          b.setAttribute("aria-label", name + (notes.length ? " (" + notes.join(", ") + ")" : ""));
           b.disabled = b.disabled || v.phase === "finished";
           b.addEventListener("click", function () { tap(c); });
           row.appendChild(b);
@@ -171,7 +189,7 @@
       var view = client.view();
       if (!view || view.phase === "finished") return;
       if (view.phase === "passing") {
-        if (client.send({ type: "pass", card: card })) lastPass = { round: view.round, card: card };
+        client.send({ type: "pass", card: card });
         return;
       }
       var i = chosen.indexOf(card);
@@ -196,17 +214,20 @@
       (v.offers || []).forEach(function (o) {
         var n = o.count + " card" + (o.count > 1 ? "s" : "");
         var li;
+        var other = client.seats()[o.from === v.seat ? o.to : o.from], otherName = other ? other.name : "";
         if (o.from === v.seat) {
-          li = el("li", ["You offer " + n + " to ", nameOf(o.to), ". "]);
-          li.appendChild(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }));
+          li = el("li", [el("span", ["You offer " + n + " to ", nameOf(o.to), "."])]);
+          li.appendChild(named(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }),
+            "Withdraw your offer to " + otherName));
         } else {
-          li = el("li", [nameOf(o.from), " offers you " + n + ". "]);
-          if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give. "));
-          else li.appendChild(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }));
-          li.appendChild(button("Decline", function () {
+          li = el("li", [el("span", [nameOf(o.from), " offers you " + n + "."])]);
+          if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give."));
+          else li.appendChild(named(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }),
+            "Accept " + otherName + "’s offer of " + n));
+          li.appendChild(named(button("Decline", function () {
             if (accepting === o.id) { accepting = null; chosen = []; }
             client.send({ type: "decline", offer: o.id });
-          }));
+          }), "Decline " + otherName + "’s offer of " + n));
         }
         list.appendChild(li);
       });
@@ -224,6 +245,8 @@
       $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0;   // once cards are tapped
     }
 
+    function named(b, name) { b.setAttribute("aria-label", name); return b; }
+
     function canDeclare(hand) {
       // Two complete sets of four different cards of a film (two packs: possibly the same film twice).
       var count = {};
@@ -238,13 +261,31 @@
     }
 
     // --- the result box (the shared client lists each seat's points) ----------------------
+    // Each seat's points with their reasons, from the finished view's public ``declared_films``
+    // and ``holdings`` (FilmFantasyHand.view): the declaration, complete sets, Ice Follies groups.
+    var ICE_WORDS = { four: "the Ice Follies four (+5)", five: "the Ice Follies four with the Joker (+10)",
+      joker_three: "the Joker with three Ice Follies (+5)", joker: "a Joker alone (−5)" };
+    function filmList(films) {
+      return films.map(function (f) { return FILMS[f - 1]; }).join(" and ");
+    }
     function resultNote(v, i) {
-      return i === v.result.declarer ? " (declared" + (v.result.nine_card ? ", nine cards" : "") + ")" : "";
+      var r = v.result, h = (r.holdings || [])[i], why = [];
+      if (i === r.declarer) {   // the declaration alone scores, less its Jokers left over
+        var base = r.nine_card ? 25 : 15, lost = base - r.points[i];
+        why.push("declared " + (r.declared_films && r.declared_films.length ? filmList(r.declared_films) : "two sets") +
+          (r.nine_card ? " with the Joker, nine cards" : "") + " (" + base + ")");
+        if (lost > 0) why.push(lost / 5 + " Joker" + (lost === 5 ? "" : "s") + " left over (−" + lost + ")");
+      } else if (h) {
+        if (h.sets) why.push(h.sets + " complete set" + (h.sets === 1 ? "" : "s") + " (+" + 5 * h.sets + ")");
+        [h.ice, h.ice2].forEach(function (g) { if (g && ICE_WORDS[g]) why.push(ICE_WORDS[g]); });
+      }
+      if (!why.length) why.push("no complete set");
+      return " — " + why.join("; ");
     }
     function resultMore(v) {
       var more = [el("p", "A declaration scores 15 (25 with nine cards), less 5 for each Joker left over; " +
         "everyone else scores 5 for each complete set held (10 for Ice Follies with a Joker), less 5 for a Joker left alone.", "small muted")];
-      if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(function (c) { return FILMS[film(c) - 1] + " " + label(c); }).join(", ")));
+      if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(cardTitle).join(", ")));
       return more;
     }
 

@@ -144,7 +144,8 @@
           b.type = "button";
           b.dataset.card = c;
           b.title = cardName(c, v) + (live ? ": tap to play" : "");
-          b.setAttribute("aria-label", cardName(c, v));
+          // What a tap does: "Play star 7"; a card that may not be played now says so.
+          b.setAttribute("aria-label", live ? "Play " + cardName(c, v) : cardName(c, v) + ", not playable now");
           if (!live) b.setAttribute("aria-disabled", "true");
           if (pending && pending.card === c) b.className += " chosen";
           b.addEventListener("click", function () { tap(c); });
@@ -190,11 +191,15 @@
     }
 
     // --- the result box (the shared client lists each seat's points) --------------------------
+    // Each seat's points with their reasons (10 a pair, 20 the Pool of Tears, 10 the most
+    // cards taken when nobody ties), from the result's pairs, cards and pool_of_tears.
     function resultNote(v, i) {
-      var r = v.result, notes = [plural(r.pairs[i], "pair"), plural(r.cards[i], "card") + " taken"];
-      if (r.pool_of_tears === i) notes.push("the Pool of Tears");
-      if (r.mover === i) notes.push("top scorer");
-      return " (" + notes.join(", ") + ")";
+      var r = v.result, most = Math.max.apply(null, r.cards);
+      var alone = r.cards.filter(function (n) { return n === most; }).length === 1;
+      var why = [plural(r.pairs[i], "pair") + " (+" + 10 * r.pairs[i] + ")"];
+      if (r.pool_of_tears === i) why.push("the Pool of Tears (+20)");
+      why.push(plural(r.cards[i], "card") + " taken" + (alone && r.cards[i] === most ? ", the most (+10)" : ""));
+      return " — " + why.join("; ") + (r.mover === i ? "; top scorer" : "");
     }
     function resultMore(v) {
       return [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + cardName(v.pool_of_tears) +

@@ -1,0 +1,107 @@
+"""Hands set up on a live server for the game-screen browser tests (test_play_screens_browser.py):
+each ``*_SETUP`` is Python for ``server.shell_json``; it creates its own drive (its own organiser)
+and prints the join code and the seats' [name, token] in seat order."""
+
+from __future__ import annotations
+
+import random
+
+from games import get_game
+from tests.tables.test_play_browser import pick
+
+SMALL_PHONE = {"width": 360, "height": 640}
+
+_DRIVE = """
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+from games import get_game
+from tables.models import TableHand
+import random
+user = get_user_model().objects.create_user(username="olive-%(tag)s", password="organiser-pass-123")
+drive = Drive.objects.create(organiser=user, name="Screens %(tag)s", game="%(game)s", play_mode="digital",
+                             seed=%(seed)d, preferred_table_size=%(players)d)
+services.add_players(drive, %(names)r)
+services.draw_seating(drive, random.Random(1))
+services.start_hand(drive)
+table = drive.hands.get().tables.get()
+seats = [s.player for s in table.seats.select_related("player").order_by("position")]
+game = get_game("%(game)s")
+state = game.load_hand(table.state)
+"""
+_SAVE = """
+TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=state.version)
+print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
+"""
+
+# Film Fantasy: every seat passes as tests.tables.test_play_browser.pick does until the auction
+# opens; seat 0 then holds a declaration (the seed is chosen so), and seats 1, 2 and 3 each offer
+# seat 0 one to three cards: three open offers on seat 0's phone.
+_FF_HAND = """
+def film(card):
+    return 11 if card == "J" else int(card.split("-")[0])
+def pick(hand):
+    groups = {}
+    for c in hand:
+        groups.setdefault(film(c), []).append(c)
+    groups = [groups[f] for f in sorted(groups)]
+    open_groups = [g for g in groups if len({c for c in g if c != "J"}) < 4] or groups
+    return min(open_groups, key=len)[0]
+while state.phase == "passing":
+    for seat in range(4):
+        if state.phase == "passing" and state.passes[seat] is None:
+            state.apply(seat, {"type": "pass", "card": pick(state.view(seat)["hand"])})
+assert state.phase == "auction" and state.can_declare(0), "the seed's seat 0 holds no declaration"
+for seat in (1, 2, 3):
+    state.apply(seat, {"type": "offer", "to": 0, "cards": state.view(seat)["hand"][:seat]})
+"""
+
+
+def ff_seed() -> int:
+    """A drive seed whose first deal, passed as ``pick`` passes, leaves seat 0 able to declare
+    when the auction opens (the deal as tables.digital.deal_rng makes it)."""
+    game = get_game("film-fantasy")
+    for seed in range(1, 5000):
+        state = game.new_hand(4, random.Random(f"{seed}-1-1"))
+        while state.phase == "passing":
+            for seat in range(4):
+                if state.phase == "passing" and state.passes[seat] is None:
+                    state.apply(seat, {"type": "pass", "card": pick(state.view(seat)["hand"])})
+        if state.phase == "auction" and state.can_declare(0):
+            return seed
+    raise AssertionError("no seed gives seat 0 a declaration")
+
+
+def ff_three_offers(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
+                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + _SAVE
+
+
+# Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).
+def alice_dealt(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE
+
+
+# Wonderland: the bots play the first few cards (a trick on the table, one taken).
+_WL_MOVES = """
+rng = random.Random(3)
+for _ in range(%(moves)d):
+    move = next(((s, m) for s in range(state.players) if (m := game.bot_action(state, s, rng))), None)
+    if move is None:
+        break
+    state.apply(move[0], move[1])
+"""
+
+
+def wonderland_started(tag: str, moves: int = 6) -> str:
+    return ((_DRIVE % {"tag": tag, "game": "wonderland", "seed": 11, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]})
+            + _WL_MOVES % {"moves": moves} + _SAVE)
+
+
+def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):
+    """A phone-sized page of the player with ``token``, on the game screen."""
+    context = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True)
+    context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+    page = context.new_page()
+    page.goto(f"{server.url}/{code}/play")
+    return page
