@@ -4,6 +4,7 @@ and prints the join code and the seats' [name, token] in seat order."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 from games import get_game
@@ -57,6 +58,7 @@ for seat in (1, 2, 3):
 """
 
 
+@functools.cache
 def ff_seed() -> int:
     """A drive seed whose first deal, passed as ``pick`` passes, leaves seat 0 able to declare
     when the auction opens (the deal as tables.digital.deal_rng makes it)."""
@@ -82,20 +84,57 @@ def alice_dealt(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE
 
 
-# Wonderland: the bots play the first few cards (a trick on the table, one taken).
-_WL_MOVES = """
-rng = random.Random(3)
-for _ in range(%(moves)d):
-    move = next(((s, m) for s in range(state.players) if (m := game.bot_action(state, s, rng))), None)
-    if move is None:
-        break
-    state.apply(move[0], move[1])
+# Alice mid-hand with a long log, chosen as tests.games.alice_support.deal deals (seat 2 deals,
+# seat 0 begins). Seat 0 holds four sets (A1-A3, B1, C1, D1) and a White Rabbit; seat 1 holds A4
+# and B3 and no Rabbit; seat 2 holds A5 and B4; the row starts with a Cheshire Cat, and B5 tops
+# the stock. Twelve rounds of asks for cards the seat asked does not hold (nobody holds a Cat)
+# fill the log past what a view carries; then it is seat 0's turn again. Each phone has ten
+# minutes to answer a question (a slow machine's test never meets the clock).
+_ALICE_MID = """
+from tests.games.alice_support import deal
+state = deal(3, [["A1", "A2", "A3", "B1", "C1", "D1", "WR"], ["A4", "B3", "C2", "E1", "E2", "F1", "F2"],
+                 ["A5", "B4", "G1", "G2", "H1", "H2", "D2"]], row=["CC", "E3", "G3", "B2", "H3", "F3", "C3"],
+             stock=["B5"], dealer=2)
+state.answer_seconds = 600.0
+for _ in range(12):
+    state.apply(0, {"type": "ask", "to": 1, "card": "A5"})
+    state.apply(1, {"type": "ask", "to": 2, "card": "E4"})
+    state.apply(2, {"type": "ask", "to": 0, "card": "G4"})
+assert state.turn == 0 and len(state.log) > 100
 """
 
 
-def wonderland_started(tag: str, moves: int = 6) -> str:
+def alice_mid_hand(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _ALICE_MID + _SAVE
+
+
+# The bots play: ``moves`` of them, then (``until_seat_0``) on until seat 0 is to play a card
+# on a trick already led; ``moves`` past the hand's length plays it to its end.
+_BOT_MOVES = """
+rng = random.Random(3)
+def bot_move():
+    move = next(((s, m) for s in range(state.players) if (m := game.bot_action(state, s, rng))), None)
+    if move is not None:
+        state.apply(move[0], move[1])
+    return move is not None
+for _ in range(%(moves)d):
+    if not bot_move():
+        break
+while %(until_seat_0)s and not (state.turn == 0 and state.trick) and bot_move():
+    pass
+"""
+
+
+def wonderland_started(tag: str, moves: int = 6, until_seat_0: bool = False) -> str:
     return ((_DRIVE % {"tag": tag, "game": "wonderland", "seed": 11, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]})
-            + _WL_MOVES % {"moves": moves} + _SAVE)
+            + _BOT_MOVES % {"moves": moves, "until_seat_0": until_seat_0} + _SAVE)
+
+
+def finished(tag: str, game: str) -> str:
+    """A hand of ``game`` (alice or wonderland) the bots played to its end."""
+    players, names = (3, ["Ann", "Bob", "Cy"]) if game == "alice" else (4, ["Ann", "Bob", "Cy", "Di"])
+    return ((_DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names})
+            + _BOT_MOVES % {"moves": 5000, "until_seat_0": False} + "\nassert state.finished\n" + _SAVE)
 
 
 def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):

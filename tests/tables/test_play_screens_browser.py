@@ -1,7 +1,8 @@
 """The game screens on a small phone (360x640) in Chromium, against daphne, for all three games:
-what matters stays in reach, the cards that came in are marked, the end of a hand says once
-what was declared and why each player scored, and every control says what it does (axe-core
-finds no serious or critical problem mid-hand)."""
+what matters stays in reach (the cards and the main actions in the first screen, unscrolled and
+not under the dock), the cards that came in are marked, the end of a hand says once what was
+declared and why each player scored, and every control says what it does (axe-core finds no
+serious or critical problem mid-hand, on the finished hand, or on the organiser's watch page)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ IN_VIEW = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
           inside: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
           top: r.top, bottom: r.bottom};
 })"""
+# Each element: in the screen and the topmost thing at its centre (not under the dock).
+IN_REACH = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
+  const r = e.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+  const hit = r.width > 0 && y >= 0 && y < window.innerHeight ? document.elementFromPoint(x, y) : null;
+  return {name: e.getAttribute('aria-label') || e.textContent.trim(), width: r.width,
+          inside: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
+          on_top: !!hit && (hit === e || e.contains(hit)), top: r.top, bottom: r.bottom};
+})"""
+BOUNDED = """(sel) => { const s = getComputedStyle(document.querySelector(sel));
+  return {max: s.maxHeight, overflow: s.overflowY}; }"""
 FILM_CARD = re.compile(r"^(Pass |Give )?(%s) [1-4]( \(.*\))?$|^(Pass |Give )?Joker( \(.*\))?$"
                        % "|".join(re.escape(f) for f in film_names))
 
@@ -77,6 +88,31 @@ def take_offer(page, offerer: str, count: int) -> list[str]:
 
 def new_cards(page) -> list[str]:
     return page.eval_on_selector_all("#hand button.c.new", "bs => bs.map(b => b.dataset.card)")
+
+
+def in_reach(page, selector: str, at_least: int) -> None:
+    """Every element matching ``selector`` (at least ``at_least`` of them) lies in the phone's
+    screen, unscrolled, and is not covered by the dock."""
+    assert page.evaluate("window.scrollY") == 0
+    found = page.evaluate(IN_REACH, selector)
+    assert len(found) >= at_least, found
+    for what in found:
+        assert what["width"] > 0 and what["inside"] and what["on_top"], what
+
+
+def bounded(page, selector: str) -> None:
+    """``selector``'s box has a height limit and scrolls within it."""
+    box = page.evaluate(BOUNDED, selector)
+    assert box["max"] != "none" and box["overflow"] == "auto", (selector, box)
+
+
+def sign_in_as(page, server, tag: str) -> None:
+    """The organiser of screens_support's drive ``tag`` signs in."""
+    page.goto(server.url + "/")
+    page.fill("input[name=username]", f"olive-{tag}")
+    page.fill("input[name=password]", "organiser-pass-123")
+    page.click("button:has-text('Sign in')")
+    expect(page.locator("input[name=password]")).to_have_count(0)
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
@@ -177,4 +213,132 @@ def test_the_phone_says_at_once_when_a_bot_takes_its_seat_and_gives_it_back(serv
     organiser.locator("#table-1 details summary").click()
     organiser.locator("#table-1 button", has_text=f"Give {ann} the seat back").click()
     expect(page.locator("#message")).to_have_text("Your seat is yours again: play on.", timeout=30_000)
+    organiser.close()
+
+
+ALICE_CARDS = "#alice-row button.c, #hand .c"
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_alice_keeps_the_cards_and_every_question_in_reach_on_a_small_phone_and_marks_what_came_in(server, browser):
+    data = server.shell_json(S.alice_mid_hand("alice-mid"))
+    code, names = data["code"], [name for name, _ in data["seats"]]
+    page = S.open_phone(browser, server, code, data["seats"][0][1])
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    expect(page.locator("#alice-row button.c:not([disabled])")).to_have_count(7)
+    # Mid-hand, the log past a hundred entries: the row, all four sets held (five cards each)
+    # and the Rabbit, the status and the last move in the first screen; the whole log folded
+    # (and bounded when unfolded), the seats in their own bounded box.
+    expect(page.locator("#alice-log li").nth(59)).to_be_attached()  # a hundred entries, less the turns (unsaid)
+    in_reach(page, ALICE_CARDS + ", #status, #log li", 7 + 4 * 5 + 1 + 2)
+    assert page.locator("#hand .c.new").count() == 0  # dealt, not received
+    bounded(page, "#alice-log")
+    bounded(page, "#seats")
+
+    # Asking: a card missing from a set, then whom to ask: the players' buttons in reach too.
+    page.locator('#hand .c.missing[data-card="A4"]').click()
+    expect(page.locator("#alice-ask button")).to_have_count(3)  # two players and Cancel
+    in_reach(page, ALICE_CARDS + ", #alice-ask button", 7 + 4 * 5 + 1 + 3)
+    page.locator('#alice-ask button[data-seat="1"]').click()
+    # Bob holds A4 and no Rabbit: handed over at once. The card is marked new, seen and heard.
+    expect(page.locator("#log li").first).to_have_text(f"{names[1]} handed A4 to you.")
+    marked = page.locator("#hand .c.new")
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_attribute("data-card", "A4")
+    expect(marked).to_contain_text("new")
+    expect(marked).to_have_attribute("aria-label", re.compile(r"^A4 \(.+\), held \(new\)$"))
+    # Ann goes on and takes the Cheshire Cat from the row: its mark replaces A4's.
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    page.locator('#alice-row button.c[data-card="CC"]').click()
+    expect(page.locator("#log li").first).to_have_text(re.compile(r"^You took Cheshire Cat from the row"))
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_attribute("data-card", "CC")
+    expect(marked).to_have_attribute("aria-label", "Cheshire Cat, held (new)")
+
+    # Bob asks Ann for B1; Ann holds it and a White Rabbit: her phone asks, with the countdown,
+    # the Give and White Rabbit buttons in reach with every card.
+    bob = S.open_phone(browser, server, code, data["seats"][1][1])
+    expect(bob.locator("#status")).to_contain_text("Your turn")
+    bob.locator('#hand .c.missing[data-card="B1"]').click()
+    bob.locator('#alice-ask button[data-seat="0"]').click()
+    expect(page.locator("#status")).to_have_text(f"{names[1]} asks you for B1: give it or play your White Rabbit?")
+    prompt = page.locator("#alice-prompt button")
+    expect(prompt).to_have_text(["Give B1", "Play your White Rabbit"])
+    expect(page.locator("#alice-countdown")).to_have_text(re.compile(r"^You have \d+ s to answer \(of 600\)\.$"))
+    in_reach(page, ALICE_CARDS + ", #alice-prompt button, #alice-countdown, #status", 7 + 4 * 5 + 2 + 2 + 1 + 1)
+    prompt.filter(has_text="Play your White Rabbit").click()
+    expect(page.locator("#log li").first).to_have_text("You refused with a White Rabbit.")
+    expect(marked).to_have_attribute("data-card", "CC")  # nothing received meanwhile
+
+    # Cy takes a row card; Ann asks Bob for C3 (in the row: nobody holds it) and holds a Cat:
+    # her phone asks whether to play it, the Cat and Pass buttons in reach with every card.
+    cy = S.open_phone(browser, server, code, data["seats"][2][1])
+    expect(cy.locator("#status")).to_contain_text("Your turn")
+    cy.locator('#alice-row button.c[data-card="G3"]').click()
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    page.locator('#hand .c.missing[data-card="C3"]').click()
+    page.locator('#alice-ask button[data-seat="1"]').click()
+    expect(page.locator("#status")).to_have_text(
+        f"{names[1]} does not hold C3: play your Cheshire Cat and go on, or let the turn pass?")
+    expect(prompt).to_have_text(["Play your Cheshire Cat", "Let the turn pass"])
+    expect(page.locator("#alice-countdown")).to_have_text(re.compile(r"^You have \d+ s to answer \(of 600\)\.$"))
+    in_reach(page, ALICE_CARDS + ", #alice-prompt button, #alice-countdown, #status", 7 + 4 * 5 + 1 + 2 + 1 + 1)  # the Rabbit played
+    prompt.filter(has_text="Let the turn pass").click()
+    expect(page.locator("#alice-prompt")).to_be_hidden()
+    for other in (bob, cy):
+        other.context.close()
+    page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_wonderland_keeps_the_cards_and_the_play_in_reach_on_a_small_phone(server, browser):
+    data = server.shell_json(S.wonderland_started("wl-mid", moves=6, until_seat_0=True))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    live = page.locator("#hand button.wl-card.legal")
+    expect(live.first).to_be_visible()
+    count = page.locator("#hand button.wl-card").count()
+    # The trick on the table, every card of the hand and the status line in the first screen.
+    in_reach(page, "#hand button.wl-card, #status, #trick li", count + 2)
+    bounded(page, "#history")
+    bounded(page, "#seats")
+    card = live.first.get_attribute("data-card")
+    live.first.click()
+    expect(page.locator(f'#hand button.wl-card[data-card="{card}"]')).to_have_count(0)
+    in_reach(page, "#hand button.wl-card, #status", count)
+    page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("slug", ["alice", "wonderland"])
+def test_a_finished_hand_passes_axe(server, browser, slug):
+    data = server.shell_json(S.finished(f"{slug}-done", slug))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#result")).to_contain_text("The hand is over")
+    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
+    problems = serious_violations(page)
+    assert not problems, describe(problems)
+    page.context.close()
+
+
+WATCHED = {
+    "film-fantasy": (S.ff_three_offers, "Auction open"),
+    "alice": (S.alice_mid_hand, "It is "),
+    "wonderland": (S.wonderland_started, " to play."),
+}
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("slug", sorted(WATCHED))
+def test_the_organisers_watch_page_passes_axe(server, browser, slug):
+    setup, status = WATCHED[slug]
+    tag = f"{slug}-watch"
+    data = server.shell_json(setup(tag))
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in_as(organiser, server, tag)
+    organiser.goto(f"{server.url}/{data['code']}/tables/1/watch")
+    expect(organiser.locator("#status")).to_contain_text(status)
+    assert organiser.locator("#hand button, #hand .c").count() == 0  # no cards
+    problems = serious_violations(organiser)
+    assert not problems, describe(problems)
     organiser.close()

@@ -1,6 +1,7 @@
 /* Alice's game screen: the row, the player's cards by set, asking (a missing card, then a player),
    the asked player's give-or-Rabbit and the asker's Cat-or-pass questions with their countdown,
-   the laid sets and card counts (in the seats' chips), the public log in words. Plain JS, no
+   the laid sets and card counts (in the seats' chips), the public log in words, the cards just
+   received marked "new" (seen and heard: the class ``new`` and the word). Plain JS, no
    build step. The socket, the seats, the status line's frame, the last log line and the result
    box are the shared client's (static/js/play_client.js, loaded first). Markup:
    templates/games/alice/play.html. The page's "game-data" block is Alice.screen_data():
@@ -17,6 +18,10 @@
     var TITLES = client.data.titles || {}, SETS = client.data.sets || "ABCDEFGH";
     var RABBIT = "WR", CAT = "CC";
 
+    // The seats' chips scroll in their own bounded box on a small phone (play.html's styles):
+    // a keyboard reaches it, and it is named.
+    $("seats").tabIndex = 0;
+    $("seats").setAttribute("aria-label", "Players");
     var chosen = null;   // the missing card tapped, to ask for once a player is tapped
 
     function setOf(card) { return TITLES[card] ? card.charAt(0) : ""; }
@@ -52,7 +57,7 @@
         return [nameOf(p.to), " does not hold " + p.card + ": waiting for ", nameOf(p.asker), " to play a Cheshire Cat or let the turn pass."];
       }
       if (mine(v) && v.turn === me) {
-        if (may(v, "take") && may(v, "ask")) return "Your turn: take a card from the row, or tap a card missing from one of your sets to ask for it.";
+        if (may(v, "take") && may(v, "ask")) return "Your turn: take a card from the row, or tap a missing card to ask for it.";
         if (may(v, "take")) return "Your turn: take a card from the row.";
         return "Your turn: tap a card missing from one of your sets to ask for it.";
       }
@@ -95,8 +100,10 @@
     }
 
     // ``name``: what a tap does, for screen readers ("Take B2 (Queen) from the row").
+    // A White Rabbit or a Cheshire Cat in the row shows its last word ("Rabbit", "Cat"): seven
+    // cards share one line on a small phone; its name and title say it whole.
     function cardButton(card, cls, onclick, enabled, name) {
-      var b = button(shortName(card), onclick);
+      var b = button(TITLES[card] ? card : shortName(card).split(" ").pop(), onclick);
       b.setAttribute("aria-label", name);
       b.className = "c " + cls;
       b.dataset.card = card;
@@ -121,11 +128,44 @@
       client.send({ type: "take", card: card });
     }
 
+    // The cards this seat received in the last action that gave it any (a card taken from the
+    // row, or one handed over by the player it asked), from the public log: those still held are
+    // marked new; a newer receipt replaces the older marks. A card that completed a set was laid
+    // at once: it is no longer held, so nothing is marked.
+    function received(v) {
+      if (!mine(v) || !v.hand) return [];
+      for (var i = v.log.length - 1; i >= 0; i--) {
+        var e = v.log[i];
+        if ((e.type === "took" && e.seat === v.seat) || (e.type === "handed" && e.to === v.seat)) {
+          return v.hand.indexOf(e.card) >= 0 ? [e.card] : [];
+        }
+      }
+      return [];
+    }
+
+    // A card held: not a control, a picture named by what it is ("A2 (…), held (new)").
+    function heldCard(card, fresh) {
+      var special = !TITLES[card];
+      var held = el("span", shortName(card), "c held" + (special ? " special" : ""));
+      held.dataset.card = card;
+      held.title = titled(card);
+      held.setAttribute("role", "img");
+      var name = (special ? shortName(card) : titled(card)) + ", held";
+      if (fresh.indexOf(card) >= 0) {
+        held.className += " new";
+        held.appendChild(el("span", "new", "tag"));
+        name += " (new)";
+      }
+      held.setAttribute("aria-label", name);
+      return held;
+    }
+
     // The hand by set: each set held shows its five cards, the missing ones to tap (to ask).
     function renderHand(v) {
       var box = $("hand");
       box.textContent = "";
       if (!v.hand) return;
+      var fresh = received(v);
       var canAsk = may(v, "ask") && !client.pending();
       SETS.split("").forEach(function (s) {
         if (!holdsSet(v, s)) return;
@@ -135,12 +175,7 @@
         for (var n = 1; n <= 5; n++) {
           var card = s + n;
           if (v.hand.indexOf(card) >= 0) {
-            var held = el("span", card, "c held");
-            held.dataset.card = card;
-            held.title = titled(card);
-            held.setAttribute("aria-label", titled(card) + ", held");
-            held.setAttribute("role", "img");
-            row.appendChild(held);
+            row.appendChild(heldCard(card, fresh));
           } else {
             var ask = cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk,
               "Ask for " + titled(card));
@@ -153,10 +188,10 @@
       });
       var specials = v.hand.filter(function (c) { return !TITLES[c]; });
       if (specials.length) {
-        var sp = el("div", null, "set");
+        var sp = el("div", null, "set specials");
         sp.appendChild(el("h3", "Special"));
         var line = el("div", null, "cards");
-        specials.forEach(function (c) { line.appendChild(el("span", shortName(c), "c held special")); });
+        specials.forEach(function (c) { line.appendChild(heldCard(c, fresh)); });
         sp.appendChild(line);
         box.appendChild(sp);
       }
@@ -173,9 +208,9 @@
       var box = $("alice-prompt");
       if (!box) return;
       var p = v.pending, ask = null;
-      if (p && p.decision === "give" && may(v, "give")) {
-        ask = [el("p", ["You hold " + titled(p.card) + "."], "small"),
-          actions([button("Give " + p.card, answer("give")), button("Play your White Rabbit", answer("rabbit"))])];
+      if (p && p.decision === "give" && may(v, "give")) {   // the status line says who asks for which card
+        ask = actions([named(button("Give " + p.card, answer("give")), "Give " + titled(p.card)),
+          button("Play your White Rabbit", answer("rabbit"))]);
       } else if (p && p.decision === "cat" && may(v, "cat")) {
         ask = actions([button("Play your Cheshire Cat", answer("cat")), button("Let the turn pass", answer("pass"))]);
       }
@@ -184,6 +219,7 @@
     }
 
     function answer(kind) { return function () { client.send({ type: kind }); }; }
+    function named(b, name) { b.setAttribute("aria-label", name); return b; }
     function actions(buttons) { var d = el("div", buttons, "actions"); return d; }
 
     // After a missing card is tapped: whom to ask for it.
@@ -253,7 +289,7 @@
       logLine: logLine,
       resultNote: resultNote,
       resultMore: resultMore,
-      noHand: function () { $("alice").hidden = true; }
+      noHand: function () { $("alice").hidden = true; $("alice-more").hidden = true; }
     };
   });
 })();
