@@ -147,7 +147,7 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         # (tables/ sets none yet: stored here as the server would, then the page looks again).
         server.shell_json(DEADLINE)
         second.reload()
-        expect(second.locator("#alice-countdown")).to_contain_text(re.compile(r"^You have \d+ s to answer\.$"))
+        expect(second.locator("#alice-countdown")).to_contain_text(re.compile(r"^You have \d+ s to answer \(of 20\)\.$"))
         second.locator("#alice-prompt button", has_text="Play your White Rabbit").click()
         expect(second.locator("#alice-countdown")).to_have_text("")
         expect(first.locator("#log li").first).to_have_text(f"{names[1]} refused with a White Rabbit.")

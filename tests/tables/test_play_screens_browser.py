@@ -165,6 +165,8 @@ def test_three_open_offers_keep_declare_and_every_card_in_reach_on_a_small_phone
         expect(items.nth(i)).to_contain_text(re.compile(r"-?\d+ points? — \S"))
     assert page.inner_text("#play").count("declared") == 1, page.inner_text("#play")
     assert page.inner_text("#log").count("declared") == 0
+    problems = serious_violations(page)  # the finished hand, its cards marked new among them
+    assert not problems, describe(problems)
 
 
 GAMES = {

@@ -164,18 +164,17 @@
           var name = verb + cardTitle(c), notes = [];
           var li = locked.indexOf(c);
           if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; notes.push("in your offer"); }
-          var fi = marks.indexOf(c);
-          if (fi >= 0) {
+          var fi = marks.indexOf(c), isNew = fi >= 0;
+          if (isNew) {   // seen and heard: the visible "2 (new)" is also a part of the name
             marks.splice(fi, 1);
             b.className += " new";
-            b.appendChild(el("span", "new", "tag"));
-            notes.push("new");
+            b.appendChild(el("span", " (new)", "tag"));
           }
           var pi = picks.indexOf(c);
           var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
           if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); notes.push(passing === c ? "passing" : "chosen"); }
           if (v.phase === "auction") b.setAttribute("aria-pressed", b.className.indexOf(" chosen") >= 0 ? "true" : "false");
-          b.setAttribute("aria-label", name + (notes.length ? " (" + notes.join(", ") + ")" : ""));
+          b.setAttribute("aria-label", name + (isNew ? " (new)" : "") + (notes.length ? " (" + notes.join(", ") + ")" : ""));
           b.disabled = b.disabled || v.phase === "finished";
           b.addEventListener("click", function () { tap(c); });
           row.appendChild(b);
