@@ -109,7 +109,10 @@ class _TableSocket(JsonFrameConsumer):
         if view is None or event["version"] <= self.sent_version:
             return
         if not self.knows_table():
-            await self.send_view(version=event["version"], quiet=True)
+            # A task of its own, as for the seats: a slow read must not hold up the socket's
+            # next messages (a change of the seats after it, whose view is the newer one).
+            layer.start_task(_guarded(self.send_view(version=event["version"], quiet=True), self.table_id,
+                                      f"version {event['version']}"))
             return
         self.sent_version = event["version"]
         await self.send(text_data=self.frame_text(view, event["finished"]))
