@@ -170,8 +170,14 @@ class ServerLog:
         self.commits.sort(key=lambda c: c["commit_ns"])
 
     def delta_of(self, commit: dict) -> dict | None:
-        """The result message sent by the commit's own thread right after it (drive.live.table_changed)."""
-        return self._sent_after(self.deltas, commit)
+        """The result message of the commit's table, sent after it (drive.live.table_changed)."""
+        tables = commit.get("tables")
+        if not tables:
+            return self._sent_after(self.deltas, commit)
+        for rec in self.deltas:
+            if rec["pid"] == commit["pid"] and rec.get("table") in tables and rec["start_ns"] >= commit["commit_ns"]:
+                return rec
+        return None
 
     def instructions_of(self, commit: dict) -> dict | None:
         """The movement instructions a close's own thread sent right after its commit (drive.live.hand_moved)."""

@@ -55,12 +55,15 @@ def _timed(name: str, fn):
     return wrapper
 
 
-def _recorded(fn, into: list[dict], drive_of):
-    """``fn`` recording one entry in ``into``: when it ran, in which thread, what it sent."""
+def _recorded(fn, into: list[dict], drive_of, table_of=None):
+    """``fn`` recording one entry in ``into``: when it ran, in which thread, what it sent (and,
+    with ``table_of``, the [hand, table] it was about)."""
 
     def wrapper(*args):
         rec = {"pid": os.getpid(), "drive": drive_of(*args), "start_ns": time.time_ns(), "steps": [], "sends": [],
                "thread": threading.get_ident()}
+        if table_of is not None:
+            rec["table"] = table_of(*args)
         _local.record = rec
         try:
             return fn(*args)
@@ -135,16 +138,27 @@ def install() -> None:
     if original_schedule is not None:  # the on_commit callback hands the change to the worker
 
         def schedule(drive_id: int, *args) -> None:
+            tables, _local.tables = getattr(_local, "tables", []), []
             with _records_lock:
                 if len(_commits) < MAX_RECORDS:
                     _commits.append({"pid": os.getpid(), "drive": drive_id, "commit_ns": time.time_ns(),
-                                     "thread": threading.get_ident()})
+                                     "thread": threading.get_ident(), "tables": tables})
             return original_schedule(drive_id, *args)
 
         live._schedule = schedule
 
-    # A table's result message goes out in the committing thread, after its _schedule above.
-    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"])
+    original_table_changed = live.table_changed
+
+    def table_changed(table, **kwargs):
+        """Names the table in the commit's record (its [hand, table]): its result message is
+        read and sent after the commit, in another thread, and found by that name."""
+        _local.tables = [*getattr(_local, "tables", []), [table.hand.number, table.number]]
+        return original_table_changed(table, **kwargs)
+
+    live.table_changed = table_changed
+    # A table's result message goes out after its commit (its _schedule above), in the result-message thread.
+    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"],
+                                       lambda delta, *_: [delta["hand"], delta["table"]])
     original_send_instructions = live.send_instructions
 
     def send_instructions(message):

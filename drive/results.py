@@ -174,7 +174,8 @@ def enter(
         )
     table.status = TableHand.Status.ENTERED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table, seated=[p.pk for p in players], current=True)
+    # An entry counts for nobody's total until it is confirmed: no place changes.
+    live.table_changed(table, seated=[p.pk for p in players], current=True, places=False)
     return Submitted(result, repeated=False)
 
 
@@ -211,5 +212,5 @@ def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, r
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table, current=True)
+    live.table_changed(table, current=True, places=False)  # an entry disputed was counted for no one
     return result
