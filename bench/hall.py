@@ -51,9 +51,9 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import common  # noqa: E402
+from bench.drive_setup import PHONES_PER_TABLE, build_drive, current_tables, setup_django  # noqa: E402,F401
 from bench.listeners import ListenerProcess  # noqa: E402
 
-PHONES_PER_TABLE = 4
 BOARDS = 4
 DASHBOARDS = 4
 WAIT = 30.0  # seconds: the longest any one wait for messages may take
@@ -75,65 +75,6 @@ def parse_args(argv=None):
     if not (1 <= args.tables <= 100 and 1 <= args.hands <= 10 and 1 <= args.processes <= 4):
         p.error("--tables 1..100, --hands 1..10, --processes 1..4")
     return args
-
-
-# --- set-up in this process (Django, through the services) -----------------------------------------
-
-
-def setup_django(db_url: str | None, data_dir: str) -> None:
-    if db_url:
-        os.environ["DATABASE_URL"] = db_url
-    else:
-        os.environ.pop("DATABASE_URL", None)
-    os.environ["DATA_DIR"] = data_dir
-    os.environ.pop("REDIS_URL", None)  # this process only builds data: in-memory layer, no listeners
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DEBUG"] = "0"
-    os.environ["SECRET_KEY"] = "bench-" + "k" * 60
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
-
-
-def build_drive(players: int) -> dict:
-    from django.contrib.auth import get_user_model
-    from django.db import connections
-    from django.test import Client
-
-    from drive import services
-    from drive.access import player_cookie_name
-    from drive.models import Drive
-
-    user = get_user_model().objects.create_user("bench-organiser", password="bench-password-123")
-    drive = Drive.objects.create(organiser=user, name="Bench hall", target=Drive.Target.HANDS, target_hands=50,
-                                 preferred_table_size=PHONES_PER_TABLE, seed=4242)
-    services.add_players(drive, [f"Player {i:03d}" for i in range(1, players + 1)])
-    services.draw_seating(drive, random.Random(7))
-    services.start_hand(drive)
-    client = Client()
-    client.force_login(user)
-    info = {
-        "drive_id": drive.pk, "code": drive.join_code, "cookie": player_cookie_name(drive),
-        "session": client.cookies["sessionid"].value,
-        "tokens": dict(drive.players.values_list("pk", "token")),
-    }
-    connections.close_all()
-    return info
-
-
-def current_tables(drive_id: int) -> list[tuple[int, list[int]]]:
-    """(table number, player ids in seat order) of the current hand."""
-    from django.db import connections
-
-    from tables.models import Hand
-
-    hand = Hand.objects.filter(drive_id=drive_id).order_by("-number").first()
-    out = [(t.number, [s.player_id for s in t.seats.order_by("position")]) for t in hand.tables.order_by("number")]
-    connections.close_all()
-    return out
 
 
 # --- the run against the servers -------------------------------------------------------------------

@@ -9,6 +9,8 @@ Used by ``make bench`` (bench/hall.py, bench/digital.py) against a real daphne.
   shape and sends it with ``group_send`` as ``drive.broadcast.send_many`` does (sync view,
   ``async_to_sync``), ``stamp`` = time.time_ns() just before the send. This is the *floor*: what a
   group send of the same size to the same listeners costs through the same server and layer.
+- ``POST /bench/write``: ``player``; one write (that player's row) through ``common.db.write_sync``,
+  as the application's writes from a view: the floor of bench/entry_burst.py.
 - ``GET /bench/log``: what ``drive.live`` did in this process since the last call: ``commits``,
   the time of every change's commit (its ``on_commit`` callback, ``_schedule``, starting right
   after COMMIT), and ``records``, one per ``publish``: when it started (it reads the committed
@@ -287,6 +289,27 @@ def floor_view(request):
     return JsonResponse({"stamp": stamp, "done_ns": time.time_ns(), "pid": os.getpid()})
 
 
+def write_view(request):
+    """The floor of bench/entry_burst.py: one write (a player's row), through the path the
+    application's writes from a view take (``common.db.write_sync``)."""
+    from django.db import transaction
+    from django.http import HttpResponseNotAllowed, JsonResponse
+    from django.utils import timezone
+
+    from common.db import write_sync
+    from drive.models import Player
+
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+
+    @transaction.atomic
+    def write(pk: int) -> int:
+        return Player.objects.filter(pk=pk).update(phone_joined_at=timezone.now())
+
+    written = write_sync(write, int(request.POST.get("player", 0)))
+    return JsonResponse({"ok": True, "written": written})
+
+
 def log_view(request):
     from django.http import JsonResponse
 
@@ -305,4 +328,5 @@ def urlpatterns() -> list:
     from django.views.decorators.csrf import csrf_exempt
 
     install()
-    return [path("bench/floor", csrf_exempt(floor_view)), path("bench/log", log_view)]
+    return [path("bench/floor", csrf_exempt(floor_view)), path("bench/write", csrf_exempt(write_view)),
+            path("bench/log", log_view)]
