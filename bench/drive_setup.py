@@ -31,16 +31,17 @@ def setup_django(db_url: str | None, data_dir: str) -> None:
 MAX_TABLES_PER_DRIVE = 125  # 500 players, a drive's cap (drive.services.players.MAX_PLAYERS)
 
 
-def split_tables(tables: int) -> list[int]:
-    """The hall's tables as drives of at most 125 tables (a drive holds at most 500 players):
-    250 tables are two drives of 125, side by side in the same hall and servers."""
-    drives = -(-tables // MAX_TABLES_PER_DRIVE)
+def split_tables(tables: int, per_drive: int = MAX_TABLES_PER_DRIVE) -> list[int]:
+    """The hall's tables as drives of at most ``per_drive`` tables (a drive holds at most 500
+    players), as even as can be: 250 tables are two drives of 125, side by side in the same
+    hall and servers."""
+    drives = -(-tables // per_drive)
     return [tables // drives + (1 if i < tables % drives else 0) for i in range(drives)]
 
 
-def build_drives(tables: int) -> list[dict]:
-    """``build_drive`` for each drive of ``split_tables(tables)``, one organiser for all."""
-    return [build_drive(n * PHONES_PER_TABLE, index=i) for i, n in enumerate(split_tables(tables))]
+def build_drives(tables: int, per_drive: int = MAX_TABLES_PER_DRIVE) -> list[dict]:
+    """``build_drive`` for each drive of ``split_tables``, one organiser for all."""
+    return [build_drive(n * PHONES_PER_TABLE, index=i) for i, n in enumerate(split_tables(tables, per_drive))]
 
 
 def build_drive(players: int, index: int = 0) -> dict:
