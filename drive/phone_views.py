@@ -249,7 +249,7 @@ def me(request, code: str):
 def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):
     table = results._my_table(drive, player, for_update=False, shown=shown)
     players, spec = previews.entry_questions(drive, table)
-    return table, [p.name for p in players], spec
+    return table, players, spec
 
 
 def _existing(table):
@@ -309,7 +309,8 @@ def enter(request, code: str):
         # entry (answered as such, whatever hand it was for). A repeat for the hand being
         # played is answered by results.enter, which reads the key under the drive's lock: the
         # key is read once per entry, not once here and again there.
-        table, names, spec = _entry_setup(drive, player, _shown(request) if posted else None)
+        table, players, spec = _entry_setup(drive, player, _shown(request) if posted else None)
+        names = [p.name for p in players]
     except DriveError as exc:
         if posted and _recorded_already(player, request.POST.get("client_key")):
             return _entry_answer(request, drive, wants_json, repeated=True)
@@ -331,7 +332,7 @@ def enter(request, code: str):
                 # The write where the database takes it best (SQLite: its one writer thread).
                 submitted = write_sync(
                     results.enter, drive, player, form.summary(), client_key=request.POST.get("client_key"),
-                    seen_revision=seen, shown=_shown(request),
+                    seen_revision=seen, shown=_shown(request), read=(table, players),
                 )
             except StaleForm as exc:  # the hand closed while this was being read
                 return _entry_refused(request, drive, wants_json, exc)

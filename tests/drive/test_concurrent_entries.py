@@ -171,3 +171,22 @@ def test_a_confirmation_and_a_dispute_sent_at_once_settle_the_entry_one_way(tabl
     assert result.status in (Result.Status.CONFIRMED, Result.Status.DISPUTED)
     counted = Score.objects.filter(result=result, counted=True).count()
     assert counted == (4 if result.status == Result.Status.CONFIRMED else 0)
+
+
+@pytest.mark.django_db
+def test_an_entry_checked_before_a_close_is_refused_under_the_lock_and_writes_nothing(table_of_four):
+    """The entry page checks the form against the table and seats it read before the drive's
+    lock; if the organiser closed the hand meanwhile, the entry is refused as stale once it
+    holds the lock, not written onto the closed hand's table."""
+    from drive import results, services
+    from drive.services import StaleForm
+    from tests.factories import declared
+
+    drive, table, players = table_of_four
+    read = (table, players)  # what the entry page read
+    services.close_hand(drive, force=True)
+    services.start_hand(drive)
+    with pytest.raises(StaleForm):
+        results.enter(drive, players[0], declared(4, 0), client_key="late", seen_revision=0,
+                      shown=results.Shown(1, 1, players[0].pk), read=read)
+    assert not Result.objects.filter(client_key="late").exists()
