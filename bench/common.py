@@ -345,3 +345,49 @@ async def wait_until(predicate, timeout: float, step: float = 0.02) -> bool:
 
 def ws_url(http_url: str, path: str) -> str:
     return http_url.replace("http://", "ws://") + path
+
+
+# --- the servers' own use of the machine ---------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU time (user + system, seconds) of a server process and of its children (the render
+    process), from /proc: ``{"server": s, "children": s}``."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def own(p: int) -> float:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    return {"server": own(pid), "children": sum(own(c) for c in _children(pid))}
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """A process's peak resident memory (VmHWM in /proc/<pid>/status), in MB."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]

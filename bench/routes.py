@@ -9,6 +9,8 @@ Used by ``make bench`` (bench/hall.py, bench/digital.py) against a real daphne.
   shape and sends it with ``group_send`` as ``drive.broadcast.send_many`` does (sync view,
   ``async_to_sync``), ``stamp`` = time.time_ns() just before the send. This is the *floor*: what a
   group send of the same size to the same listeners costs through the same server and layer.
+- ``POST /bench/write``: ``player``; one write (that player's row) through ``common.db.write_sync``,
+  as the application's writes from a view: the floor of bench/entry_burst.py.
 - ``GET /bench/log``: what ``drive.live`` did in this process since the last call: ``commits``,
   the time of every change's commit (its ``on_commit`` callback, ``_schedule``, starting right
   after COMMIT), and ``records``, one per ``publish``: when it started (it reads the committed
@@ -55,12 +57,15 @@ def _timed(name: str, fn):
     return wrapper
 
 
-def _recorded(fn, into: list[dict], drive_of):
-    """``fn`` recording one entry in ``into``: when it ran, in which thread, what it sent."""
+def _recorded(fn, into: list[dict], drive_of, table_of=None):
+    """``fn`` recording one entry in ``into``: when it ran, in which thread, what it sent (and,
+    with ``table_of``, the [hand, table] it was about)."""
 
     def wrapper(*args):
         rec = {"pid": os.getpid(), "drive": drive_of(*args), "start_ns": time.time_ns(), "steps": [], "sends": [],
                "thread": threading.get_ident()}
+        if table_of is not None:
+            rec["table"] = table_of(*args)
         _local.record = rec
         try:
             return fn(*args)
@@ -135,16 +140,27 @@ def install() -> None:
     if original_schedule is not None:  # the on_commit callback hands the change to the worker
 
         def schedule(drive_id: int, *args) -> None:
+            tables, _local.tables = getattr(_local, "tables", []), []
             with _records_lock:
                 if len(_commits) < MAX_RECORDS:
                     _commits.append({"pid": os.getpid(), "drive": drive_id, "commit_ns": time.time_ns(),
-                                     "thread": threading.get_ident()})
+                                     "thread": threading.get_ident(), "tables": tables})
             return original_schedule(drive_id, *args)
 
         live._schedule = schedule
 
-    # A table's result message goes out in the committing thread, after its _schedule above.
-    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"])
+    original_table_changed = live.table_changed
+
+    def table_changed(table, **kwargs):
+        """Names the table in the commit's record (its [hand, table]): its result message is
+        read and sent after the commit, in another thread, and found by that name."""
+        _local.tables = [*getattr(_local, "tables", []), [table.hand.number, table.number]]
+        return original_table_changed(table, **kwargs)
+
+    live.table_changed = table_changed
+    # A table's result message goes out after its commit (its _schedule above), in the result-message thread.
+    live.send_result_delta = _recorded(live.send_result_delta, _deltas, lambda delta, *_: delta["drive"],
+                                       lambda delta, *_: [delta["hand"], delta["table"]])
     original_send_instructions = live.send_instructions
 
     def send_instructions(message):
@@ -273,6 +289,27 @@ def floor_view(request):
     return JsonResponse({"stamp": stamp, "done_ns": time.time_ns(), "pid": os.getpid()})
 
 
+def write_view(request):
+    """The floor of bench/entry_burst.py: one write (a player's row), through the path the
+    application's writes from a view take (``common.db.write_sync``)."""
+    from django.db import transaction
+    from django.http import HttpResponseNotAllowed, JsonResponse
+    from django.utils import timezone
+
+    from common.db import write_sync
+    from drive.models import Player
+
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+
+    @transaction.atomic
+    def write(pk: int) -> int:
+        return Player.objects.filter(pk=pk).update(phone_joined_at=timezone.now())
+
+    written = write_sync(write, int(request.POST.get("player", 0)))
+    return JsonResponse({"ok": True, "written": written})
+
+
 def log_view(request):
     from django.http import JsonResponse
 
@@ -291,4 +328,5 @@ def urlpatterns() -> list:
     from django.views.decorators.csrf import csrf_exempt
 
     install()
-    return [path("bench/floor", csrf_exempt(floor_view)), path("bench/log", log_view)]
+    return [path("bench/floor", csrf_exempt(floor_view)), path("bench/write", csrf_exempt(write_view)),
+            path("bench/log", log_view)]

@@ -1,9 +1,13 @@
-"""Run the load benchmarks (`make bench`): every scenario on both layers, in under five minutes.
+"""Run the load benchmarks (`make bench`): every scenario on both layers, in under ten minutes.
 
-    .venv/bin/python bench/run.py [--only hall,digital] [--layers memory,redis] [--hands 3] [--game SLUG]
+    .venv/bin/python bench/run.py [--only hall,digital,entry_burst,hall_1000] [--layers memory,redis]
+                                  [--hands 3] [--game SLUG]
 
 Scenarios (docs/benchmarks.md, "Load"):
 - ``hall`` and ``hand_end`` (bench/hall.py, one run per layer gives both);
+- ``entry_burst`` (bench/entry_burst.py): 1,000 entries and confirmations posted in 10 s;
+- ``hall_1000`` and ``hand_end_1000``: bench/hall.py at 250 tables (1,000 phones, two drives),
+  on the embedded defaults only, two hands;
 - ``digital`` (bench/digital.py, written separately; run as a subprocess and its JSON merged;
   when the file does not exist the output says so and no entry is written for it); its tables
   play ``--game`` (default: the default game).
@@ -38,8 +42,13 @@ from bench import common  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 TARGET_RATIO = 1.5
+ENTRY_P95_MS = 1000  # entry_burst: p95 under a second
+LAST_PHONE_MS = 2000  # hand_end_1000: the last phone within 2 s
+RSS_LIMIT_MB = 1024  # hall_1000: the server's peak resident memory
 HALL_TIMEOUT = 170  # seconds per layer
+HALL_1000_TIMEOUT = 240
 DIGITAL_TIMEOUT = 120
+ENTRY_TIMEOUT = 120
 
 
 def _run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProcess:
@@ -65,21 +74,40 @@ def _run(cmd: list[str], timeout: float, **kwargs) -> subprocess.CompletedProces
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def run_hall(layer: str, hands: int) -> list[dict]:
+def _run_script(script: str, args: list[str], timeout: float, layer: str, scenarios: tuple[str, ...]) -> list[dict]:
+    """A benchmark script that writes ``{"entries": [...]}`` to ``--json``; its entries, or one
+    entry per scenario saying why there are none."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
-    cmd = [sys.executable, str(ROOT / "bench" / "hall.py"), "--layer", layer, "--hands", str(hands), "--json", out]
+    cmd = [sys.executable, str(ROOT / "bench" / script), "--layer", layer, *args, "--json", out]
     try:
-        proc = _run(cmd, HALL_TIMEOUT, cwd=ROOT)
+        proc = _run(cmd, timeout, cwd=ROOT)
         if proc.returncode != 0 or not os.path.getsize(out):
-            raise RuntimeError(f"bench/hall.py exited {proc.returncode}: {proc.stderr[-1500:]}")
+            raise RuntimeError(f"bench/{script} exited {proc.returncode}: {proc.stderr[-1500:]}")
         return json.loads(Path(out).read_text())["entries"]
     except (subprocess.TimeoutExpired, RuntimeError, ValueError) as exc:
         return [{"scenario": s, "layer": layer, "processes": 1 if layer == "memory" else 2, "clients": 0,
                  "p50_ms": None, "p95_ms": None, "p99_ms": None, "floor_p95_ms": None,
-                 "errors": [f"{type(exc).__name__}: {str(exc)[-1500:]}"]} for s in ("hall", "hand_end")]
+                 "errors": [f"{type(exc).__name__}: {str(exc)[-1500:]}"]} for s in scenarios]
     finally:
         os.unlink(out)
+
+
+def run_hall(layer: str, hands: int) -> list[dict]:
+    return _run_script("hall.py", ["--hands", str(hands)], HALL_TIMEOUT, layer, ("hall", "hand_end"))
+
+
+def run_hall_1000(hands: int) -> list[dict]:
+    """The hall at 1,000 phones (250 tables: two drives of 125), on the embedded defaults."""
+    entries = _run_script("hall.py", ["--hands", str(hands), "--tables", "250"], HALL_1000_TIMEOUT, "memory",
+                          ("hall", "hand_end"))
+    for entry in entries:
+        entry["scenario"] += "_1000"
+    return entries
+
+
+def run_entry_burst(layer: str) -> list[dict]:
+    return _run_script("entry_burst.py", [], ENTRY_TIMEOUT, layer, ("entry_burst",))
 
 
 def _last_json_object(text: str) -> dict:
@@ -127,13 +155,28 @@ def verdict(entry: dict) -> str:
     p95, floor = entry.get("p95_ms"), entry.get("floor_p95_ms")
     if p95 is None or not floor:
         return "NOT MEASURED"
+    if entry["scenario"] == "entry_burst":  # every POST answered, p95 under a second, each stored once
+        ok = p95 < ENTRY_P95_MS and not errors
+        return f"{'met' if ok else 'MISSED'} (p95 {p95 / 1000:.2f} s, {p95 / floor:.0f}x floor{', errors' if errors else ''})"
     ok = p95 <= TARGET_RATIO * floor and not errors
-    return f"{'met' if ok else 'MISSED'} ({p95 / floor:.1f}x floor{', errors' if errors else ''})"
+    extra = []
+    last = (entry.get("all_phones_ms") or {}).get("max_ms")
+    if entry["scenario"] == "hand_end_1000" and last is not None:  # and the last phone within 2 s
+        ok = ok and last < LAST_PHONE_MS
+        extra.append(f"last phone {last / 1000:.2f} s")
+    rss = max((v for v in (entry.get("server_peak_rss_mb") or {}).values() if v), default=None)
+    if entry["scenario"] == "hall_1000" and rss is not None:  # and the server under 1 GB
+        ok = ok and rss < RSS_LIMIT_MB
+        extra.append(f"peak RSS {rss:.0f} MB")
+    return f"{'met' if ok else 'MISSED'} ({p95 / floor:.1f}x floor{', errors' if errors else ''}" + \
+        "".join(f", {x}" for x in extra) + ")"
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", default="hall,digital", help="comma-separated: hall (gives hand_end too), digital")
+    p.add_argument("--only", default="hall,digital,entry_burst,hall_1000",
+                   help="comma-separated: hall (gives hand_end too), digital, entry_burst, hall_1000 (the hall at "
+                        "1,000 phones, embedded defaults only)")
     p.add_argument("--layers", default="memory,redis")
     p.add_argument("--hands", type=int, default=3, help="hands played in the hall/hand_end run (default 3)")
     p.add_argument("--game", default=None, help="the digital tables' game (default: the default game)")
@@ -154,12 +197,18 @@ def main(argv=None) -> int:
                 notes.append(f"digital ({layer}): DID NOT RUN: bench/digital.py does not exist yet.")
             else:
                 entries.append(entry)
+        if "entry_burst" in only:
+            print(f"[{time.monotonic() - started:5.0f} s] entry_burst on {layer} ...", flush=True)
+            entries += run_entry_burst(layer)
+    if "hall_1000" in only and "memory" in layers:
+        print(f"[{time.monotonic() - started:5.0f} s] hall + hand_end at 1,000 phones on memory ...", flush=True)
+        entries += run_hall_1000(min(args.hands, 2))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(entries, indent=2) + "\n")
-    print(f"\n{'scenario':10} {'layer':7} {'proc':>4} {'clients':>7} {'p50':>8} {'p95':>8} {'p99':>8} {'floor95':>8}  target")
+    print(f"\n{'scenario':13} {'layer':7} {'proc':>4} {'clients':>7} {'p50':>8} {'p95':>8} {'p99':>8} {'floor95':>8}  target")
     for e in entries:
         cells = [e.get(k) for k in ("p50_ms", "p95_ms", "p99_ms", "floor_p95_ms")]
-        print(f"{e['scenario']:10} {e['layer']:7} {e.get('processes', '?'):>4} {e.get('clients', '?'):>7} "
+        print(f"{e['scenario']:13} {e['layer']:7} {e.get('processes', '?'):>4} {e.get('clients', '?'):>7} "
               + " ".join(f"{c:8.1f}" if isinstance(c, (int, float)) else f"{'-':>8}" for c in cells)
               + f"  {verdict(e)}")
         errors = e.get("errors") or []

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async as _channels_database_sync_to_async
-from django.db import close_old_connections, connections
+from django.db import DatabaseError, close_old_connections, connections
 
 
 def database_sync_to_async(fn: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
@@ -74,3 +74,32 @@ def write_sync_to_async(fn: Callable[..., Any]) -> Any:
             raise
 
     return sync_to_async(keeping, thread_sensitive=False, executor=executor)
+
+
+def _kept(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except DatabaseError:
+        close_old_connections()  # the connection may be broken: the next write opens a fresh one
+        raise
+
+
+def write_sync(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """From a synchronous caller (a view, in its request's thread): ``fn(*args, **kwargs)``, a
+    write in a transaction of its own, made where the database takes it best, its result or
+    its exception handed back.
+
+    On SQLite, in the process's one writer thread (the moves' too), the caller waiting: SQLite
+    takes one writer at a time, and writers in threads of their own meet at ``BEGIN IMMEDIATE``,
+    where its busy handler sleeps between tries (1, 2, 5, 10 ms and more); queued in one thread
+    they follow each other at once, on a connection kept open. A refusal raised by ``fn``
+    (its transaction rolled back) keeps the connection; a database error closes it. Reads
+    stay in the caller's thread, side by side (WAL). On PostgreSQL, in the caller's thread:
+    writers of different rows go side by side, row locks serialising the rest.
+
+    Inside a transaction already (a test's, a service calling another), ``fn`` runs in it, in
+    the caller's thread: another connection could not see what it has not committed."""
+    executor = _sqlite_writer()
+    if executor is None or connections["default"].in_atomic_block:
+        return fn(*args, **kwargs)
+    return executor.submit(_kept, fn, args, kwargs).result()

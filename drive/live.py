@@ -59,20 +59,31 @@ def drive_changed(drive_id: int, *, gather: bool = False) -> None:
     transaction.on_commit(send)
 
 
-def table_changed(table: Any, *, seated: list[int] | None = None, current: bool = False) -> None:
+def table_changed(table: Any, *, seated: list[int] | None = None, current: bool = False,
+                  places: bool = True) -> None:
     """A table's result changed (entered, confirmed, disputed, corrected, recorded by the engine):
-    the drive's full update as ``drive_changed``, and before it, the moment the transaction
-    commits, a small message to the board and the dashboard with what changed at this table
-    (its status, the hand's progress, its players' new totals), which their pages apply at once.
-
-    The message is read now, inside the transaction, so it holds exactly what commits; the
-    full update that follows (built by the worker) replaces it, and pages ignore a message
+    the drive's full update as ``drive_changed``, and before it a small message to the board
+    and the dashboard with what changed at this table (its status, the hand's progress, its
+    players' totals, and when they changed everybody's place), which their pages apply at once.
+    The full update that follows (built by the worker) replaces it, and pages ignore a message
     older than the update they show (``commit`` against the update's ``read``).
+
+    ``places``: False when the change leaves every counted score as it was (a phone's entry or
+    dispute: only a confirmed result counts), so nobody's place changes. Its message is then
+    read inside the transaction, cheaply (the hand's statuses and the seated players' totals,
+    no ranking), and sent the moment the transaction commits. Otherwise the places have
+    changed, and the message, with everybody's place (``selectors.standings``, the one
+    ranking), is read after the commit in the result-message thread (``_messages``): inside
+    the transaction that read would hold the drive's lock, and SQLite's one writer, for every
+    other result of a burst. Read later, it holds at least what committed.
 
     What the caller has already read, to spare the message its queries: ``seated``, the ids of
     the table's players; ``current``, True when the table's hand is the drive's latest."""
     drive_changed(table.hand.drive_id, gather=True)
-    delta = result_delta(table, seated=seated, current=current)
+    if places:
+        _message_after_commit(table, seated=seated, current=current)
+        return
+    delta = result_deltas([(table, seated, current)], committed=False, places=False)[0]
     transaction.on_commit(lambda: send_result_delta(delta), robust=True)
 
 
@@ -106,62 +117,116 @@ def send_instructions(message: dict[str, Any]) -> None:
 def table_finished(table: Any) -> None:
     """A digital table's hand ended: the engine recorded its result inside the move's
     transaction, under the table's lock, in the thread that applies moves. As
-    ``table_changed``, but the result's message is read after the commit, in a thread of its
-    own (``_messages``): the table's lock, and the phones' last view, do not wait for it. Read
-    later, it holds at least what committed."""
+    ``table_changed``: the table's lock, and the phones' last view, do not wait for its
+    message."""
     drive_changed(table.hand.drive_id, gather=True)
+    _message_after_commit(table)
 
-    def read_and_send() -> None:
-        stamp = _stamp()  # before the read: a full update read after this is newer than it
-        send_result_delta(result_delta(table, committed=True), stamp)
 
-    def in_own_thread() -> None:
-        try:
-            read_and_send()
-        except Exception:  # the full update that follows shows the result all the same
-            log.exception("result message of table %s not sent", table.pk)
-        finally:
-            connection.close()
+def _message_after_commit(table: Any, *, seated: list[int] | None = None, current: bool = False) -> None:
+    """Once the transaction commits, the table's result message is read and sent by the
+    result-message thread; tests (``LIVE_UPDATES_INLINE``) read and send it in the committing
+    thread."""
+    if getattr(settings, "LIVE_UPDATES_INLINE", False):
+        transaction.on_commit(lambda: _read_and_send([(table, seated, current)]), robust=True)
+        return
 
-    if getattr(settings, "LIVE_UPDATES_INLINE", False):  # tests: in the committing thread
-        transaction.on_commit(read_and_send, robust=True)
-    else:
-        transaction.on_commit(lambda: _messages.submit(in_own_thread), robust=True)
+    def queue() -> None:
+        with _pending_lock:
+            _pending.append((table, seated, current))
+        _messages.submit(_drain)
+
+    transaction.on_commit(queue, robust=True)
+
+
+def _drain() -> None:
+    """Every result message queued so far, read and sent in the order their commits queued them.
+    A burst's messages queued meanwhile share one read of what they have in common (the
+    ranking, the hands' statuses: ``result_deltas``)."""
+    with _pending_lock:
+        batch = list(_pending)
+        _pending.clear()
+    if not batch:
+        return  # an earlier drain took this one's message
+    try:
+        _read_and_send(batch)
+    except Exception:  # the full update that follows shows the results all the same
+        log.exception("result messages of tables %s not sent", [t.pk for t, *_ in batch])
+    finally:
+        connection.close()
+
+
+def _read_and_send(batch: list[tuple[Any, list[int] | None, bool]]) -> None:
+    stamp = _stamp()  # before the read: a full update read after this is newer than these messages
+    for delta in result_deltas(batch):
+        send_result_delta(delta, stamp)
 
 
 def result_delta(table: Any, *, committed: bool = False, seated: list[int] | None = None,
-                 current: bool = False) -> dict[str, Any]:
-    """``committed``: read after the commit, every status as stored (a later change included);
-    else inside the transaction, this table's status as the caller has it (the engine saves
-    it after recording the result). ``seated``, ``current``: as ``table_changed``."""
-    hand = table.hand
-    drive = hand.drive
-    # (No ordering: the models' default ones would join up to the drive for nothing.)
-    stored = dict(hand.tables.order_by().values_list("pk", "status"))
-    status = stored.get(table.pk, table.status) if committed else table.status
-    statuses = [TableHand(status=status if pk == table.pk else other) for pk, other in stored.items()]
-    done = selectors.progress(statuses)
-    if seated is None:
-        seated = list(table.seats.order_by().values_list("player_id", flat=True))
-    latest = hand.number if current else selectors.latest_hand_number(drive)
-    seated_ids = set(seated)
-    ranked = selectors.standings(drive)
-    frozen_at = selectors.suspense_from(drive)
-    return {
-        "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
-        # A correction of an earlier hand changes totals, not the current hand's progress.
-        "current": hand.number >= latest,
-        "status": status, "status_label": TableHand.Status(status).label,
-        "progress": {"done": done.done, "total": done.total, "entered": done.entered, "disputed": done.disputed},
-        # The seated players' new totals, and everybody's place: ranked here, the one ranking
-        # (scoring.standings), never in the page.
-        "totals": {str(r.row.player_id): {"total": r.total, "facts": list(r.facts), "hands": r.row.hands_played}
-                   for r in ranked if r.row.player_id in seated_ids},
-        "ranks": [[str(r.row.player_id), r.label] for r in ranked],
-        # The board keeps its standings secret while the drive is in its suspense hands (as
-        # selectors.drive_view): no totals for it then, whichever hand the result belongs to.
-        "board_totals": frozen_at is None or latest <= frozen_at,
-    }
+                 current: bool = False, places: bool = True) -> dict[str, Any]:
+    """The message of ``table``'s result. ``committed``: every status as stored (a later change
+    included); else this table's status as the caller has it. ``seated``, ``current``,
+    ``places``: as ``table_changed``."""
+    return result_deltas([(table, seated, current)], committed=committed, places=places)[0]
+
+
+def result_deltas(batch: list[tuple[Any, list[int] | None, bool]], *, committed: bool = True,
+                  places: bool = True) -> list[dict[str, Any]]:
+    """The result messages of ``batch`` (each: a table, its seated players' ids or None, whether
+    its hand is the drive's latest), in its order, read once for what they share: each drive's
+    ranking, latest hand, each hand's tables' statuses. Read after the commits (``committed``),
+    each table's status is as stored. ``places`` False: the seated players' totals only, and
+    no one in ``ranks`` (nobody's place changed)."""
+    ranked_of: dict[int, list] = {}
+    latest_of: dict[int, int] = {}
+    hands: dict[int, dict[int, str]] = {}
+    out = []
+    for table, seated, current in batch:
+        hand = table.hand
+        drive = hand.drive
+        if seated is None:
+            seated = list(table.seats.order_by().values_list("player_id", flat=True))
+        seated_ids = set(seated)
+        if not places:
+            ranked = None
+            rows = selectors.totals_of(drive, seated)
+        else:
+            if hand.drive_id not in ranked_of:
+                ranked_of[hand.drive_id] = selectors.standings(drive)
+            ranked = ranked_of[hand.drive_id]
+            rows = [r.row for r in ranked if r.row.player_id in seated_ids]
+        if current:
+            latest = hand.number
+        else:
+            if hand.drive_id not in latest_of:
+                latest_of[hand.drive_id] = selectors.latest_hand_number(drive)
+            latest = latest_of[hand.drive_id]
+        frozen_at = selectors.suspense_from(drive)
+        if hand.pk not in hands:
+            # (No ordering: the models' default ones would join up to the drive for nothing.)
+            hands[hand.pk] = dict(hand.tables.order_by().values_list("pk", "status"))
+        stored = hands[hand.pk]
+        status = stored.get(table.pk, table.status) if committed else table.status
+        statuses = [TableHand(status=status if pk == table.pk else other) for pk, other in stored.items()]
+        done = selectors.progress(statuses)
+        delta = {
+            "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
+            # A correction of an earlier hand changes totals, not the current hand's progress.
+            "current": hand.number >= latest,
+            "status": status, "status_label": TableHand.Status(status).label,
+            "progress": {"done": done.done, "total": done.total, "entered": done.entered,
+                         "disputed": done.disputed},
+            "totals": {str(r.player_id): {"total": r.total, "facts": list(r.facts), "hands": r.hands_played}
+                       for r in rows},
+            # The board keeps its standings secret while the drive is in its suspense hands (as
+            # selectors.drive_view): no totals for it then, whichever hand the result belongs to.
+            "board_totals": frozen_at is None or latest <= frozen_at,
+        }
+        # Everybody's place: ranked here, the one ranking (scoring.standings), never in the page;
+        # none when nobody's place changed (the page keeps the places it shows).
+        delta["ranks"] = [[str(r.row.player_id), r.label] for r in ranked] if ranked is not None else []
+        out.append(delta)
+    return out
 
 
 def send_result_delta(delta: dict[str, Any], commit: int | None = None) -> None:
@@ -172,7 +237,9 @@ def send_result_delta(delta: dict[str, Any], commit: int | None = None) -> None:
 
 log = logging.getLogger(__name__)
 _worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-updates")  # one drive at a time each
-_messages = ThreadPoolExecutor(max_workers=1, thread_name_prefix="result-messages")  # table_finished, in order
+_messages = ThreadPoolExecutor(max_workers=1, thread_name_prefix="result-messages")  # one at a time, in order
+_pending: list[tuple[Any, list[int] | None, bool]] = []  # committed results whose message is not read yet
+_pending_lock = threading.Lock()
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _state: dict[int, str] = {}  # drive id -> "queued" | "running" | "again"

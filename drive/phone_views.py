@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
+from common.db import write_sync
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
 from drive.forms import has_control_characters, posted_number, without_control_characters
@@ -248,7 +249,7 @@ def me(request, code: str):
 def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):
     table = results._my_table(drive, player, for_update=False, shown=shown)
     players, spec = previews.entry_questions(drive, table)
-    return table, [p.name for p in players], spec
+    return table, players, spec
 
 
 def _existing(table):
@@ -303,13 +304,16 @@ def enter(request, code: str):
         if player is None:
             return redirect("phone:join", code=drive.join_code)
     try:
-        # A repeat of the player's own recorded entry is answered as such, whatever hand it was
-        # for; any other form shown to another player, or for another hand or table than the
-        # player's now, is refused before it is read.
+        # A form shown to another player, or for another hand or table than the player's now,
+        # is refused before it is read, unless it is a repeat of the player's own recorded
+        # entry (answered as such, whatever hand it was for). A repeat for the hand being
+        # played is answered by results.enter, which reads the key under the drive's lock: the
+        # key is read once per entry, not once here and again there.
+        table, players, spec = _entry_setup(drive, player, _shown(request) if posted else None)
+        names = [p.name for p in players]
+    except DriveError as exc:
         if posted and _recorded_already(player, request.POST.get("client_key")):
             return _entry_answer(request, drive, wants_json, repeated=True)
-        table, names, spec = _entry_setup(drive, player, _shown(request) if posted else None)
-    except DriveError as exc:
         return _entry_refused(request, drive, wants_json, exc)
     if posted:  # results.enter reads the table's result under its lock; the page only on a refusal
         form = ResultForm(spec, names, request.POST)
@@ -325,9 +329,10 @@ def enter(request, code: str):
         if form.is_valid():
             try:
                 seen = int(request.POST.get("seen_revision") or 0)
-                submitted = results.enter(
-                    drive, player, form.summary(), client_key=request.POST.get("client_key"), seen_revision=seen,
-                    shown=_shown(request),
+                # The write where the database takes it best (SQLite: its one writer thread).
+                submitted = write_sync(
+                    results.enter, drive, player, form.summary(), client_key=request.POST.get("client_key"),
+                    seen_revision=seen, shown=_shown(request), read=(table, players),
                 )
             except StaleForm as exc:  # the hand closed while this was being read
                 return _entry_refused(request, drive, wants_json, exc)
@@ -382,7 +387,7 @@ def _judge(request, code: str, action):
 @require_POST
 def confirm(request, code: str):
     def act(drive, player, seen, shown):
-        results.confirm(drive, player, seen_revision=seen, shown=shown)
+        write_sync(results.confirm, drive, player, seen_revision=seen, shown=shown)
         messages.success(request, "Confirmed. Thank you!")
 
     return _judge(request, code, act)
@@ -392,7 +397,7 @@ def confirm(request, code: str):
 def dispute(request, code: str):
     def act(drive, player, seen, shown):
         reason = without_control_characters(request.POST.get("reason", ""))
-        results.dispute(drive, player, seen_revision=seen, shown=shown, reason=reason)
+        write_sync(results.dispute, drive, player, seen_revision=seen, shown=shown, reason=reason)
         messages.warning(request, "Disputed: the organiser has been told and will settle it.")
 
     return _judge(request, code, act)

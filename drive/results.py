@@ -112,6 +112,27 @@ def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: S
     return table
 
 
+def _my_table_as_read(drive: Drive, player: Player, shown: Shown, read: tuple[TableHand, list[Player]] | None
+                      ) -> tuple[TableHand, list[Player]]:
+    """Under the drive's lock: the player's table and its players, as ``_my_table`` and
+    ``players_at`` give them. ``read``: the same, read by the caller before the lock (the entry
+    page checks the form against them); still the player's own when the hand they belong to is
+    still the one being played (a table's mode and its seats change only between hands, under
+    this lock), which one query says, where reading them again takes three."""
+    if read is not None:
+        table, players = read
+        hand = current_hand(drive)
+        _check_player_shown(player, shown)
+        _check_hand_shown(hand, shown)
+        if (hand is not None and hand.status == Hand.Status.PLAYING and hand.pk == table.hand_id
+                and shown.table == table.number and player.pk in {p.pk for p in players}):
+            table.hand = hand
+            hand.drive = drive  # the locked row
+            return table, players
+    table = _my_table(drive, player, shown=shown)
+    return table, players_at(table)
+
+
 def _clean_key(client_key: str | None) -> str | None:
     key = (client_key or "").strip()
     if not key:
@@ -133,11 +154,14 @@ def already_recorded(player: Player, client_key: str | None) -> Result | None:
 
 @transaction.atomic
 def enter(
-    drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int, shown: Shown
+    drive: Drive, player: Player, summary: dict, *, client_key: str | None, seen_revision: int, shown: Shown,
+    read: tuple[TableHand, list[Player]] | None = None,
 ) -> Submitted:
     """A player enters their table's result (or replaces an unconfirmed entry they have seen).
     ``shown``: the player, the hand and the table the form was for; a repeat of a recorded key
-    of this player's is answered first (it writes nothing), whatever hand it was for."""
+    of this player's is answered first (it writes nothing), whatever hand it was for.
+    ``read``: the player's table and its players as the caller read them before the lock
+    (``_my_table_as_read``)."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError(FINISHED)
@@ -145,10 +169,9 @@ def enter(
     earlier = already_recorded(player, key)
     if earlier is not None:
         return Submitted(earlier, repeated=True)
-    table = _my_table(drive, player, shown=shown)
+    table, players = _my_table_as_read(drive, player, shown, read)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
-    players = players_at(table)
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     existing = Result.objects.select_for_update().filter(table=table).first()
     if existing is None:
@@ -174,7 +197,8 @@ def enter(
         )
     table.status = TableHand.Status.ENTERED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table, seated=[p.pk for p in players], current=True)
+    # An entry counts for nobody's total until it is confirmed: no place changes.
+    live.table_changed(table, seated=[p.pk for p in players], current=True, places=False)
     return Submitted(result, repeated=False)
 
 
@@ -211,5 +235,5 @@ def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, r
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])
-    live.table_changed(table, current=True)
+    live.table_changed(table, current=True, places=False)  # an entry disputed was counted for no one
     return result

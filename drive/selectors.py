@@ -69,6 +69,11 @@ def standings(drive: Drive) -> list[ranking.Ranked]:
     return ranking.rank(standings_rows(drive))
 
 
+def totals_of(drive: Drive, player_ids: list[int]) -> list[ranking.Row]:
+    """These players' totals over confirmed results, unranked (one query over their scores only)."""
+    return _rows(drive, Q(scores__counted=True), player_ids)
+
+
 def game_of(drive: Drive) -> Game:
     """The drive's game, with its house rules."""
     return drive.game_rules

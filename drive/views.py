@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from common.bidi import bdi
+from common.db import write_sync
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
@@ -272,9 +273,9 @@ def result_edit(request, drive_id: int, table_id: int):
     # opens it anew.
     if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         try:
-            result = services.organiser_result(
-                drive, table, form.summary(), request.user, reason=reason_form.cleaned_data["reason"],
-                seen_revision=seen,
+            result = write_sync(  # (SQLite: in its one writer thread, as the phones' entries)
+                services.organiser_result, drive, table, form.summary(), request.user,
+                reason=reason_form.cleaned_data["reason"], seen_revision=seen,
             )
         except DriveError as exc:
             error = str(exc)

@@ -775,9 +775,11 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
     table_of_four, monkeypatch, django_capture_on_commit_callbacks
 ):
     """The hall's burst of results: each entry's queries are what keeps the others waiting
-    (SQLite's write lock; the server's two cores). Before the lock: the drive, the player, the
-    key, the hand, the table, its seats; under it the same again and the table's result, then
-    for the result's message the hand's statuses and the players' totals: nothing else."""
+    (SQLite's one writer, the drive's lock; the server's two cores). Before the lock: the drive,
+    the player, the hand, the table, its seats (the form is checked against them); under it
+    the drive, the key, the hand (still the one whose table and seats were read), the table's
+    result, then for the result's message the hand's statuses and the seated players' totals:
+    nothing else. An entry counts for no one until it is confirmed: its message ranks no one."""
     from drive import live
 
     drive, table, players = table_of_four
@@ -790,9 +792,34 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
         )
     assert response.json()["ok"] is True
     selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
-    assert len(selects) <= 14, "\n".join(selects)
-    assert sent == [live.result_delta(TableHand.objects.get(pk=table.pk))]
+    assert len(selects) <= 11, "\n".join(selects)
+    assert sent == [live.result_delta(TableHand.objects.get(pk=table.pk), places=False)]
     assert sent[0]["current"] is True and set(sent[0]["totals"]) == {str(p.pk) for p in players}
+    assert sent[0]["ranks"] == []
+
+
+def test_a_confirmations_message_says_everybodys_place_as_committed(
+    table_of_four, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A confirmation counts the result: its message carries every player's new place (the one
+    ranking, read once the confirmation has committed) and the seated players' new totals."""
+    from drive import live
+    from drive.selectors import standings
+
+    drive, table, players = table_of_four
+    sent = []
+    monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append(delta))
+    with django_capture_on_commit_callbacks(execute=True):
+        phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]))
+    result = Result.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm",
+                                          {**shown_for(players[1]), "seen_revision": result.revision})
+    assert [d["status"] for d in sent] == ["entered", "confirmed"]
+    ranked = standings(drive)
+    assert sent[1]["ranks"] == [[str(r.row.player_id), r.label] for r in ranked]
+    assert {pid: t["total"] for pid, t in sent[1]["totals"].items()} == {str(r.row.player_id): r.total for r in ranked}
+    assert any(t["total"] for t in sent[1]["totals"].values())
 
 
 def test_board_is_public_and_shows_standings_and_qr(client, organiser):
