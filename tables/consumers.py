@@ -12,7 +12,7 @@ receives another seat's cards. Frames from a phone, all JSON objects:
 Replies: {"type": "state", "view": …, "seats": […], …}, {"type": "ok", "key", "version",
 "duplicate"}, {"type": "waiting", "message"}, {"type": "error", "message", "key"?}. A key sent again
 with the same action is answered "ok" with "duplicate": true; with another action, an error
-(``digital.KEY_REUSED``), nothing applied.
+(``frames.KEY_REUSED``), nothing applied.
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ async def test_a_key_sent_again_with_another_move_is_refused_and_changes_nothing
     """A phone that reuses a client key for another move (a buggy or hostile client: another card,
     another kind of move) was answered "duplicate", as if that move had been made. It is refused
     with a message and nothing changes; the same frame sent again is still a duplicate."""
-    from tables import digital
+    from tables import frames
 
     drive, table, players = four_at_a_table
     socket, first = await connected(drive, players[0])
@@ -171,7 +171,7 @@ async def test_a_key_sent_again_with_another_move_is_refused_and_changes_nothing
     for reused in ({"type": "pass", "card": other}, {"type": "declare"}):  # another card, another kind of move
         for version in (ok["version"], message["version"]):  # on the version it would be made on, or the first's
             reply = await refused(socket, {**reused, "version": version, "key": message["key"]})
-            assert reply["message"] == digital.KEY_REUSED == (
+            assert reply["message"] == frames.KEY_REUSED == (
                 "That move's key was already used for another move: reload to see the table.")
             assert reply["key"] == message["key"]
     after = await stored(table.pk)
