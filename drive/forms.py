@@ -7,7 +7,7 @@ from django import forms
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
-from drive.services import DriveError, parse_names
+from drive.services import sort_names
 
 
 def has_control_characters(text: str) -> bool:
@@ -159,15 +159,13 @@ class NamesForm(forms.Form):
     )
 
     def clean_names(self):
-        if has_control_characters(self.cleaned_data["names"]):
+        """The pasted text as it is: the service sorts the names it can add from the others."""
+        text = self.cleaned_data["names"]
+        if has_control_characters(text):
             raise forms.ValidationError("Names can hold letters, digits and punctuation, not control characters.")
-        try:
-            names = parse_names(self.cleaned_data["names"])
-        except DriveError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        if not names:
+        if sort_names(text) == ([], []):
             raise forms.ValidationError("Give at least one name.")
-        return names
+        return text
 
 
 class PlayerChoiceField(forms.ModelChoiceField):

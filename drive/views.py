@@ -125,10 +125,18 @@ def players_add(request, drive_id: int):
         messages.error(request, " ".join(form.errors["names"]))
         _keep_draft(request, drive)
         return _back(drive)
-    names = form.cleaned_data["names"]
-    if _run(request, drive, lambda: services.add_players(drive, names) or True,
-            f"Added {len(names)} player{'s' if len(names) != 1 else ''}.") is None:
+    outcome = _run(request, drive, lambda: services.add_names(drive, form.cleaned_data["names"]))
+    if outcome is None:
         _keep_draft(request, drive)
+        return _back(drive)
+    added, refused = outcome
+    if added:
+        messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}.")
+    if refused:
+        # What could not be added stays in the box, each name with its reason in the message.
+        messages.error(request, f"Not added ({len(refused)}), back in the box to mend: "
+                                + " ".join(reason for _name, reason in refused))
+        _keep_draft(request, drive, "\n".join(name for name, _reason in refused))
     return _back(drive)
 
 
@@ -136,9 +144,10 @@ def _NAMES_DRAFT(drive) -> str:  # noqa: N802 (a key, named as one)
     return f"names-draft-{drive.pk}"
 
 
-def _keep_draft(request, drive) -> None:
-    """The list of names a refusal sent back: shown again in the box (at most the form's length)."""
-    text = request.POST.get("names", "")
+def _keep_draft(request, drive, text: str | None = None) -> None:
+    """The list of names a refusal sent back (``text``, else all that was posted): shown again in
+    the box (at most the form's length)."""
+    text = request.POST.get("names", "") if text is None else text
     if isinstance(text, str):
         request.session[_NAMES_DRAFT(drive)] = text[:NamesForm.base_fields["names"].max_length]
 

@@ -65,22 +65,56 @@ def name_key(name: str) -> str:
     return _visible(clean_name(name)).casefold()
 
 
-def parse_names(text: str) -> list[str]:
-    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped.
-    Split after the compatibility fold (NFKC, as each name is stored): a full-width comma
-    ("Smith，John") would otherwise become a comma inside one name."""
+def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Names from pasted text: one per line (commas also separate); blanks and repeats dropped;
+    and the lines refused, each with why: ``(names, [(line, reason), ...])``. Split after the
+    compatibility fold (NFKC, as each name is stored): a full-width comma ("Smith，John") would
+    otherwise become a comma inside one name."""
     names: list[str] = []
+    refused: list[tuple[str, str]] = []
     seen: set[str] = set()
     for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
         name = clean_name(raw)
         if not name:
             continue
         if len(name) > MAX_NAME:
-            raise DriveError(f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters.")
-        if name_key(name) not in seen:
+            refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
+        elif name_key(name) not in seen:
             seen.add(name_key(name))
             names.append(name)
+    return names, refused
+
+
+def parse_names(text: str) -> list[str]:
+    """``sort_names``' names; a refused line refuses them all (a name typed on a phone)."""
+    names, refused = sort_names(text)
+    if refused:
+        raise DriveError(refused[0][1])
     return names
+
+
+@transaction.atomic
+def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, str]]]:
+    """The organiser's pasted list: every name that can be added is (``add_players``); the others
+    come back with why, ``(added, [(name, reason), ...])``: too long, already in the drive, or
+    beyond what a drive holds."""
+    drive = lock(drive)
+    names, refused = sort_names(text)
+    existing = {name_key(p.name): p.name for p in drive.players.only("name")}
+    fresh = []
+    for name in names:
+        if name_key(name) in existing:
+            refused.append((name, f"{isolate(name)} is in this drive already (as {isolate(existing[name_key(name)])}): "
+                                  "add an initial to tell them apart."))
+        else:
+            fresh.append(name)
+    room = max(0, MAX_PLAYERS - len(existing))
+    for name in fresh[room:]:
+        refused.append((name, f"{isolate(name)}: this drive holds at most {MAX_PLAYERS} players."))
+    fresh = fresh[:room]
+    if not fresh and not refused:
+        raise DriveError("Give at least one name.")
+    return (add_players(drive, fresh) if fresh else []), refused
 
 
 @transaction.atomic

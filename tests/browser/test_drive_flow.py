@@ -49,7 +49,9 @@ def organiser_sets_up(page, url) -> str:
 
 def table_players(page, number: int) -> list[str]:
     """The names at a table in seat order (each seat's line: "Seat 1 Ann")."""
-    return [name.inner_text() for name in page.locator(f"#table-{number} ol.seats > li > bdi").all()]
+    names = page.locator(f"#table-{number} ol.seats > li > bdi")
+    expect(names).not_to_have_count(0)  # (a live update may be replacing the table's card)
+    return names.all_inner_texts()  # read in one go, not name by name across an update
 
 
 def organiser_enters(page, url, number: int, declarer: str):

@@ -837,17 +837,23 @@ def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ra
     assert "Players who left the drive keep their place in the standings but win no prize." in final
 
 
-def test_a_refused_list_of_names_comes_back_in_the_box_with_a_label(organiser, organiser_client):
-    """A pasted list with one name too long is refused with the reason, and the list is shown
-    again in the box (labelled "Players' names") to be mended, not typed again."""
+def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_with_why(organiser, organiser_client):
+    """A pasted list with one name too long and one already in the drive: the valid names are
+    added, and the two refused stay in the box (labelled "Players' names"), each with its
+    reason in the message, to be mended rather than typed again."""
     drive = make_drive(organiser, 0)
-    pasted = "Ann\nBob\n" + "X" * 41 + "\nCy"
+    services.add_players(drive, ["Dee"])
+    long_name = "X" * 41
+    pasted = "Ann\nBob\n" + long_name + "\nCy\nDEE"
     response = organiser_client.post(f"/drives/{drive.pk}/players", {"names": pasted}, follow=True)
     page = response.content.decode()
-    assert "is too long: names have at most 40 characters" in page
-    assert drive.players.count() == 0
-    assert f">\n{pasted}</textarea>" in page or f">{pasted}</textarea>" in page
+    assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob", "Cy", "Dee"]
+    assert "Added 3 players." in page
+    assert "Not added (2)" in page and "is too long: names have at most 40 characters" in page
+    assert "is in this drive already (as \u2068Dee\u2069)" in page
+    box = page[page.index('<textarea'):page.index('</textarea>')]
+    assert box.split(">", 1)[1].strip() == f"{long_name}\nDEE"
     assert '<label for="id_names">Players&#x27; names</label>' in page
     # Shown once: the next look at the dashboard has an empty box again.
     again = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
-    assert "X" * 41 not in again
+    assert long_name not in again
