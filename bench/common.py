@@ -197,6 +197,30 @@ class Servers:
         for log in self.logs:
             log.close()
 
+    def keep_logs(self, log_dir: str, prefix: str) -> None:
+        """The last 200 KB of each daphne's log, copied to bench/results/logs/<prefix>-daphne-<i>.log
+        (``log_dir`` is the throwaway directory they were written in)."""
+        logs = os.path.join(ROOT, "bench", "results", "logs")
+        os.makedirs(logs, exist_ok=True)
+        for i in range(len(self.urls)):
+            src = os.path.join(log_dir, f"daphne-{i}.log")
+            if os.path.exists(src):
+                with open(src) as f_in, open(os.path.join(logs, f"{prefix}-daphne-{i}.log"), "w") as f_out:
+                    f_out.write(f_in.read()[-200_000:])
+
+
+def report(out: dict, started: float, json_path: str | None) -> dict:
+    """A script's result: each entry's running time added, printed as JSON (and written to
+    ``json_path`` when given)."""
+    for e in out["entries"]:
+        e["seconds"] = round(time.monotonic() - started, 1)
+    text = json.dumps(out)
+    if json_path:
+        with open(json_path, "w") as f:
+            f.write(text)
+    print(text)
+    return out
+
 
 # --- HTTP with cookies -----------------------------------------------------------------------------
 

@@ -263,24 +263,11 @@ def main(argv=None) -> dict:
     finally:
         if servers is not None:
             servers.stop()
-            logs = os.path.join(common.ROOT, "bench", "results", "logs")
-            os.makedirs(logs, exist_ok=True)
-            for i in range(len(servers.urls)):
-                src = os.path.join(db.tmp, f"daphne-{i}.log")
-                if os.path.exists(src):
-                    with open(src) as f_in, open(os.path.join(logs, f"hall-{args.layer}-daphne-{i}.log"), "w") as f_out:
-                        f_out.write(f_in.read()[-200_000:])
+            servers.keep_logs(db.tmp, f"hall-{args.layer}")
         db.drop()
         if redis_url:
             common.flush_redis(redis_url)
-    for e in out["entries"]:
-        e["seconds"] = round(time.monotonic() - started, 1)
-    text = json.dumps(out)
-    if args.json:
-        with open(args.json, "w") as f:
-            f.write(text)
-    print(text)
-    return out
+    return common.report(out, started, args.json)
 
 
 if __name__ == "__main__":
