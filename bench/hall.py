@@ -116,16 +116,14 @@ async def run(args, infos: list[dict], servers: common.Servers) -> dict:
     # The hall's floor: a bare group_send of the result message's size to the 8 screens.
     hall_floor = await floor(servers, "floor-hall", screens_per_drive, 1, int(statistics.mean(delta_bytes or [600])),
                              args.floor_sends, per_listener=False, errors=errors)
-    # Each phone's fragment goes to its own group (drive.live): the floor sends one message of
+    # Each phone's fragment goes to its own group (drive.live.phone_messages), as does its
+    # movement instruction (drive.broadcast.send_instructions): the floor sends one message of
     # the same size to each listener's own group, in one batch, the same way.
-    # (drive.live.phone_messages: in memory one small message per phone group; through Redis one
-    # message with every phone's part to the phones group.) The floor sends the same way.
-    per_key = args.layer == "memory"
-    part = statistics.mean(phone_bytes or [1000]) / (1 if per_key else phones_per_drive)
+    part = statistics.mean(phone_bytes or [1000])
     phases["hall_floor_s"] = round(time.monotonic() - t, 2)
     t = time.monotonic()
     end_floor = await floor(servers, "floor-phones", phones_per_drive, phones_per_drive, int(part),
-                            max(5, args.floor_sends // 4), per_listener=True, per_key=per_key, errors=errors)
+                            max(5, args.floor_sends // 4), per_listener=True, per_key=True, errors=errors)
     phases["hand_end_floor_s"] = round(time.monotonic() - t, 2)
 
     for r in runs:

@@ -105,7 +105,7 @@ class ServerLog:
 
 def audience_of(group: str) -> str:
     """drive-<id>-board / drive-<id>-organiser, or player-<id> (each phone's own group)."""
-    return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]  # drive-<id>-phones too
+    return "phones" if group.startswith("player-") else group.rsplit("-", 1)[1]
 
 
 def send_audience(send: dict) -> str:
@@ -166,8 +166,6 @@ async def run_drive(args, info: dict, servers: common.Servers, log: ServerLog, l
             group = str(send["group"])
             if group.startswith("player-"):
                 out.append(phone_by_id[group.split("-", 1)[1]])
-            elif group.endswith("-phones"):
-                out += [phone_by_id[k] for k in send.get("keys") or []]
         return out
 
     def check_delivered(records: list[dict]) -> int:

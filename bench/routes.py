@@ -113,7 +113,6 @@ def install() -> None:
                     rec["sends"].append({
                         "group": group, "audience": message.get("audience") if isinstance(message, dict) else None,
                         "stamp": message.get("stamp", message.get("commit")), "parts": len(parts),
-                        "keys": list(parts) if str(group).endswith("-phones") else None,
                         "bytes": (sum(len(v) for v in parts.values() if isinstance(v, str)) if parts
                                   else len(json.dumps(message))),
                         "call_ns": t, "done_ns": done,
@@ -277,7 +276,7 @@ def floor_view(request):
     parts = {str(k): "x" * size for k in keys[:n]}
     stamp = time.time_ns()
     seq = int(body.get("seq", 0))
-    if body.get("per_key"):  # one small message per listener's own group, as drive.live sends phones
+    if body.get("per_key"):  # one small message per listener's own group, as drive.live sends the phones
         from common import layer
 
         layer.send_many([(f"{group}.{k}", {"type": "bench.floor", "seq": seq, "stamp": stamp, "parts": {k: v}})

@@ -3,8 +3,13 @@
 Only the channel layer's public API is used (``group_send``). Every send runs on the server's
 event loop: the in-memory layer wakes its receivers through futures of that loop (setting them
 from another thread is not thread-safe), and the Redis layers keep one connection per loop.
-Sends are handed to one task per loop that makes them in the order they were handed over, so
-a table's versions and a drive's updates reach each process in order. A layer that is down
+Sends are handed to a task of the loop that makes them in the order they were handed over, so
+a table's versions and a drive's updates reach each process in order. A drive's full updates
+(``bulk``: a message per phone, hundreds at a time) have a task of their own, which yields to
+the loop between every ``BULK_CHUNK`` sends: a result's, a move's or an instruction's message,
+small and awaited by someone watching, never waits behind them (at 1,000 phones, a full
+update's sends held the loop 70 ms; docs/benchmarks.md, hall_1000). The pages order what
+arrives by its stamps, so the two lanes may overtake each other. A layer that is down
 (Redis stopped) is logged and never raised at the writer: the write has committed, and every
 page catches up when its socket reconnects.
 
@@ -24,10 +29,11 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 TIMEOUT = 30.0  # seconds one batch of sends may take before it is given up (Redis away)
+BULK_CHUNK = 50  # bulk sends made between two yields to the loop
 Messages = list[tuple[str, dict[str, Any]]]
 
 _server_loop: asyncio.AbstractEventLoop | None = None
-_queues: dict[asyncio.AbstractEventLoop, asyncio.Queue] = {}
+_queues: dict[tuple[asyncio.AbstractEventLoop, bool], asyncio.Queue] = {}  # by (loop, bulk)
 _tasks: set[asyncio.Task] = set()
 
 
@@ -55,27 +61,33 @@ async def _send_now(messages: Messages) -> bool:
     return True
 
 
-async def _sender(queue: asyncio.Queue) -> None:
+async def _sender(queue: asyncio.Queue, bulk: bool) -> None:
+    chunk = BULK_CHUNK if bulk else None
     while True:
         messages, done = await queue.get()
-        sent = await _send_now(messages)
+        sent = True
+        for start in range(0, len(messages), chunk or len(messages)):
+            sent = await _send_now(messages[start:start + chunk] if chunk else messages) and sent
+            if chunk:
+                await asyncio.sleep(0)
         if done is not None and not done.done():
             done.set_result(sent)
 
 
-def _enqueue(loop: asyncio.AbstractEventLoop, messages: Messages, done: Future | None) -> None:
-    for closed in [other for other in _queues if other.is_closed()]:  # (tests run a loop each)
+def _enqueue(loop: asyncio.AbstractEventLoop, messages: Messages, done: Future | None, bulk: bool) -> None:
+    for closed in [key for key in _queues if key[0].is_closed()]:  # (tests run a loop each)
         del _queues[closed]
-    queue = _queues.get(loop)
+    queue = _queues.get((loop, bulk))
     if queue is None:
-        queue = _queues[loop] = asyncio.Queue()
-        start_task(_sender(queue))
+        queue = _queues[(loop, bulk)] = asyncio.Queue()
+        start_task(_sender(queue, bulk))
     queue.put_nowait((messages, done))
 
 
-def send_many(messages: Messages, *, wait: bool = False) -> bool:
+def send_many(messages: Messages, *, wait: bool = False, bulk: bool = False) -> bool:
     """Send (group, message) pairs, from any thread: on the server's loop, in order with every
-    other send, not waited for unless ``wait`` (then False if the layer could not take them)."""
+    other send of the same lane (``bulk``: a drive's full update), not waited for unless
+    ``wait`` (then False if the layer could not take them)."""
     if not messages:
         return True
     loop = server_loop()
@@ -87,9 +99,9 @@ def send_many(messages: Messages, *, wait: bool = False) -> bool:
     except RuntimeError:
         running = None
     if running is loop:
-        _enqueue(loop, messages, None)
+        _enqueue(loop, messages, None, bulk)
         return True
-    loop.call_soon_threadsafe(_enqueue, loop, messages, done)
+    loop.call_soon_threadsafe(_enqueue, loop, messages, done, bulk)
     if done is None:
         return True
     try:

@@ -148,7 +148,7 @@ if _redis_url:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "common.memory_layer.SweepingInMemoryChannelLayer", "CONFIG": {"capacity": 1500}}}
 
 
 

@@ -8,11 +8,14 @@ once per listener: the group message carries the rendered payload, each socket j
 The groups, each socket joining its own with its own channel:
 - ``drive_group(d, "board")`` / ``"organiser"``: the full updates of that audience's screens;
 - ``drive_group(d, "screens")``: both audiences' screens: a table's result message;
-- ``drive_group(d, "phones")``: every phone's live page: a close's movement instructions;
-- ``drive_group(d, "playing")``: every game screen of a digital table: those instructions and
-  the start of the next hand;
+- ``drive_group(d, "playing")``: every game screen of a digital table: the start of the next hand;
 - ``player_group(p)``: the player's live pages: the player's own part of each full update;
-- ``phone_group(p)``: every socket of the player's phone: told to close when it is signed out.
+- ``phone_group(p)``: every socket of the player's phone (its live page, its game screen): its
+  movement instruction at a close, and told to close when it is signed out.
+
+A message for each player goes to that player's own group, not one message with every player's
+part to a drive's group: the in-memory layer copies a message whole for each member of a group,
+so 500 phones' parts sent to 500 phones would be 250,000 parts copied.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from common import layer
 
-AUDIENCES = ("board", "organiser", "screens", "phones", "playing")
+AUDIENCES = ("board", "organiser", "screens", "playing")
 SIGNED_OUT = 4401  # close code: the organiser signed this phone out, or it left by itself
 
 
@@ -36,7 +39,7 @@ def player_group(player_id: int) -> str:
 
 
 def phone_group(player_id: int) -> str:
-    """Every socket of the player's phone (live updates, a digital seat): only told to close."""
+    """Every socket of the player's phone (live updates, a digital seat)."""
     return f"phone-{player_id}"
 
 
@@ -84,11 +87,11 @@ def send_result(drive_id: int, message: dict[str, Any]) -> None:
     layer.send(drive_group(drive_id, "screens"), message)
 
 
-def send_instructions(drive_id: int, message: dict[str, Any]) -> None:
-    """A closed hand's movement instructions (drive.live.hand_moved: every seated player's, in
-    one message) to every phone of the drive, its live page or its game screen: each socket
-    sends its own player's."""
-    layer.send_many([(drive_group(drive_id, "phones"), message), (drive_group(drive_id, "playing"), message)])
+def send_instructions(message: dict[str, Any]) -> None:
+    """A closed hand's movement instructions (drive.live.hand_moved: every seated player's) to
+    every socket of each player's phone, its live page or its game screen: each its own."""
+    head = {"type": "drive.instruction", "drive": message["drive"], "hand": message["hand"], "stamp": message["stamp"]}
+    layer.send_many([(phone_group(int(pid)), {**head, "html": html}) for pid, html in message["instructions"].items()])
 
 
 def send_hand_started(drive_id: int, message: dict[str, Any]) -> None:
@@ -113,6 +116,7 @@ def signed_out_reason(message: dict[str, Any]) -> str:
     return "This phone has left the drive." if message.get("left") else "The organiser signed this phone out."
 
 
-def send_many(messages: list[tuple[str, dict[str, Any]]], *, wait: bool = False) -> bool:
-    """False when the channel layer could not take them (``wait``; logged by common.layer)."""
-    return layer.send_many(messages, wait=wait)
+def send_many(messages: list[tuple[str, dict[str, Any]]], *, wait: bool = False, bulk: bool = False) -> bool:
+    """False when the channel layer could not take them (``wait``; logged by common.layer);
+    ``bulk``: a full update's, in the lane that yields to the small messages."""
+    return layer.send_many(messages, wait=wait, bulk=bulk)

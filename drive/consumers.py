@@ -31,8 +31,7 @@ class LiveConsumer(JsonFrameConsumer):
             await self.close(code=4403)
             return
         if self.audience == "phone":  # its own part of each update, a close's instructions, sign-out
-            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.drive_group(self.drive_id, "phones"),
-                                  broadcast.phone_group(self.player_id)]
+            self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]
         else:  # its audience's updates, and the tables' result messages
             self.groups_joined = [broadcast.drive_group(self.drive_id, self.audience),
                                   broadcast.drive_group(self.drive_id, "screens")]
@@ -80,11 +79,9 @@ class LiveConsumer(JsonFrameConsumer):
         await self.send_json({"type": "update", "stamp": event["stamp"], "parts": parts, "read": event.get("read")})
 
     async def drive_instruction(self, event):
-        """A close's movement instructions (``drive.live.hand_moved``): a phone shows its own at
-        once; the full update follows and replaces it."""
-        html = event["instructions"].get(str(self.player_id)) if self.audience == "phone" else None
-        if html is not None:
-            await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": html})
+        """A close's movement instruction for this phone's player (``drive.live.hand_moved``),
+        shown at once; the full update follows and replaces it."""
+        await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": event["html"]})
 
     async def phone_signed_out(self, event):
         await self.error(f"{broadcast.signed_out_reason(event)} Join again to follow the drive.")

@@ -90,9 +90,9 @@ def table_changed(table: Any, *, seated: list[int] | None = None, current: bool 
 def hand_moved(hand: Any) -> None:
     """A close drew the next hand's seating, inside its transaction: every seated player's
     movement instruction (``selectors.moves_into``, the phone fragment's own partial) is read
-    now and goes to the phones the moment the transaction commits, each phone showing its own
-    at once (``broadcast.send_instructions``), ahead of the full update, which needs the whole
-    drive read and every fragment rendered, and replaces it."""
+    now and goes to the phones the moment the transaction commits, each phone its own
+    (``broadcast.send_instructions``), ahead of the full update, which needs the whole drive
+    read and every fragment rendered, and replaces it."""
     template = get_template(INSTRUCTION_TEMPLATE)
     tables = list(hand.tables.order_by().prefetch_related("seats"))
     moves = selectors.moves_into(hand.drive, hand, tables)
@@ -111,7 +111,7 @@ def hand_started(hand: Any) -> None:
 
 
 def send_instructions(message: dict[str, Any]) -> None:
-    broadcast.send_instructions(message["drive"], message)
+    broadcast.send_instructions(message)
 
 
 def table_finished(table: Any) -> None:
@@ -443,7 +443,7 @@ def publish(drive_id: int) -> None:
     listening = broadcast.phones_listening(drive_id)
     calls = [(build_phones, drive_id, listening), (build_screens, drive_id)]
     for index, messages in enumerate(render.run_in_order(calls)):
-        if messages and not broadcast.send_many(messages, wait=True) and index == 0:
+        if messages and not broadcast.send_many(messages, wait=True, bulk=True) and index == 0:
             render.run(forget_phones, drive_id)  # not sent: they must all go next time
 
 

@@ -250,11 +250,12 @@ class PlayConsumer(_TableSocket):
             return
         self.player_id, self.token, self.drive_id = found.player_id, found.token, found.drive_id
         await self.hold_screen()
-        # The player's group: the organiser signing this phone out closes the socket at once.
+        # The phone's group: a close's movement instruction; the organiser signing this phone out
+        # closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
         await self.sit(found)
-        # The close's movement instruction, and the start of the next hand.
+        # The start of the next hand (a close's movement instruction comes by the phone's group).
         self.playing_group = broadcast.drive_group(self.drive_id, "playing")
         await self.channel_layer.group_add(self.playing_group, self.channel_name)
         await self.send_view()
@@ -307,9 +308,7 @@ class PlayConsumer(_TableSocket):
     async def drive_instruction(self, event):
         """The organiser closed the hand (``drive.live.hand_moved``): where this player sits next,
         shown on the game screen too (a player still looking at the finished hand)."""
-        html = event["instructions"].get(str(self.player_id))
-        if html is not None:
-            await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": html})
+        await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": event["html"]})
 
     async def phone_signed_out(self, event):
         await self.error(f"{broadcast.signed_out_reason(event)} Join the drive again to play.")

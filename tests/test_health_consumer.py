@@ -52,7 +52,7 @@ def test_layer_backend_matches_the_environment():
     if os.environ.get("REDIS_URL"):
         assert backend == "channels_redis.pubsub.RedisPubSubChannelLayer"
     else:
-        assert backend == "channels.layers.InMemoryChannelLayer"
+        assert backend == "common.memory_layer.SweepingInMemoryChannelLayer"
 
 
 @pytest.mark.redis

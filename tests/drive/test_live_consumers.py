@@ -527,8 +527,8 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_
         await ws.disconnect()
     assert all(f["type"] != "instruction" for f in [await of_the_close(board)])
     await board.disconnect()
-    # One message for all the phones, and one for the game screens (none here).
-    assert sent == [broadcast.drive_group(drive.pk, "phones"), broadcast.drive_group(drive.pk, "playing")]
+    # One message for each seated player's phone, to its own group.
+    assert sorted(sent) == sorted(broadcast.phone_group(pid) for pid in moves)
 
 
 async def test_messages_sent_to_the_drives_groups_reach_its_screens_and_phones(drive_of_eight, organiser):
@@ -554,9 +554,8 @@ async def test_messages_sent_to_the_drives_groups_reach_its_screens_and_phones(d
     assert frame["type"] == "result" and frame["table"] == 1 and frame["commit"] == 7
     html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
     for _ in range(2):
-        message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1,
-                   "instructions": {str(pid): html}}
-        await channel_layer.group_send(broadcast.drive_group(drive.pk, "phones"), message)
+        message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "html": html}
+        await channel_layer.group_send(broadcast.phone_group(pid), message)
         frame = await phone.receive_json_from(timeout=5)
         assert frame["type"] == "instruction" and frame["html"] == html
     await board.disconnect()

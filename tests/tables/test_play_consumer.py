@@ -327,22 +327,24 @@ async def test_a_player_taken_out_of_the_drive_is_told_so_when_the_game_screen_c
     await socket.disconnect()
 
 
-async def test_an_instruction_sent_to_the_playing_group_reaches_the_game_screen_its_own_only(four_at_a_table):
-    """Another process's close reaches this process's game screens through the drive's
-    "playing" group (sent here as that process would): each shows its own player's."""
-    from channels.layers import get_channel_layer
-
+async def test_a_close_s_instructions_reach_each_game_screen_its_own_player_s(four_at_a_table):
+    """A close's movement instructions (``broadcast.send_instructions``, as the closing process
+    sends them, through the layer) reach each player's game screen: its own player's only."""
     from drive import broadcast
 
     drive, table, players = four_at_a_table
-    socket, _ = await connected(drive, players[0])
+    first, _ = await connected(drive, players[0])
+    second, _ = await connected(drive, players[1])
     html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
-    await get_channel_layer().group_send(broadcast.drive_group(drive.pk, "playing"), {
-        "type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "instructions": {str(players[0].pk): html, str(players[1].pk): "not hers"},
+    await database_sync_to_async(broadcast.send_instructions)({
+        "type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1,
+        "instructions": {str(players[0].pk): html, str(players[1].pk): "hers"},
     })
-    frame = await until(socket, lambda f: f["type"] == "instruction")
+    frame = await until(first, lambda f: f["type"] == "instruction")
     assert frame["html"] == html and frame["hand"] == 2
-    await socket.disconnect()
+    assert (await until(second, lambda f: f["type"] == "instruction"))["html"] == "hers"
+    await first.disconnect()
+    await second.disconnect()
 
 
 async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_hand_is_with_a_link(organiser):
