@@ -112,7 +112,7 @@ def main(argv=None) -> None:
         # for an hour, then built once the POSTs are measured.
         settings.LIVE_RENDER_PROCESS = False
         settings.LIVE_GATHER_SECONDS = 3600
-        loop = serving_loop()
+        serving_loop()
         tables = current_tables(info["drive_id"])
         statements = Statements()
         statements.install()

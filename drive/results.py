@@ -198,7 +198,8 @@ def enter(
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
-    existing = Result.objects.select_for_update().filter(table=table).first()
+    # With who entered it, for the refusal that names them (the lock: the result's row only).
+    existing = Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table).first()
     if existing is None:
         if seen_revision:
             raise DriveError("That result was withdrawn meanwhile; check the form and send it again.")
