@@ -207,8 +207,7 @@ def result_deltas(batch: list[tuple[Any, list[int] | None, bool]], *, committed:
             hands[hand.pk] = dict(hand.tables.order_by().values_list("pk", "status"))
         stored = hands[hand.pk]
         status = stored.get(table.pk, table.status) if committed else table.status
-        statuses = [TableHand(status=status if pk == table.pk else other) for pk, other in stored.items()]
-        done = selectors.progress(statuses)
+        done = selectors.progress_of([status if pk == table.pk else other for pk, other in stored.items()])
         delta = {
             "type": "drive.result", "drive": hand.drive_id, "hand": hand.number, "table": table.number,
             # A correction of an earlier hand changes totals, not the current hand's progress.

@@ -247,8 +247,8 @@ def me(request, code: str):
 
 
 def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):
-    table = results._my_table(drive, player, for_update=False, shown=shown)
-    players, spec = previews.entry_questions(drive, table)
+    table, players = results.my_table_and_players(drive, player, shown)
+    players, spec = previews.entry_questions(drive, table, players)
     return table, players, spec
 
 

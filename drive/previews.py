@@ -17,10 +17,11 @@ from scoring.models import Result
 from tables.models import TableHand
 
 
-def entry_questions(drive: Drive, table: TableHand) -> tuple[list[Player], dict]:
-    """The players seated at ``table`` in seat order, and the game's questions about their hand
-    (the spec ``ResultForm`` is built from)."""
-    players = players_at(table)
+def entry_questions(drive: Drive, table: TableHand, players: list[Player] | None = None) -> tuple[list[Player], dict]:
+    """The players seated at ``table`` in seat order (``players``, when the caller has read
+    them), and the game's questions about their hand (the spec ``ResultForm`` is built from)."""
+    if players is None:
+        players = players_at(table)
     return players, get_game(drive.game, drive.house_rules).entry_spec(len(players))
 
 

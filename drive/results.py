@@ -32,7 +32,7 @@ from drive.services.hands import outcome_for, players_at
 from drive.services.seats import current_hand
 from scoring import services as scoring
 from scoring.models import Result
-from tables.models import Hand, TableHand
+from tables.models import Hand, Seat, TableHand
 
 
 @dataclass
@@ -85,10 +85,10 @@ def locked_for_players(table: TableHand, result: Result | None) -> str | None:
     return None
 
 
-def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
-    """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
-    unless the form was shown to this player, for this hand and this table. A finished drive
-    has no table to act on, whatever the form."""
+def _hand_being_played(drive: Drive, player: Player, shown: Shown | None) -> Hand:
+    """The hand being played, for ``_my_table``: refused when there is none (a finished drive
+    has none, whatever the form), or with ``shown`` unless the form was shown to this player,
+    for this hand."""
     if drive.is_finished:
         raise DriveError(FINISHED)
     hand = current_hand(drive)
@@ -97,19 +97,44 @@ def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: S
         _check_hand_shown(hand, shown)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("No hand is being played right now.")
-    # (No ordering: the models' default one joins the drive for it; one table per player.)
-    tables = TableHand.objects.select_related("hand").filter(hand=hand, seats__player=player).order_by()
-    if for_update:
-        tables = tables.select_for_update()
-    table = tables.first()
+    return hand
+
+
+def _at_table(drive: Drive, hand: Hand, table: TableHand | None, shown: Shown | None) -> TableHand:
+    """The player's ``table`` in ``hand`` (None: not seated), refused as stale when ``shown``
+    names another table."""
     if table is None:
         raise DriveError("You are not seated in this hand.")
     if shown is not None and shown.table != table.number:
         raise StaleForm(
             f"This was for Table {shown.table}, but you are at Table {table.number} in hand {hand.number}. {LOOK_NOW}"
         )
-    table.hand.drive = drive  # the caller's (locked) row: what reads the table's drive next needs no query
+    table.hand = hand
+    hand.drive = drive  # the caller's (locked) row: what reads the table's drive next needs no query
     return table
+
+
+def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
+    """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
+    unless the form was shown to this player, for this hand and this table. A finished drive
+    has no table to act on, whatever the form."""
+    hand = _hand_being_played(drive, player, shown)
+    # (No ordering: the models' default one joins the drive for it; one table per player.)
+    tables = TableHand.objects.filter(hand=hand, seats__player=player).order_by()
+    if for_update:
+        tables = tables.select_for_update()
+    return _at_table(drive, hand, tables.first(), shown)
+
+
+def my_table_and_players(drive: Drive, player: Player, shown: Shown | None = None
+                         ) -> tuple[TableHand, list[Player]]:
+    """``_my_table`` (not locked) and its players in seat order (``players_at``), the table and
+    its players read in one query: its seats, each with its table and its player."""
+    hand = _hand_being_played(drive, player, shown)
+    seats = list(Seat.objects.select_related("table", "player")
+                 .filter(hand=hand, table__seats__player=player).order_by("position"))
+    table = _at_table(drive, hand, seats[0].table if seats else None, shown)
+    return table, [seat.player for seat in seats]
 
 
 def _my_table_as_read(drive: Drive, player: Player, shown: Shown, read: tuple[TableHand, list[Player]] | None
@@ -173,7 +198,8 @@ def enter(
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
-    existing = Result.objects.select_for_update().filter(table=table).first()
+    # With who entered it, for the refusal that names them (the lock: the result's row only).
+    existing = Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table).first()
     if existing is None:
         if seen_revision:
             raise DriveError("That result was withdrawn meanwhile; check the form and send it again.")

@@ -159,11 +159,18 @@ class Progress:
 
 
 def progress(tables: list[TableHand]) -> Progress:
+    return progress_of([t.status for t in tables])
+
+
+def progress_of(statuses: list[str]) -> Progress:
+    """The hand's progress from its tables' statuses alone (a result's message reads only
+    those: no table objects built for it)."""
+    done = (TableHand.Status.CONFIRMED, TableHand.Status.NOT_PLAYED)  # as TableHand.is_done
     return Progress(
-        done=sum(t.is_done for t in tables),
-        total=len(tables),
-        entered=sum(t.status == TableHand.Status.ENTERED for t in tables),
-        disputed=sum(t.status == TableHand.Status.DISPUTED for t in tables),
+        done=sum(status in done for status in statuses),
+        total=len(statuses),
+        entered=statuses.count(TableHand.Status.ENTERED),
+        disputed=statuses.count(TableHand.Status.DISPUTED),
     )
 
 

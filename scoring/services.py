@@ -115,7 +115,7 @@ def replace_result(
     return result
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # as record_result
 def set_status(result: Result, status: str, *, confirmed_by=None, reason: str = "") -> Result:
     result.status = status
     result.confirmed_by = confirmed_by
@@ -125,7 +125,7 @@ def set_status(result: Result, status: str, *, confirmed_by=None, reason: str = 
     return result
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # as record_result
 def replace_phone_entry(
     result: Result, *, players: Sequence[Any], hand_number: int, outcome: Outcome, summary: dict,
     entered_by, client_key: str | None,

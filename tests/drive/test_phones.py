@@ -776,9 +776,9 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
 ):
     """The hall's burst of results: each entry's queries are what keeps the others waiting
     (SQLite's one writer, the drive's lock; the server's two cores). Before the lock: the drive,
-    the player, the hand, the table, its seats (the form is checked against them); under it
-    the drive, the key, the hand (still the one whose table and seats were read), the table's
-    result, then for the result's message the hand's statuses and the seated players' totals:
+    the player, the hand, the table's seats with the table and its players (the form is checked
+    against them); under it the drive, the key, the hand (still the one whose table and seats
+    were read), the table's result, then for the result's message the hand's statuses and the seated players' totals:
     nothing else. An entry counts for no one until it is confirmed: its message ranks no one."""
     from drive import live
 
