@@ -231,3 +231,42 @@ def test_a_forged_host_is_refused_and_logged_in_one_line_without_its_traceback(c
     records = [r for r in caplog.records if r.name == "django.security.DisallowedHost"]
     assert records and "evil.example" in records[0].getMessage()
     assert all(r.exc_info is None and not r.exc_text for r in records)
+
+
+class _ModeProbe:
+    """A middleware that can run either way (as Django's own), recording the mode Django gave it."""
+
+    modes: list[str] = []
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response):
+        from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+        _ModeProbe.modes.append("async" if self.is_async else "sync")
+
+    def __call__(self, request):
+        return self._acall(request) if self.is_async else self.get_response(request)
+
+    async def _acall(self, request):
+        return await self.get_response(request)
+
+
+@pytest.mark.django_db
+async def test_under_asgi_every_middleware_runs_in_the_request_s_thread(settings):
+    """``config.middleware.SyncChain``, last: a middleware that can run either way, placed just
+    above it, runs in sync mode under ASGI (in async mode each of its hooks would be a hop
+    between the event loop and a thread), and the page is served."""
+    from django.test import AsyncClient
+
+    assert settings.MIDDLEWARE[-1] == "config.middleware.SyncChain"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE[:-1], "tests.test_foundation._ModeProbe", settings.MIDDLEWARE[-1]]
+    _ModeProbe.modes.clear()
+    response = await AsyncClient().get("/login/")
+    assert response.status_code == 200
+    assert _ModeProbe.modes == ["sync"]
