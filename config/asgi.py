@@ -3,10 +3,14 @@
 import os
 import sys
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application, with our handler:
+
+from config.http_handler import KeptThreadsASGIHandler  # noqa: E402
+
+django_asgi_app = KeptThreadsASGIHandler()
 
 from config import sqlite_anchor  # noqa: E402
 

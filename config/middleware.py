@@ -60,7 +60,7 @@ class SyncChain:
     this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
     mode, and each of their hooks was handed to the request's thread and back: some ten hops
     between the event loop and a thread for every request. With it, 5.8 ms of the server's CPU
-    for a page (GET /login/) where it was 7.1-9.2 (docs/benchmarks.md). Tested by
+    for a page (GET /login/) where it was 7.1-9.2 (docs/architecture.md). Tested by
     tests/test_foundation.py."""
 
     def __init__(self, get_response):
