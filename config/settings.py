@@ -107,6 +107,7 @@ if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         DATABASES["default"]["OPTIONS"] = dict(_SQLITE_OPTIONS)
+        DATABASES["default"]["CONN_MAX_AGE"] = None
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # psycopg's pool: persistent connections leak under ASGI, a pool does not.
         DATABASES["default"]["OPTIONS"] = {
@@ -118,6 +119,7 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": DATA_DIR / "drive.sqlite3",
             "OPTIONS": dict(_SQLITE_OPTIONS),
+            "CONN_MAX_AGE": None,  # kept, as the threads that use it are (config/http_handler.py)
             # Tests use a file too (one per run): an in-memory database shared between threads
             # locks whole tables ("database table is locked") where a WAL file just waits.
             "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},
