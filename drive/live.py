@@ -385,9 +385,12 @@ def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
 
 
 def message(parts: dict[str, Any], audience: str, read: int | None = None, drive: int | None = None) -> dict[str, Any]:
-    """``read``: when the state shown was read (every commit before it is in it)."""
-    return {"type": "drive.update", "audience": audience, "stamp": _stamp(), "parts": parts, "read": read,
-            "drive": drive}
+    """``read``: when the state shown was read (every commit before it is in it). It is also
+    the stamp by which a page orders what it is sent (``static/js/live.js``): an update read
+    before the snapshot a page got on connecting is older than it, however late it was
+    rendered (a busy machine can take seconds), and is ignored."""
+    return {"type": "drive.update", "audience": audience, "stamp": read if read is not None else _stamp(),
+            "parts": parts, "read": read, "drive": drive}
 
 
 # In the process that builds (the render process, or the server's thread): the views of the
@@ -414,7 +417,7 @@ def build_phones(drive_id: int, listening: frozenset[int] | None = None) -> list
     if views is None:
         _views.pop(drive_id, None)
         return None
-    messages = phone_messages(views[2], listening)
+    messages = phone_messages(views[2], listening, views[0])
     _views[drive_id] = views
     return messages
 
@@ -446,11 +449,12 @@ def publish(drive_id: int) -> None:
             render.run(forget_phones, drive_id)  # not sent: they must all go next time
 
 
-def phone_messages(view: selectors.DriveView, listening: frozenset[int] | None = None
-                   ) -> list[tuple[str, dict[str, Any]]]:
+def phone_messages(view: selectors.DriveView, listening: frozenset[int] | None = None,
+                   read: int | None = None) -> list[tuple[str, dict[str, Any]]]:
     """Every phone's fragment that changed (of the ``listening`` players' phones only, when
-    given), rendered once, each in a small message to its player's group."""
-    stamp = _stamp()
+    given), rendered once, each in a small message to its player's group, stamped ``read``
+    (when ``view`` was read; ``message``)."""
+    stamp = read if read is not None else _stamp()
     players = view.players if listening is None else [p for p in view.players if p.pk in listening]
     parts = _changed_only(view.drive.pk, phone_parts(view, players), listening)
     return [

@@ -140,3 +140,22 @@ async def test_a_failed_read_fails_its_sockets_and_the_next_one_reads_again(orga
     ws = await connect(f"/ws/drive/{code}/board/")
     assert "0 of 2 tables done" in (await ws.receive_json_from(timeout=30))["parts"]["board"]
     await ws.disconnect()
+
+
+def test_an_update_read_before_a_snapshot_is_stamped_older_than_it_however_late_it_is_sent(organiser, settings):
+    """A page keeps the newer of what it is sent by the stamp (static/js/live.js): an update is
+    stamped when its state was read, as a snapshot is, not when it was rendered. On a busy machine
+    a build read before a page connected can reach it seconds after the page's snapshot; it
+    must not replace the snapshot with the older state (a panel the organiser had opened since
+    closed, a hand just started shown as not begun)."""
+    from drive import broadcast, live
+
+    settings.LIVE_RENDER_PROCESS = False
+    drive = seated_drive(organiser, 4)
+    phones = live.build_phones(drive.pk)  # the update's read; its screens are rendered from it next
+    snapshot = snapshots.read(drive.pk, frozenset(p.pk for p in drive.players.all()), frozenset({"organiser"}))
+    screens = dict(live.build_screens(drive.pk))  # rendered after the snapshot, from the earlier read
+    update = screens[broadcast.drive_group(drive.pk, "organiser")]
+    assert update["stamp"] == update["read"] < snapshot["organiser"]["stamp"]
+    assert phones and all(message["stamp"] == update["read"] for _, message in phones)
+    assert all(update["read"] < snapshot[p]["stamp"] for p in snapshot if p != "organiser")
