@@ -9,14 +9,26 @@ waits no socket hears anything. Here each request gets a single-thread executor 
 (asgiref's public ``ThreadSensitiveContext(executor=…)``, which does not shut it down): the same
 isolation, one request at a time on a thread, without starting one. The pool grows to the most
 requests served at once, as Django's threads would, and keeps them: an idle thread costs
-nothing. Figures: docs/architecture.md; tested by tests/test_http_handler.py.
+nothing.
+
+At most ``REQUEST_THREADS`` requests (2 by default) run their middleware and view at once; the
+others wait on the event loop, their bodies read, for one to finish. The interpreter runs one
+thread at a time, so more threads in the view buy no speed: 96 requests in their views at once
+made every one of them, the SQLite writer thread and the event loop wait their turn behind all
+the others (each hand-over of the interpreter costs a switch), and a burst of 1,000 entries
+took 15 ms of the server's CPU a POST where one at a time takes 11-13 ms (bench/entry_burst.py,
+docs/benchmarks.md). Reading the body and sending the response stay outside the limit: a slow
+phone holds no place. Figures: docs/architecture.md; tested by tests/test_http_handler.py.
 """
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
 
@@ -24,6 +36,8 @@ class KeptThreadsASGIHandler(ASGIHandler):
     def __init__(self) -> None:
         super().__init__()
         self._idle: list[ThreadPoolExecutor] = []  # (pop and append are atomic)
+        # One per event loop (a semaphore belongs to the loop it first waits in; tests run many).
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -34,3 +48,12 @@ class KeptThreadsASGIHandler(ASGIHandler):
                 await self.handle(scope, receive, send)
         finally:
             self._idle.append(executor)
+
+    async def run_get_response(self, request):
+        """The middleware and the view, once fewer than ``REQUEST_THREADS`` requests are in theirs."""
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            gate = self._gates[loop] = asyncio.Semaphore(settings.REQUEST_THREADS)
+        async with gate:
+            return await super().run_get_response(request)

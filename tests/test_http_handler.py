@@ -24,7 +24,23 @@ def _together(request):
     return HttpResponse(str(threading.get_ident()))
 
 
-urlpatterns = [path("thread", _thread), path("together", _together)]
+_first_in, _second_in = threading.Event(), threading.Event()
+_second_seen_by_first: list[bool] = []
+
+
+def _first(request):
+    _first_in.set()
+    # Two at once: the second request's view would run now. One at a time: it cannot.
+    _second_seen_by_first.append(_second_in.wait(1.5))
+    return HttpResponse("first")
+
+
+def _second(request):
+    _second_in.set()
+    return HttpResponse("second")
+
+
+urlpatterns = [path("thread", _thread), path("together", _together), path("first", _first), path("second", _second)]
 
 
 async def _get(handler, url: str) -> tuple[int, str]:
@@ -52,3 +68,21 @@ async def test_requests_at_once_each_have_a_thread_of_their_own(settings):
     assert status_a == status_b == 200
     assert thread_a != thread_b
     assert (await _get(handler, "/thread"))[1] in (thread_a, thread_b)  # kept, not a third
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_requests_over_the_limit_wait_for_one_in_its_view_to_finish(settings):
+    """``REQUEST_THREADS`` requests in their views at once, at most: the next waits its turn and
+    is then answered."""
+    settings.ROOT_URLCONF = __name__
+    settings.REQUEST_THREADS = 1
+    _first_in.clear()
+    _second_in.clear()
+    _second_seen_by_first.clear()
+    handler = KeptThreadsASGIHandler()
+    first = asyncio.ensure_future(_get(handler, "/first"))
+    assert await asyncio.to_thread(_first_in.wait, 30)
+    second = await _get(handler, "/second")  # sent while the first is in its view
+    assert await first == (200, "first")
+    assert second == (200, "second")
+    assert _second_seen_by_first == [False]  # its view ran only once the first's had finished
