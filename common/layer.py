@@ -62,13 +62,13 @@ async def _send_now(messages: Messages) -> bool:
 
 
 async def _sender(queue: asyncio.Queue, bulk: bool) -> None:
-    chunk = BULK_CHUNK if bulk else None
     while True:
         messages, done = await queue.get()
+        chunk = BULK_CHUNK if bulk else len(messages)  # the other lane: a batch at once
         sent = True
-        for start in range(0, len(messages), chunk or len(messages)):
-            sent = await _send_now(messages[start:start + chunk] if chunk else messages) and sent
-            if chunk:
+        for start in range(0, len(messages), chunk):
+            sent = await _send_now(messages[start:start + chunk]) and sent
+            if bulk:
                 await asyncio.sleep(0)
         if done is not None and not done.done():
             done.set_result(sent)
