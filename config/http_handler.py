@@ -11,13 +11,13 @@ isolation, one request at a time on a thread, without starting one. The pool gro
 requests served at once, as Django's threads would, and keeps them: an idle thread costs
 nothing.
 
-At most ``REQUEST_THREADS`` requests (2 by default) run their middleware and view at once; the
-others wait on the event loop, their bodies read, for one to finish. The interpreter runs one
-thread at a time, so more threads in the view buy no speed: 96 requests in their views at once
-made every one of them, the SQLite writer thread and the event loop wait their turn behind all
-the others (each hand-over of the interpreter costs a switch), and a burst of 1,000 entries
-took 15 ms of the server's CPU a POST where one at a time takes 11-13 ms (bench/entry_burst.py,
-docs/benchmarks.md). Reading the body and sending the response stay outside the limit: a slow
+At most ``REQUEST_THREADS`` requests (1 on SQLite, 2 on PostgreSQL) run their middleware and
+view at once; the others wait on the event loop, their bodies read, for one to finish. The
+interpreter runs one thread at a time, so more threads in views buy no speed: 96 requests in
+their views at once made every one of them, the SQLite writer thread and the event loop wait
+their turn behind all the others, and a burst of 1,000 entries took 15 ms of the server's CPU a
+POST against 11-14 ms; with one, a result's message reaches 1,000 phones' screens at 1.3 times
+its floor, against 2.6-3.3 with two (bench/, docs/benchmarks.md). Reading the body and sending the response stay outside the limit: a slow
 phone holds no place. Figures: docs/architecture.md; tested by tests/test_http_handler.py.
 """
 

@@ -135,8 +135,11 @@ WEBSOCKET_TIMEOUT = 86400
 # burst of results, so 50 results at the end of a hand cost a few renders, not fifty.
 # Full live updates are built in a child process of the server (drive/render.py).
 LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
-# Requests running their middleware and view at once, per server process (config/http_handler.py).
-REQUEST_THREADS = env_int("REQUEST_THREADS", 2, minimum=1, maximum=64)
+# Requests running their middleware and view at once, per server process (config/http_handler.py):
+# one on SQLite, whose writes all go through one thread anyway; two on PostgreSQL, where one
+# request's round trips leave the interpreter to the other (docs/benchmarks.md, entry_burst).
+REQUEST_THREADS = env_int("REQUEST_THREADS", 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 2,
+                          minimum=1, maximum=64)
 LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 1000, minimum=0, maximum=5000) / 1000
 _redis_url = env_url("REDIS_URL", {"redis", "rediss", "unix"})
 if _redis_url:

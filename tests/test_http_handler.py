@@ -61,6 +61,7 @@ async def test_one_request_after_another_runs_on_the_same_kept_thread(settings):
 async def test_requests_at_once_each_have_a_thread_of_their_own(settings):
     """Two requests whose views wait for each other: on one shared thread they never would meet."""
     settings.ROOT_URLCONF = __name__
+    settings.REQUEST_THREADS = 2
     _both_in.reset()
     handler = KeptThreadsASGIHandler()
     (status_a, thread_a), (status_b, thread_b) = await asyncio.gather(_get(handler, "/together"),
