@@ -32,7 +32,6 @@ from typing import Any, Callable
 
 import orjson
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from common import layer
@@ -346,24 +345,39 @@ def apply_action(
     and bots are told (``tell_table``).
     """
     split_message(message)  # a malformed frame is refused before any database work
-    tables = TableHand.objects.select_for_update(of=("self",)).select_related("hand")
-    if player_id is not None and type(seat) is int:  # whether the sender sits there: in the same read
-        seated = Seat.objects.filter(table_id=OuterRef("pk"), position=seat, player_id=player_id)
-        tables = tables.annotate(sits=Exists(seated.filter(player__token=token) if token is not None else seated))
-    try:  # (``get``, not ``first``: no ORDER BY, whose join to the hand costs 0.4 ms to build)
-        table = tables.get(pk=table_id)
-    except TableHand.DoesNotExist:
-        raise DigitalError("That table no longer exists.") from None
-    accepted = _accept(table, getattr(table, "sits", False), seat, message, bot=bot, clock=clock, token=token)
+    table, sits = _locked_table(table_id, seat, player_id, token)
+    accepted = _accept(table, sits, seat, message, bot=bot, clock=clock, token=token)
     if isinstance(accepted, Applied):
         return accepted
     state, fields = accepted
+    # Told first: at the commit the table's sockets get the move before the result's messages
+    # (a ranking of the drive, in another thread) are read.
+    tell_table(table.pk, state, table.bots)
     if state.finished:
         _record(table, state)
         fields.append("status")
     table.save(update_fields=fields)
-    tell_table(table.pk, state, table.bots)
     return Applied(table.pk, table.version, finished=state.finished, state=state)
+
+
+def _locked_table(table_id: int, seat: Any, player_id: int | None, token: str | None) -> tuple[TableHand, bool]:
+    """The table's row, locked, with its hand; and whether the sender (``player_id``, with
+    ``token`` when given) sits at ``seat``. A phone's move reads the seat, its player, the table
+    and the hand in one query, locking the table's row (0.5 ms of the ORM's Python against 0.8
+    for the table's read with the seat checked in an ``Exists``); a bot's or the clock's, or a
+    seat nobody holds, reads the table alone. ``get``, never ``first``: no ORDER BY to build."""
+    if player_id is not None and type(seat) is int:
+        seats = Seat.objects.select_for_update(of=("table",)).select_related("table__hand", "player")
+        try:
+            found = seats.get(table_id=table_id, position=seat)
+        except Seat.DoesNotExist:
+            pass
+        else:
+            return found.table, found.player_id == player_id and (token is None or found.player.token == token)
+    try:
+        return TableHand.objects.select_for_update(of=("self",)).select_related("hand").get(pk=table_id), False
+    except TableHand.DoesNotExist:
+        raise DigitalError("That table no longer exists.") from None
 
 
 def _same_basis(state: Any, seat: int, basis: Any) -> bool:
