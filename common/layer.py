@@ -6,9 +6,12 @@ from another thread is not thread-safe), and the Redis layers keep one connectio
 Sends are handed to a task of the loop that makes them in the order they were handed over, so
 a table's versions and a drive's updates reach each process in order. A drive's full updates
 (``bulk``: a message per phone, hundreds at a time) have a task of their own, which yields to
-the loop between every ``BULK_CHUNK`` sends: a result's, a move's or an instruction's message,
-small and awaited by someone watching, never waits behind them (at 1,000 phones, a full
-update's sends held the loop 70 ms; docs/benchmarks.md, hall_1000). The pages order what
+the loop after every send: a result's, a move's or an instruction's message, small and awaited
+by someone watching, never waits behind them (at 1,000 phones a full update's sends held the
+loop 70 ms; on Redis 50 sends held it about 15 ms, and a result's message waiting behind them
+put hall's p95 at 1.9-2.2 times its floor, against 1.1-1.5 yielding after each;
+docs/benchmarks.md). A send that fails ends its update's sends: the layer is away, and each of
+the hundreds left would wait for it and fail in turn. The pages order what
 arrives by its stamps, so the two lanes may overtake each other. A layer that is down
 (Redis stopped) is logged and never raised at the writer: the write has committed, and every
 page catches up when its socket reconnects.
@@ -29,7 +32,6 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 TIMEOUT = 30.0  # seconds one batch of sends may take before it is given up (Redis away)
-BULK_CHUNK = 50  # bulk sends made between two yields to the loop
 Messages = list[tuple[str, dict[str, Any]]]
 
 _server_loop: asyncio.AbstractEventLoop | None = None
@@ -64,12 +66,15 @@ async def _send_now(messages: Messages) -> bool:
 async def _sender(queue: asyncio.Queue, bulk: bool) -> None:
     while True:
         messages, done = await queue.get()
-        chunk = BULK_CHUNK if bulk else len(messages)  # the other lane: a batch at once
-        sent = True
-        for start in range(0, len(messages), chunk):
-            sent = await _send_now(messages[start:start + chunk]) and sent
-            if bulk:
+        if bulk:  # one send at a time, yielding to the loop after each
+            sent = True
+            for message in messages:
+                if not await _send_now([message]):  # the layer is away: the rest would wait and fail too
+                    sent = False
+                    break
                 await asyncio.sleep(0)
+        else:  # a batch at once
+            sent = await _send_now(messages)
         if done is not None and not done.done():
             done.set_result(sent)
 

@@ -57,3 +57,29 @@ async def test_a_small_message_overtakes_a_full_update_s_hundreds_of_sends(setti
     layer.send("result", {"type": "result"})
     await asyncio.wait_for(asyncio.gather(*listening), 30)
     assert arrived == ["result", "update"]
+
+
+class _AwayLayer(SweepingInMemoryChannelLayer):
+    """A layer whose every group send fails, as when Redis has stopped: counted."""
+
+    group_sends = 0
+
+    async def group_send(self, group, message):
+        type(self).group_sends += 1
+        raise ConnectionError("the layer is away")
+
+
+async def test_a_full_update_stops_at_its_first_failed_send_and_says_so_once(settings, caplog):
+    """A layer that is away (Redis stopped) fails each send: a full update's hundreds of sends
+    stop at the first, one warning is logged, the writer is told False and nothing is raised."""
+    from common import layer
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "tests.test_memory_layer._AwayLayer"}}
+    _AwayLayer.group_sends = 0
+    layer.remember_loop()
+    update = [(f"update-{i}", {"type": "update"}) for i in range(500)]
+    sent = await asyncio.to_thread(layer.send_many, update, wait=True, bulk=True)
+    assert sent is False
+    assert _AwayLayer.group_sends == 1
+    assert [r.message for r in caplog.records if "not sent" in r.message] == [
+        "live update of 1 group(s) not sent: channel layer unavailable"]
