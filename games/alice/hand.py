@@ -118,7 +118,8 @@ class AliceHand:
         n = check_players(players)
         if not _is_int(dealer) or not 0 <= dealer < n:
             raise GameError(f"The dealer must be a seat from 0 to {n - 1}, not {dealer!r}.")
-        if not isinstance(cards, (list, tuple)) or len(cards) != len(PACK) or Counter(cards) != _PACK_COUNT:
+        if (not isinstance(cards, (list, tuple)) or len(cards) != len(PACK)
+                or not all(isinstance(c, str) for c in cards) or Counter(cards) != _PACK_COUNT):
             raise GameError("Alice is dealt from exactly the 44-card pack: A1-H5, two White Rabbits (WR) "
                             "and two Cheshire Cats (CC).")
         h = cls()
