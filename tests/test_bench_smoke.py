@@ -84,6 +84,16 @@ def test_make_bench_judges_each_scenario_by_its_own_target():
     hall = {"scenario": "hall_1000", "p95_ms": 10.0, "floor_p95_ms": 10.0, "errors": [],
             "server_peak_rss_mb": {"server-0": 1100.0}}
     assert verdict(hall).startswith("MISSED") and verdict({**hall, "server_peak_rss_mb": {"server-0": 300.0}}).startswith("met")
+    digital = {"scenario": "digital", "game": "alice", "p95_ms": 19.0, "floor_p95_ms": 10.0, "errors": 0}
+    assert verdict(digital).startswith("met") and verdict({**digital, "p95_ms": 21.0}).startswith("MISSED")
+    assert verdict({**hall, "scenario": "hall", "p95_ms": 19.0}).startswith("MISSED")  # 1.5x for the rest
+
+
+def test_make_bench_plays_every_game_that_a_phone_bot_can_play_four_at_a_table():
+    from bench.run import digital_games
+    from games import all_games
+
+    assert digital_games() == [g.slug for g in all_games()]
 
 
 def test_the_digital_scenario_runs_without_an_error(tmp_path):
