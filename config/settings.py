@@ -1,6 +1,6 @@
 """One settings module; every choice comes from the environment through config.env.
 
-Embedded defaults (nothing set): DEBUG on, SQLite in ``data/``, the in-memory channel layer, a
+Embedded defaults (nothing set): DEBUG off, SQLite in ``data/``, the in-memory channel layer, a
 secret key generated once into ``data/secret_key``. See docs/operations.md for production.
 """
 
@@ -20,19 +20,25 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "data")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", True)
+# Off unless asked for: `make run` serves the hall's Wi-Fi, where Django's debug pages (every
+# URL pattern on a mistyped address, a traceback on an error) must never show.
+DEBUG = env_bool("DEBUG", False)
 
 
 def _secret_key() -> str:
+    """SECRET_KEY, or one generated once into the data directory and kept there (readable by
+    this user only), so that sessions outlive a restart of the laptop's server."""
     key = env_str("SECRET_KEY")
     if key:
         return key
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     path = DATA_DIR / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+    try:  # created readable by this user only, never for a moment by others; once, even by two processes
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(50))
     return path.read_text().strip()
 
 

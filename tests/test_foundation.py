@@ -73,10 +73,25 @@ def test_a_bad_time_zone_stops_start_up_with_its_name():
     assert "TIME_ZONE must be a time zone name" in result.stderr
 
 
-def test_secret_key_is_required_when_debug_is_off():
-    result = _start_settings({"DEBUG": "0"})
-    assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+def test_the_embedded_defaults_serve_with_debug_off_and_a_secret_key_kept_in_the_data_directory(tmp_path):
+    """`make run` serves the hall's Wi-Fi: no debug page for anyone there, and with no SECRET_KEY
+    set, one generated at the first start, readable by this user only, and the same at the next."""
+    show = "from django.conf import settings; print('SETTINGS', settings.DEBUG, settings.SECRET_KEY)"
+
+    def start() -> list[str]:
+        import os
+
+        environment = {k: v for k, v in os.environ.items()
+                       if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "DJANGO_SETTINGS_MODULE")}
+        result = subprocess.run([sys.executable, "manage.py", "shell", "-c", show], capture_output=True, text=True,
+                                env={**environment, "DATA_DIR": str(tmp_path)}, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return next(line for line in result.stdout.splitlines() if line.startswith("SETTINGS")).split()[1:]
+
+    debug, key = start()
+    assert debug == "False" and len(key) >= 50
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert start() == ["False", key]
 
 
 def test_check_deploy_is_clean_with_production_settings():
