@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
 
@@ -24,7 +24,8 @@ def _refusal(exc: Exception) -> tuple[int, str]:
 
 
 class UnreadableForm:
-    """A POSTed form that Django refuses to read gets a plain 4xx here and one line in the log
+    """An address with more parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS (any method), or a
+    POSTed form that Django refuses to read gets a plain 4xx here and one line in the log
     (logger ``django.request``), never a traceback: a body over DATA_UPLOAD_MAX_MEMORY_SIZE (413;
     the server refuses a bigger body before reading it, config/server.py), more fields than
     DATA_UPLOAD_MAX_NUMBER_FIELDS, a file part (no form takes one: DATA_UPLOAD_MAX_NUMBER_FILES is
@@ -37,18 +38,27 @@ class UnreadableForm:
         self.get_response = get_response
 
     def __call__(self, request):
+        try:
+            request.GET  # noqa: B018 (read once: Django keeps it)
+        except TooManyFieldsSent:
+            request.GET = QueryDict()  # read again later (error pages), it is empty
+            return _refused(request, f"This address has too many parameters: the limit is "
+                                     f"{settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}.", 400, "Refused an address")
         if request.method == "POST":
             try:
                 request.POST  # noqa: B018 (read once: Django keeps it)
             except (BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:
                 request._mark_post_parse_error()  # read again later (error pages), it is empty
                 status, message = _refusal(exc)
-                response = HttpResponse(f"{message} Send the form again from its page.\n", status=status,
-                                        content_type="text/plain; charset=utf-8")
-                log_response("Refused a form (%s): %s %s", message, request.method, request.path,
-                             response=response, request=request)
-                return response
+                return _refused(request, f"{message} Send the form again from its page.", status, "Refused a form")
         return self.get_response(request)
+
+
+def _refused(request, message: str, status: int, what: str) -> HttpResponse:
+    """A plain answer saying why, and one line in the log (``django.request``), no traceback."""
+    response = HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
+    log_response("%s (%s): %s %s", what, message, request.method, request.path, response=response, request=request)
+    return response
 
 
 class SyncChain:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
@@ -41,6 +42,8 @@ def play(request, code: str):
 def watch(request, code: str, number: int):
     """/<CODE>/tables/<n>/watch: the organiser's spectator view of a digital table (no cards)."""
     drive = drive_for_organiser(request, drive_by_code(code).pk)
+    if not drive.hands.filter(tables__number=number).exists():
+        raise Http404("This drive has no table of that number.")
     return render(request, "tables/watch.html", {
         "drive": drive, "number": number, "screen": game_screen(drive),
         "ws_path": f"/ws/watch/{drive.join_code}/{number}/",

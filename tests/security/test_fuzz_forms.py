@@ -348,6 +348,13 @@ def test_huge_ids_in_urls_are_404_not_500(world, number):
         assert snapshot() == before
 
 
+@pytest.mark.parametrize("number", ["0", "99", str(2**63), "9" * 30])
+def test_the_watch_page_of_a_table_the_drive_never_had_is_404(world, number):
+    client = world.organiser_client()
+    assert client.get(f"/{world.code}/tables/{number}/watch").status_code == 404
+    assert client.get(f"/{world.code}/tables/1/watch").status_code == 200
+
+
 def test_phone_pages_with_junk_codes_and_tokens(world):
     for path in ("/" + "A" * 9, "/%E2%80%AE", "/ABC%00", f"/{world.code}/p/" + "x" * 500, f"/{world.code}/p/%00"):
         before = snapshot()

@@ -77,3 +77,19 @@ def test_the_sign_in_form_refuses_a_file_part_before_csrf(db):
     response = Client(enforce_csrf_checks=True).post("/login/", multipart({"username": "a"}, b"x" * 1000),
                                                      content_type=MULTIPART)
     assert response.status_code == 400 and "No form here takes a file" in response.content.decode()
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+@pytest.mark.parametrize("path", ["/join", "/login/", "/healthz"])
+def test_an_address_with_too_many_parameters_is_refused_in_one_line(db, settings, caplog, debug, path):
+    """Django's own answer read the parameters again on its debug page and failed there: a server
+    error and a traceback of some 600 lines, for any visitor."""
+    settings.DEBUG = debug
+    query = "&".join(f"p{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    with caplog.at_level(logging.INFO):
+        response = Client().get(f"{path}?{query}")
+    assert response.status_code == 400 and "too many parameters" in response.content.decode()
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1 and "Refused an address" in lines[0].getMessage(), [r.getMessage() for r in lines]
+    assert lines[0].exc_info is None and not lines[0].exc_text
+    assert Client().get(f"{path}?p=1").status_code in (200, 302)  # a few parameters are read as ever
