@@ -55,8 +55,11 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
 async def _send_now(messages: Messages) -> bool:
     channel_layer = get_channel_layer()
     try:
-        await asyncio.wait_for(
-            asyncio.gather(*(channel_layer.group_send(group, message) for group, message in messages)), TIMEOUT)
+        async with asyncio.timeout(TIMEOUT):
+            if len(messages) == 1:  # a move's or a result's message: sent from this task, at once
+                await channel_layer.group_send(*messages[0])
+            else:  # side by side (each a round trip to Redis)
+                await asyncio.gather(*(channel_layer.group_send(group, message) for group, message in messages))
     except Exception:
         log.warning("live update of %d group(s) not sent: channel layer unavailable", len(messages), exc_info=True)
         return False
