@@ -19,6 +19,21 @@ from .scoring import POINTS_PER_SET, mover_of, standing_facts
 
 _SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
 _HOLDING_KEYS = {"sets"}
+NO_TIE = "No tie for most sets"  # the tie question's answer when nobody ties
+# The form's key for a seat question's "nobody" answer (scoring/forms.py: None is "none"); a
+# default of None would mean no default at all.
+_NO_TIE_DEFAULT = "none"
+
+
+def _who(seat: int) -> str:
+    """A seat as the entry's messages name it: "Seat 2" (counted from 0), which the drive turns
+    into the player's name, as the form names them (docs/games.md, "Entering a hand")."""
+    return f"Seat {seat}"
+
+
+def _and(words: list[str]) -> str:
+    """An English list: "A", "A and B", "A, B and C"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def entry_spec(players: int) -> dict[str, Any]:
@@ -28,8 +43,10 @@ def entry_spec(players: int) -> dict[str, Any]:
             {"name": "dealer", "label": "Who dealt?", "type": "seat",
              "help": "The player on the dealer's left began. When nobody laid a set, that player moves up.",
              "missing": "Say who dealt: tap their name."},
+            # Answered "no tie" until changed: only a tie needs an answer (a tie left unanswered
+            # is refused, naming the tied players).
             {"name": "last_set", "label": "Tied on most sets: who laid a set last?", "type": "seat",
-             "optional": True, "none_label": "No tie for most sets",
+             "optional": True, "none_label": NO_TIE, "default": _NO_TIE_DEFAULT,
              "help": "Only when two or more players laid the most sets: the one of them who laid a set "
                      "most recently moves up. Sets complete in the deal count as laid at the deal, in "
                      "seat order from the dealer's left.",
@@ -47,8 +64,8 @@ def _seat(value: Any, players: int, what: str, *, optional: bool) -> int | None:
     if value is None and optional:
         return None
     if type(value) is not int or not 0 <= value < players:
-        empty = " or empty" if optional else ""
-        raise GameError(f"{what} must be a seat from 0 to {players - 1}{empty}, not {value!r}.")
+        nobody = " (or nobody)" if optional else ""
+        raise GameError(f"{what} must be one of the {players} players at this table{nobody}.")
     return value
 
 
@@ -59,7 +76,7 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
         raise GameError("The hand summary must be an object with 'dealer' and 'holdings'.")
     extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
     if extra:
-        raise GameError(f"Unknown summary field(s) {extra}.")
+        raise GameError(f"Unknown summary field(s): {_and(extra)}.")
     if "dealer" not in summary:
         raise GameError("Say who dealt: the hand summary needs 'dealer'.")
     if "holdings" not in summary:
@@ -72,29 +89,32 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
     sets: list[int] = []
     for seat, h in enumerate(holdings):
         if not isinstance(h, dict):
-            raise GameError(f"Seat {seat}: the entry must be an object with 'sets'.")
+            raise GameError(f"{_who(seat)}: the entry must be an object with 'sets'.")
         bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
         if bad:
-            raise GameError(f"Seat {seat}: unknown field(s) {bad}.")
+            raise GameError(f"{_who(seat)}: unknown field(s): {_and(bad)}.")
         k = h.get("sets", 0)
         if type(k) is not int or not 0 <= k <= len(SETS):
-            raise GameError(f"Seat {seat}: 'sets' must be a whole number from 0 to 8, not {k!r}.")
+            raise GameError(f"{_who(seat)}: the sets laid must be a whole number from 0 to 8, not {k!r}.")
         sets.append(k)
     if sum(sets) > len(SETS):
-        where = [s for s, k in enumerate(sets) if k]
-        raise GameError(f"{sum(sets)} sets entered (seats {where}), but the pack holds only 8.")
+        where = _and([f"{_who(s)} {k}" for s, k in enumerate(sets) if k])
+        raise GameError(f"{sum(sets)} sets entered ({where}), but the pack holds only 8.")
     best = max(sets)
     tied = [s for s, k in enumerate(sets) if k == best] if best else []
     if len(tied) > 1:
         if last is None:
-            raise GameError(f"Seats {tied} tie on {best} sets each: say which of them laid a set last.")
+            raise GameError(f"{_and([_who(s) for s in tied])} tie on {best} sets each: "
+                            "say which of them laid a set last.")
         if last not in tied:
-            raise GameError(f"Seat {last} is not among the seats tied on most sets ({tied}): "
-                            "say which of those laid a set last.")
+            raise GameError(f"{_who(last)} is not one of the players tied on most sets "
+                            f"({_and([_who(s) for s in tied])}): say which of them laid a set last.")
     elif last is not None and last not in tied:
         if not tied:
-            raise GameError(f"Nobody laid a set, so nobody laid one last: seat {last} was entered.")
-        raise GameError(f"Seat {tied[0]} alone laid the most sets ({best}); no tie to break with seat {last}.")
+            raise GameError(f"Nobody laid a set, so there is no tie to break: choose \"{NO_TIE}\", "
+                            f"not {_who(last)}.")
+        raise GameError(f"{_who(tied[0])} alone laid the most sets ({best}), so there is no tie to break: "
+                        f"choose \"{NO_TIE}\", not {_who(last)}.")
     return sets, dealer, last  # type: ignore[return-value]
 
 

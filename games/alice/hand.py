@@ -81,6 +81,12 @@ def _is_int(x: Any) -> bool:
     return type(x) is int
 
 
+def _seat_words(seat: int) -> str:
+    """A seat in a refusal, numbered as players count their seats, from 1 ("seat 1" is the
+    engine's seat 0): the engine knows no names, and refusals reach the phones as they are."""
+    return f"seat {seat + 1}"
+
+
 class AliceHand:
     """One hand at one table. Build with ``from_deck``, ``new`` or ``load`` (from ``to_json``)."""
 
@@ -117,7 +123,7 @@ class AliceHand:
         the first. Sets complete in the deal are laid at once, in seat order from the dealer's left."""
         n = check_players(players)
         if not _is_int(dealer) or not 0 <= dealer < n:
-            raise GameError(f"The dealer must be a seat from 0 to {n - 1}, not {dealer!r}.")
+            raise GameError(f"The dealer must be one of the {n} seats at this table.")
         if (not isinstance(cards, (list, tuple)) or len(cards) != len(PACK)
                 or not all(isinstance(c, str) for c in cards) or Counter(cards) != _PACK_COUNT):
             raise GameError("Alice is dealt from exactly the 44-card pack: A1-H5, two White Rabbits (WR) "
@@ -186,7 +192,7 @@ class AliceHand:
         if self.ended_by is not None:
             raise GameError("The hand is over.")
         if type(seat) is not int or not 0 <= seat < self.players:
-            raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {seat!r}.")
+            raise GameError(f"That seat is not at this table of {self.players} players.")
         if type(action) is not dict:
             raise GameError("An action must be an object with a 'type'.")
         kind = action.get("type")
@@ -204,12 +210,13 @@ class AliceHand:
         """Refuse a take or an ask: an answer is awaited, or it is another seat's turn."""
         p = self.pending
         if p is not None:
-            who = "you" if self.answering == seat else f"seat {self.answering}"
-            what = (f"whether to hand {card_name(p['card'])} to seat {p['asker']}" if p["decision"] == GIVE
+            who = "you" if self.answering == seat else _seat_words(self.answering)
+            to = "you" if p["asker"] == seat else _seat_words(p["asker"])
+            what = (f"whether to hand {card_name(p['card'])} to {to}" if p["decision"] == GIVE
                     else "whether to play a Cheshire Cat")
             raise GameError(f"Wait: {who} must first answer {what}.")
         if seat != self.turn:
-            raise GameError(f"It is not your turn: seat {self.turn} is to play.")
+            raise GameError(f"It is not your turn: {_seat_words(self.turn)} is to play.")
 
     def _do_take(self, seat: int, action: dict[str, Any]) -> None:
         if self.pending is not None or seat != self.turn:
@@ -235,8 +242,10 @@ class AliceHand:
             self._check_turn(seat)
         to, card = action["to"], action["card"]
         n = self.players
-        if type(to) is not int or not 0 <= to < n or to == seat:
-            raise GameError(f"Ask another seat from 0 to {n - 1}, not {to!r}.")
+        if to == seat and type(to) is int:
+            raise GameError("You cannot ask yourself: ask another player.")
+        if type(to) is not int or not 0 <= to < n:
+            raise GameError(f"Ask another player at this table: there is no such seat among its {n}.")
         if card == RABBIT or card == CAT:
             raise GameError("White Rabbits and Cheshire Cats cannot be asked for: ask for a set card.")
         s = CARD_SET.get(card) if isinstance(card, str) else None
@@ -270,7 +279,7 @@ class AliceHand:
                 raise GameError("Nobody is waiting for you to hand over a card.")
             raise GameError("There is no failed ask of yours to play a Cheshire Cat after.")
         if seat != self.answering:
-            raise GameError(f"Only seat {self.answering} can answer this ({kind} is not yours to choose).")
+            raise GameError(f"Only {_seat_words(self.answering)} can answer this ({kind} is not yours to choose).")
         return p
 
     def _resolved(self) -> dict[str, Any]:
@@ -310,7 +319,7 @@ class AliceHand:
         if self.pending is None:
             raise GameError("Nobody's answer is awaited.")
         if seat != self.answering:
-            raise GameError(f"Only seat {self.answering}'s time can run out now.")
+            raise GameError(f"Only {_seat_words(self.answering)}'s time can run out now.")
         self.log.append({"type": "timeout", "seat": seat})
         if self.pending["decision"] == GIVE:
             self._do_give(seat, action)
@@ -406,7 +415,7 @@ class AliceHand:
         the stock as a count, everything on the table, the pending ask and the public log; once the
         hand is over, ``result`` (points, mover, ended_by, sets per seat)."""
         if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
-            raise GameError(f"Seat must be a number from 0 to {self.players - 1} or None, not {seat!r}.")
+            raise GameError(f"That seat is not at this table of {self.players} players.")
         p = self.pending
         finished = self.ended_by is not None
         log = self.log

@@ -13,7 +13,8 @@ from typing import Any
 from .. import register
 from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize, check_table_size
 from .bots import bot_action
-from .cards import DEFAULT_POOL_OF_TEARS, PACK, PICTURES, cards_in_play, check_pool_of_tears, count, deals, deck, legal_plays, trick_winner
+from .cards import (DEFAULT_POOL_OF_TEARS, PACK, PICTURES, cards_in_play, check_pool_of_tears, count, deals, deck,
+                    legal_plays, picture_name, trick_winner)
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
 from .hand import WonderlandHand
 from .simulate import parse_bots, report_lines, simulate
@@ -31,7 +32,7 @@ class Wonderland(Game):
         HouseRule(
             key="pool_of_tears", label="The Pool of Tears card (20 points)", default=DEFAULT_POOL_OF_TEARS,
             help="The picture whose taker scores 20: by default the plain picture 16, Alice.",
-            choices=tuple((code, f"{'Star' if code[0] == 'S' else 'Plain'} picture {code[1:]}")
+            choices=tuple((code, picture_name(code))
                           for code in sorted(PICTURES, key=lambda c: (c[0] != "P", int(c[1:]), c))),
         ),
     )
@@ -60,7 +61,7 @@ class Wonderland(Game):
         return summary_of_hand(state)
 
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
-        return outcome_from_summary(check_table_size(self, players), summary)
+        return outcome_from_summary(check_table_size(self, players), summary, self.pool_of_tears)
 
     def new_hand(self, players: int, rng: random.Random) -> WonderlandHand:
         """A shuffled hand; on the phones the drive draws the dealer (seeded, logged, public)."""

@@ -80,6 +80,12 @@ def card_name(code: Any) -> str:
     return repr(code)
 
 
+def picture_name(code: str) -> str:
+    """A picture card as the drive's forms name it: "Star picture 7", "Plain picture 16" (the
+    house rule's choices, the entry's Pool of Tears question)."""
+    return f"{'Star' if code[0] == 'S' else 'Plain'} picture {code[1:]}"
+
+
 def _check_codes(cards: Sequence[Any], what: str) -> None:
     for c in cards:
         if not isinstance(c, str) or c not in RANK:
@@ -185,6 +191,12 @@ def choose_mover(points: Sequence[int], cards_taken: Sequence[int], dealer: int)
     n = len(points)
     order = [(dealer + k) % n for k in range(1, n + 1)]
     return max(order, key=lambda s: (points[s], cards_taken[s], -order.index(s)))
+
+
+def winner_of(points: Sequence[int], mover: int) -> int | None:
+    """Who won the hand: the mover, the top scorer; nobody when nobody scored (a hand stopped
+    before anyone scored: the mover still moves up, but won nothing)."""
+    return mover if max(points) > 0 else None
 
 
 def standing_facts(pairs: list[int], cards: list[int]) -> list[dict[str, int]]:

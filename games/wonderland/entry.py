@@ -15,11 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import DEFAULT_POOL_OF_TEARS, cards_in_play, check_players, choose_mover, pairs_in, standing_facts
+from .cards import (DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_players, check_pool_of_tears, choose_mover,
+                    pairs_in, picture_name, standing_facts, winner_of)
 
 _SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
 MAX_PAIRS = 16
+
+
+def _and(words: list[str]) -> str:
+    """An English list: "A", "A and B", "A, B and C"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict[str, Any]:
@@ -31,7 +37,7 @@ def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict
             {"name": "dealer", "label": "Who dealt?", "type": "seat",
              "help": "A tie for top score goes to more cards taken, then the first on the dealer's left.",
              "missing": "Say who dealt: tap their name."},
-            {"name": "pool_of_tears", "label": f"Who took Alice and the Pool of Tears ({pool_of_tears})?",
+            {"name": "pool_of_tears", "label": f"Who took Alice and the Pool of Tears ({picture_name(pool_of_tears)})?",
              "type": "seat", "optional": True, "none_label": "Nobody (unused, or the hand was stopped)",
              "missing": "Say who took the Pool of Tears card, or nobody."},
         ],
@@ -64,18 +70,20 @@ def _seat(value: Any, players: int, what: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
-        raise GameError(f"{what} must be a seat from 0 to {players - 1} or empty, not {value!r}.")
+        raise GameError(f"{what} must be one of the {players} players at this table, or nobody.")
     return value
 
 
-def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
-    """The Outcome of a hand played with cards (see the module docstring for the summary)."""
+def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> Outcome:
+    """The Outcome of a hand played with cards (see the module docstring for the summary);
+    ``pool_of_tears`` is the house rule's card, named when a refusal concerns it."""
     n = check_players(players)
+    pool_card = picture_name(check_pool_of_tears(pool_of_tears))
     if not isinstance(summary, dict):
         raise GameError("The hand summary must be an object with 'dealer', 'pool_of_tears' and 'holdings'.")
     extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
     if extra:
-        raise GameError(f"Unknown summary field(s) {extra}.")
+        raise GameError(f"Unknown summary field(s): {_and(extra)}.")
     dealer = _seat(summary.get("dealer"), n, "The dealer")
     pool = _seat(summary.get("pool_of_tears"), n, "Who took the Pool of Tears card")
     holdings = summary.get("holdings")
@@ -88,7 +96,7 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
             raise GameError(f"Seat {seat}: the entry must be an object with 'pairs' and 'cards'.")
         bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
         if bad:
-            raise GameError(f"Seat {seat}: unknown field(s) {bad}.")
+            raise GameError(f"Seat {seat}: unknown field(s): {_and(bad)}.")
         p, c = h.get("pairs", 0), h.get("cards", 0)
         if not _whole(p) or not _whole(c):
             raise GameError(f"Seat {seat}: pairs and cards taken must be whole numbers of at least 0.")
@@ -106,7 +114,11 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     if sum(pairs) > MAX_PAIRS:
         raise GameError(f"{sum(pairs)} pairs entered in all, but the pack has only {MAX_PAIRS}.")
     if pool is not None and cards[pool] == 0:
-        raise GameError(f"Seat {pool} took no cards, so cannot have taken the Pool of Tears card.")
+        raise GameError(f"Seat {pool} took no cards, so cannot have taken the Pool of Tears card ({pool_card}).")
+    if pool is None and sum(cards) == len(PACK):
+        # Every card of the pack was taken (2 and 4 players play them all): one of them is it.
+        raise GameError(f"All {len(PACK)} cards of the pack were taken, so somebody took the Pool of Tears card "
+                        f"({pool_card}): say who.")
     points = [10 * p for p in pairs]
     if pool is not None:
         points[pool] += 20
@@ -114,4 +126,6 @@ def outcome_from_summary(players: int, summary: dict[str, Any]) -> Outcome:
     if cards.count(most) == 1:
         points[cards.index(most)] += 10
     mover = choose_mover(points, cards, n - 1 if dealer is None else dealer)
-    return Outcome(points=points, mover=mover, winner=mover, facts=standing_facts(pairs, cards), details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})
+    winner = winner_of(points, mover)
+    return Outcome(points=points, mover=mover, winner=winner, facts=standing_facts(pairs, cards),
+                   details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base import GameError, Outcome
 from .cards import (PACK, RANK, SORT_KEY, _legal, check_players, check_pool_of_tears, choose_mover, count, deals, standing_facts,
-                    deck, pairs_in, rule_in_force, why_illegal)
+                    deck, pairs_in, rule_in_force, why_illegal, winner_of)
 
 PLAYING, FINISHED = "playing", "finished"
 PLAYED_OUT, STOPPED = "played_out", "stopped"
@@ -58,7 +58,7 @@ class WonderlandHand:
         from the front of what is left, one at a time from the dealer's left)."""
         n = check_players(players)
         if not _is_int(dealer) or not 0 <= dealer < n:
-            raise GameError(f"The dealer must be a seat from 0 to {n - 1}, not {dealer!r}.")
+            raise GameError(f"The dealer must be one of the {n} seats at this table.")
         check_pool_of_tears(pool_of_tears)
         try:
             cards = list(cards)
@@ -114,11 +114,11 @@ class WonderlandHand:
         if self.ended_by is not None:
             raise GameError("The hand is over.")
         if not _is_int(seat) or not 0 <= seat < self.players:
-            raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {seat!r}.")
+            raise GameError(f"That seat is not at this table of {self.players} players.")
         if type(action) is not dict or action.get("type") != "play" or len(action) != 2 or "card" not in action:
             raise GameError('An action must be {"type": "play", "card": <card>}.')
         if seat != self.turn:
-            raise GameError(f"It is not your turn: seat {self.turn} plays next.")
+            raise GameError(f"It is not your turn: seat {self.turn + 1} plays next.")
         card = action["card"]
         hand = self.hands[seat]
         if not isinstance(card, str) or card not in hand:
@@ -176,14 +176,15 @@ class WonderlandHand:
 
     def outcome(self) -> Outcome:
         """Points from ``count``; the mover is the top scorer (ties: more cards taken, then the
-        first clockwise from the dealer's left)."""
+        first clockwise from the dealer's left), and the winner unless nobody scored."""
         if self.ended_by is None or self.points is None:
             raise GameError("The hand is not over yet.")
         cards = [len(t) for t in self.taken]
         pairs = [pairs_in(t) for t in self.taken]
         mover = choose_mover(self.points, cards, self.dealer)
+        winner = winner_of(self.points, mover)
         return Outcome(
-            points=list(self.points), mover=mover, winner=mover, facts=standing_facts(pairs, cards),
+            points=list(self.points), mover=mover, winner=winner, facts=standing_facts(pairs, cards),
             details={"pairs": pairs, "cards": cards,
                      "pool_of_tears": self.pool_of_tears_seat()},
         )
@@ -194,7 +195,7 @@ class WonderlandHand:
         A seat's view also has ``legal`` (the cards it may play now) and ``must`` (on its turn, the
         rule that forbids the others: ``cards.rule_in_force``)."""
         if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
-            raise GameError(f"Seat must be a number from 0 to {self.players - 1} or None, not {seat!r}.")
+            raise GameError(f"That seat is not at this table of {self.players} players.")
         last = self.last_trick
         v: dict[str, Any] = {
             "game": "wonderland",
@@ -227,7 +228,11 @@ class WonderlandHand:
         if self.ended_by is not None:
             o = self.outcome()
             v["points"] = list(o.points)
-            v["result"] = {"points": list(o.points), "mover": o.mover, "ended_by": self.ended_by, **o.details}
+            # "mover" and "winner": the top scorer, who won the hand; None when nobody scored (a
+            # hand stopped before anyone scored: no seat is the top scorer, though the drive
+            # still moves Outcome.mover up). The screen marks the seat named "mover".
+            v["result"] = {"points": list(o.points), "mover": o.winner, "winner": o.winner,
+                           "ended_by": self.ended_by, **o.details}
         return v
 
     # ---------------------------------------------------------------- storage

@@ -5,13 +5,16 @@ scores by; and no Film Fantasy word on any of its pages."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from django.test import Client
 
-from drive import selectors
+from drive import selectors, services
 from drive.models import Drive
 from scoring.models import Result
-from tests.factories import shown_for
+from tests.factories import make_drive, shown_for
 from tests.test_game_words import WORDS
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +78,7 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     p1 = seated(t1)
     enterer, confirmer = phone_for(drive, p1[0]), phone_for(drive, p1[1])
     page = text(enterer.get(f"/{drive.join_code}/enter"))
-    assert "Who took Alice and the Pool of Tears (S16)?" in page and "Pairs taken" in page and "Cards taken" in page
+    assert "Who took Alice and the Pool of Tears (Star picture 16)?" in page and "Pairs taken" in page and "Cards taken" in page
     no_film_fantasy_words(page, "the phone's result form")
     # Pairs [2, 1, 0, 0]; Cy took the Pool of Tears card; Ann and Di level on the most cards: nobody's 10.
     entry = {**answers(0, 2, [2, 1, 0, 0], [16, 12, 8, 16]), "client_key": "w1", "seen_revision": "0",
@@ -92,7 +95,7 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     # Table 2 by the organiser, from paper: Ed's 3 pairs, the Pool of Tears and the most cards.
     p2 = seated(t2)
     page = text(organiser_client.get(f"{base}/results/{t2.pk}"))
-    assert "(S16)" in page
+    assert "(Star picture 16)" in page
     no_film_fantasy_words(page, "the organiser's result form")
     response = organiser_client.post(f"{base}/results/{t2.pk}", {
         **answers(1, 0, [3, 0, 1, 0], [24, 8, 12, 8]), "seen_revision": "0"})
@@ -139,3 +142,38 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
                             "board": Client().get(f"/{drive.join_code}/board"),
                             "phone": enterer.get(f"/{drive.join_code}/me")}.items():
         no_film_fantasy_words(text(response), f"{where} at the end")
+
+
+def bare(page: str) -> str:
+    """A page's text without tags or the isolates around names."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page)).replace("\u2068", "").replace("\u2069", "")
+
+
+def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_client, organiser):
+    """The top scorer, who moves up (WONDERLAND.md), is the hand's winner."""
+    drive = make_drive(organiser, 0, name="Wonderland evening", game="wonderland", preferred_table_size=4)
+    services.add_players(drive, ["Bob", "Di", "Fay", "Gus"])
+    base = f"/drives/{drive.pk}"
+    organiser_client.post(f"{base}/draw", {"hand": "0"})
+    assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
+    table = drive.hands.get().tables.get()
+    players = seated(table)
+    # 10, 20, 0 and 30 points: the last seat's 2 pairs and the most cards; the second took the Pool of Tears.
+    response = organiser_client.post(f"{base}/results/{table.pk}", {
+        **answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]), "seen_revision": "0"})
+    assert response.status_code == 302
+    result = Result.objects.get(table=table)
+    assert result.winner == result.mover == players[3]
+
+
+def test_a_wonderland_hand_closed_on_the_phones_before_anyone_scored_was_won_by_nobody(organiser_client, organiser):
+    """The other side: the organiser closes a digital hand before the first trick; every seat has
+    0, nobody won it, and the dealer's left still moves up."""
+    drive = make_drive(organiser, 4, game="wonderland", preferred_table_size=4, play_mode="digital")
+    base = f"/drives/{drive.pk}"
+    organiser_client.post(f"{base}/draw", {"hand": "0"})
+    assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
+    assert organiser_client.post(f"{base}/close", {"hand": "1", "force": "1"}).status_code == 302
+    result = Result.objects.get()
+    assert result.winner is None and result.mover is not None
+    assert all(s.points == 0 for s in result.scores.all())

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from drive import services
 from drive.models import Drive
 from tests.factories import make_drive, shown_for
 from tests.test_game_words import WORDS
@@ -157,3 +158,86 @@ def test_alices_own_screen_files_say_no_word_of_another_game():
     root = Path(__file__).resolve().parents[2]
     for path in (root / "templates/games/alice/play.html", root / "static/games/alice/play.js"):
         no_other_games_words(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
+
+
+# ---------------------------------------------------------------- found by QA: the entry's words
+def four_at_an_alice_table(organiser, organiser_client):
+    """Cy, Di, Fay and Gus at one Alice table, hand 1 started; the table and its players in seat order."""
+    drive = make_drive(organiser, 0, name="Alice entry", game="alice", preferred_table_size=4)
+    services.add_players(drive, ["Cy", "Di", "Fay", "Gus"])
+    assert organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"}).status_code == 302
+    assert organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"}).status_code == 302
+    hand, table, players = seated(drive, 1)
+    return drive, hand, table, players
+
+
+def sent_from_the_phone(drive, hand, table, player, data) -> dict:
+    """The phone's Send (static/js/entry.js): the answers posted, the server's JSON answer."""
+    response = phone(drive, player).post(
+        f"/{drive.join_code}/enter",
+        {**data, "client_key": uuid.uuid4().hex, "seen_revision": "0", **shown_for(player, hand.number, table.number)},
+        HTTP_ACCEPT="application/json")
+    return response.json()
+
+
+def plain(message: str) -> str:
+    """A message without the isolates around each name (common/bidi.py)."""
+    return message.replace("\u2068", "").replace("\u2069", "")
+
+
+def test_an_impossible_alice_entry_names_the_players_in_plain_english(organiser, organiser_client):
+    """Found by QA: "9 sets entered (seats [0, 1]), …", "Seats [0, 1] tie on 3 sets each…",
+    "… no tie to break with seat 2.": seats counted from 0, Python lists. The phone's Send and
+    the organiser's preview now name the players, as the form does, in plain English lists."""
+    drive, hand, table, players = four_at_an_alice_table(organiser, organiser_client)
+    a, b, c, d = (p.name for p in players)
+    cases = [
+        ([5, 4, 0, 0], None, f"9 sets entered ({a} 5 and {b} 4), but the pack holds only 8."),
+        ([4, 4, 0, 0], None, f"{a} and {b} tie on 4 sets each: say which of them laid a set last."),
+        ([2, 2, 2, 1], None, f"{a}, {b} and {c} tie on 2 sets each: say which of them laid a set last."),
+        ([3, 3, 2, 0], 2, f"{c} is not one of the players tied on most sets ({a} and {b}): "
+                          "say which of them laid a set last."),
+        ([4, 3, 1, 0], 1, f"{a} alone laid the most sets (4), so there is no tie to break: "
+                          f"choose \"No tie for most sets\", not {b}."),
+        ([0, 0, 0, 0], 3, f"Nobody laid a set, so there is no tie to break: choose \"No tie for most sets\", not {d}."),
+    ]
+    preview = f"/drives/{drive.pk}/results/{table.pk}/preview"
+    for sets, last, expected in cases:
+        data = answers(sets, 0, last)
+        sent = sent_from_the_phone(drive, hand, table, players[0], data)
+        assert sent["ok"] is False and plain(sent["message"]) == expected, (sets, last, sent)
+        shown = organiser_client.post(preview, data).json()
+        assert plain(shown["message"]) == expected, (sets, last, shown)
+        assert not re.search(r"\[|\]|\b[Ss]eats? \d", shown["message"]), shown["message"]
+
+
+def checked_answers(page: str) -> dict:
+    """The answers a form's page sends as it is opened: its checked radio buttons (what the
+    browser posts for a question nobody touched)."""
+    found = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        if 'type="radio"' in tag and re.search(r"\schecked\b", tag):
+            found[re.search(r'name="([^"]+)"', tag).group(1)] = html.unescape(re.search(r'value="([^"]*)"', tag).group(1))
+    return found
+
+
+def test_with_no_tie_for_most_sets_the_tie_question_needs_no_answer(organiser, organiser_client):
+    """Found by QA: Cy 5 sets, Di 3, nobody tied, yet Send was refused ("Say who laid a set last,
+    or that nobody tied.") and the points preview waited for that answer. The question only
+    matters on a tie: untouched, it says "No tie for most sets"."""
+    drive, hand, table, players = four_at_an_alice_table(organiser, organiser_client)
+    page = phone(drive, players[0]).get(f"/{drive.join_code}/enter").content.decode()
+    data = {**checked_answers(page), "dealer": "0", "seat0_sets": "5", "seat1_sets": "3"}
+    assert "last_set" in data  # the page opens with the tie question answered: no tie
+    shown = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}/preview", data).json()
+    assert shown["ok"] is True, shown
+    assert [row["points"] for row in shown["points"]] == [25, 15, 0, 0]
+    assert sent_from_the_phone(drive, hand, table, players[0], data)["ok"] is True
+    table.refresh_from_db()
+    assert table.result.winner == players[0] and table.result.summary["last_set"] is None
+
+    # On a tie the untouched question is not an answer: the players tied are named.
+    organiser_page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    tie = {**checked_answers(organiser_page), "dealer": "0", "seat0_sets": "3", "seat1_sets": "3"}
+    shown = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}/preview", tie).json()
+    assert shown["ok"] is False and "tie on 3 sets each" in shown["message"]

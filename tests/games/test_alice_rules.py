@@ -6,6 +6,7 @@ Seats are numbered clockwise; "left" of seat i is seat i+1.
 
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -153,7 +154,7 @@ def test_the_asker_must_hold_a_card_of_the_set_and_not_the_card_asked_for():
     h = three()
     refused(h, 0, {"type": "ask", "to": 1, "card": "H4"}, "only while you hold a card of set H")
     refused(h, 0, {"type": "ask", "to": 1, "card": "A2"}, "You hold A2")
-    refused(h, 0, {"type": "ask", "to": 0, "card": "A3"}, "another seat")
+    refused(h, 0, {"type": "ask", "to": 0, "card": "A3"}, "You cannot ask yourself")
     refused(h, 0, {"type": "ask", "to": 1, "card": "Z9"}, "no card")
 
 
@@ -165,7 +166,7 @@ def test_white_rabbits_and_cheshire_cats_cannot_be_asked_for():
 
 def test_only_the_seat_whose_turn_it_is_asks_or_takes():
     h = three()
-    refused(h, 1, {"type": "ask", "to": 2, "card": "A4"}, "not your turn", "seat 0")
+    refused(h, 1, {"type": "ask", "to": 2, "card": "A4"}, "not your turn", "seat 1 is to play")  # seat 0, counted from 1
     refused(h, 2, {"type": "take", "card": "G2"}, "not your turn")
 
 
@@ -254,7 +255,7 @@ def test_a_failed_asker_holding_a_cat_may_only_play_it_or_let_the_turn_pass():
     assert h.may(0) == ["cat", "pass"]
     refused(h, 0, {"type": "take", "card": "G2"}, "must first answer", "Cheshire Cat")
     refused(h, 0, {"type": "ask", "to": 1, "card": "A3"}, "must first answer")
-    refused(h, 1, {"type": "cat"}, "Only seat 0")
+    refused(h, 1, {"type": "cat"}, "Only seat 1 can answer")  # seat 0, counted from 1
     refused(h, 0, {"type": "give"}, "Nobody is waiting for you")
 
 
@@ -342,8 +343,8 @@ def test_the_turn_stays_the_askers_while_the_seat_asked_decides():
     assert h.turn == 0 and h.answering == 1
     v = h.view(2)
     assert v["turn"] == 0 and v["answering"] == 1 and v["pending"]["card"] == "A3"
-    refused(h, 0, {"type": "take", "card": "G2"}, "seat 1 must first answer")
-    refused(h, 2, {"type": "give"}, "Only seat 1")
+    refused(h, 0, {"type": "take", "card": "G2"}, "seat 2 must first answer", "to you")  # seat 1, counted from 1
+    refused(h, 2, {"type": "give"}, "Only seat 2")
 
 
 def test_the_seat_asked_hands_the_card_over_when_its_time_runs_out():
@@ -351,7 +352,7 @@ def test_the_seat_asked_hands_the_card_over_when_its_time_runs_out():
     ask(h, 0, 1, "A3")
     h.deadline = 1000.0  # the server's clock, opaque to the engine
     assert AliceHand.load(json.loads(json.dumps(h.to_json()))).deadline == 1000.0
-    refused(h, 0, {"type": "timeout"}, "Only seat 1")
+    refused(h, 0, {"type": "timeout"}, "Only seat 2")
     h.apply(1, {"type": "timeout"})
     assert "A3" in h.hands[0] and h.turn == 0 and h.deadline is None
     assert kinds(h)[-2:] == ["timeout", "handed"]
@@ -490,9 +491,53 @@ def test_a_refused_action_says_why_and_changes_nothing():
     refused(h, 0, {"type": "ask", "to": 1}, "missing ['card']")
     refused(h, 0, {"type": "dance"}, "Unknown action")
     refused(h, 0, "take", "object")
-    refused(h, 9, {"type": "take", "card": "G2"}, "Seat must be")
+    refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
     refused(h, 0, {"type": "give"}, "Nobody is waiting")
     refused(h, 0, {"type": "cat"}, "no failed ask")
+
+
+def test_refusals_number_seats_as_the_players_do_from_one():
+    """Found by QA: "Ask another seat from 0 to 3, not 0.": the engine's seats, counted from 0,
+    in a message for a player. Refusals say "you" or number seats from 1, as players count them."""
+    h = deal(4, [["A1", "A2", "B1", "C1", "D1", "E1", "F1"], ["A3", "B2", "B3", "C2", "D2", "E2", "WR"],
+                 ["A4", "B4", "C3", "D3", "E3", "F3", "G1"], ["A5", "B5", "C4", "D4", "E4", "F4", "F5"]],
+             row=ROW, dealer=3)  # seat 0 (the players' seat 1) begins
+    assert refused(h, 0, {"type": "ask", "to": 0, "card": "A3"}) == "You cannot ask yourself: ask another player."
+    assert "0" not in refused(h, 0, {"type": "ask", "to": 4, "card": "A3"})
+    assert refused(h, 2, {"type": "take", "card": "G2"}) == "It is not your turn: seat 1 is to play."
+    ask(h, 0, 1, "A3")  # seat 1 holds A3 and a White Rabbit: it chooses
+    assert refused(h, 0, {"type": "take", "card": "G2"}) == (
+        f"Wait: seat 2 must first answer whether to hand {card_name('A3')} to you.")
+    assert refused(h, 2, {"type": "take", "card": "G2"}) == (
+        f"Wait: seat 2 must first answer whether to hand {card_name('A3')} to seat 1.")
+    assert refused(h, 3, {"type": "give"}) == "Only seat 2 can answer this (give is not yours to choose)."
+    assert refused(h, 3, {"type": "timeout"}) == "Only seat 2's time can run out now."
+
+
+def test_no_refusal_counts_seats_from_zero():
+    """Every refusal met while bots play whole hands, with every action from every seat tried
+    at each step: none names a seat counted from 0 ("seat 0", "from 0"), each starts with a capital."""
+    seen = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        h = ALICE.new_hand(3 + seed % 3, rng)
+        while not h.finished:
+            n = h.players
+            tries = [{"type": "ask", "to": to, "card": c} for to in range(-1, n + 1) for c in ("A1", "H5")]
+            tries += [{"type": t} for t in ("give", "rabbit", "cat", "pass", "timeout")]
+            tries += [{"type": "take", "card": "A1"}]
+            for seat in range(n):
+                for action in tries:
+                    try:
+                        AliceHand.load(h.to_json()).apply(seat, action)
+                    except GameError as err:
+                        seen.add(str(err))
+            seat = next(s for s in range(n) if ALICE.bot_action(h, s, rng) is not None)
+            h.apply(seat, ALICE.bot_action(h, seat, rng))
+    assert len(seen) > 5
+    for message in seen:
+        assert message[0].isupper(), message
+        assert not re.search(r"\b[Ss]eats? 0\b|from 0\b", message), message
 
 
 def test_every_accepted_action_bumps_the_version():
@@ -608,18 +653,19 @@ def test_an_entered_tie_moves_the_tied_player_who_laid_a_set_last_and_no_set_the
 
 
 @pytest.mark.parametrize("summary,words", [
-    (entry(0, (5, 3, 1)), "9 sets entered (seats [0, 1, 2]), but the pack holds only 8"),
-    (entry(0, (3, 3, 2)), "Seats [0, 1] tie on 3 sets each: say which of them laid a set last"),
-    (entry(0, (3, 3, 2), last_set=2), "Seat 2 is not among the seats tied on most sets ([0, 1])"),
-    (entry(0, (4, 3, 1), last_set=1), "Seat 0 alone laid the most sets (4)"),
-    (entry(0, (0, 0, 0), last_set=1), "Nobody laid a set"),
-    (entry(3, (1, 0, 0)), "The dealer must be a seat from 0 to 2"),
+    # "Seat 2" (counted from 0) is what the drive turns into the player's name (tests/games/test_alice_drive.py).
+    (entry(0, (5, 3, 1)), "9 sets entered (Seat 0 5, Seat 1 3 and Seat 2 1), but the pack holds only 8."),
+    (entry(0, (3, 3, 2)), "Seat 0 and Seat 1 tie on 3 sets each: say which of them laid a set last."),
+    (entry(0, (3, 3, 2), last_set=2), "Seat 2 is not one of the players tied on most sets (Seat 0 and Seat 1)"),
+    (entry(0, (4, 3, 1), last_set=1), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
+    (entry(0, (0, 0, 0), last_set=1), "Nobody laid a set, so there is no tie to break"),
+    (entry(3, (1, 0, 0)), "The dealer must be one of the 3 players at this table."),
     ({"holdings": [{"sets": 1}] * 3}, "Say who dealt"),
-    (entry(0, (9, 0, 0)), "Seat 0: 'sets' must be a whole number from 0 to 8"),
-    (entry(0, (1, -1, 0)), "Seat 1: 'sets'"),
+    (entry(0, (9, 0, 0)), "Seat 0: the sets laid must be a whole number from 0 to 8"),
+    (entry(0, (1, -1, 0)), "Seat 1: the sets laid"),
     ({"dealer": 0, "holdings": [{"sets": 1}] * 2}, "one entry per seat: 3"),
-    ({"dealer": 0, "holdings": [{"sets": 1, "ice": "five"}] * 3}, "Seat 0: unknown field(s) ['ice']"),
-    ({**entry(), "declarer": 1}, "Unknown summary field(s) ['declarer']"),
+    ({"dealer": 0, "holdings": [{"sets": 1, "ice": "five"}] * 3}, "Seat 0: unknown field(s): ice."),
+    ({**entry(), "declarer": 1}, "Unknown summary field(s): declarer."),
 ])
 def test_impossible_entries_are_refused_saying_what_is_wrong(summary, words):
     with pytest.raises(GameError) as err:

@@ -407,3 +407,95 @@ def test_a_seats_view_on_its_turn_says_which_rule_forbids_its_other_cards():
     play(h, "S7")
     assert h.view(2)["must"] == {"rule": "follow", "led": "P7"} and h.view(2)["legal"] == ["P1", "P9"]
     assert WonderlandHand.from_deck(4, stacked(4, FOUR, 3), 3).view(None).get("must") is None
+
+
+# ---------------------------------------------------------------- found by QA
+def entered(players, cards, pool, pairs=None):
+    pairs = pairs or [0] * players
+    return {"dealer": 0, "pool_of_tears": pool,
+            "holdings": [{"pairs": p, "cards": c} for p, c in zip(pairs, cards)]}
+
+
+def test_nobody_took_the_pool_of_tears_card_is_refused_when_the_whole_pack_was_taken():
+    """Found by QA: at 4 players 16 + 12 + 12 + 12 = 52 cards taken, and "Nobody" took the Pool of
+    Tears card was accepted. Every card was taken, so someone took it."""
+    for players, cards in ((4, [16, 12, 12, 12]), (2, [26, 26])):
+        with pytest.raises(GameError) as err:
+            WONDERLAND.outcome_from_summary(players, entered(players, cards, None))
+        assert str(err.value) == ("All 52 cards of the pack were taken, so somebody took the Pool of Tears "
+                                  "card (Plain picture 16): say who.")
+        assert WONDERLAND.outcome_from_summary(players, entered(players, cards, 1)).points[1] >= 20
+    # The house rule's card is the one named.
+    star = WONDERLAND.with_rules({"pool_of_tears": "S7"})
+    with pytest.raises(GameError, match=r"the Pool of Tears card \(Star picture 7\): say who"):
+        star.outcome_from_summary(4, entered(4, [16, 12, 12, 12], None))
+    # Nobody can be true: cards left unused at 3, 5 or 6 players, or fewer cards taken (the bell).
+    assert WONDERLAND.outcome_from_summary(3, entered(3, [18, 18, 15], None)).points == [0, 0, 0]
+    assert WONDERLAND.outcome_from_summary(5, entered(5, [10, 10, 10, 10, 10], None)).points == [0] * 5
+    assert WONDERLAND.outcome_from_summary(6, entered(6, [12, 12, 12, 6, 6, 0], None)).points == [0] * 6
+    assert WONDERLAND.outcome_from_summary(4, entered(4, [12, 12, 12, 12], None)).points == [0] * 4
+
+
+def test_the_pool_of_tears_question_names_the_card_as_the_drive_form_does():
+    """Found by QA: "Who took Alice and the Pool of Tears (S7)?", a card code. The question names
+    the card as the drive form's house rule does ("Star picture 7")."""
+    rule = Wonderland.house_rules[0]
+    for code in ("S7", "P16", "P1"):
+        game = WONDERLAND.with_rules({"pool_of_tears": code})
+        label = game.entry_spec(4)["table"][1]["label"]
+        assert label == f"Who took Alice and the Pool of Tears ({dict(rule.choices)[code]})?"
+    assert WONDERLAND.with_rules({"pool_of_tears": "S7"}).entry_spec(4)["table"][1]["label"] == (
+        "Who took Alice and the Pool of Tears (Star picture 7)?")
+
+
+def test_refusals_number_seats_from_one_and_start_with_a_capital():
+    """Found by QA: a refusal in lower case. Every refusal met while bots play whole hands, with
+    every card from every seat tried at each step, starts with a capital letter; a seat is
+    numbered as the players count (from 1), never from 0."""
+    h = four_hand()
+    with pytest.raises(GameError) as err:
+        h.apply(2, {"type": "play", "card": "P9"})
+    assert str(err.value) == "It is not your turn: seat 1 plays next."  # seat 0, counted from 1
+    seen = set()
+    for seed, players in enumerate((2, 3, 4, 5, 6)):
+        rng = random.Random(seed)
+        h = WONDERLAND.new_hand(players, rng)
+        while not h.finished:
+            for seat in range(-1, players + 1):
+                for card in [*PACK, "X1", 7]:
+                    try:
+                        WonderlandHand.load(h.to_json()).apply(seat, {"type": "play", "card": card})
+                    except GameError as exc:
+                        seen.add(str(exc))
+            seat = h.turn
+            h.apply(seat, WONDERLAND.bot_action(h, seat, rng))
+        for action in ({"type": "play", "card": "S1"}, {"type": "stop"}):
+            try:
+                h.apply(0, action)
+            except GameError as exc:
+                seen.add(str(exc))
+    assert len(seen) > 20
+    for message in seen:
+        assert message[0].isupper(), message
+        assert "seat 0" not in message.lower() and "from 0" not in message, message
+
+
+def test_a_hand_stopped_before_anyone_scored_has_no_top_scorer_and_no_winner():
+    """Found by QA: the organiser's bell before the first trick, every seat on 0, and one of them
+    labelled "top scorer" (the screen marks the result's ``mover``). Nobody scored, so nobody won
+    and the result names no top scorer; the dealer's left still moves up (the drive's movement)."""
+    h = four_hand()  # dealer 3
+    h.stop()
+    o = h.outcome()
+    assert o.points == [0, 0, 0, 0] and o.mover == 0 and o.winner is None
+    for seat in (None, 0, 1):
+        result = h.view(seat)["result"]
+        assert result["mover"] is None and result["winner"] is None
+    # A hand where someone scored: its top scorer is named and wins the hand.
+    h = four_hand()
+    play(h, "P7", "S7", "P9", "P5")
+    h.stop()
+    o = h.outcome()
+    assert o.points == [0, 20, 0, 0] and o.mover == o.winner == 1
+    assert h.view(None)["result"]["mover"] == h.view(None)["result"]["winner"] == 1
+    assert WONDERLAND.outcome_from_summary(4, WONDERLAND.hand_summary(h)) == o

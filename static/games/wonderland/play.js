@@ -66,7 +66,7 @@
       if (v.turn !== v.seat) return [nameOf(v.turn), " plays next: wait for your turn."];
       var m = v.must;
       if (m && m.rule === "mate") return "You hold the mate of " + cardName(m.of) + ": you must play " + cardName(mate(m.of)) + ".";
-      if (m) return cardName(m.led) + " was led and you hold " + SET[m.led[0]].heading.toLowerCase() + ": play one of them.";
+      if (m) return "The " + cardName(m.led) + " was led and you hold " + SET[m.led[0]].heading.toLowerCase() + ": play one of them.";
       return "";
     }
 
