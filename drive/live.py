@@ -361,6 +361,9 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "disputes": [t for t in view.tables if t.status == "disputed"],
         "waiting": view.waiting(),
         "players": view.players,
+        # The players still in the drive, and those who left (listed too, marked "left").
+        "players_here": sum(p.active for p in view.players),
+        "players_left": sum(not p.active for p in view.players),
         # Digital tables still playing: closing the hand rings the bell on them (asked first).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
         # The two "swap" lists hold every seated player: built once, in Python, for both. (An

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import BooleanField, Count, ExpressionWrapper, IntegerField, Max, Prefetch, Q, QuerySet, Sum
+from django.db.models import (BooleanField, Count, ExpressionWrapper, IntegerField, Max, OuterRef, Prefetch, Q, QuerySet,
+                              Subquery, Sum)
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html, format_html_join
@@ -50,17 +51,18 @@ def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list
             Cast(KeyTextTransform(fact.key, "scores__details"), IntegerField()), filter=counted), 0)
         for i, fact in enumerate(facts)
     }
-    players = players.values_list("pk", "name", "active").annotate(
+    players = players.values_list("pk", "name", "active", "bot").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         n_hands=Count("scores", filter=counted),
         **totals,
     )
     # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not
     # counted among the players. Once they have played, their points stay, the row marked "left".
+    # A bot is ranked and shown like anyone, marked so that it wins no prize (``ranking.prizes``).
     return [
         ranking.Row(name=name, total=total, facts=tuple(fact_totals), hands_played=hands, player_id=pk,
-                    left=not active)
-        for pk, name, active, total, hands, *fact_totals in players
+                    left=not active, bot=bot is not None)
+        for pk, name, active, bot, total, hands, *fact_totals in players
         if active or hands or player_ids is not None
     ]
 
@@ -119,7 +121,9 @@ def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[Ta
     if hand is None:
         return []
     seats = Seat.objects.order_by("position")
-    scores = Score.objects.order_by("player__name")
+    # A result's points in seat order, as the table's card lists the seats (not by name).
+    seat = Seat.objects.filter(table=OuterRef("result__table"), player=OuterRef("player")).values("position")[:1]
+    scores = Score.objects.order_by(Subquery(seat).asc(nulls_last=True), "player__name")
     if players is None:
         seats = seats.select_related("player", "player__bot")
         scores = scores.select_related("player")

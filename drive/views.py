@@ -157,8 +157,11 @@ def _keep_draft(request, drive, text: str | None = None) -> None:
 def player_withdraw(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
-    _run(request, drive, lambda: services.withdraw_player(drive, player),
-         format_html("{} has left the drive; their points stay in the standings.", bdi(player.name)))
+    stays = _run(request, drive, lambda: services.withdraw_player(drive, player))
+    if stays is not None:  # (None: refused, and the message says why)
+        messages.success(request, format_html(
+            "{} has left the drive; their points stay in the standings." if stays else
+            "{} has left the drive (no hand played: they are in no standings).", bdi(player.name)))
     return _back(drive)
 
 
@@ -360,6 +363,7 @@ def standings(request, drive_id: int):
     return render(request, "drive/standings.html", {
         "drive": drive, "ranked": ranked, "prizes": selectors.prizes(drive, ranked),
         "anyone_left": any(r.row.left for r in ranked),
+        "any_bot": any(r.row.bot for r in ranked),
     })
 
 

@@ -13,13 +13,15 @@ Within a shared rank the display order is by name (case-insensitive), then by pl
 the board never reshuffles between refreshes. Hands played, and whether the player has left
 the drive, are carried for display: neither breaks ties nor changes a rank.
 
-Prizes (``prizes``) go to the players still in the drive: one who left is not there to collect
-one (and, having played fewer hands, would take the booby nearly every time). Among them:
-winners (everybody at the best rank), runner-up (the group ranked next after the winners),
-booby (everybody on the lowest total, provided that total is below the winners' total, so a
-winner, or a player level on points with the winners, never gets the booby), and each of the
-game's own prizes (``games.base.Prize``: everybody with the highest total of a fact, if it is
-above zero).
+Prizes (``prizes``) go to the people still in the drive: one who left is not there to collect
+one (and, having played fewer hands, would take the booby nearly every time), and a bot (a seat
+filler the organiser added) is no one to give a prize to. Both keep their rank in the standings;
+the prizes, and their ties, are counted among the others. Among them: winners (everybody at the
+best rank), runner-up (the group ranked next after the winners), booby (everybody on the lowest
+total, provided that total is below the winners' and the runner-up's, so nobody takes two of
+these three, and nobody level on points with a winner or a runner-up gets the booby), and each
+of the game's own prizes (``games.base.Prize``: everybody with the highest total of a fact, if
+it is above zero; it may go to a winner, a runner-up or the booby too).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Row:
     # Left the drive (withdrawn): still ranked by the points scored, shown marked; wins no
     # prize (``prizes``, docs/drive-rules.md).
     left: bool = False
+    # A bot (``tables.models.BotPlayer``): ranked like anyone, shown; wins no prize (``prizes``).
+    bot: bool = False
 
     def __post_init__(self) -> None:
         for field, value in (("total", self.total), ("hands_played", self.hands_played),
@@ -107,14 +111,14 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
 
 def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()) -> dict[str, list[Ranked]]:
     """The prize lists, each in standings order, each possibly empty (with no players, say),
-    among the players who have not left the drive.
+    among the players who have not left the drive and are not bots.
 
     Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, then each of ``game_prizes``: pairs of a
     prize's key and the index of its fact in ``Row.facts``. ``ranked`` is the output of ``rank``.
     """
     result: dict[str, list[Ranked]] = {"winners": [], "runner_up": [], "booby": []}
     result.update({key: [] for key, _index in game_prizes})
-    ranked = [r for r in ranked if not r.row.left]
+    ranked = [r for r in ranked if not r.row.left and not r.row.bot]
     if not ranked:
         return result
     best = ranked[0].rank
@@ -123,9 +127,12 @@ def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()
     if later:
         second = min(later)
         result["runner_up"] = [r for r in ranked if r.rank == second]
-    top_total = max(r.total for r in ranked)
+    # The booby's total must be below every winner's and runner-up's: then nobody takes two of
+    # these prizes (two players: the second is runner-up, and there is no booby), and nobody
+    # level on points with a winner or a runner-up, only behind on a tie-break, is the booby.
+    placed = min(r.total for r in (*result["winners"], *result["runner_up"]))
     lowest = min(r.total for r in ranked)
-    if lowest < top_total:
+    if lowest < placed:
         result["booby"] = [r for r in ranked if r.total == lowest]
     for key, index in game_prizes:
         most = max(r.facts[index] for r in ranked)

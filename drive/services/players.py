@@ -70,19 +70,29 @@ def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     and the lines refused, each with why: ``(names, [(line, reason), ...])``. Split after the
     compatibility fold (NFKC, as each name is stored): a full-width comma ("Smith，John") would
     otherwise become a comma inside one name."""
+    names, refused, _repeats = _read_names(text)
+    return names, refused
+
+
+def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """``sort_names``' names and refusals, and the repeats it dropped, each with the name it
+    repeats as first written: ``[(repeat, first), ...]`` ("zed" after "Zed": ``("zed", "Zed")``)."""
     names: list[str] = []
     refused: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    repeats: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
     for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
         name = clean_name(raw)
         if not name:
             continue
         if len(name) > MAX_NAME:
             refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
-        elif name_key(name) not in seen:
-            seen.add(name_key(name))
+        elif name_key(name) in seen:
+            repeats.append((name, seen[name_key(name)]))
+        else:
+            seen[name_key(name)] = name
             names.append(name)
-    return names, refused
+    return names, refused, repeats
 
 
 def parse_names(text: str) -> list[str]:
@@ -97,9 +107,10 @@ def parse_names(text: str) -> list[str]:
 def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, str]]]:
     """The organiser's pasted list: every name that can be added is (``add_players``); the others
     come back with why, ``(added, [(name, reason), ...])``: too long, already in the drive, or
-    beyond what a drive holds."""
+    beyond what a drive holds; a name the list itself has already (any case: "Zed" then "zed")
+    comes back as one already in the drive does."""
     drive = lock(drive)
-    names, refused = sort_names(text)
+    names, refused, repeats = _read_names(text)
     existing = {name_key(p.name): p.name for p in drive.players.only("name")}
     fresh = []
     for name in names:
@@ -108,6 +119,13 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
                                   "add an initial to tell them apart."))
         else:
             fresh.append(name)
+    for name, first in repeats:
+        if name_key(name) in existing:
+            refused.append((name, f"{isolate(name)} is in this drive already (as {isolate(existing[name_key(name)])}): "
+                                  "add an initial to tell them apart."))
+        else:
+            refused.append((name, f"{isolate(name)} is in this list already (as {isolate(first)}): "
+                                  "add an initial to tell them apart."))
     room = max(0, MAX_PLAYERS - len(existing))
     for name in fresh[room:]:
         refused.append((name, f"{isolate(name)}: this drive holds at most {MAX_PLAYERS} players."))
@@ -166,8 +184,10 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
 
 
 @transaction.atomic
-def withdraw_player(drive: Drive, player: Player) -> None:
-    """A player leaves: their scores stay; they are unseated between hands, or at the next close."""
+def withdraw_player(drive: Drive, player: Player) -> bool:
+    """A player leaves: their scores stay; they are unseated between hands, or at the next close.
+    True when they stay in the standings (they have played: ``has_played``); a player withdrawn
+    before playing any hand is in none."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished: its final standings are frozen.")
@@ -177,6 +197,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
         raise DriveError(f"{isolate(player.name)} has already left.")
     if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
         raise DriveError("A drive needs at least two players.")
+    played = has_played(player)
     player.active = False
     player.save(update_fields=["active"])
     reseat_if_between_hands(drive)
@@ -186,6 +207,7 @@ def withdraw_player(drive: Drive, player: Player) -> None:
     # the phone's page would go on as if the player were waiting for the next hand.
     withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
     transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
+    return played
 
 
 @transaction.atomic

@@ -81,7 +81,28 @@
     b.addEventListener("click", onclick);
     return b;
   }
-  function message(text) { var m = $("message"); if (m) m.textContent = text || ""; }
+  // The message line (#message: a refusal, "wait for your turn", "Hand 2 has started…") speaks
+  // of the table as it was when it was said: it goes once a newer view comes (a move, the turn
+  // passed, the hand over, the next hand) unless its ``keep(view, hand)`` says it still holds.
+  // A game's screen may write the line itself: what it wrote is dated to the view then shown.
+  var said = { text: "", hand: null, version: null, keep: null };
+  function message(text, keep) {
+    var m = $("message");
+    if (!m) return;
+    m.textContent = text || "";
+    said = { text: m.textContent, hand: shownHand, version: view ? view.version : null, keep: keep || null };
+  }
+  // A new view (``v`` of ``hand``): clear the message line if what it said is out of date.
+  function messageAgainst(v, hand) {
+    var m = $("message");
+    if (!m || !m.textContent) return;
+    if (m.textContent !== said.text) said = { text: m.textContent, hand: shownHand, version: view ? view.version : null, keep: null };
+    if (said.version === "next") { said.hand = hand; said.version = v.version; return; }   // the view a refusal comes with
+    if (hand === said.hand && v.version === said.version) return;
+    if (said.keep && said.keep(v, hand)) return;
+    m.textContent = "";
+    said = { text: "", hand: null, version: null, keep: null };
+  }
   function sendFrame(frame) { ws.send(JSON.stringify(frame)); }
 
   // --- the socket -------------------------------------------------------------------------
@@ -150,16 +171,22 @@
       var wasBot = botted(seats, view);
       seats = msg.seats || seats;
       var nowBot = botted(seats, msg.view);
+      messageAgainst(msg.view, msg.hand);
       if (screen.update) screen.update(msg.view, view, sameHand);
       view = msg.view;
       shownTable = msg.table; shownHand = msg.hand;
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
-      if (next) message("Hand " + msg.hand + " has started: you are at Table " + msg.table + ".");
+      var hand = msg.hand;
+      // Said for as long as that hand is being played.
+      if (next) message("Hand " + hand + " has started: you are at Table " + msg.table + ".",
+                        function (v, h) { return h === hand && !finished(v); });
       // Said at once (the message line is an alert) when the organiser hands this seat to a
-      // bot or gives it back; the status line says it for as long as it lasts.
+      // bot or gives it back; the status line says it for as long as it lasts. "A bot has taken
+      // over" stays while the bot plays on (its moves are new views), until the hand is over.
       else if (sameHand && !WATCH && nowBot !== wasBot) {
-        message(nowBot ? "A bot has taken over your seat." : "Your seat is yours again: play on.");
+        if (nowBot) message("A bot has taken over your seat.", function (v, h) { return h === hand && !finished(v) && botted(seats, v); });
+        else message("Your seat is yours again: play on.");
       }
     } else if (msg.type === "ok") {
       if (pending && msg.key === pending.key) { pending = null; message(""); }
@@ -171,6 +198,7 @@
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       message(msg.message);
+      if (view) said.version = "next";   // a refused move's view follows it: the refusal is about that one
     } else if (msg.type === "instruction") {
       showInstruction(msg);
     } else if (msg.type === "waiting") {

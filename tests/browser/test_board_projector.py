@@ -65,3 +65,48 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
         count = -(-pages["rows"] // pages["shown"])
         assert pages["shown"] == -(-pages["rows"] // count)  # ceil(rows / pages): no short last page of 2
         expect(board.locator("[data-pager-note]")).to_have_text(re.compile(rf"Standings, page 1 of {count}"))
+
+
+# The join address's lines and size, and the drive name's, read in one go in the page.
+JOIN_WORDS = """(address) => {
+  const url = document.querySelector(".side .join-url"), h1 = document.querySelector(".board h1");
+  if (address) url.textContent = address;
+  const range = document.createRange();
+  range.selectNodeContents(url);
+  const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+  return {text: url.textContent, lines: tops.size, size: parseFloat(getComputedStyle(url).fontSize),
+          right: range.getBoundingClientRect().right, nameWhole: h1.scrollWidth <= h1.clientWidth + 1,
+          nameShown: h1.textContent.trim(), nameRight: h1.getBoundingClientRect().right};
+}"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_join_address_shows_whole_on_one_line_and_a_long_drive_name_wraps(tmp_path):
+    """QA saw "http://192.0.2.2:37821/QYCZ" then "S" on a 1920x1080 projector, in a narrow column
+    beside the QR code; on a 360-px screen the drive's name ended in "…"."""
+    name = "Wonderland QA evening at the village hall"
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--game", "wonderland", "--players", "8", "--hands", "1", "--seed", "1",
+                      "--organiser", "olive")
+        code = server.shell_json(f"from drive.models import Drive\nd = Drive.objects.get()\nd.name = {name!r}\n"
+                                 "d.save(update_fields=['name'])\nprint(json.dumps(d.join_code))")
+        for width, height in [(1920, 1080), (1280, 720)]:
+            board = browser.new_page(viewport={"width": width, "height": height})
+            board.goto(f"{server.url}/{code}/board")
+            expect(board.locator(".side .join-url")).to_have_text(re.compile(rf"^http://\S+/{code}$"))
+            for address in (None, "http://192.168.100.123:65535/ABCDE"):  # this server's; the longest IPv4 one
+                m = board.evaluate(JOIN_WORDS, address)
+                assert m["lines"] == 1 and m["right"] <= width, (width, m)
+                assert m["size"] >= 0.028 * height, (width, m)  # larger than the board's notes (2.4vh)
+            assert m["nameWhole"] and m["nameShown"] == name, m
+            board.close()
+        phone = browser.new_page(viewport={"width": 360, "height": 740})
+        phone.goto(f"{server.url}/{code}/board")
+        expect(phone.locator(".board h1")).to_have_text(name)
+        m = phone.evaluate("""() => { const h1 = document.querySelector(".board h1");
+          return {whole: h1.scrollWidth <= h1.clientWidth + 1, right: h1.getBoundingClientRect().right,
+                  page: document.documentElement.scrollWidth}; }""")
+        assert m["whole"] and m["right"] <= 360 and m["page"] <= 360, m

@@ -262,3 +262,66 @@ def test_a_private_link_asks_before_the_phone_becomes_that_player(server, browse
     organiser.reload()
     expect(rows.filter(has_text="Ann")).not_to_contain_text("not joined")
     expect(rows.filter(has_text="Bob")).to_contain_text("not joined")
+
+
+def test_the_drive_cannot_be_ended_while_a_hand_is_in_play_and_the_button_says_why(server, browser):
+    """QA: "End the drive now" during hand 2 asked "End the drive now and freeze the
+    standings?" and, after OK, said "Close hand 2 first.". While a hand is in play the button
+    waits and says why, asking nothing; once the hand is closed (here from another tab, the
+    dashboard updated live) it asks, and ends the drive."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    organiser = context.new_page()
+    organiser_opens_a_new_drive(organiser, server, "Ending drive")
+    organiser.click("button:has-text('Create the drive')")
+    organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    organiser.click("button:has-text('Add players')")
+    organiser.click("button:has-text('Draw the seating')")
+    organiser.click("button:has-text('Start hand 1')")
+    asked = []
+    organiser.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    end = organiser.get_by_role("button", name="End the drive now")
+    expect(end).to_have_count(1)
+    expect(end).to_be_disabled()
+    expect(organiser.locator("#end-drive-why")).to_have_text("Close the hand in play first.")
+    expect(end).to_have_accessible_description("Close the hand in play first.")
+
+    other = context.new_page()  # another tab closes the hand: this one is told live
+    other.goto(organiser.url)
+    other.on("dialog", lambda d: d.accept())
+    other.get_by_role("button", name="Close anyway").click()
+    expect(other.locator("main")).to_contain_text("seating for hand 2 is shown")
+    expect(end).to_be_enabled()
+    expect(organiser.locator("#end-drive-why")).to_be_hidden()
+    end.click()
+    expect(organiser.locator("main")).to_contain_text("The drive has ended.")
+    assert asked == ["End the drive now and freeze the standings?"]
+    context.close()
+
+
+def test_the_organisers_pages_fit_a_small_phone(server, browser):
+    """QA at 360 px: the dashboard's and the standings page's table pushed the page to 390-401
+    px (its "Hands" off-screen), the phones page to 703 px (the private links and their buttons
+    off-screen). Each fits; the standings' last column is on the screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    organiser = context.new_page()
+    organiser_opens_a_new_drive(organiser, server, "A small phone's drive with a long name for its pages")
+    organiser.click("button:has-text('Create the drive')")
+    organiser.fill("textarea[name=names]", "\n".join(NAMES))
+    organiser.click("button:has-text('Add players')")
+    organiser.click("button:has-text('Draw the seating')")
+    organiser.click("button:has-text('Start hand 1')")
+    for number in (1, 2):
+        organiser_enters(organiser, server, number, table_players(organiser, number)[0])
+    dashboard = organiser.url
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    phone.add_cookies(context.cookies())  # the organiser signed in: one sign-in (they are limited a minute)
+    context.close()
+    page = phone.new_page()
+    for path in ("", "standings", "phones", "log"):
+        page.goto(dashboard + path)
+        expect(page.locator("h1")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
+        far = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+            "table.standings th:last-child, table.grid input, table.grid button")].map(e => e.getBoundingClientRect().right), 0)""")
+        assert far <= 360, path
+    phone.close()

@@ -82,7 +82,7 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             board.goto(f"{server.url}/{code}/board")
             expect(board.locator(".board .chart")).to_be_visible()
             qr = board.get_by_role("img", name=f"QR code to join drive {code}: ")
-            expect(qr).to_have_attribute("aria-label", f"QR code to join drive {code}: {board.locator('.join .small').inner_text()}")
+            expect(qr).to_have_attribute("aria-label", f"QR code to join drive {code}: {board.locator('.join .join-url').inner_text()}")
             assert_accessible(board, f"{game}: board")
             board.close()
 

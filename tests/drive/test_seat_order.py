@@ -65,3 +65,27 @@ def test_the_dashboard_and_the_printed_table_cards_list_the_seats_clockwise(orga
         assert " ".join(f"Seat {n} {who}" for n, who in enumerate(names, 1)) in dashboard
     assert printed.count("Sit clockwise in this order") == len(tables)
     assert dashboard.count("Sit clockwise in this order") == len(tables)
+
+
+def test_a_tables_result_lists_the_players_in_seat_order_on_the_dashboard_and_the_phones(organiser_client, organiser):
+    """QA read "Ann 5 · Bob 10 · Ed 20 · Hal 5" on a table seated Bob, Ann, Ed, Hal: the
+    result's points were listed by name."""
+    from drive import services
+    from tests.factories import declared
+
+    drive = seated_drive(organiser, 8)
+    tables = list(drive.hands.get().tables.order_by("number"))
+    for table in tables:
+        services.organiser_result(drive, table, declared(table.seats.count(), 1), organiser)
+    assert any(seat_names(t) != sorted(seat_names(t)) for t in tables), "the seating happens to be alphabetical"
+    dashboard = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    players = {p.name: p for p in drive.players.all()}
+    for table in tables:
+        names = seat_names(table)
+        card = re.search(rf'id="table-{table.number}".*?<p class="small" data-points>(.*?)</p>', dashboard, re.S).group(1)
+        assert re.findall(r"<bdi>(.*?)</bdi>", card) == names
+        phone = Client()
+        phone.cookies[f"ff_{drive.join_code}"] = players[names[0]].token
+        page = phone.get(f"/{drive.join_code}/me").content.decode()
+        listed = re.search(r"<h2[^>]*>Result.*?<ul>(.*?)</ul>", page, re.S).group(1)
+        assert re.findall(r"<li><bdi>(.*?)</bdi>", listed) == names

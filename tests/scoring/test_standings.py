@@ -116,8 +116,51 @@ def test_shared_first_place_makes_several_winners_and_the_next_group_runner_up()
 
 
 def test_booby_goes_to_everybody_on_the_lowest_total():
-    ranked = rank([R("Ann", 50), R("Bob", 0, declarations=1), R("Cat", 0)])
+    ranked = rank([R("Ann", 50), R("Dan", 20), R("Bob", 0, declarations=1), R("Cat", 0)])
     assert names_in_order(prizes(ranked)["booby"]) == ["Bob", "Cat"]
+
+
+def test_nobody_gets_both_the_runner_up_and_the_booby_prize():
+    """Found by QA: four players, three tied on 20 behind the winner, were each both runner-up
+    and booby. The booby's total must be below the runner-up's as it must be below the winners':
+    the three are runner-up, and there is no booby."""
+    won = prizes(rank([R("Ann", 30), R("Bob", 20), R("Cat", 20), R("Dan", 20)]))
+    assert names_in_order(won["winners"]) == ["Ann"]
+    assert names_in_order(won["runner_up"]) == ["Bob", "Cat", "Dan"]
+    assert won["booby"] == []
+
+
+def test_nobody_level_on_points_with_the_runner_up_gets_the_booby():
+    # Bob is runner-up on the tie-break; Cat and Dan, on his points, are not the booby.
+    won = prizes(rank([R("Ann", 30), R("Bob", 20, declarations=1), R("Cat", 20), R("Dan", 20)]))
+    assert names_in_order(won["runner_up"]) == ["Bob"]
+    assert won["booby"] == []
+    # Of two players the second is runner-up, not the booby as well.
+    won = prizes(rank([R("Ann", 30), R("Bob", 20)]))
+    assert names_in_order(won["runner_up"]) == ["Bob"] and won["booby"] == []
+
+
+def test_a_game_prize_may_go_to_a_winner_runner_up_or_booby():
+    won = prizes(rank([R("Ann", 30), R("Bob", 20), R("Cat", 5, declarations=2)]))
+    assert names_in_order(won["booby"]) == ["Cat"] and names_in_order(won["most_declarations"]) == ["Cat"]
+
+
+def test_bots_keep_their_rank_but_win_no_prize_and_ties_are_among_people():
+    """Found by QA: "Bot 1" (a seat filler) was runner-up, booby and "most" of the game's fact.
+    A bot is ranked and shown like anyone; the prizes are counted among the people."""
+    ranked = rank([
+        R("Bot 1", 60, declarations=3, bot=True), R("Ann", 40, declarations=1), R("Bob", 40, declarations=1),
+        R("Bot 2", 40, declarations=1, bot=True), R("Cat", 25), R("Bot 3", 10, bot=True),
+    ])
+    assert [(r.name, r.label) for r in ranked] == [
+        ("Bot 1", "1"), ("Ann", "=2"), ("Bob", "=2"), ("Bot 2", "=2"), ("Cat", "5"), ("Bot 3", "6")]
+    won = prizes(ranked)
+    assert names_in_order(won["winners"]) == ["Ann", "Bob"]
+    assert names_in_order(won["runner_up"]) == ["Cat"]
+    assert won["booby"] == []  # Cat is runner-up; Bot 3, lower, is no one to give it to
+    assert names_in_order(won["most_declarations"]) == ["Ann", "Bob"]
+    assert prizes(rank([R("Bot 1", 10, declarations=1, bot=True)])) == {
+        "winners": [], "runner_up": [], "booby": [], "most_declarations": []}
 
 
 def test_a_lone_player_wins_and_gets_no_booby():
@@ -163,12 +206,13 @@ def test_most_declarations_is_shared_on_a_tie():
 
 rows = st.lists(
     st.builds(
-        lambda name, total, decl, nine, hands: Row(name, total, (decl, min(nine, decl)), hands),
+        lambda name, total, decl, nine, hands, bot: Row(name, total, (decl, min(nine, decl)), hands, bot=bot),
         st.sampled_from(["Ann", "Bob", "Cat", "Dan", "Eve", "ann"]),
         st.integers(-20, 80),
         st.integers(0, 4),
         st.integers(0, 4),
         st.integers(0, 10),
+        st.booleans(),
     ),
     max_size=12,
 )
@@ -188,3 +232,7 @@ def test_ranking_property(players):
     won = prizes(ranked)
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["booby"]}
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["runner_up"]}
+    assert not {id(r) for r in won["runner_up"]} & {id(r) for r in won["booby"]}
+    if won["booby"]:  # below everybody placed: nobody level on points with a winner or runner-up
+        assert max(r.total for r in won["booby"]) < min(r.total for r in won["winners"] + won["runner_up"])
+    assert not any(r.row.bot for prize in won.values() for r in prize)  # no prize to a bot

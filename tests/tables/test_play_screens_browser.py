@@ -344,3 +344,49 @@ def test_the_organisers_watch_page_passes_axe(server, browser, slug):
     problems = serious_violations(organiser)
     assert not problems, describe(problems)
     organiser.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser):
+    """QA on the phones: "Cy plays next: wait for your turn." stayed after Cy had played; "A bot
+    has taken over your seat." stayed after the hand was over; "Hand 2 has started: you are at
+    Table 1." stayed after the organiser ended the hand. Each goes when its state changes."""
+    data = server.shell_json(S.wonderland_started("stale", moves=0))
+    code, seats = data["code"], data["seats"]
+    (ann, token) = seats[0]
+    turn_of = ("from tables.models import TableHand\nfrom games import get_game\n"
+               f"t = TableHand.objects.filter(hand__drive__join_code='{code}').latest('pk')\n"
+               "print(json.dumps(get_game('wonderland').load_hand(t.state).turn))")
+    page = S.open_phone(browser, server, code, token)
+    message = page.locator("#message")
+    page.wait_for_selector("#hand button.wl-card")
+    if server.shell_json(turn_of) == 0:  # Ann leads: she plays, and the turn passes
+        page.locator("#hand button.wl-card.legal").first.click()
+        expect(page.locator("#status")).to_contain_text("Waiting for")
+    turn = server.shell_json(turn_of)
+    page.locator("#hand button.wl-card").first.click(force=True)  # not her turn (aria-disabled: no play)
+    expect(message).to_have_text(f"{seats[turn][0]} plays next: wait for your turn.")
+    other = S.open_phone(browser, server, code, seats[turn][1])
+    other.locator("#hand button.wl-card.legal").first.click()
+    expect(message).to_have_text("")  # the turn has moved on
+    other.context.close()
+
+    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{code}').pk))")
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser.on("dialog", lambda d: d.accept())
+    sign_in_as(organiser, server, "stale")
+    organiser.goto(f"{server.url}/drives/{drive_id}/")
+    organiser.locator("#table-1 details summary").click()
+    organiser.locator("#table-1 button", has_text=f"A bot plays for {ann}").click()
+    expect(message).to_have_text("A bot has taken over your seat.", timeout=30_000)
+    organiser.get_by_role("button", name="Close anyway").click()  # the bell: the hand ends as it stands
+    expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
+    expect(message).to_have_text("")
+
+    organiser.get_by_role("button", name="Start hand 2").click()
+    expect(message).to_have_text(re.compile(r"^Hand 2 has started: you are at Table \d\.$"), timeout=30_000)
+    organiser.get_by_role("button", name="Close anyway").click()
+    expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
+    expect(message).to_have_text("")
+    organiser.close()
+    page.context.close()

@@ -54,7 +54,7 @@
       }
       if (p && p.decision === "cat") {
         if (mine(v) && p.asker === me) return [nameOf(p.to), " does not hold " + p.card + ": play your Cheshire Cat and go on, or let the turn pass?"];
-        return [nameOf(p.to), " does not hold " + p.card + ": waiting for ", nameOf(p.asker), " to play a Cheshire Cat or let the turn pass."];
+        return [who(p.to, true), (mine(v) && p.to === me ? " do" : " does") + " not hold " + p.card + ": waiting for ", nameOf(p.asker), " to play a Cheshire Cat or let the turn pass."];
       }
       if (mine(v) && v.turn === me) {
         if (may(v, "take") && may(v, "ask")) return "Your turn: take a card from the row, or tap a missing card to ask for it.";

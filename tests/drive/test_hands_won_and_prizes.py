@@ -1,0 +1,60 @@
+"""Bots take no prize from people, and nobody takes both the runner-up and the booby prize
+(docs/drive-rules.md, "Prizes")."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import random
+import re
+
+import pytest
+
+from drive import services
+from tests.factories import declared, make_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def standings_csv(client, drive) -> list[dict]:
+    text = client.get(f"/drives/{drive.pk}/export/standings.csv").content.decode("utf-8-sig")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def prize_lines(page: str) -> dict[str, list[str]]:
+    """Each prize's title and its winners' names as the standings page lists them ([] for "—")."""
+    section = re.search(r'<section class="card" id="prizes">(.*?)</section>', page, re.S).group(1)
+    found = {}
+    for title, winners in re.findall(r"<li><strong>(.*?):</strong>(.*?)</li>", section, re.S):
+        names = re.findall(r"<bdi>(.*?)</bdi>", winners)
+        found[html.unescape(title)] = [html.unescape(n) for n in names]
+    return found
+
+
+def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_client):
+    """Found by QA: a bot the organiser added to make up a digital table of four was ranked and
+    named among the prize winners ("Runner-up: Ann, Bob, Bot 1", "Booby prize: Ann, Bob, Bot 1").
+    A bot keeps its place in the standings; the prizes, and their ties, are among the people."""
+    client = organiser_client
+    drive = make_drive(organiser, 3, play_mode="digital", preferred_table_size=3, target="hands", target_hands=3)
+    services.draw_seating(drive, random.Random(7))
+    table = drive.hands.get().tables.get()
+    bot = services.add_bot(drive, table.pk)
+    assert client.post(f"/drives/{drive.pk}/start", {"hand": "1"}).status_code == 302
+    assert client.post(f"/drives/{drive.pk}/close", {"hand": "1", "force": "1"}).status_code == 302
+    # The hand as it was: the bot declared (seat 3), the people scored alike.
+    seats = list(table.seats.order_by("position").values_list("player__name", flat=True))
+    assert seats[3] == bot.name == "Bot 1"
+    services.organiser_result(drive, table, declared(4, 3), organiser, reason="as played")
+    services.end_drive(drive)
+
+    page = client.get(f"/drives/{drive.pk}/standings").content.decode()
+    standings = standings_csv(client, drive)
+    assert standings[0]["player"] == "Bot 1" and standings[0]["rank"] == "1"  # shown, ranked by points
+    people = [row["player"] for row in standings[1:]]
+    prizes = prize_lines(page)
+    assert not any("Bot 1" in names for names in prizes.values()), prizes
+    assert sorted(prizes["Winners"]) == sorted(people)  # level on points: joint winners among people
+    assert prizes["Runner-up"] == [] and prizes["Booby prize"] == [] and prizes["Most declarations"] == []
+    assert "Bots keep their place in the standings but win no prize" in page

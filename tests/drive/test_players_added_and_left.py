@@ -1,0 +1,66 @@
+"""Found by QA on the dashboard's players: a name repeated within one pasted list was dropped
+without a word, and after a player left the dashboard still counted them and said their points
+stayed in standings they were not in (docs/drive-rules.md, "The hand cycle")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from drive import live, selectors, services
+from tests.factories import finish_all_tables, make_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def shown(page: str) -> str:
+    """The page's text as read: tags and direction isolates dropped, spaces single."""
+    return " ".join(re.sub(r"[\u2066-\u2069]", "", re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_drive_is(organiser, organiser_client):
+    drive = make_drive(organiser, 0)
+    page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Zed\nzed"}, follow=True).content.decode()
+    assert list(drive.players.values_list("name", flat=True)) == ["Zed"]
+    text = shown(page)
+    assert "Added 1 player." in text
+    assert "Not added (1), back in the box to mend: zed is in this list already (as Zed): add an initial" in text
+    box = page[page.index("<textarea"):page.index("</textarea>")]
+    assert box.split(">", 1)[1].strip() == "zed"
+
+    # The same paste again: both are now in the drive already, and each is said so.
+    again = {"names": "Zed\nzed\nAmy"}
+    page = organiser_client.post(f"/drives/{drive.pk}/players", again, follow=True).content.decode()
+    text = shown(page)
+    assert "Added 1 player." in text and "Not added (2)" in text
+    assert "Zed is in this drive already (as Zed)" in text and "zed is in this drive already (as Zed)" in text
+
+
+def test_the_dashboard_counts_the_players_still_in_the_drive_and_says_how_many_left(organiser, organiser_client):
+    drive = make_drive(organiser, 0)
+    organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(f"P{i}" for i in range(1, 10))})
+    zed = services.add_players(drive, ["Zed"])[0]
+    page = organiser_client.post(f"/drives/{drive.pk}/players/{zed.pk}/withdraw", follow=True).content.decode()
+    text = shown(page)
+    assert "9 players so far (1 left)" in text and "Players (9; 1 left)" in text
+    pushed = shown(live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
+    assert "9 players so far (1 left)" in pushed
+    # Zed played no hand: in no standings, and the message does not say otherwise.
+    assert "Zed has left the drive (no hand played: they are in no standings)." in text
+    assert "their points stay" not in text
+    assert "Zed" not in shown(organiser_client.get(f"/drives/{drive.pk}/standings").content.decode())
+
+
+def test_a_player_who_played_is_told_to_keep_their_points_when_they_leave(organiser, organiser_client):
+    drive = make_drive(organiser, 8, target="hands", target_hands=5)
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"})
+    finish_all_tables(drive, organiser)
+    organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"})
+    leaver = drive.players.get(name="P003")
+    page = organiser_client.post(f"/drives/{drive.pk}/players/{leaver.pk}/withdraw", follow=True).content.decode()
+    text = shown(page)
+    assert "P003 has left the drive; their points stay in the standings." in text
+    assert "Players (7; 1 left)" in text
+    assert "P003" in shown(organiser_client.get(f"/drives/{drive.pk}/standings").content.decode())
