@@ -21,7 +21,8 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
             choices.append((None, spec.get("none_label", "Nobody")))
     else:
         choices = [tuple(c) for c in spec["choices"]]
-    # "Nobody" is an explicit answer ("none"), never a default: a question the game asks must be answered.
+    # "Nobody" is an explicit answer ("none"): a default only where the game gives one
+    # (``"default": None`` on an optional seat question), else a question must be answered.
     str_choices = [(_key(v), label) for v, label in choices]
     lookup = {_key(v): v for v, _ in choices}
     field = forms.TypedChoiceField(
@@ -32,7 +33,7 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
         help_text=spec.get("help", ""),
         error_messages={"required": spec.get("missing", "Choose one.")},
     )
-    if spec.get("default") is not None:
+    if "default" in spec:
         field.initial = _key(spec["default"])
     return field
 

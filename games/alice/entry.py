@@ -20,9 +20,6 @@ from .scoring import POINTS_PER_SET, mover_of, standing_facts
 _SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
 _HOLDING_KEYS = {"sets"}
 NO_TIE = "No tie for most sets"  # the tie question's answer when nobody ties
-# The form's key for a seat question's "nobody" answer (scoring/forms.py: None is "none"); a
-# default of None would mean no default at all.
-_NO_TIE_DEFAULT = "none"
 
 
 def _who(seat: int) -> str:
@@ -46,7 +43,7 @@ def entry_spec(players: int) -> dict[str, Any]:
             # Answered "no tie" until changed: only a tie needs an answer (a tie left unanswered
             # is refused, naming the tied players).
             {"name": "last_set", "label": "Tied on most sets: who laid a set last?", "type": "seat",
-             "optional": True, "none_label": NO_TIE, "default": _NO_TIE_DEFAULT,
+             "optional": True, "none_label": NO_TIE, "default": None,
              "help": "Only when two or more players laid the most sets: the one of them who laid a set "
                      "most recently moves up. Sets complete in the deal count as laid at the deal, in "
                      "seat order from the dealer's left.",
