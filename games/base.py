@@ -107,6 +107,11 @@ class Fact:
     best: bool = False
 
 
+def and_list(words: list[str]) -> str:
+    """Words as players read a list: "A", "A and B", "A, B and C" (for a game's messages)."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 @dataclass(frozen=True)
 class Prize:
     """A game's own prize: everybody still in the drive with the highest total of ``fact``,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import GameError, Outcome, and_list
 from .cards import SETS, check_players
 from .hand import AliceHand
 from .scoring import POINTS_PER_SET, mover_of, standing_facts
@@ -27,10 +27,6 @@ def _who(seat: int) -> str:
     into the player's name, as the form names them (docs/games.md, "Entering a hand")."""
     return f"Seat {seat}"
 
-
-def _and(words: list[str]) -> str:
-    """An English list: "A", "A and B", "A, B and C"."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def entry_spec(players: int) -> dict[str, Any]:
@@ -73,7 +69,7 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
         raise GameError("The hand summary must be an object with 'dealer' and 'holdings'.")
     extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
     if extra:
-        raise GameError(f"Unknown summary field(s): {_and(extra)}.")
+        raise GameError(f"Unknown summary field(s): {and_list(extra)}.")
     if "dealer" not in summary:
         raise GameError("Say who dealt: the hand summary needs 'dealer'.")
     if "holdings" not in summary:
@@ -89,23 +85,23 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
             raise GameError(f"{_who(seat)}: the entry must be an object with 'sets'.")
         bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
         if bad:
-            raise GameError(f"{_who(seat)}: unknown field(s): {_and(bad)}.")
+            raise GameError(f"{_who(seat)}: unknown field(s): {and_list(bad)}.")
         k = h.get("sets", 0)
         if type(k) is not int or not 0 <= k <= len(SETS):
             raise GameError(f"{_who(seat)}: the sets laid must be a whole number from 0 to 8, not {k!r}.")
         sets.append(k)
     if sum(sets) > len(SETS):
-        where = _and([f"{_who(s)} {k}" for s, k in enumerate(sets) if k])
+        where = and_list([f"{_who(s)} {k}" for s, k in enumerate(sets) if k])
         raise GameError(f"{sum(sets)} sets entered ({where}), but the pack holds only 8.")
     best = max(sets)
     tied = [s for s, k in enumerate(sets) if k == best] if best else []
     if len(tied) > 1:
         if last is None:
-            raise GameError(f"{_and([_who(s) for s in tied])} tie on {best} sets each: "
+            raise GameError(f"{and_list([_who(s) for s in tied])} tie on {best} sets each: "
                             "say which of them laid a set last.")
         if last not in tied:
             raise GameError(f"{_who(last)} is not one of the players tied on most sets "
-                            f"({_and([_who(s) for s in tied])}): say which of them laid a set last.")
+                            f"({and_list([_who(s) for s in tied])}): say which of them laid a set last.")
     elif last is not None and last not in tied:
         if not tied:
             raise GameError(f"Nobody laid a set, so there is no tie to break: choose \"{NO_TIE}\", "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import GameError, Outcome, and_list
 from .cards import (DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_players, check_pool_of_tears, choose_mover,
                     pairs_in, picture_name, standing_facts, winner_of)
 
@@ -22,10 +22,6 @@ _SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
 MAX_PAIRS = 16
 
-
-def _and(words: list[str]) -> str:
-    """An English list: "A", "A and B", "A, B and C"."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict[str, Any]:
@@ -83,7 +79,7 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
         raise GameError("The hand summary must be an object with 'dealer', 'pool_of_tears' and 'holdings'.")
     extra = sorted(str(k) for k in summary if k not in _SUMMARY_KEYS)
     if extra:
-        raise GameError(f"Unknown summary field(s): {_and(extra)}.")
+        raise GameError(f"Unknown summary field(s): {and_list(extra)}.")
     dealer = _seat(summary.get("dealer"), n, "The dealer")
     pool = _seat(summary.get("pool_of_tears"), n, "Who took the Pool of Tears card")
     holdings = summary.get("holdings")
@@ -96,7 +92,7 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
             raise GameError(f"Seat {seat}: the entry must be an object with 'pairs' and 'cards'.")
         bad = sorted(str(k) for k in h if k not in _HOLDING_KEYS)
         if bad:
-            raise GameError(f"Seat {seat}: unknown field(s): {_and(bad)}.")
+            raise GameError(f"Seat {seat}: unknown field(s): {and_list(bad)}.")
         p, c = h.get("pairs", 0), h.get("cards", 0)
         if not _whole(p) or not _whole(c):
             raise GameError(f"Seat {seat}: pairs and cards taken must be whole numbers of at least 0.")
