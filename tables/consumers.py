@@ -162,13 +162,14 @@ class _TableSocket(JsonFrameConsumer):
             self.sent_version = version
             await self.send_json(frame)
 
-    async def send_state(self, state: Any) -> None:
-        """This socket's view of ``state``, a version it applied itself (no read)."""
-        if state.version > self.sent_version and self.knows_table():
-            self.sent_version = state.version
-            await self.send_json(self.frame_of(digital.view_with_basis(state, self.seat), state.finished))
-        else:
+    async def send_applied(self, message: dict[str, Any]) -> None:
+        """This socket's part of the table's message of a move it applied itself (no read), unless
+        the message reached it through the group first (or a newer one did)."""
+        if not self.knows_table():
             await self.send_view(force=True)
+        elif message["version"] > self.sent_version:
+            self.sent_version = message["version"]
+            await self.send(text_data=self.frame_text(message["views"][str(self.seat)], message["finished"]))
 
     def knows_table(self) -> bool:
         """Whether this socket has read its table's facts (who sits where) already."""
@@ -369,10 +370,10 @@ class PlayConsumer(_TableSocket):
             {"type": "ok", "key": key if isinstance(key, str) else None, "version": applied.version,
              "duplicate": applied.duplicate}
         )
-        if applied.state is None:  # a duplicate: the table as it is now
+        if applied.message is None:  # a duplicate: the table as it is now
             await self.send_view(force=True)
         else:
-            await self.send_state(applied.state)
+            await self.send_applied(applied.message)
 
     async def look_again(self, *, force: bool = True) -> None:
         """The seating may have changed (a sync, a hand started): this player's seat now and its

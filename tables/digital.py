@@ -69,14 +69,16 @@ def _drive_changed(drive_id: int) -> None:
 @dataclass(frozen=True)
 class Applied:
     """What became of an action: ``duplicate`` when its client key had already been applied (to the
-    same action: with another it is refused, ``KEY_REUSED``); ``state``, the hand after it (None
-    for a duplicate)."""
+    same action: with another it is refused, ``KEY_REUSED``); ``state``, the hand after it, and
+    ``message``, the table's message of it (``state_message``: the sender's socket sends its own
+    part of it); both None for a duplicate."""
 
     table_id: int
     version: int
     duplicate: bool = False
     finished: bool = False
     state: Any = None
+    message: dict[str, Any] | None = None
 
 
 # --- the table's group, and what goes through it ---------------------------------------------
@@ -106,17 +108,20 @@ def seat_count(state: Any) -> int:
     return state.players
 
 
-def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> None:
-    """Once the transaction commits: the table's sockets get its new state, its bots look at it."""
+def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> dict[str, Any]:
+    """Once the transaction commits: the table's sockets get its new state, its bots look at it.
+    Returns the table's message (``state_message``), built now, once."""
     seats = list(bot_seats or [])
     deadline = getattr(state, "deadline", None)
+    message = state_message(table_id, state)
 
     def send() -> None:
-        layer.send(table_group(table_id), state_message(table_id, state))
+        layer.send(table_group(table_id), message)
         for listener in moved_listeners:
             listener(table_id, seats, deadline)
 
     transaction.on_commit(send, robust=True)
+    return message
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -352,12 +357,12 @@ def apply_action(
     state, fields = accepted
     # Told first: at the commit the table's sockets get the move before the result's messages
     # (a ranking of the drive, in another thread) are read.
-    tell_table(table.pk, state, table.bots)
+    message = tell_table(table.pk, state, table.bots)
     if state.finished:
         _record(table, state)
         fields.append("status")
     table.save(update_fields=fields)
-    return Applied(table.pk, table.version, finished=state.finished, state=state)
+    return Applied(table.pk, table.version, finished=state.finished, state=state, message=message)
 
 
 def _locked_table(table_id: int, seat: Any, player_id: int | None, token: str | None) -> tuple[TableHand, bool]:

@@ -79,6 +79,33 @@ async def test_a_whole_hand_played_on_phones_enters_the_drive_confirmed(four_at_
         await s.disconnect()
 
 
+async def test_each_phone_is_sent_each_version_of_the_table_once(four_at_a_table):
+    """The mover's phone gets its part of the table's message once, whether the group's copy or
+    its own move's answer comes first; the others get theirs from the group, once."""
+    drive, table, players = four_at_a_table
+    sockets = [(await connected(drive, p))[0] for p in players]
+    seen: list[list[dict]] = [[] for _ in sockets]
+    rng, moves = random.Random(5), 0
+    while (move := await next_move(table.pk, rng)) is not None:
+        seat, act, version = move
+        await sockets[seat].send_json_to(action(act["type"], version, **{k: v for k, v in act.items() if k != "type"}))
+        reply = await until(sockets[seat], lambda f: f["type"] in ("ok", "error"), seen=seen[seat])
+        assert reply["type"] == "ok", reply
+        for s, frames in zip(sockets, seen):
+            await until(s, at_version(reply["version"]), seen=frames)
+        moves += 1
+    last = (await stored(table.pk)).version
+    for s, frames in zip(sockets, seen):
+        # The answer to a malformed frame comes after everything the socket was sent before it.
+        await s.send_to(text_data="not json")
+        await until(s, lambda f: f["type"] == "error", seen=frames)
+        versions = [f["view"]["version"] for f in frames if f["type"] == "state"]
+        assert versions == sorted(set(versions)) and versions[-1] == last, versions
+    assert moves > 4
+    for s in sockets:
+        await s.disconnect()
+
+
 async def refused(socket, message) -> dict:
     await socket.send_json_to(message)
     reply = await until(socket, lambda f: f["type"] in ("ok", "error"))
