@@ -40,7 +40,7 @@ _tasks: set[asyncio.Task] = set()
 
 
 def remember_loop() -> None:
-    """Called on the server's event loop (every socket's connect): where sends run."""
+    """Called on the server's event loop (every socket's connect, every request): where sends run."""
     global _server_loop
     _server_loop = asyncio.get_running_loop()
 

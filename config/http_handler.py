@@ -31,6 +31,8 @@ from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
+from common import layer
+
 
 class KeptThreadsASGIHandler(ASGIHandler):
     def __init__(self) -> None:
@@ -42,6 +44,10 @@ class KeptThreadsASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        # The loop where the request's writes send their messages after the commit: without it
+        # (a server whose screens have not connected yet), each send would start a thread and a
+        # loop of its own.
+        layer.remember_loop()
         executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, thread_name_prefix="request")
         try:
             async with ThreadSensitiveContext(executor=executor):

@@ -87,3 +87,14 @@ async def test_requests_over_the_limit_wait_for_one_in_its_view_to_finish(settin
     assert await first == (200, "first")
     assert second == (200, "second")
     assert _second_seen_by_first == [False]  # its view ran only once the first's had finished
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_makes_its_loop_the_one_where_messages_are_sent(settings):
+    """A server no screen has connected to yet still sends a result's messages on its own loop,
+    not on a thread and loop started for each send (common.layer)."""
+    from common import layer
+
+    settings.ROOT_URLCONF = __name__
+    assert (await _get(KeptThreadsASGIHandler(), "/thread"))[0] == 200
+    assert layer.server_loop() is asyncio.get_running_loop()
