@@ -840,7 +840,22 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     assert "Standings after hand 2" in page
     services.organiser_result(drive, drive.hands.get(number=3).tables.get(), declared(4, 0), organiser)
     services.close_hand(drive)
-    assert "Standings after hand" not in client.get(f"/{drive.join_code}/board")
+    # The drive has finished, and the room learns the winners when the organiser reveals them.
+    drive.refresh_from_db()
+    assert drive.is_finished
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "Standings after hand 2" in page and "the winners are revealed next" in page
+    winner = drive.players.order_by("name").first()
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = winner.token
+    on_phone = text(phone.get(f"/{drive.join_code}/me"))
+    assert "The winners are revealed on the board." in on_phone
+    assert "You won" not in on_phone and "You finished" not in on_phone
+    services.show_prizes(drive, True)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "Standings after hand" not in page and "Winner" in page
+    on_phone = text(phone.get(f"/{drive.join_code}/me"))
+    assert "You won" in on_phone or "You finished" in on_phone or "You share first place" in on_phone
 
 
 def test_prize_giving_view(client, organiser, organiser_client):
