@@ -357,15 +357,20 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     """The context of the dashboard's live part: the page and the push render the same thing."""
     return {
         "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
-        "ranked": view.ranked[:10], "Hand": Hand,
+        "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
         "disputes": [t for t in view.tables if t.status == "disputed"],
         "waiting": view.waiting(),
         "players": view.players,
         # The players still in the drive, and those who left (listed too, marked "left").
         "players_here": sum(p.active for p in view.players),
         "players_left": sum(not p.active for p in view.players),
-        # Digital tables still playing: closing the hand rings the bell on them (asked first).
+        # Digital tables still playing: closing the hand rings the bell on them (asked first,
+        # unless tables with cards are still waiting: then the close is refused, nothing rung).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
+        "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
+        # Closing this hand ends the drive (its number of hands reached; a total is known only then).
+        "last_hand": bool(view.hand and view.drive.target != Drive.Target.TOTAL
+                          and view.hand.number >= view.drive.target_hands),
         # The two "swap" lists hold every seated player: built once, in Python, for both. (An
         # <option> holds text only: its name is isolated with characters, not <bdi>.) Escaped
         # as format_html_join would, without its cost per option (400 of them).

@@ -657,7 +657,9 @@ def test_the_live_part_of_the_dashboard_counts_the_players_as_the_page_does(orga
 
 def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(organiser_client, organiser):
     """"Close hand" on a hand whose digital tables still play ends them (the bell): the button
-    asks first, naming them, on the page and in every push; with none playing it does not ask."""
+    asks first, naming them, on the page and in every push; with none playing it does not ask.
+    While a table with cards still waits, it does not ask either: that close is refused, and
+    nothing is rung (a tester was asked, said yes, and saw the phones play on)."""
     from drive import live, selectors
     from tables import digital
 
@@ -670,6 +672,12 @@ def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(or
                  live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
         return [re.search(r'<form method="post" action="/drives/\d+/close"[^>]*>', html).group(0) for html in pages]
 
+    for form in close_form():
+        assert "data-bell" not in form and "confirm(" not in form  # Table 1 (cards) waits
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": 1}, follow=True)
+    assert "Waiting for Table 1" in response.content.decode()
+    assert drive.hands.get().tables.get(number=2).on_the_phones  # not rung
+    services.organiser_result(drive, drive.hands.get().tables.get(number=1), declared(4, 0), organiser)
     for form in close_form():
         assert 'data-bell="2"' in form and "confirm('Table 2 still playing on the phones: ring the bell?" in form
     digital.stop_playing_tables(drive, drive.hands.get())  # table 2's hand is over: nothing left to ring for
@@ -857,3 +865,18 @@ def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_w
     # Shown once: the next look at the dashboard has an empty box again.
     again = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     assert long_name not in again
+
+
+def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_it_shows(organiser_client, organiser):
+    """A tester closed the last hand "anyway" with a table still to enter and learnt only then
+    that the drive had ended; and the dashboard's ten standings hid the eleventh player."""
+    drive = seated_drive(organiser, 11, target="hands", target_hands=2)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand" not in page and "The top 10 of 11" in page
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand: closing it ends the drive and makes its standings final." in page
+    anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
+    assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
