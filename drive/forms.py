@@ -117,6 +117,11 @@ class DriveForm(forms.ModelForm):
                 for name in self.changed_data:
                     if self.game_of_field(name) == game.slug:
                         self.add_error(name, fixed)
+        if self.instance.pk and self.instance.is_finished:
+            # Its final standings are frozen: a new target would say the drive ended otherwise.
+            for name in self.Meta.fields:
+                if name != "name" and name in data and data[name] != getattr(self.instance, name):
+                    self.add_error(name, "The drive has finished: only its name can be changed now.")
         size = data.get("preferred_table_size")
         if game is not None and size and not game.min_players <= size <= game.max_players:
             self.add_error("preferred_table_size", f"{game.name} is played by {game.min_players} to "

@@ -172,6 +172,27 @@ def test_the_house_rule_cannot_change_once_a_hand_has_started(organiser_client, 
     assert drive.name == "Renamed" and drive.house_rules["declarer_joker_penalty"] is True
 
 
+def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client, organiser):
+    """A tester raised a finished drive's number of hands: "Saved.", and the page said 3 hands
+    for a drive that had ended after 2."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    data = {"name": drive.name, "date": str(drive.date), "target": "hands", "target_hands": 1, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
+            "rule_film_fantasy_declarer_joker_penalty": "on"}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target_hands": 3})
+    assert response.status_code == 200
+    assert "The drive has finished: only its name can be changed now." in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.target_hands == 1
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Spring final"}).status_code == 302
+    drive.refresh_from_db()
+    assert drive.name == "Spring final" and drive.target_hands == 1
+
+
 @pytest.mark.parametrize("field,value,message", [
     ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
     ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
