@@ -838,6 +838,14 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
         services.start_hand(drive)
     page = text(client.get(f"/{drive.join_code}/board"))
     assert "Standings after hand 2" in page
+    # The phones show the same standings as the board (a tester saw a place on the board and
+    # none on the phones).
+    first = drive.players.order_by("name").first()
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = first.token
+    on_phone = text(phone.get(f"/{drive.join_code}/me"))
+    assert re.search(r"After hand 2: \d+ points? · [^<]+ of 4", on_phone), on_phone
+    assert "the standings since hand 2 are a secret until the end" in on_phone
     services.organiser_result(drive, drive.hands.get(number=3).tables.get(), declared(4, 0), organiser)
     services.close_hand(drive)
     # The drive has finished, and the room learns the winners when the organiser reveals them.
