@@ -901,3 +901,4 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     assert "The last hand: closing it ends the drive and makes its standings final." in page
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
     assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
+    assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does
