@@ -41,11 +41,18 @@ class Wonderland(Game):
     tie_break_words = "Level on points? More pairs first, then more cards taken."
     movement_words = ("After each hand the top scorer moves UP a table and the player on their left "
                       "moves DOWN.")
-    how_to_play = (
-        "Play one card to each trick; the highest card takes it. If a picture lies in the trick and you hold "
-        "its mate, you must play the mate; otherwise follow the led set if you can. At the end: 10 points a "
-        "pair taken, 20 for the Pool of Tears card, 10 for the most cards."
-    )
+    @property
+    def how_to_play(self) -> str:  # type: ignore[override]  (names the drive's Pool of Tears card)
+        return (
+            "Play one card to each trick; the highest card takes it. If a picture lies in the trick and you hold "
+            "its mate, you must play the mate; otherwise follow the led set if you can. At the end: 10 points a "
+            f"pair taken, 20 for the Pool of Tears card ({self.pool_of_tears_name}), 10 for the most cards."
+        )
+
+    @property
+    def pool_of_tears_name(self) -> str:
+        """The drive's Pool of Tears card as the drive's forms name it ("Plain picture 16")."""
+        return picture_name(self.pool_of_tears)
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
     chatter_keys = ("version", "log", "log_from")

@@ -33,7 +33,7 @@ def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict
             {"name": "dealer", "label": "Who dealt?", "type": "seat",
              "help": "A tie for top score goes to more cards taken, then the first on the dealer's left.",
              "missing": "Say who dealt: tap their name."},
-            {"name": "pool_of_tears", "label": f"Who took Alice and the Pool of Tears ({picture_name(pool_of_tears)})?",
+            {"name": "pool_of_tears", "label": f"Who took the Pool of Tears card ({picture_name(pool_of_tears)})?",
              "type": "seat", "optional": True, "none_label": "Nobody (unused, or the hand was stopped)",
              "missing": "Say who took the Pool of Tears card, or nobody."},
         ],

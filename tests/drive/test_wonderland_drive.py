@@ -78,8 +78,11 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     p1 = seated(t1)
     enterer, confirmer = phone_for(drive, p1[0]), phone_for(drive, p1[1])
     page = text(enterer.get(f"/{drive.join_code}/enter"))
-    assert "Who took Alice and the Pool of Tears (Star picture 16)?" in page and "Pairs taken" in page and "Cards taken" in page
+    assert "Who took the Pool of Tears card (Star picture 16)?" in page and "Pairs taken" in page and "Cards taken" in page
     no_film_fantasy_words(page, "the phone's result form")
+    # Players with cards learn which card is the Pool of Tears before they play (a tester could not).
+    assert "20 for the Pool of Tears card (Star picture 16)" in text(enterer.get(f"/{drive.join_code}/me"))
+    assert "The Pool of Tears card is Star picture 16: 20 points" in text(enterer.get(f"/{drive.join_code}/play"))
     # Pairs [2, 1, 0, 0]; Cy took the Pool of Tears card; Ann and Di level on the most cards: nobody's 10.
     entry = {**answers(0, 2, [2, 1, 0, 0], [16, 12, 8, 16]), "client_key": "w1", "seen_revision": "0",
              **shown_for(p1[0], 1, 1)}

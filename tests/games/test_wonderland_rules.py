@@ -437,15 +437,16 @@ def test_nobody_took_the_pool_of_tears_card_is_refused_when_the_whole_pack_was_t
 
 
 def test_the_pool_of_tears_question_names_the_card_as_the_drive_form_does():
-    """Found by QA: "Who took Alice and the Pool of Tears (S7)?", a card code. The question names
+    """Found by QA: "Who took Alice and the Pool of Tears (S7)?", a card code; and "Alice and the
+    Pool of Tears" for a card that is not Alice. The question names
     the card as the drive form's house rule does ("Star picture 7")."""
     rule = Wonderland.house_rules[0]
     for code in ("S7", "P16", "P1"):
         game = WONDERLAND.with_rules({"pool_of_tears": code})
         label = game.entry_spec(4)["table"][1]["label"]
-        assert label == f"Who took Alice and the Pool of Tears ({dict(rule.choices)[code]})?"
+        assert label == f"Who took the Pool of Tears card ({dict(rule.choices)[code]})?"
     assert WONDERLAND.with_rules({"pool_of_tears": "S7"}).entry_spec(4)["table"][1]["label"] == (
-        "Who took Alice and the Pool of Tears (Star picture 7)?")
+        "Who took the Pool of Tears card (Star picture 7)?")
 
 
 def test_refusals_number_seats_from_one_and_start_with_a_capital():
