@@ -110,3 +110,13 @@ def test_the_join_address_shows_whole_on_one_line_and_a_long_drive_name_wraps(tm
           return {whole: h1.scrollWidth <= h1.clientWidth + 1, right: h1.getBoundingClientRect().right,
                   page: document.documentElement.scrollWidth}; }""")
         assert m["whole"] and m["right"] <= 360 and m["page"] <= 360, m
+        # A player's 40-letter name in the phone page's heading wraps too (it scrolled sideways).
+        long_name = "Maximiliana Wolfeschlegelsteinhausenbergd"[:40]
+        token = server.shell_json("from drive.models import Player\np = Player.objects.order_by('pk').first()\n"
+                                  f"p.name = {long_name!r}\np.save(update_fields=['name'])\nprint(json.dumps(p.token))")
+        phone.context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+        phone.goto(f"{server.url}/{code}/me")
+        expect(phone.locator("h1")).to_have_text(long_name)
+        wide = phone.evaluate("""() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 361)
+          .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right) + ' ' + e.textContent.slice(0, 40))""")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 360, wide
