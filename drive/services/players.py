@@ -115,17 +115,16 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
     fresh = []
     for name in names:
         if name_key(name) in existing:
-            refused.append((name, f"{isolate(name)} is in this drive already (as {isolate(existing[name_key(name)])}): "
-                                  "add an initial to tell them apart."))
+            kept = existing[name_key(name)]
+            spelt = f" (as {isolate(kept)})" if kept != name else ""
+            refused.append((name, f"{isolate(name)} is in this drive already{spelt}: add an initial to tell them apart."))
         else:
             fresh.append(name)
     for name, first in repeats:
-        if name_key(name) in existing:
-            refused.append((name, f"{isolate(name)} is in this drive already (as {isolate(existing[name_key(name)])}): "
-                                  "add an initial to tell them apart."))
-        else:
-            refused.append((name, f"{isolate(name)} is in this list already (as {isolate(first)}): "
-                                  "add an initial to tell them apart."))
+        where, kept = ("drive", existing[name_key(name)]) if name_key(name) in existing else ("list", first)
+        # "(as Zed)" only when the name kept is spelt otherwise: never "Ann … (as Ann)".
+        spelt = f" (as {isolate(kept)})" if kept != name else ""
+        refused.append((name, f"{isolate(name)} is in this {where} already{spelt}: add an initial to tell them apart."))
     room = max(0, MAX_PLAYERS - len(existing))
     for name in fresh[room:]:
         refused.append((name, f"{isolate(name)}: this drive holds at most {MAX_PLAYERS} players."))
