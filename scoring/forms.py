@@ -64,7 +64,13 @@ class ResultForm(forms.Form):
         )
 
     def table_fields(self):
-        return [self[f["name"]] for f in self.spec["table"]]
+        """The table's questions asked before the players' rows."""
+        return [self[f["name"]] for f in self.spec["table"] if not f.get("after_seats")]
+
+    def closing_fields(self):
+        """The table's questions asked after the players' rows (``"after_seats": True``: one
+        that reads the rows' answers, as Alice's "who laid a set last" of the tied players)."""
+        return [self[f["name"]] for f in self.spec["table"] if f.get("after_seats")]
 
     def seat_rows(self):
         return [

@@ -39,7 +39,7 @@ def entry_spec(players: int) -> dict[str, Any]:
             # Answered "no tie" until changed: only a tie needs an answer (a tie left unanswered
             # is refused, naming the tied players).
             {"name": "last_set", "label": "Tied on most sets: who laid a set last?", "type": "seat",
-             "optional": True, "none_label": NO_TIE, "default": None,
+             "optional": True, "none_label": NO_TIE, "default": None, "after_seats": True,
              "help": "Only when two or more players laid the most sets: the one of them who laid a set "
                      "most recently moves up. Sets complete in the deal count as laid at the deal, in "
                      "seat order from the dealer's left.",

@@ -46,6 +46,8 @@ def enter_on_a_phone(drive, number, sets, dealer, last_set=None) -> None:
     enterer, confirmer = players[0], players[1]
     form = phone(drive, enterer).get(f"/{drive.join_code}/enter").content.decode()
     assert "Sets laid (5 points each)" in form and "Who dealt?" in form
+    # Who dealt, each player's sets, then the tie among them (a tester met the tie first).
+    assert form.index("Who dealt?") < form.index("Sets laid") < form.index("Tied on most sets: who laid a set last?")
     data = {**answers(sets, dealer, last_set), "client_key": uuid.uuid4().hex, "seen_revision": "0",
             **shown_for(enterer, hand.number, table.number)}
     assert phone(drive, enterer).post(f"/{drive.join_code}/enter", data).status_code == 302
