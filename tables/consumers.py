@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from autobahn.exception import Disconnected
 from django.http import Http404
 from django.urls import reverse
 
@@ -42,6 +43,8 @@ MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_
 async def _guarded(work: Any, table: Any, what: str) -> None:
     try:
         await work
+    except Disconnected:  # the phone went (a player taken out, a page closed) while it was read
+        log.info("table %s: a socket closed before it was sent %s", table, what)
     except Exception:
         log.warning("table %s: a socket missed %s", table, what, exc_info=True)
 
