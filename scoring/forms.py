@@ -99,3 +99,28 @@ class ResultForm(forms.Form):
             {f["name"]: data.get(f"seat{i}_{f['name']}") for f in self.spec["seat"]} for i in range(len(self.players))
         ]
         return summary
+
+
+def answer_words(spec: dict, players: Sequence[str], summary: dict | None) -> tuple[list, list]:
+    """An entered summary in the form's own words, for the player who checks it: the table's
+    answers as (question, answer) pairs, and each seat's in seat order (``players``). Answers
+    the spec does not ask (a digital hand's extras) and values it does not know are left out.
+    Plain lookups, no form: the phones' live fragments show it for every table."""
+    summary = summary or {}
+
+    def words(field: dict, value: Any) -> str | None:
+        if field["type"] == "seat":
+            if value is None:
+                return field.get("none_label", "Nobody") if field.get("optional") else None
+            return players[value] if type(value) is int and 0 <= value < len(players) else None
+        return next((w for v, w in field["choices"] if v == value and type(v) is type(value)), None)
+
+    table = [(f["label"], w) for f in spec["table"]
+             if f["name"] in summary and (w := words(f, summary[f["name"]])) is not None]
+    holdings = summary.get("holdings") or []
+    seats = []
+    for i in range(len(players)):
+        holding = holdings[i] if i < len(holdings) and isinstance(holdings[i], dict) else {}
+        seats.append([(f["label"], w) for f in spec["seat"]
+                      if f["name"] in holding and (w := words(f, holding[f["name"]])) is not None])
+    return table, seats

@@ -9,6 +9,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolate
+from scoring.forms import answer_words
 
 register = template.Library()
 
@@ -34,6 +35,23 @@ def standing_data(ranked) -> SafeString:
     player whose result arrives: the player and their total (a whole number)."""
     row = ranked.row
     return SafeString(f'data-player="{escape(row.player_id)}" data-total="{int(row.total)}"')
+
+
+@register.simple_tag
+def entry_answers(result, game) -> dict:
+    """What a result's entry answered, in its form's words (``scoring.forms.answer_words``), for
+    the player asked to confirm it: ``table`` (question, answer) pairs, ``rows`` (score, its
+    seat's pairs) in seat order, and ``mover``, the name of who moves up. No query: the
+    scores and their players are read with the result."""
+    scores = list(result.scores.all())
+    names = [s.player.name for s in scores]
+    try:
+        spec = game.entry_spec(len(names))
+    except ValueError:  # (a GameError: a table size the game does not play)
+        spec = {"table": [], "seat": []}
+    table, seats = answer_words(spec, names, result.summary)
+    mover = next((s.player.name for s in scores if s.player_id == result.mover_id), None)
+    return {"table": table, "rows": list(zip(scores, seats)), "mover": mover}
 
 
 @register.filter

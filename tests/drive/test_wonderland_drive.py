@@ -88,6 +88,14 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
              **shown_for(p1[0], 1, 1)}
     assert enterer.post(f"/{drive.join_code}/enter", entry).status_code == 302
     result = Result.objects.get(table=t1)
+    # The player asked to confirm sees what was entered, and who it makes move up (a tester saw
+    # points only: Ann and Cy on 20, and the cards taken decide).
+    waiting = re.sub(r"<[^>]+>|[\u2066-\u2069]", "", text(confirmer.get(f"/{drive.join_code}/me")))
+    assert f"Who dealt? {p1[0].name}" in waiting
+    assert f"Who took the Pool of Tears card (Star picture 16)? {p1[2].name}" in waiting
+    assert "Pairs taken (+10 each): 2 · Cards taken: 16" in waiting and "Cards taken: 8" in waiting
+    assert f"Moves up: {p1[0].name}" in waiting
+    no_film_fantasy_words(waiting, "the confirmer's page")
     confirmer.post(f"/{drive.join_code}/confirm", {**shown_for(p1[1], 1, 1), "seen_revision": result.revision})
     result.refresh_from_db()
     assert result.status == "confirmed"
