@@ -113,6 +113,7 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
             expect(page.locator("#result")).to_contain_text("The hand is over")
             expect(page.locator("#result")).to_contain_text("top scorer")
             expect(page.locator("#status")).to_have_text("The hand is played out.")
+            expect(page.locator("#trick-box")).to_be_hidden()  # no "No cards on the table." left
             assert page.evaluate(HAND) == 0
         expect(first.locator("#taken li")).to_have_count(4)
         taken = [int(re.search(r": (\d+) cards?", t).group(1)) for t in first.locator("#taken li").all_inner_texts()]

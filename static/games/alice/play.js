@@ -277,8 +277,16 @@
         " (" + sets + " set" + (sets === 1 ? "" : "s") + " × 5)" : "no set laid";
       return " — " + why + (i === v.result.mover ? "; moves up" : "");
     }
-    function resultMore() {
-      return el("p", "Each set laid scores 5 points. The player with the most sets moves up.", "small muted");
+    // Who moves up, and by which rule (ALICE.md): the most sets; on a tie, who laid a set last;
+    // nobody laid one: the dealer's left.
+    function resultMore(v) {
+      var sets = v.result.sets, mover = v.result.mover, top = Math.max.apply(null, sets);
+      var tied = sets.filter(function (s) { return s === top; }).length > 1;
+      var why = mover === null || mover === undefined ? []
+        : !top ? [" Nobody laid a set: ", nameOf(mover), ", on the dealer's left, moves up."]
+        : tied ? [" Tied on most sets: ", nameOf(mover), " laid a set last and moves up."]
+        : [" ", nameOf(mover), " laid the most sets and moves up."];
+      return el("p", ["Each set laid scores 5 points."].concat(why), "small muted");
     }
 
     return {

@@ -74,6 +74,7 @@
     function render(v) {
       renderDeal(v);
       renderTrick($("trick"), v.trick, v, false);
+      $("trick-box").hidden = !!v.result && !v.trick.length;  // a hand played out: no empty trick
       var last = v.last_trick;
       $("last-trick-box").hidden = !last;
       if (last) {
@@ -89,7 +90,7 @@
       var parts = ["Deal " + v.deal + " of " + v.deals.length + " (" + plural(v.deals[v.deal - 1], "card") + " each). ",
         "Dealer: ", nameOf(v.dealer), ". "];
       if (!v.result) parts.push(v.leader === v.seat ? "You lead" : [nameOf(v.leader), " leads"], " this trick.");
-      if (v.undealt) parts.push(" " + plural(v.undealt, "card") + " not dealt yet.");
+      if (v.undealt) parts.push(" " + plural(v.undealt, "card") + (v.result ? " never dealt." : " not dealt yet."));
       put($("deal-info"), parts);
     }
 
@@ -105,7 +106,7 @@
       plays.forEach(function (p, i) {
         var notes = [];
         if (i === 0) notes.push("led");
-        if (p === top) notes.push(done ? "took it" : "taking it so far");
+        if (p === top) notes.push(done ? "took it" : v.result ? "nobody takes it: the hand was stopped" : "taking it so far");
         var li = el("li", [who(p.seat, true), ": ", cardName(p.card, v), notes.length ? " (" + notes.join(", ") + ")" : ""]);
         if (p === top) li.className = "top";
         li.dataset.card = p.card;
