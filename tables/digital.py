@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -304,7 +305,7 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     try:
         state.apply(seat, action)
     except GameError as exc:
-        raise DigitalError(str(exc)) from None
+        raise DigitalError(_named(table, str(exc))) from None
     set_deadline(game, state)
     table.state = state.to_json()
     table.version = state.version
@@ -314,6 +315,18 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
         fields.append("client_keys")
     table.updated_at = timezone.now()
     return state, fields
+
+
+# A game's refusal names a seat as players count them, from 1 ("seat 4 plays next"): the engine
+# knows no names. The phone is told the player's name instead, as everywhere else.
+_SEAT_WORDS = re.compile(r"\bseat (\d+)\b")
+
+
+def _named(table: TableHand, message: str) -> str:
+    if not _SEAT_WORDS.search(message):
+        return message
+    names = list(table.seats.order_by("position").values_list("player__name", flat=True))
+    return _SEAT_WORDS.sub(lambda m: isolate(names[int(m[1]) - 1]) if 1 <= int(m[1]) <= len(names) else m[0], message)
 
 
 def set_deadline(game: Any, state: Any) -> None:

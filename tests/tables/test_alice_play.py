@@ -119,7 +119,8 @@ async def test_the_asked_seat_and_the_asker_answer_their_questions_through_the_s
     # Ann cannot move meanwhile; the refusal says why.
     await ann.send_json_to(action("take", step["version"], card=views[0]["row"][0]))
     refused = await until(ann, lambda f: f["type"] == "error")
-    assert refused["message"].startswith("Wait: seat 2 must first answer whether to hand A5")  # Bob, counted from 1
+    # The engine says "seat 2" (Bob, counted from 1); the phone names him.
+    assert refused["message"].startswith(f"Wait: \u2068{players[1].name}\u2069 must first answer whether to hand A5")
     assert refused["message"].endswith(" to you.")
     step = await move(sockets, 1, {"type": "rabbit"}, step["version"])
     views = step["views"]

@@ -114,6 +114,12 @@ async def test_a_card_the_rules_forbid_is_refused_in_their_words_and_changes_not
     assert reply["type"] == "error"
     assert ("You hold the mate of" in reply["message"]) if view["must"]["rule"] == "mate" else (
         f"{card} was led" in reply["message"])
+    # Out of turn: the phone names who plays next (a tester read "seat 3 plays next").
+    await sockets[leader].send_json_to(action("play", view["version"], card=state.hands[leader][0]
+                                              if state.hands[leader][0] != card else state.hands[leader][1]))
+    reply = await until(sockets[leader], lambda f: f["type"] in ("ok", "error"))
+    assert reply == {**reply, "type": "error",
+                     "message": f"It is not your turn: \u2068{players[follower].name}\u2069 plays next."}
     after = await stored(table.pk)
     assert (after.state, after.version) == (before.state, before.version)
     for s in sockets.values():
