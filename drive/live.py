@@ -358,6 +358,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     return {
         "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
         "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
+        # Each hand before this one has a page of its own, where its results are corrected.
+        "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
         "disputes": [t for t in view.tables if t.status == "disputed"],
         "waiting": view.waiting(),
         "players": view.players,
