@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import unicodedata
 from functools import cached_property
 
@@ -71,6 +73,9 @@ class DriveForm(forms.ModelForm):
         )
         if self.instance.pk:
             self.fields["game"].initial = self.instance.game
+        else:  # a new drive: the default game's suggested total, changed with the game (drive_form.js)
+            self.fields["target_total"].initial = get_game(default_slug()).target_total
+        self.fields["game"].widget.attrs["data-totals"] = json.dumps({g.slug: g.target_total for g in all_games()})
         # Each game's house rules, after the game (static/js/drive_form.js shows the chosen game's).
         self.rule_fields: dict[str, tuple[Game, HouseRule]] = {}
         for game in all_games():

@@ -25,7 +25,8 @@ What a game states:
   prize categories beside winner, runner-up and booby; ``tie_break_words`` and the facts'
   words are every word the standings show for them.
 - **Words for the room**: ``movement_words`` (who moves after a hand) and ``how_to_play`` (a few
-  sentences on the phones and the table cards).
+  sentences on the phones and the table cards); ``target_total``, the drive form's suggested
+  total to reach.
 
 This package imports nothing from Django.
 """
@@ -190,6 +191,9 @@ class Game:
     )
     # A few sentences for the phones and the table cards: how a hand is played, in brief.
     how_to_play: ClassVar[str] = ""
+    # The drive form's suggested total to reach ("first to …"): about seven hands of an average
+    # player's points (``manage.py simulate``), so an evening is not over after two hands.
+    target_total: ClassVar[int] = 50
     chatter_keys: ClassVar[tuple[str, ...]] = ("version",)
 
     def rules(self) -> dict[str, Any]:

@@ -54,6 +54,7 @@ class Alice(Game):
         "They must give it, unless they play a White Rabbit to refuse; a Cheshire Cat gives the asker a second "
         "try. A set of five cards of one letter is laid at once: 5 points each. Most sets moves up."
     )
+    target_total = 75  # an average player scores about 10 points a hand (manage.py simulate, four players)
     # View keys that change without changing what a seat decides on (tables.digital.seat_basis):
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")

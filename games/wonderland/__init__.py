@@ -41,6 +41,11 @@ class Wonderland(Game):
     tie_break_words = "Level on points? More pairs first, then more cards taken."
     movement_words = ("After each hand the top scorer moves UP a table and the player on their left "
                       "moves DOWN.")
+    target_total = 180  # an average player scores about 24 points a hand (manage.py simulate, four players)
+    # View keys that change with other seats' moves but not with what a seat decides on
+    # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
+    chatter_keys = ("version", "log", "log_from")
+
     @property
     def how_to_play(self) -> str:  # type: ignore[override]  (names the drive's Pool of Tears card)
         return (
@@ -53,9 +58,6 @@ class Wonderland(Game):
     def pool_of_tears_name(self) -> str:
         """The drive's Pool of Tears card as the drive's forms name it ("Plain picture 16")."""
         return picture_name(self.pool_of_tears)
-    # View keys that change with other seats' moves but not with what a seat decides on
-    # (tables.digital.seat_basis). Play is in turn, so only the version and the log.
-    chatter_keys = ("version", "log", "log_from")
 
     def __init__(self, *, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> None:
         self.pool_of_tears = check_pool_of_tears(pool_of_tears)

@@ -27,4 +27,14 @@
   }
   if (game) game.addEventListener("change", showRules);
   showRules();
+  // Each game's suggested total to reach (select[data-totals]): a total left as the previous
+  // game suggested follows the game chosen; one the organiser typed stays.
+  var total = document.querySelector("input[name=target_total]");
+  if (game && total && game.dataset.totals) {
+    var totals = JSON.parse(game.dataset.totals), previous = game.value;
+    game.addEventListener("change", function () {
+      if (String(totals[previous]) === total.value && totals[game.value]) total.value = totals[game.value];
+      previous = game.value;
+    });
+  }
 })();

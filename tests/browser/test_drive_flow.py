@@ -26,6 +26,16 @@ def organiser_opens_a_new_drive(page, url, name: str) -> None:
 
 def organiser_sets_up(page, url) -> str:
     organiser_opens_a_new_drive(page, url, "Browser drive")
+    # Each game suggests its own total to reach; a total the organiser typed stays.
+    total = page.locator("input[name=target_total]")
+    expect(total).to_have_value("50")  # Film Fantasy's
+    page.select_option("select[name=game]", "wonderland")
+    expect(total).to_have_value("180")  # about seven hands, as Film Fantasy's 50
+    page.select_option("select[name=game]", "alice")
+    expect(total).to_have_value("75")
+    total.fill("60")
+    page.select_option("select[name=game]", "film-fantasy")
+    expect(total).to_have_value("60")
     # Only the target fields of the chosen end are shown.
     page.select_option("select[name=target]", "total")
     expect(page.locator("input[name=target_hands]")).to_be_hidden()
