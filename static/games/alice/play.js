@@ -79,7 +79,7 @@
         case "laid": return [who(e.seat, true), " laid set " + e.set + "."];
         case "skipped": return [who(e.seat, true), " could do nothing and " + (e.seat === v.seat ? "were" : "was") + " skipped."];
         case "stopped": return "The organiser ended the hand.";
-        case "ended": return e.by === "all_laid" ? "All eight sets are laid." : null;
+        case "ended": return e.by === "all_laid" ? "The last set is laid." : null;  // (the status line says the hand is over)
         default: return null;   // "turn": the status line says whose turn it is
       }
     }

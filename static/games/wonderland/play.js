@@ -190,7 +190,7 @@
         case "play": return [who(e.seat, true), " played ", cardName(e.card, v), "."];
         case "took": return [who(e.seat, true), " took the trick: " + e.cards.map(short).join(" ") + "."];
         case "stopped": return "The organiser ended the hand.";
-        case "end": return "The hand is over.";
+        case "end": return "Every card has been played.";  // (the status line says the hand is over)
         default: return null;
       }
     }
