@@ -72,7 +72,11 @@
           (e.filled ? "; " + shortName(e.filled) + " was turned up from the stock." : ".")];
         case "asked": return [who(e.seat, true), " asked ", who(e.to), " for " + e.card + "."];
         case "not_held": return [who(e.seat, true), (e.seat === v.seat ? " do" : " does") + " not hold " + e.card + "."];
-        case "handed": return [who(e.seat, true), " handed " + e.card + " to ", who(e.to), "."];
+        case "handed": {   // after the seat's time ran out, the server's clock handed it over
+          var before = v.log[v.log.indexOf(e) - 1];
+          var timed = before && before.type === "timeout" && before.seat === e.seat;
+          return [timed ? "Time ran out: " : "", who(e.seat, !timed), " handed " + e.card + " to ", who(e.to), "."];
+        }
         case "rabbit": return [who(e.seat, true), " refused with a White Rabbit."];
         case "cat": return [who(e.seat, true), " played a Cheshire Cat and " + (e.seat === v.seat ? "go" : "goes") + " on."];
         case "timeout": return ["Time ran out for ", who(e.seat), "."];
