@@ -179,11 +179,12 @@ def progress_of(statuses: list[str]) -> Progress:
 
 
 def hand_scores(drive: Drive) -> QuerySet[Score]:
-    """Every score of the drive, for the per-hand export (one query)."""
+    """Every score of the drive, for the per-hand export (one query): by hand and table, each
+    table's in seat order (a result's scores are written in seat order: their ids)."""
     return (
         Score.objects.filter(drive=drive)
         .select_related("player", "result", "result__table")
-        .order_by("hand_number", "result__table__number", "player__name")
+        .order_by("hand_number", "result__table__number", "pk")
     )
 
 

@@ -513,6 +513,12 @@ def test_exports(organiser_client, organiser):
     assert rows[0][:4] == ["hand", "table", "player", "points"]
     assert len(rows) == 5 and sum(int(r[3]) for r in rows[1:]) == 15
     assert any(r[2] == "'=HYPERLINK(1)" for r in rows[1:])
+    # The table's players in seat order, and the one who moved up marked.
+    table = drive.hands.get().tables.get()
+    seat_order = [s.player.name for s in table.seats.select_related("player").order_by("position")]
+    assert [r[2].lstrip("'") for r in rows[1:]] == seat_order
+    moved = rows[0].index("moved_up")
+    assert [r[2].lstrip("'") for r in rows[1:] if r[moved] == "1"] == [table.result.mover.name]
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["rank", "tied", "player"]
