@@ -911,3 +911,18 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
     assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
     assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does
+
+
+def test_every_organiser_page_of_a_drive_links_to_the_others(organiser_client, organiser):
+    """A tester found only "Dashboard" in the top bar of the standings, settings, phones and
+    corrections pages."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    base = f"/drives/{drive.pk}"
+    for url in (f"{base}/", f"{base}/standings", f"{base}/log", f"{base}/phones", f"{base}/edit",
+                f"{base}/hands/1", f"{base}/results/{table.pk}"):
+        page = organiser_client.get(url).content.decode()
+        nav = page[page.index("<nav>"):page.index("</nav>")]
+        for target in ("standings", "phones", "log", "edit"):
+            assert f'href="{base}/{target}"' in nav, (url, target)
+        assert f'href="/{drive.join_code}/board"' in nav, url
