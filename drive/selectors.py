@@ -188,6 +188,29 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     )
 
 
+def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
+    """Each player's paper score card: a line per hand, (hand, table, points, the game's facts,
+    running total) as the drive recorded them (confirmed results), blank where nothing is
+    recorded yet: printed before the evening for the paper fallback, after it as a record."""
+    facts = drive.game_rules.facts
+    recorded: dict[int, dict[int, Score]] = {}
+    for score in Score.objects.filter(drive=drive, counted=True).select_related("result__table"):
+        recorded.setdefault(score.player_id, {})[score.hand_number] = score
+    cards = []
+    for player in players:
+        total, lines = 0, []
+        for number in hands:
+            score = recorded.get(player.pk, {}).get(number)
+            if score is None:
+                lines.append((number, "", "", ["" for _ in facts], ""))
+                continue
+            total += score.points
+            lines.append((number, score.result.table.number, score.points,
+                          [int(score.details.get(f.key, 0)) for f in facts], total))
+        cards.append((player, lines))
+    return cards
+
+
 def corrections(drive: Drive) -> QuerySet[Correction]:
     return Correction.objects.filter(drive=drive).select_related("by", "result__table__hand").order_by("-at")
 

@@ -396,9 +396,11 @@ def print_tables(request, drive_id: int):
 def print_scorecards(request, drive_id: int):
     """A paper score card for each active player; none for a bot (it only plays on the phones)."""
     drive = drive_for_organiser(request, drive_id)
-    rows = range(1, max(drive.target_hands, 1) + 1) if drive.target != drive.Target.TOTAL else range(1, 13)
+    played = drive.hands.count()
+    hands = range(1, max(drive.target_hands if drive.target != drive.Target.TOTAL else 12, played, 1) + 1)
+    players = list(drive.players.filter(active=True, bot__isnull=True))
     return render(request, "drive/print_scorecards.html", {
-        "drive": drive, "players": drive.players.filter(active=True, bot__isnull=True), "rows": rows,
+        "drive": drive, "cards": selectors.score_cards(drive, players, hands), "facts": drive.game_rules.facts,
     })
 
 

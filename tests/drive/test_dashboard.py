@@ -15,7 +15,7 @@ from drive import results as phone_results
 from drive import services
 from drive.models import Drive
 from drive.results import Shown
-from scoring.models import Correction, Result
+from scoring.models import Correction, Result, Score
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
@@ -926,3 +926,20 @@ def test_every_organiser_page_of_a_drive_links_to_the_others(organiser_client, o
         for target in ("standings", "phones", "log", "edit"):
             assert f'href="{base}/{target}"' in nav, (url, target)
         assert f'href="/{drive.join_code}/board"' in nav, url
+
+
+def test_score_cards_carry_the_games_facts_and_the_recorded_hands(organiser_client, organiser):
+    """Score cards had only Hand / Table / Points / Total, blank even after the drive (a tester of
+    Wonderland needed the pairs and cards taken, the tie-breaks, on paper)."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=2)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    cards = organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    facts = [f.label for f in drive.game_rules.facts]
+    assert facts and all(f"<th>{label}</th>" in cards for label in facts)
+    score = Score.objects.filter(drive=drive, hand_number=1).select_related("player").order_by("-points").first()
+    card = re.search(rf'<section class="print-card">\s*<h2[^>]*>(?:(?!</h2>).)*{score.player.name}(?:(?!</section>).)*',
+                     cards, re.S).group(0)
+    first = re.search(r"<tr><td>1</td>(.*?)</tr>", card).group(1)
+    assert first.startswith(f"<td>1</td><td>{score.points}</td>") and first.endswith(f"<td>{score.points}</td>")
+    assert "<tr><td>2</td><td></td><td></td>" in card  # hand 2 not played yet: blank, to fill in
