@@ -76,6 +76,16 @@ def player_for_request(request, drive: Drive, *, active_only: bool = True) -> Pl
     return player_by_token(drive, request.COOKIES.get(player_cookie_name(drive)), active_only=active_only)
 
 
+TAKEN_OUT = "The organiser has taken {} out of the drive. Ask the organiser if you want to play again."
+
+
+def taken_out_name(request, drive: Drive) -> str | None:
+    """The name of the player this phone holds if the organiser has taken them out of the drive
+    (their pages then say so, with ``TAKEN_OUT``), else None."""
+    gone = player_for_request(request, drive, active_only=False)
+    return gone.name if gone is not None and not gone.active else None
+
+
 def player_for_scope(scope, drive: Drive, *, active_only: bool = True) -> Player | None:
     """The player behind a websocket (same cookie as the pages). Sync: call via database_sync_to_async."""
     return player_by_token(drive, scope.get("cookies", {}).get(player_cookie_name(drive)), active_only=active_only)

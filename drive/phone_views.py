@@ -17,7 +17,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from common.bidi import bdi, isolate
 from common.db import write_sync
 from drive import live, phone_links, previews, results, selectors, services
-from drive.access import drive_by_code, player_by_token, player_cookie_name, player_for_request
+from drive.access import (
+    TAKEN_OUT, drive_by_code, player_by_token, player_cookie_name, player_for_request, taken_out_name,
+)
 from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
 from drive.services import DriveError, NotThisPlayersForm, StaleForm
@@ -205,15 +207,12 @@ def forget(request, code: str):
     return response
 
 
-TAKEN_OUT = "The organiser has taken {} out of the drive. Ask the organiser if you want to play again."
-
-
 def _player_or_join(request, drive: Drive):
     player = player_for_request(request, drive)
     if player is None:
-        gone = player_for_request(request, drive, active_only=False)
+        gone = taken_out_name(request, drive)
         if gone is not None:  # withdrawn: their name is not on the join page's list
-            messages.warning(request, format_html(TAKEN_OUT, bdi(gone.name)))
+            messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
         else:
             messages.info(request, "Pick your name to join.")
     return player
@@ -222,8 +221,8 @@ def _player_or_join(request, drive: Drive):
 def _why_no_player(request, drive: Drive) -> str:
     """Why this phone holds no player of the drive, as plain text for a script: withdrawn, or
     signed out (or never joined)."""
-    gone = player_for_request(request, drive, active_only=False)
-    return (TAKEN_OUT.format(isolate(gone.name)) if gone is not None
+    gone = taken_out_name(request, drive)
+    return (TAKEN_OUT.format(isolate(gone)) if gone is not None
             else "This phone is no longer joined to the drive: pick your name to join again.")
 
 

@@ -33,6 +33,21 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
     assert "{#" not in body and "{%" not in body  # no template comment shown as text
 
 
+
+def test_a_game_page_of_a_player_taken_out_says_so_on_the_join_page(client, organiser):
+    """The organiser took Rae out mid-hand: her game page reloaded onto the join page with no
+    word of why (a tester); it says so, as the phone's own page does."""
+    from drive import services
+
+    drive = digital_drive(organiser, 4)
+    player = seated_players(table_of(drive))[0]
+    client.cookies[f"ff_{drive.join_code}"] = player.token
+    services.withdraw_player(drive, player)
+    page = client.get(reverse("tables:play", args=[drive.join_code]), follow=True)
+    assert page.redirect_chain[-1][0].endswith(f"/{drive.join_code}")
+    assert f"The organiser has taken <bdi>{player.name}</bdi> out of the drive" in page.content.decode()
+
+
 GAME_WORDS = re.compile(r"film|joker|ice[-_ ]?follies|auction|nine[-_ ]?cards?|declar", re.IGNORECASE)
 
 
