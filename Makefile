@@ -44,4 +44,4 @@ check-deploy: $(STAMP)
 	DEBUG=0 HTTPS=1 SECRET_KEY=check-deploy-$$RANDOM-$$RANDOM-a-long-enough-secret-key-for-django-check ALLOWED_HOSTS=drive.example $(PY) manage.py check --deploy --fail-level WARNING
 
 clean:
-	rm -rf $(VENV) data/test.sqlite3
+	rm -rf $(VENV) data/test-*.sqlite3*

@@ -17,7 +17,8 @@ Layers: ``memory`` = the embedded defaults (SQLite file + in-memory channel laye
 ``redis`` = PostgreSQL + Redis with two daphne processes (bench/hall.py and bench/digital.py
 each start their own). PostgreSQL: a fresh throwaway database on the server of
 BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards.
-Redis: database 5 of BENCH_REDIS_URL (default redis://127.0.0.1:6379/5), flushed at the start.
+Redis: database 5 of BENCH_REDIS_URL (default redis://127.0.0.1:6379/5?socket_timeout=30), flushed
+at the start.
 
 Writes bench/results/latest.json (git-ignored): a list of entries with scenario, layer,
 processes, clients, p50_ms, p95_ms, p99_ms, floor_p95_ms, errors (and more detail), and prints a

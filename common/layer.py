@@ -123,16 +123,6 @@ def send(group: str, message: dict[str, Any]) -> bool:
     return send_many([(group, message)])
 
 
-def run_soon(make_coroutine: Any) -> bool:
-    """Run ``make_coroutine()`` on the server's event loop without waiting for it, from any
-    thread. False when there is no running server loop (nothing is run then)."""
-    loop = server_loop()
-    if loop is None:
-        return False
-    loop.call_soon_threadsafe(lambda: start_task(make_coroutine()))
-    return True
-
-
 def start_task(coroutine: Any) -> asyncio.Task:
     """A task of the running loop, referenced until it ends (the loop keeps only weak ones); its
     failure is logged, as no one may be waiting for it."""

@@ -16,9 +16,9 @@ from config import sqlite_anchor  # noqa: E402
 
 sqlite_anchor.hold_open()  # SQLite: closing a request's connection must not checkpoint the WAL
 
-# A busy thread (a live update rendering the board) hands the interpreter over every 5 ms by
+# A busy thread (a move's apply, a request's view) hands the interpreter over every 5 ms by
 # default; each of an action's hops between the event loop and a thread could wait that long.
-# 1 ms keeps the sockets responsive while a render runs (docs/benchmarks.md, digital).
+# 1 ms is a precaution that bounds those waits (0.2 ms measured no better: docs/benchmarks.md).
 def _switch_interval() -> float:
     from django.core.exceptions import ImproperlyConfigured
 

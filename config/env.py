@@ -47,6 +47,17 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
     return number
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (any letter case given; returned as written in ``choices``)."""
+    value = (os.environ.get(name) or "").strip()
+    if not value:
+        return default
+    for choice in choices:
+        if value.upper() == choice.upper():
+            return choice
+    raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
+
+
 def env_time_zone(name: str, default: str) -> str:
     """An IANA time zone name (``Europe/London``), as Django needs it; the default when unset/empty."""
     value = (os.environ.get(name) or "").strip()

@@ -5,8 +5,9 @@ websocket routes' two consumers of the server itself.
 ``{"type": "ping", "nonce": "…"}``; the server sends a message through the channel layer
 (in-memory or Redis) to that socket's own channel, which answers ``{"type": "pong", "nonce": …}``.
 Only the sender: a ping that every socket answered would let one client with N sockets make
-the server send N² frames. The sockets are in the ``health`` group too, so the server's own
-code can reach them all (a group send from any thread or process).
+the server send N² frames. The sockets are in the ``health`` group too, for diagnostics: a
+group send from any thread or process reaches every health socket (a test proves the server's
+threads can send to sockets that way).
 """
 
 from __future__ import annotations

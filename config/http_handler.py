@@ -18,7 +18,7 @@ their views at once made every one of them, the SQLite writer thread and the eve
 their turn behind all the others, and a burst of 1,000 entries took 15 ms of the server's CPU a
 POST against 11-14 ms; with one, a result's message reaches 1,000 phones' screens at 1.3 times
 its floor, against 2.6-3.3 with two (bench/, docs/benchmarks.md). Reading the body and sending
-the response stay outside the limit: a slow phone holds no place. Figures: docs/architecture.md; tested by tests/test_http_handler.py.
+the response stay outside the limit: a slow phone holds no place. Figures: docs/benchmarks.md; tested by tests/test_http_handler.py.
 """
 
 from __future__ import annotations

@@ -30,9 +30,9 @@ class UnreadableForm:
     the server refuses a bigger body before reading it, config/server.py), more fields than
     DATA_UPLOAD_MAX_NUMBER_FIELDS, a file part (no form takes one: DATA_UPLOAD_MAX_NUMBER_FILES is
     0), a broken multipart body, an urlencoded body that says it is not UTF-8 (``charset=utf8``,
-    ``latin-1``…) (400). Left to Django, these were a traceback in the log (twice with DEBUG on),
-    and the charset one became a server error: Django's error pages read the form again, and
-    fail again. Placed before the CSRF middleware, which reads the form."""
+    ``latin-1``…) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
+    and the charset one a server error: Django's error pages read the form again, and fail
+    again. Placed before the CSRF middleware, which reads the form."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -69,8 +69,8 @@ class SyncChain:
     handler being async under ASGI. WhiteNoise and ``UnreadableForm`` are sync only, so without
     this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
     mode, and each of their hooks was handed to the request's thread and back: some ten hops
-    between the event loop and a thread for every request. With it, 5.8 ms of the server's CPU
-    for a page (GET /login/) where it was 7.1-9.2 (docs/architecture.md). Tested by
+    between the event loop and a thread for every request. Measured: 5.8 ms of the server's CPU
+    for a page (GET /login/) with it, 7.1-9.2 without (docs/benchmarks.md). Tested by
     tests/test_foundation.py."""
 
     def __init__(self, get_response):

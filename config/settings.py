@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from common import network
-from config.env import env_bool, env_int, env_list, env_str, env_time_zone, env_url
+from config.env import env_bool, env_choice, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "data")))
@@ -136,9 +136,6 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels: in-memory layer by default (one process); REDIS_URL for several processes.
 # Daphne's websocket timeout; group membership must not expire before a socket does.
 WEBSOCKET_TIMEOUT = 86400
-# A result's own message reaches the board and the dashboard at its commit (drive.live
-# table_changed); their full re-render then waits this long (milliseconds) for the rest of a
-# burst of results, so 50 results at the end of a hand cost a few renders, not fifty.
 # Full live updates are built in a child process of the server (drive/render.py).
 LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 # Requests running their middleware and view at once, per server process (config/http_handler.py):
@@ -146,6 +143,9 @@ LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 # request's round trips leave the interpreter to the other (docs/benchmarks.md, entry_burst).
 REQUEST_THREADS = env_int("REQUEST_THREADS", 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 2,
                           minimum=1, maximum=64)
+# A result's own message reaches the board and the dashboard at its commit (drive.live
+# table_changed); their full re-render then waits LIVE_GATHER_MS (milliseconds) for the rest of
+# a burst of results, so 50 results at the end of a hand cost a few renders, not fifty.
 LIVE_GATHER_SECONDS = env_int("LIVE_GATHER_MS", 1000, minimum=0, maximum=5000) / 1000
 _redis_url = env_url("REDIS_URL", {"redis", "rediss", "unix"})
 if _redis_url:
@@ -224,7 +224,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"without_traceback": {"()": "config.log_filters.WithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))},
     "loggers": {
         "django.channels.server": {"level": "WARNING"},
         "daphne": {"level": "WARNING"},

@@ -1,11 +1,12 @@
 """One SQLite connection held open for the server process's lifetime (SQLite only).
 
-Django opens and closes a connection around every request and every ``database_sync_to_async``
-call (``CONN_MAX_AGE = 0``). In WAL mode the *last* connection to a database file that closes
-checkpoints the write-ahead log into the database and deletes it, an fsync and a file
-re-creation on the next write: with no other connection open, that happened after nearly every
-action of a digital table. Holding one idle connection keeps the WAL in place, so closing a
-request's connection is cheap; SQLite still checkpoints on its own every 1,000 pages.
+The server's SQLite connections are kept with their threads (``CONN_MAX_AGE = None``), but some
+close: a read from a socket's thread (``common.db.database_sync_to_async`` closes inside the
+call), the live worker and the result-message thread between bursts (``drive.live``), the render
+child's. In WAL mode the *last* connection to a database file that closes checkpoints the
+write-ahead log into the database and deletes it, an fsync and a file re-creation on the next
+write. Holding one idle connection keeps the WAL in place, so closing any other is cheap;
+SQLite still checkpoints on its own every 1,000 pages.
 
 The anchor never reads or writes and holds no lock. ``asgi.py`` opens it for the server.
 """

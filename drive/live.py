@@ -162,14 +162,6 @@ def _read_and_send(batch: list[tuple[Any, list[int] | None, bool]]) -> None:
         send_result_delta(delta, stamp)
 
 
-def result_delta(table: Any, *, committed: bool = False, seated: list[int] | None = None,
-                 current: bool = False, places: bool = True) -> dict[str, Any]:
-    """The message of ``table``'s result. ``committed``: every status as stored (a later change
-    included); else this table's status as the caller has it. ``seated``, ``current``,
-    ``places``: as ``table_changed``."""
-    return result_deltas([(table, seated, current)], committed=committed, places=places)[0]
-
-
 def result_deltas(batch: list[tuple[Any, list[int] | None, bool]], *, committed: bool = True,
                   places: bool = True) -> list[dict[str, Any]]:
     """The result messages of ``batch`` (each: a table, its seated players' ids or None, whether
@@ -293,8 +285,8 @@ def gather_seconds() -> float:
 
 def _schedule(drive_id: int, gather: bool = False) -> None:
     if getattr(settings, "LIVE_UPDATES_INLINE", False):
-        # Tests: build in the committing thread (SQLite's shared in-memory test database locks
-        # whole tables across threads). Servers use the worker thread.
+        # Tests: build in the committing thread, so a test sees the update when its write
+        # returns, with no worker to wait for. Servers use the worker thread.
         publish(drive_id)
         return
     with _lock:

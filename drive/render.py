@@ -9,7 +9,7 @@ set up like it (same settings, same database, its own connections), and runs one
 time, so its record of what each phone was last sent (``drive.live._changed_only``) stays one.
 
 If the child cannot be used (it died, or a build takes over a minute), the build runs in the
-server's own thread as before and a new child is started for the next one. Tests build in the
+server's own thread instead, and a new child is started for the next one. Tests build in the
 committing thread (``LIVE_UPDATES_INLINE``) and never start a child.
 """
 

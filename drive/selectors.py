@@ -11,6 +11,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html, format_html_join
 
 from common.bidi import bdi
+from drive import movement
 from drive.models import Drive, Player
 from games import Game
 from scoring import standings as ranking
@@ -287,11 +288,9 @@ def moves_into(drive: Drive, hand: Hand | None, tables: list[TableHand]) -> dict
             now = table.number
             if hand.number == 1 or was is None:
                 moves[seat.player_id] = Move("new", None, now, f"Sit at Table {now}")
-            elif was == now:
-                moves[seat.player_id] = Move("stay", was, now, f"Stay at Table {now}")
             else:
-                direction = "up" if now < was else "down"
-                moves[seat.player_id] = Move(direction, was, now, f"Move {direction.upper()} to Table {now}")
+                direction = movement.UP if now < was else movement.DOWN if now > was else movement.STAY
+                moves[seat.player_id] = Move(direction, was, now, movement.describe((direction, was, now)))
     return moves
 
 

@@ -85,10 +85,6 @@ def resolve(game: Game | str) -> Game:
     return get_game(game) if isinstance(game, str) else game
 
 
-def bot_names(game: Game | str) -> list[str]:
-    return list(hook_for(resolve(game)).bots)
-
-
 def parse_bots(game: Game | str, spec: str | Sequence[str] | None, players: int) -> list[str]:
     """``"greedy,random"`` -> one bot name per seat (None or "": the game's default bot at every
     seat); refuses unknown names or a wrong count."""

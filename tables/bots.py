@@ -1,6 +1,6 @@
 """Bots play from the server, at a human pace, through the same locked path as the phones.
 
-Design (issue 6): after every accepted action, and when a hand is dealt, ``schedule_table``
+After every accepted action, and when a hand is dealt, ``schedule_table``
 starts one asyncio task per bot seat of that table in this process's event loop (the ASGI
 server's loop: remembered when a socket connects, or taken from asgiref's record of it when the
 caller is a sync view running under the server). The task waits ``bot_delay()`` seconds, asks

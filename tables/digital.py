@@ -148,11 +148,6 @@ def seat_view(table: TableHand, seat: int | None) -> dict[str, Any] | None:
     return load_state(table).view(seat)
 
 
-def spectator_view(table: TableHand) -> dict[str, Any] | None:
-    """The organiser's or the board's view of a digital table: counts and the public log only."""
-    return seat_view(table, None)
-
-
 def seat_names(table: TableHand, seats: list[Seat] | None = None) -> list[dict[str, Any]]:
     """Who sits where, for the phones: position, name, and whether the server plays the seat."""
     bots = set(table.bots or [])
@@ -177,10 +172,6 @@ def digital_seat_of(drive, player) -> Seat | None:
         .filter(hand=hand, player=player, table__play_mode=TableHand.PlayMode.DIGITAL)
         .first()
     )
-
-
-def is_bot(player) -> bool:
-    return BotPlayer.objects.filter(player=player).exists()
 
 
 def seat_basis(view: dict[str, Any]) -> str:
@@ -250,7 +241,6 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
 
 
 # --- a move ---------------------------------------------------------------------------------
-
 
 
 def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, Any], *, bot: bool,

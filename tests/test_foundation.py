@@ -67,6 +67,12 @@ def test_bad_setting_stops_start_up_with_its_name():
     assert "DEBUG must be one of" in result.stderr
 
 
+def test_a_bad_log_level_stops_start_up_with_its_name():
+    result = _start_settings({"LOG_LEVEL": "loud"})
+    assert result.returncode != 0
+    assert "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR; got 'loud'." in result.stderr
+
+
 def test_a_bad_time_zone_stops_start_up_with_its_name():
     result = _start_settings({"TIME_ZONE": "Europe/Lundun"})
     assert result.returncode != 0

@@ -14,15 +14,12 @@ from django.db.models import Count, Prefetch
 
 from common.bidi import isolate
 from drive import live, seating
+from drive.selectors import current_hand
 from drive.models import Drive, Player, new_seed
 from tables.models import BotPlayer, Hand, Seat, TableHand
 from drive.services.base import DriveError, check_shown_hand, lock
 
 # --- seating ----------------------------------------------------------------------------------
-
-
-def current_hand(drive: Drive) -> Hand | None:
-    return drive.hands.order_by("-number").first()
 
 
 def seating_of(hand: Hand) -> tuple[list[list[str]], dict[int, str]]:

@@ -20,7 +20,7 @@ from .bots import BOTS, random_action
 from .hand import ALL_LAID, AliceHand
 
 TURN_CAP = 600  # actions a hand may last before it is stopped (random bots can go round for long;
-# about 1.5 actions a turn: the old cap of 400 turns)
+# about 1.5 actions a turn: some 400 turns)
 
 
 def _to_act(hand: AliceHand) -> tuple[int, ...]:

@@ -81,10 +81,6 @@ def end_hand_size(players: int) -> int:
     return cards_in_play(players) // players
 
 
-def full_draw_rounds(players: int) -> int:
-    return end_hand_size(players) - 4
-
-
 def odd_cards(players: int) -> int:
     return cards_in_play(players) % players
 
@@ -159,10 +155,6 @@ def card_counts(cards: Any, max_copies: int, whose: str = "The hand") -> Counter
 
 
 _CODES = frozenset(CARD_FILM)
-
-
-def film_of(card: str) -> int:
-    return CARD_FILM[card]
 
 
 def card_sort_key(card: str) -> tuple[int, int]:

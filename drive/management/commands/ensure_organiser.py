@@ -14,8 +14,8 @@ WORDS = "amber basil cedar delta ember fable garnet harbor indigo juniper kestre
 
 
 def generate_password() -> str:
-    # Four words and two digits: easy to type on a laptop, ~28 bits per word list draw is plenty
-    # for a local party server, and strong enough against online guessing.
+    # Four words of 26 and two digits: easy to type on a laptop; about 25 bits, plenty against
+    # online guessing over one evening on a local party server.
     return "-".join(secrets.choice(WORDS) for _ in range(4)) + f"-{secrets.randbelow(90) + 10}"
 
 
