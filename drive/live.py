@@ -111,6 +111,8 @@ def hand_started(hand: Any) -> None:
 
 
 def send_instructions(message: dict[str, Any]) -> None:
+    """A close's instructions, sent at its commit: a name of its own, where the benchmarks'
+    settings (bench/routes.py) time when each close's instructions left."""
     broadcast.send_instructions(message)
 
 
