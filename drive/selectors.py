@@ -15,6 +15,7 @@ from drive import movement
 from drive.models import Drive, Player
 from games import Game
 from scoring import standings as ranking
+from scoring.forms import answer_words
 from scoring.models import Correction, Score
 from tables.models import Hand, Seat, TableHand
 
@@ -236,6 +237,9 @@ class CorrectionLine:
     points: list[PointsChange]
     winner_before: str | None
     winner_after: str | None
+    # The entry's answers that changed, in the form's words: (question, before, after); a
+    # seat's question starts with its player's name ("Gus: Pairs taken").
+    answers: list[tuple[str, str, str]]
 
     @property
     def winner_changed(self) -> bool:
@@ -259,8 +263,29 @@ def correction_lines(drive: Drive) -> list[CorrectionLine]:
             pid = snapshot.get("winner")
             return names.get(pid, "?") if pid is not None else None
 
-        lines.append(CorrectionLine(c, points, winner(old), winner(new)))
+        seat_names = [names.get(pid, "?") for pid in seated]
+        lines.append(CorrectionLine(c, points, winner(old), winner(new),
+                                    _answers_changed(drive.game_rules, seat_names, old, new)))
     return lines
+
+
+def _answers_changed(game: Game, seat_names: list[str], old: dict, new: dict) -> list[tuple[str, str, str]]:
+    try:
+        spec = game.entry_spec(len(seat_names))
+    except ValueError:  # (a GameError: a table size the game does not play)
+        return []
+    table_before, seats_before = answer_words(spec, seat_names, old.get("summary"))
+    table_after, seats_after = answer_words(spec, seat_names, new.get("summary"))
+    changed = _pairs_changed(table_before, table_after, "")
+    for name, before, after in zip(seat_names, seats_before, seats_after):
+        changed += _pairs_changed(before, after, f"{name}: ")
+    return changed
+
+
+def _pairs_changed(before: list, after: list, prefix: str) -> list[tuple[str, str, str]]:
+    was, now = dict(before), dict(after)
+    return [(prefix + q, was.get(q, "—"), now.get(q, "—")) for q in dict.fromkeys([*was, *now])
+            if was.get(q) != now.get(q)]
 
 
 # --- phones and the board ----------------------------------------------------------------------

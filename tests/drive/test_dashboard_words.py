@@ -21,7 +21,7 @@ def page_text(response) -> str:
 
 def summary_line(organiser_client, drive) -> str:
     text = page_text(organiser_client.get(f"/drives/{drive.pk}/"))
-    return re.search(r"\d{4} · (.*?) · tables of", text).group(1)
+    return re.search(r"\d{4} · Film Fantasy · (.*?) · tables of", text).group(1)  # the date, the game, then this
 
 
 @pytest.mark.parametrize("fields, said", [

@@ -177,6 +177,27 @@ def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_clie
     assert result.winner == result.mover == players[3]
 
 
+def test_the_corrections_log_says_which_answers_changed(organiser_client, organiser):
+    """A tester changed who dealt and a player's pairs; the log showed the points, all
+    "unchanged" for a tie-break, and not what had been changed."""
+    drive = make_drive(organiser, 0, name="Wonderland evening", game="wonderland", preferred_table_size=4)
+    services.add_players(drive, ["Bob", "Di", "Fay", "Gus"])
+    base = f"/drives/{drive.pk}"
+    organiser_client.post(f"{base}/draw", {"hand": "0"})
+    assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
+    table = drive.hands.get().tables.get()
+    players = seated(table)
+    assert organiser_client.post(f"{base}/results/{table.pk}", {
+        **answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]), "seen_revision": "0"}).status_code == 302
+    assert organiser_client.post(f"{base}/results/{table.pk}", {
+        **answers(2, 1, [1, 0, 0, 2], [12, 8, 12, 20]), "seen_revision": "1",
+        "reason": "Fay dealt, and took a trick more"}).status_code == 302
+    log = re.sub(r"<[^>]+>", "", text(organiser_client.get(f"{base}/log")))
+    assert f"Who dealt? {players[0].name} → {players[2].name}" in log
+    assert f"{players[2].name}: Cards taken 8 → 12" in log and f"{players[3].name}: Cards taken 24 → 20" in log
+    assert "Pairs taken" not in log  # unchanged answers are not listed
+
+
 def test_a_wonderland_hand_closed_on_the_phones_before_anyone_scored_was_won_by_nobody(organiser_client, organiser):
     """The other side: the organiser closes a digital hand before the first trick; every seat has
     0, nobody won it, and the dealer's left still moves up."""
