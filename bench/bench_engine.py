@@ -13,7 +13,7 @@ Measures (one core, this process), through ``games.get_game`` and the shared sim
 - the first bot against the second, two of each, rotating: the runner's statistics lines;
 - the load average before and after (the machine is shared).
 
-Figures go into docs/benchmarks-engine.md and the game's part of docs/rules.md.
+Figures go into docs/benchmarks-engine.md (and a summary in docs/benchmarks.md).
 """
 
 from __future__ import annotations

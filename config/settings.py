@@ -49,7 +49,8 @@ for _origin in CSRF_TRUSTED_ORIGINS:
     if "://" not in _origin:
         raise ImproperlyConfigured(f"CSRF_TRUSTED_ORIGINS entries need a scheme, e.g. https://{_origin}")
 
-# Port the server listens on; used to print and encode the join address (QR codes).
+# The port `make run` serves on and prints (manage.py banner); the join links and QR codes are
+# built from the address the page was opened at (drive/phone_links.py).
 PORT = env_int("PORT", 8000, minimum=1, maximum=65535)
 
 INSTALLED_APPS = [
