@@ -18,7 +18,7 @@ from django.core.asgi import get_asgi_application
 
 from drive import phone_views
 from scoring.models import Result, Score
-from tests.drive.test_phones import entry_data, seat_players
+from tests.drive.phones_support import entry_data, seat_players
 from tests.factories import seated_drive, shown_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,225 @@
+"""The organiser's dashboard page: the players' list, table cards, the hand's controls (draw, start,
+close, the bell) and the refusal of forms from a stale page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from drive import services
+from tests.factories import declared, finish_all_tables, make_drive, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, organiser):
+    """Seen playing an evening: a bot's table showed "Play with cards", which can only be
+    refused ("a table with a bot plays on the phones"). Its card says why instead; the other
+    tables keep their switch."""
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    services.set_table_mode(drive, 1, "digital")
+    services.set_table_mode(drive, 2, "digital")
+    services.add_bot(drive, hand.tables.get(number=2).pk)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = {n: re.search(rf'<article[^>]*id="table-{n}".*?</article>', page, re.S).group(0) for n in (1, 2)}
+    assert "Play with cards" in card[1]
+    assert "Play with cards" not in card[2]
+    assert "sits here: a table with a bot plays on the phones." in card[2]
+
+
+def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
+    drive = make_drive(organiser, 0)
+    organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd\nFay\nGus\nHal"})
+    assert drive.players.count() == 8
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"})
+    page = organiser_client.get(f"/drives/{drive.pk}/")
+    assert "0 of 2 tables done" in page.content.decode()
+    for table in drive.hands.get().tables.all():
+        data = {"declarer": "1", "nine_card": "False", "dealer": "0", "seen_revision": "0"}
+        for i in range(4):
+            data[f"seat{i}_sets"] = "0"
+            data[f"seat{i}_ice"] = "none"
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+        assert response.status_code == 302
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True)
+    assert "seating for hand 2 is shown" in response.content.decode()
+
+
+def test_close_with_missing_tables_says_which(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True)
+    assert "Waiting for Table 1, 2" in response.content.decode()
+
+
+def test_player_names_are_escaped(organiser_client, organiser):
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["<script>alert(1)</script>", "Bob"])
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(organiser_client, organiser):
+    """"Close hand" on a hand whose digital tables still play ends them (the bell): the button
+    asks first, naming them, on the page and in every push; with none playing it does not ask.
+    While a table with cards still waits, it does not ask either: that close is refused, and
+    nothing is rung (a tester was asked, said yes, and saw the phones play on)."""
+    from drive import live, selectors
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    services.start_hand(drive)
+
+    def close_form() -> list[str]:
+        pages = (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
+        return [re.search(r'<form method="post" action="/drives/\d+/close"[^>]*>', html).group(0) for html in pages]
+
+    for form in close_form():
+        assert "data-bell" not in form and "confirm(" not in form  # Table 1 (cards) waits
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": 1}, follow=True)
+    assert "Waiting for Table 1" in response.content.decode()
+    assert drive.hands.get().tables.get(number=2).on_the_phones  # not rung
+    services.organiser_result(drive, drive.hands.get().tables.get(number=1), declared(4, 0), organiser)
+    for form in close_form():
+        assert 'data-bell="2"' in form and "confirm('Table 2 still playing on the phones: ring the bell?" in form
+    digital.stop_playing_tables(drive, drive.hands.get())  # table 2's hand is over: nothing left to ring for
+    for form in close_form():
+        assert "data-bell" not in form and "confirm(" not in form
+
+
+def test_tables_shown_before_the_hand_starts_are_seated_not_playing(organiser_client, organiser):
+    from drive import live, selectors
+
+    drive = seated_drive(organiser, 8, start=False)
+    for html in (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"]):
+        card = html[html.index('id="table-1"'):]
+        card = card[:card.index("</h3>")]
+        assert '<span class="badge">Seated</span>' in card and "Playing" not in card
+    services.start_hand(drive)
+    html = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = html[html.index('id="table-1"'):]
+    assert "Playing" in card[:card.index("</h3>")]
+
+
+def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(organiser_client, organiser):
+    drive = make_drive(organiser, 6)
+    ann = drive.players.order_by("pk").first()
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert page.count('name="withdraw"') == 6 and f'name="withdraw" value="{ann.pk}"' in page
+    assert page.count('name="csrfmiddlewaretoken"') == page.count("<form")  # one token per form, not per player
+    url = f"/drives/{drive.pk}/players/presence"
+    page = organiser_client.post(url, {"withdraw": str(ann.pk)}, follow=True).content.decode()
+    assert "has left the drive" in page and f'name="rejoin" value="{ann.pk}"' in page
+    ann.refresh_from_db()
+    assert not ann.active
+    for bad in ({}, {"withdraw": "x"}, {"rejoin": "-1"}, {"withdraw": "9" * 40}, {"withdraw": "\u00b2"}):
+        page = organiser_client.post(url, bad, follow=True).content.decode()
+        assert "beside a player" in page, bad
+    assert organiser_client.post(url, {"rejoin": "999999"}).status_code == 404  # no such player of this drive
+    organiser_client.post(url, {"rejoin": str(ann.pk)})
+    ann.refresh_from_db()
+    assert ann.active
+
+
+def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    table = drive.hands.get().tables.get(number=1)
+    services.organiser_result(drive, table, declared(4, 2), organiser)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-1"'):page.index('id="table-2"')]
+    declarer = table.seats.get(position=2).player.name
+    assert f"<bdi>{declarer}</bdi> <strong>15</strong> (declared)" in card
+    assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet
+
+
+def test_the_dashboards_hand_forms_carry_the_hand_they_showed(organiser_client, organiser):
+    drive = seated_drive(organiser, 8, start=False)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    for action in ("start", "draw", "swap", "tables/1/mode"):
+        form = re.search(rf'<form method="post" action="/drives/\d+/{action}"[^>]*>.*?</form>', page, re.S).group(0)
+        assert '<input type="hidden" name="hand" value="1">' in form, action
+    services.start_hand(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    forms = re.findall(r'<form method="post" action="/drives/\d+/close"[^>]*>.*?</form>', page, re.S)
+    assert len(forms) == 2 and all('<input type="hidden" name="hand" value="1">' in f for f in forms)
+
+
+def test_a_stale_organiser_page_cannot_close_or_start_the_next_hand(organiser_client, organiser):
+    from tests.security.conftest import snapshot
+
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)
+    organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "2"})
+    before = snapshot()
+    # A second tab still showing hand 1: its "Close anyway" and "Close hand 1" act on nothing.
+    for data in ({"hand": "1", "force": "1"}, {"hand": "1"}):
+        response = organiser_client.post(f"/drives/{drive.pk}/close", data, follow=True)
+        assert "Hand 2 has started; this page showed hand 1. Look again." in response.content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"}, follow=True)
+    assert "Hand 2 has started; this page showed hand 1. Look again." in response.content.decode()
+    for url in ("close", "start", "draw", "tables/1/mode"):  # a page from before forms said
+        response = organiser_client.post(f"/drives/{drive.pk}/{url}", {"force": "1", "mode": "digital"}, follow=True)
+        assert "it does not say which hand it showed" in response.content.decode(), url
+    assert snapshot() == before
+    assert drive.hands.get(number=2).status == "playing"
+    # The page showing hand 2 closes hand 2.
+    response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "2", "force": "1"}, follow=True)
+    assert drive.hands.get(number=2).status == "closed"
+
+
+def test_a_stale_seating_page_cannot_change_the_next_seating(organiser_client, organiser):
+    drive = seated_drive(organiser, 8)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)  # hand 2's seating is shown
+    response = organiser_client.post(f"/drives/{drive.pk}/tables/1/mode", {"hand": "1", "mode": "digital"}, follow=True)
+    assert "The seating for hand 2 is shown; this page showed hand 1. Look again." in response.content.decode()
+    assert drive.hands.get(number=2).tables.get(number=1).play_mode == "physical"
+
+
+def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_with_why(organiser, organiser_client):
+    """A pasted list with one name too long and one already in the drive: the valid names are
+    added, and the two refused stay in the box (labelled "Players' names"), each with its
+    reason in the message, to be mended rather than typed again."""
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["Dee"])
+    long_name = "X" * 41
+    pasted = "Ann\nBob\n" + long_name + "\nCy\nDEE"
+    response = organiser_client.post(f"/drives/{drive.pk}/players", {"names": pasted}, follow=True)
+    page = response.content.decode()
+    assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob", "Cy", "Dee"]
+    assert "Added 3 players." in page
+    assert "Not added (2)" in page and "is too long: names have at most 40 characters" in page
+    assert "is in this drive already (as \u2068Dee\u2069)" in page
+    box = page[page.index('<textarea'):page.index('</textarea>')]
+    assert box.split(">", 1)[1].strip() == f"{long_name}\nDEE"
+    assert '<label for="id_names">Players&#x27; names</label>' in page
+    # Shown once: the next look at the dashboard has an empty box again.
+    again = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert long_name not in again
+
+
+def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_it_shows(organiser_client, organiser):
+    """A tester closed the last hand "anyway" with a table still to enter and learnt only then
+    that the drive had ended; and the dashboard's ten standings hid the eleventh player."""
+    drive = seated_drive(organiser, 11, target="hands", target_hands=2)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand" not in page and "The top 10 of 11" in page
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand: closing it ends the drive and makes its standings final." in page
+    # Hand 1's page, where its results are corrected, is a link away (a tester typed its address).
+    assert f'<a href="/drives/{drive.pk}/hands/1">Hand 1</a>' in page and "/hands/2" not in page
+    assert "Film Fantasy" in page  # the header names the game
+    anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
+    assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
+    assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does

@@ -1,0 +1,202 @@
+"""The drive's form, new and edited: what it prefills, refuses and keeps fixed (the house rule once
+a hand has started, a finished drive's settings), and what a change of play mode or table size does
+to the seating shown."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from drive import services
+from drive.models import Drive
+from tests.factories import finish_all_tables, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_new_drive_form_prefills_a_date_the_browser_understands(organiser_client):
+    page = organiser_client.get("/drives/new").content.decode()
+    assert re.search(r'type="date" name="date" value="\d{4}-\d{2}-\d{2}"', page)
+
+
+def test_organiser_creates_a_drive(organiser_client, organiser):
+    response = organiser_client.post("/drives/new", {
+        "name": "  Village   hall ", "date": "2026-12-05", "target": "either", "target_hands": 10,
+        "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
+        "rule_film_fantasy_declarer_joker_penalty": "on",
+    })
+    drive = Drive.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/drives/{drive.pk}/"
+    assert drive.name == "Village hall" and drive.organiser == organiser
+    assert drive.house_rules == {"declarer_joker_penalty": True}
+
+
+def test_the_drive_form_asks_once_whether_the_first_hand_has_started(organiser):
+    """The form asks it to describe the house rule and again to refuse changing it: one query."""
+    from drive.forms import DriveForm
+
+    drive = seated_drive(organiser, 4)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # the house rule: off
+    with CaptureQueriesContext(connection) as ctx:
+        form = DriveForm(data, instance=drive)
+        assert not form.is_valid() and "rule_film_fantasy_declarer_joker_penalty" in form.errors
+    assert sum('"tables_hand"' in q["sql"] for q in ctx.captured_queries) == 1, ctx.captured_queries
+
+
+def test_the_drives_play_mode_changed_on_its_page_reaches_the_seating_shown(organiser_client, organiser):
+    """Found by a probe from outside: with the seating drawn, "Tables play with: the phones" on
+    the drive's page said "Saved." and every table went on playing with cards (each table keeps
+    its own mode from hand to hand). Between hands it now changes every table of the seating
+    shown (a table where a bot sits stays on the phones); during a hand it is refused, nothing
+    saved, as a table's own mode is."""
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False, target="hands", target_hands=5)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0, "rule_film_fantasy_declarer_joker_penalty": "on"}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
+    assert "every table of the seating for hand 1 now plays on the phones" in response.content.decode()
+    hand = drive.hands.get()
+    assert set(hand.tables.values_list("play_mode", flat=True)) == {"digital"}
+    bot = services.add_bot(drive, hand.tables.get(number=2).pk)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "physical"}, follow=True)
+    assert "Table 2 stays on the phones" in response.content.decode()
+    assert dict(hand.tables.values_list("number", "play_mode")) == {1: "physical", 2: "digital"}
+    assert bot.seats.get().table.number == 2
+
+    services.start_hand(drive)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "digital",
+                                                                    "name": "Renamed"})
+    assert response.status_code == 200
+    assert "between hands" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.play_mode == "physical" and drive.name == "Test drive"
+    assert dict(hand.tables.values_list("number", "play_mode")) == {1: "physical", 2: "digital"}
+    # Anything else on the page may change during a hand.
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "play_mode": "physical", "name": "Renamed"})
+    assert response.status_code == 302
+    drive.refresh_from_db()
+    assert drive.name == "Renamed"
+
+
+def test_players_per_table_changed_on_the_drives_page_reaches_the_seating(organiser_client, organiser):
+    """Found by a probe from outside: "Players per table" changed on the drive's page said
+    "Saved." and changed no table: the seating shown stayed as it was, and so did every later
+    one (a close moves players, keeping its tables), until someone arrived or left, when the
+    whole room was re-seated at once (8 players at 4 a table set to 2: nothing, then one late
+    arrival made tables of 3, 2, 2, 2). Between hands it now re-forms the seating shown
+    (moving as few players as a late arrival does); during a hand it is refused, nothing saved,
+    as the drive's play mode is."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=5)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
+            "preferred_table_size": 2, "play_mode": "physical", "suspense_hands": 0, "rule_film_fantasy_declarer_joker_penalty": "on"}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data)
+    assert response.status_code == 200 and "change them once hand 1 is closed" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.preferred_table_size == 4
+    finish_all_tables(drive, organiser)
+    hand2 = services.close_hand(drive)
+    assert [t.seats.count() for t in hand2.tables.order_by("number")] == [4, 4]
+
+    before = {s.player_id: (s.table.number, s.position) for s in hand2.seats.select_related("table")}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
+    assert "Saved: the seating for hand 2 now has tables of 2, 2, 2 and 2." in response.content.decode()
+    after = {s.player_id: (s.table.number, s.position) for s in hand2.seats.select_related("table")}
+    assert sorted(before) == sorted(after)
+    assert sum(before[p] != after[p] for p in before) == 4  # two of each table go to the new ones
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "preferred_table_size": 4,
+                                                                    "play_mode": "digital"}, follow=True)
+    assert ("Saved: every table of the seating for hand 2 now plays on the phones. "
+            "The seating for hand 2 now has tables of 4 and 4.") in response.content.decode()
+    assert set(hand2.tables.values_list("play_mode", flat=True)) == {"digital"}
+    assert [t.seats.count() for t in hand2.tables.order_by("number")] == [4, 4]
+
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "preferred_table_size": 4,
+                                                                    "play_mode": "digital", "name": "Renamed"}, follow=True)
+    assert "Saved." in response.content.decode() and "now has tables" not in response.content.decode()
+
+
+def test_the_house_rule_cannot_change_once_a_hand_has_started(organiser_client, organiser):
+    """Found by a probe from outside: "Declarer's stray Joker costs 5" switched off in the middle
+    of a hand scored that hand's tables by two rules (an entry's points are computed when it
+    is sent: Table 1's declarer lost 5 for the stray Joker, Table 2's, entered the same a
+    minute later, did not), and a correction of an earlier hand was re-scored by the new rule.
+    Once a hand has started the rule is fixed; before, it may change."""
+    drive = seated_drive(organiser, 8, start=False, target="hands", target_hands=5)
+    data = {"name": "Test drive", "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}  # the box unticked
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302  # seating shown: not yet played
+    drive.refresh_from_db()
+    assert drive.house_rules["declarer_joker_penalty"] is False
+    organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "rule_film_fantasy_declarer_joker_penalty": "on"})
+    services.start_hand(drive)
+    assert "Fixed now: the first hand has started." in organiser_client.get(f"/drives/{drive.pk}/edit").content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})
+    assert response.status_code == 200
+    assert "The game and its house rules are fixed once the first hand has started" in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.house_rules["declarer_joker_penalty"] is True and drive.name == "Test drive"
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed"})  # between hands too
+    assert response.status_code == 200 and "fixed once the first hand has started" in response.content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "rule_film_fantasy_declarer_joker_penalty": "on", "name": "Renamed"})
+    assert response.status_code == 302  # anything else may change
+    drive.refresh_from_db()
+    assert drive.name == "Renamed" and drive.house_rules["declarer_joker_penalty"] is True
+
+
+def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client, organiser):
+    """A tester raised a finished drive's number of hands: "Saved.", and the page said 3 hands
+    for a drive that had ended after 2."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    data = {"name": drive.name, "date": str(drive.date), "target": "hands", "target_hands": 1, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
+            "rule_film_fantasy_declarer_joker_penalty": "on"}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target_hands": 3})
+    assert response.status_code == 200
+    assert "The drive has finished: only its name can be changed now." in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.target_hands == 1
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Spring final"}).status_code == 302
+    drive.refresh_from_db()
+    assert drive.name == "Spring final" and drive.target_hands == 1
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
+    ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
+    ("target", "forever", "Select a valid choice"),
+    ("name", "   ", "required"),
+    ("target_total", "-5", "Ensure this value"),
+    ("suspense_hands", "10", "Hide at most 9 of the 10 hands"),  # found by a tester: the board stayed blank
+])
+def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value, message):
+    data = {"name": "X", "date": "2026-12-05", "target": "either", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    data[field] = value
+    response = organiser_client.post("/drives/new", data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Drive.objects.exists()
+
+
+def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organiser_client):
+    """Seen playing an evening: "Hide the standings for the last 2 hands" was accepted for a
+    drive that ends at a total, and the board then hid nothing (nobody knows which hands are the
+    last). Refused, saying why; nothing created."""
+    data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 2}
+    response = organiser_client.post("/drives/new", data)
+    assert response.status_code == 200
+    assert "A drive that ends at a total has no known last hands to hide" in response.content.decode()
+    assert not Drive.objects.exists()
+    assert organiser_client.post("/drives/new", {**data, "suspense_hands": 0}).status_code == 302

@@ -1,0 +1,250 @@
+"""Results the organiser types or corrects on a table's result page: impossible and stale forms
+refused, double sends saved once, corrections with a reason, disputes settled, and the corrections
+log."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.messages import get_messages
+
+from drive import results as phone_results
+from drive import services
+from drive.results import Shown
+from scoring.models import Correction, Result
+from tests.factories import declared, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    data = {"declarer": "0", "nine_card": "True", "dealer": "0", "seen_revision": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    data["seat2_ice"] = "joker"  # the only Joker is in the nine-card declaration
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200
+    assert "Joker" in response.content.decode()
+    assert not Result.objects.exists()
+
+
+def test_garbage_result_form_is_refused(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x", "seen_revision": "0"})
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()
+    assert not Result.objects.exists()
+
+
+def test_correction_through_the_page_requires_a_reason(organiser_client, organiser):
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "", "seen_revision": "1"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "Give a reason" in response.content.decode()
+    data["reason"] = "Cy declared"
+    organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert Correction.objects.get().reason == "Cy declared"
+
+
+def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(organiser_client, organiser):
+    """Found by probing: the same correction sent twice at once was logged twice (and three no-op
+    corrections were possible); the form carried no revision, so it could also overwrite a
+    phone's newer entry unseen. It carries the revision it showed now."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="1"' in page
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared", "seen_revision": "1"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).status_code == 302
+    again = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)  # the second of a double submit
+    assert again.status_code == 200 and "was changed while you were looking" in again.content.decode()
+    assert Correction.objects.count() == 1 and Result.objects.get().revision == 2
+    # The refused form keeps the revision it was shown with: saved again as it is, refused again.
+    assert 'name="seen_revision" value="1"' in again.content.decode()
+    for odd in ("²", "x", ""):  # not a revision: as if none was sent (no server error)
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "seen_revision": odd})
+        assert response.status_code == 302 and "does not say which version" in "".join(
+            str(m) for m in get_messages(response.wsgi_request))
+    data["seen_revision"] = "2"  # seen as it stands, and the same again: nothing to correct
+    same = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "nothing to correct" in same.content.decode() and Correction.objects.count() == 1
+
+
+def test_a_result_form_that_does_not_say_which_version_it_showed_is_refused(organiser_client, organiser):
+    """Found by a probe from outside: the result page's form, posted by hand without its
+    revision, skipped the check that it showed the result as it stands, and overwrote whatever
+    was there (a phone's newer entry, a paper result typed meanwhile). It is refused as the
+    dashboard's forms that do not say which hand they showed are: nothing written, and the page
+    opened anew with why."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    url = f"/drives/{drive.pk}/results/{table.pk}"
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    for existing in (False, True):  # a paper result typed in; a correction
+        if existing:
+            services.organiser_result(drive, table, declared(4, 0), organiser)
+        before = list(Result.objects.values("summary", "revision", "status")), Correction.objects.count()
+        response = organiser_client.post(url, data)
+        assert response.status_code == 302 and response["Location"] == url
+        assert (list(Result.objects.values("summary", "revision", "status")), Correction.objects.count()) == before
+        page = organiser_client.get(url).content.decode()
+        assert ("This page is out of date: it does not say which version of the result it showed. "
+                "Nothing was saved. Look again.") in page
+        assert f'name="seen_revision" value="{1 if existing else 0}"' in page  # opened anew: as it stands
+    assert organiser_client.post(url, {**data, "seen_revision": "1"})["Location"] == f"/drives/{drive.pk}/"
+    assert Result.objects.get().summary["declarer"] == 2 and Correction.objects.count() == 1
+
+
+def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_correction(organiser_client, organiser):
+    """Found by a probe from outside: the organiser opened a table's empty result form, a phone
+    entered the table's result meanwhile (or "Close anyway" in another tab recorded it as not
+    played), and the organiser's save was taken for a correction of a result never seen: "Give
+    a reason", and with one it replaced the phone's entry. The empty form says it saw no result
+    (revision 0) and is refused like any form shown before the result changed."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="0"' in page
+    seated = [s.player for s in table.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "from the paper", "seen_revision": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200
+    assert "Table 1 has a result now that it did not have when you opened this page" in response.content.decode()
+    result = Result.objects.get()
+    assert (result.summary["declarer"], result.status, result.revision) == (1, Result.Status.ENTERED, 1)
+    assert Correction.objects.count() == 0
+    assert 'name="seen_revision" value="0"' in response.content.decode()  # sent again: refused again
+    # Opened anew, it shows the phone's entry: corrected from there, with a reason.
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_revision" value="1"' in page
+    assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "seen_revision": "1"}).status_code == 302
+    assert Result.objects.get().summary["declarer"] == 2 and Correction.objects.count() == 1
+
+
+def test_a_paper_result_sent_twice_is_saved_once_and_the_second_says_saved(organiser_client, organiser):
+    """A double click on "Save the result" of an empty form: the second request is not told that
+    a result came meanwhile (it is this one), nor is anything written twice."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "seen_revision": "0"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    for _ in range(2):
+        response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data, follow=True)
+        assert "Table 1, hand 1: result saved." in response.content.decode()
+    result = Result.objects.get()
+    assert (result.revision, result.status, Correction.objects.count()) == (1, Result.Status.CONFIRMED, 0)
+    data["declarer"] = "3"  # other answers on a form that showed no result: refused, as a phone's entry is
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert "has a result now that it did not have" in response.content.decode()
+    assert Result.objects.get().summary["declarer"] == 2
+
+
+def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stand(organiser_client, organiser):
+    """Found by a probe from outside (two tabs): a result corrected after its hand was closed in
+    another tab, now with another declarer, said only "result saved." while the next hand's
+    seating had been made from the declarer as it was: the organiser was not told that the
+    moves stand as made. The correction is saved and the page says so, naming both players."""
+    drive = seated_drive(organiser, 8)
+    t1, t2 = drive.hands.get().tables.order_by("number")
+    seated = [s.player for s in t1.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{t1.pk}").content.decode()  # tab A
+    assert 'name="seen_revision" value="1"' in page
+    services.organiser_result(drive, t2, declared(4, 0), organiser)
+    hand2 = services.close_hand(drive, force=True)  # tab B
+    seating = sorted(hand2.seats.values_list("player_id", "table__number", "position"))
+    data = {"declarer": "3", "nine_card": "False", "dealer": "0", "reason": "Di declared", "seen_revision": "1"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{t1.pk}", data, follow=True)
+    page = response.content.decode()
+    assert "Table 1, hand 1: result saved." in page
+    assert (f"Hand 1 is closed: its moves stand as made, with <bdi>{seated[1].name}</bdi> counted as the one who "
+            f"moved up from this table, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
+            "if they should sit otherwise.") in page
+    assert Result.objects.get(table=t1).mover_id == seated[3].pk
+    assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
+    # Table 2 corrected with the same declarer (another player's sets): nothing to say of the moves.
+    page = organiser_client.post(f"/drives/{drive.pk}/results/{t2.pk}", {**data, "declarer": "0", "seat1_sets": "1",
+                                                                          "seen_revision": "1"}, follow=True).content.decode()
+    assert "Table 2, hand 1: result saved." in page and "moves stand" not in page
+
+
+def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_client, organiser):
+    """Found by a tester: with two packs (six or more players) the form always answers the
+    second Ice Follies question, which a digital hand's record leaves out when there is none:
+    saving the answers exactly as shown was logged as a correction, and the result's source
+    changed. The record and the form are compared with the form's defaults filled in."""
+    drive = seated_drive(organiser, 6, preferred_table_size=6)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(6, 0), organiser)  # holdings without "ice2"
+    assert "ice2" not in Result.objects.get().summary["holdings"][1]
+    data = {"declarer": "0", "nine_card": "False", "dealer": "0", "reason": "checked", "seen_revision": "1"}
+    for i in range(6):
+        data.update({f"seat{i}_sets": "0", f"seat{i}_ice": "none", f"seat{i}_ice2": "none"})
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert response.status_code == 200 and "nothing to correct" in response.content.decode()
+    assert Correction.objects.count() == 0 and Result.objects.get().revision == 1
+    data["seat1_ice2"] = "joker_three"  # a real change is still a correction
+    organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert Correction.objects.count() == 1
+
+
+def test_the_corrections_log_says_by_name_who_declared_and_whose_points_changed(organiser_client, organiser):
+    """Found by a tester: the log showed the stored snapshots, player ids and all
+    ({'76': 0, '77': -5} → …)."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    services.organiser_result(drive, table, declared(4, 1, nine=True), organiser, reason="Bob declared")
+    first, second, third, _ = [s.player for s in table.seats.select_related("player").order_by("position")]
+    page = organiser_client.get(f"/drives/{drive.pk}/log").content.decode()
+    assert f"Won: <bdi>{first.name}</bdi> → <bdi>{second.name}</bdi>" in page
+    assert f'<li class="changed"><bdi>{first.name}</bdi>: 15 → 0</li>' in page
+    assert f'<li class="changed"><bdi>{second.name}</bdi>: 0 → 25</li>' in page
+    assert f"<li><bdi>{third.name}</bdi>: 0, unchanged</li>" in page
+    assert f"'{first.pk}'" not in page and "Bob declared" in page and "Hand 1, Table 1" in page
+
+
+def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organiser):
+    """A disputed entry that was right after all: saved unchanged, with a reason, it is confirmed
+    and the reason logged (not refused as 'nothing to correct')."""
+    from drive import results as phone_results
+
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    seated = [s.player for s in table.seats.order_by("position")]
+    phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0,
+                        shown=Shown(1, 1, seated[0].pk))
+    phone_results.dispute(drive, seated[1], seen_revision=1, shown=Shown(1, 1, seated[1].pk), reason="Bob did not declare")
+    result = Result.objects.get()
+    assert result.status == Result.Status.DISPUTED
+    services.organiser_result(drive, table, result.summary, organiser, reason="checked: he did",
+                              seen_revision=result.revision)
+    result.refresh_from_db()
+    assert result.status == Result.Status.CONFIRMED and result.summary == declared(4, 1)
+    assert Correction.objects.get().reason == "checked: he did"

@@ -1,0 +1,242 @@
+"""Entering, confirming and disputing a table's result on the phones: who may confirm, impossible
+entries, the points preview, double sends, and the queries and live messages an entry costs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from drive import services
+from scoring.models import Result
+from tables.models import TableHand
+from tests.drive.phones_support import entry_data, phone_for, seat_players, table_of_four, text
+from tests.factories import declared, seated_drive, shown_for
+
+pytestmark = pytest.mark.django_db
+
+
+def test_entered_result_is_confirmed_by_another_player(table_of_four):
+    drive, table, players = table_of_four
+    ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
+    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    assert response.status_code == 302
+    result = Result.objects.get()
+    assert result.status == "entered" and result.entered_by == players[0]
+    assert not result.scores.filter(counted=True).exists()
+    bob.post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": result.revision})
+    result.refresh_from_db()
+    table.refresh_from_db()
+    assert result.status == "confirmed" and result.confirmed_by == players[1]
+    assert table.status == TableHand.Status.CONFIRMED
+    assert result.scores.filter(counted=True).count() == 4
+
+
+def test_a_player_cannot_confirm_their_own_entry(table_of_four):
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    response = ann.post(f"/{drive.join_code}/confirm", {**shown_for(players[0]), "seen_revision": 1}, follow=True)
+    assert "Another player at your table must confirm" in text(response)
+    assert Result.objects.get().status == "entered"
+
+
+def test_a_player_of_another_table_cannot_confirm(organiser):
+    drive = seated_drive(organiser, 8)
+    t1, t2 = drive.hands.get().tables.order_by("number")
+    phone_for(drive, seat_players(t1)[0]).post(f"/{drive.join_code}/enter", entry_data(4, 0, by=seat_players(t1)[0]))
+    stranger = phone_for(drive, seat_players(t2)[0])
+    stranger.post(f"/{drive.join_code}/confirm", {**shown_for(seat_players(t2)[0], table=2), "seen_revision": 1})
+    assert Result.objects.get().status == "entered"  # t2 has no entry; t1's is untouched
+
+
+def test_forged_confirmation_without_a_token_changes_nothing(table_of_four, client):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    client.cookies[f"ff_{drive.join_code}"] = "forged-token"
+    client.post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": 1})
+    assert Result.objects.get().status == "entered"
+
+
+def test_confirmed_result_is_locked_for_players(table_of_four):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm", {**shown_for(players[1]), "seen_revision": 1})
+    response = phone_for(drive, players[2]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="k2", seen=1, by=players[2]))
+    assert "Only the organiser can change it" in text(response)
+    assert Result.objects.get().winner == players[2]
+
+
+def test_the_entry_page_of_a_confirmed_or_disputed_result_shows_no_form_to_send(table_of_four):
+    """Opened again (the back button, an old tab), the entry page of a result that is no longer
+    the players' to change says why, on the phone's page, instead of a form whose answers
+    "replace it until someone confirms" and are then refused."""
+    drive, table, players = table_of_four
+    enter = f"/{drive.join_code}/enter"
+    phone_for(drive, players[0]).post(enter, entry_data(4, 2, by=players[0]))
+    still_open = text(phone_for(drive, players[1]).get(enter, follow=True))  # entered: may still be corrected
+    assert "Send the result" in still_open and "your answers replace it" in still_open
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
+                                                                   "reason": "Cy had 9 cards"})
+    response = phone_for(drive, players[0]).get(enter, follow=True)
+    assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    page = text(response)
+    assert "Table 1's result is disputed: the organiser will settle it." in page and "Send the result" not in page
+    services.organiser_result(drive, table, declared(4, 3), drive.organiser, reason="the table agrees", seen_revision=1)
+    settled = Result.objects.get()
+    assert settled.status == Result.Status.CONFIRMED
+    page = text(phone_for(drive, players[2]).get(enter, follow=True))
+    assert "Only the organiser can change it now." in page and "Send the result" not in page
+    assert Result.objects.get().revision == settled.revision  # nothing written
+
+
+def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
+                                                                   "reason": "Cy had 9 cards"})
+    page = text(organiser_client.get(f"/drives/{drive.pk}/"))
+    assert "Disputed" in page and "Cy had 9 cards" in page
+
+
+def test_repeated_submission_is_recorded_once(table_of_four):
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    for _ in range(3):
+        ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="same-key", by=players[0]))
+    result = Result.objects.get()
+    assert result.revision == 1 and result.scores.count() == 4
+
+
+def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
+    # Bob opened the form before Ann's entry arrived (seen_revision 0) and sends his own.
+    response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0, by=players[1]))
+    assert "withdrawn" not in text(response)
+    assert f"\u2068{players[0].name}\u2069 sent Table 1's result first" in text(response)
+    assert Result.objects.get().winner == players[2]
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"declarer": "7"}, "Select a valid choice"),
+    ({"declarer": ""}, "Choose one"),
+    ({"seat1_ice": "joker", "nine_card": "True"}, "Joker"),
+    ({"seat1_ice": "joker", "seat2_ice": "joker"}, "Joker"),
+    ({"seat1_sets": "9"}, "Select a valid choice"),
+    ({"seat0_ice": "five", "nine_card": "False"}, "a hand ends with 11"),
+    ({"client_key": "bad key!"}, "malformed"),
+])
+def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, message):
+    drive, table, players = table_of_four
+    data = {**entry_data(4, 0, by=players[0]), **change}
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", data)
+    assert response.status_code == 200
+    assert message in text(response)
+    assert not Result.objects.exists()
+
+
+def test_who_dealt_is_asked_with_no_seat_chosen_and_an_entry_without_it_is_refused(table_of_four):
+    """The dealer is drawn at the table before every hand (docs/rules.md), so the server cannot
+    know it: the question comes with no seat chosen. With the first seat chosen in advance an
+    entry sent unread recorded it, and when nobody declared it decides who moves up. Missing,
+    the entry is refused, saying what to answer (the page marks the question; a phone that sent
+    it without the page is told the same in JSON)."""
+    drive, table, players = table_of_four
+    phone = phone_for(drive, players[0])
+    page = phone.get(f"/{drive.join_code}/enter").content.decode()
+    dealer = re.search(r'<fieldset class="field" data-field="dealer">.*?</fieldset>', page, re.S).group(0)
+    assert dealer.count('type="radio"') == 4 and "checked" not in dealer
+    data = entry_data(4, "none", by=players[0])
+    data.update(seat2_sets="1", seat3_sets="1")  # nobody declared; seats 2 and 3 tie on 5
+    del data["dealer"]
+    response = phone.post(f"/{drive.join_code}/enter", data)
+    assert response.status_code == 200 and not Result.objects.exists()
+    page = text(response)
+    assert "Who dealt? Say who dealt: tap their name." in page
+    assert '<fieldset class="field invalid" data-field="dealer">' in page
+    answer = phone.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and "dealer" in answer.json()["errors"]
+    assert answer.json()["message"] == "Who dealt? Say who dealt: tap their name."
+    assert not Result.objects.exists()
+    # Answered, it decides the tie: the third seat dealt, so the fourth (on its left) moves up.
+    phone.post(f"/{drive.join_code}/enter", {**data, "dealer": "2"})
+    assert Result.objects.get().mover == players[3]
+
+
+def test_preview_computes_points_from_the_rules(table_of_four):
+    drive, table, players = table_of_four
+    data = entry_data(4, 0, nine=True, by=players[0])
+    data["seat1_sets"] = "1"
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
+    assert [row["points"] for row in response.json()["points"]] == [25, 5, 0, 0]
+    data["seat2_ice"] = "joker"
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
+    assert response.status_code == 400 and "Joker" in response.json()["message"]
+    assert "incomplete" not in response.json()  # a contradiction: the form shows it as an error
+    del data["declarer"]
+    response = phone_for(drive, players[0]).post(f"/{drive.join_code}/preview", data)
+    # Not answered yet: a hint, and no 400 (an error in the browser's console on every form opened)
+    assert response.status_code == 200 and response.json()["incomplete"] is True
+
+
+def test_json_submission_answers_in_json(table_of_four):
+    drive, table, players = table_of_four
+    response = phone_for(drive, players[0]).post(
+        f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]), HTTP_ACCEPT="application/json"
+    )
+    assert response.json()["ok"] is True
+
+
+def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_as_read_after(
+    table_of_four, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The hall's burst of results: each entry's queries are what keeps the others waiting
+    (SQLite's one writer, the drive's lock; the server's two cores). Before the lock: the drive,
+    the player, the hand, the table's seats with the table and its players (the form is checked
+    against them); under it the drive, the key, the hand (still the one whose table and seats
+    were read), the table's result, then for the result's message the hand's statuses and the seated players' totals:
+    nothing else. An entry counts for no one until it is confirmed: its message ranks no one."""
+    from drive import live
+
+    drive, table, players = table_of_four
+    sent = []
+    monkeypatch.setattr(live, "publish", lambda drive_id: None)  # the full update: built after the answer
+    monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append(delta))
+    with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True):
+        response = phone_for(drive, players[0]).post(
+            f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]), HTTP_ACCEPT="application/json"
+        )
+    assert response.json()["ok"] is True
+    selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    assert len(selects) <= 11, "\n".join(selects)
+    as_read = live.result_deltas([(TableHand.objects.get(pk=table.pk), None, False)], committed=False, places=False)
+    assert sent == as_read
+    assert sent[0]["current"] is True and set(sent[0]["totals"]) == {str(p.pk) for p in players}
+    assert sent[0]["ranks"] == []
+
+
+def test_a_confirmations_message_says_everybodys_place_as_committed(
+    table_of_four, monkeypatch, django_capture_on_commit_callbacks
+):
+    """A confirmation counts the result: its message carries every player's new place (the one
+    ranking, read once the confirmation has committed) and the seated players' new totals."""
+    from drive import live
+    from drive.selectors import standings
+
+    drive, table, players = table_of_four
+    sent = []
+    monkeypatch.setattr(live, "send_result_delta", lambda delta, *_: sent.append(delta))
+    with django_capture_on_commit_callbacks(execute=True):
+        phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=players[0]))
+    result = Result.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        phone_for(drive, players[1]).post(f"/{drive.join_code}/confirm",
+                                          {**shown_for(players[1]), "seen_revision": result.revision})
+    assert [d["status"] for d in sent] == ["entered", "confirmed"]
+    ranked = standings(drive)
+    assert sent[1]["ranks"] == [[str(r.row.player_id), r.label] for r in ranked]
+    assert {pid: t["total"] for pid, t in sent[1]["totals"].items()} == {str(r.row.player_id): r.total for r in ranked}
+    assert any(t["total"] for t in sent[1]["totals"].values())

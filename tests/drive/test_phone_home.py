@@ -1,0 +1,57 @@
+"""A player's home page on the phone: where to sit and with whom, their place in the standings, and
+where to move after a hand."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from drive import services
+from tests.drive.phones_support import phone_for, table_of_four, text
+from tests.factories import declared, seated_drive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_says_where_to_sit_and_with_whom(table_of_four):
+    drive, table, players = table_of_four
+    page = text(phone_for(drive, players[0]).get(f"/{drive.join_code}/me"))
+    assert (f"Table 1 — with <bdi>{players[1].name}</bdi>, <bdi>{players[2].name}</bdi> and "
+            f"<bdi>{players[3].name}</bdi>") in page
+
+
+def test_home_shows_a_place_in_the_standings_only_once_a_hand_is_played(table_of_four, organiser):
+    drive, table, players = table_of_four
+    before = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
+    assert "of 4" not in before and "once you have played a hand" in before  # not "=1 of 4" for everyone
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    after = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
+    assert "once you have played a hand" not in after
+    assert re.search(r"-?\d+ points · (joint )?\d(st|nd|rd|th) of 4", after), after  # ("=2 of 4" was terse)
+
+
+def test_home_shows_the_movement_after_a_hand(organiser):
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    for table in hand.tables.all():
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    declarer_t2 = hand.tables.get(number=2).seats.get(position=0).player
+    left_t1 = hand.tables.get(number=1).seats.get(position=1).player
+    stayer = hand.tables.get(number=1).seats.get(position=2).player
+    services.close_hand(drive)
+    assert "Move UP to Table 1" in text(phone_for(drive, declarer_t2).get(f"/{drive.join_code}/me"))
+    assert "Move DOWN to Table 2" in text(phone_for(drive, left_t1).get(f"/{drive.join_code}/me"))
+    assert "Stay at Table 1" in text(phone_for(drive, stayer).get(f"/{drive.join_code}/me"))
+
+
+@pytest.mark.parametrize("rank,tied,said", [(1, False, "1st"), (2, True, "joint 2nd"), (3, False, "3rd"),
+                                            (11, False, "11th"), (12, True, "joint 12th"), (21, False, "21st"),
+                                            (103, False, "103rd"), (113, False, "113th")])
+def test_a_place_is_said_as_a_sentence_says_it(rank, tied, said):
+    """Found by a new-user check: "5 points · =19 of 24" on the phone was terse."""
+    from types import SimpleNamespace
+
+    from drive.templatetags.drive_tags import place
+
+    assert place(SimpleNamespace(rank=rank, tied=tied)) == said
