@@ -5,6 +5,7 @@ filters that isolate a typed name from the text around it (``common.bidi``)."""
 from __future__ import annotations
 
 from django import template
+from django.core.exceptions import ObjectDoesNotExist
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -35,6 +36,24 @@ def standing_data(ranked) -> SafeString:
     player whose result arrives: the player and their total (a whole number)."""
     row = ranked.row
     return SafeString(f'data-player="{escape(row.player_id)}" data-total="{int(row.total)}"')
+
+
+@register.filter
+def without_phone(table) -> list[str]:
+    """The names, isolated, of the people seated at a table played on the phones whose phone has
+    not joined the drive and whom no bot plays for: the hand would wait for them."""
+    if table.play_mode != table.PlayMode.DIGITAL or table.status != table.Status.PLAYING:
+        return []
+    bots = set(table.bots or [])
+    return [isolate(s.player.name) for s in table.seats.all()
+            if not s.player.phone_joined_at and s.position not in bots and not _is_bot(s.player)]
+
+
+def _is_bot(player) -> bool:
+    try:
+        return player.bot is not None
+    except ObjectDoesNotExist:
+        return False
 
 
 @register.simple_tag

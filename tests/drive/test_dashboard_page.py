@@ -223,3 +223,28 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
     assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
     assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does
+
+
+def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, organiser):
+    """A tester's player without a phone moved to a table played on the phones: its three others
+    waited for him, and the dashboard said only "Playing"."""
+    from django.utils import timezone
+
+    from tables import digital
+
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    table = drive.hands.get().tables.get(number=2)
+    seated = [s.player for s in table.seats.select_related("player").order_by("position")]
+    for player in seated[1:]:
+        player.phone_joined_at = timezone.now()
+        player.save(update_fields=["phone_joined_at"])
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-2"'):]
+    card = card[:card.index("</article>")]
+    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on" in card
+    assert 'data-no-phone' not in page[page.index('id="table-1"'):page.index('id="table-2"')]  # cards: no phones needed
+    services.start_hand(drive)
+    digital.set_stand_in(drive, table.pk, 0, True)  # a bot plays for him: nothing to wait for
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "no phone joined" not in page
