@@ -52,7 +52,11 @@
     fetch(form.dataset.preview, {method: "POST", body: body, credentials: "same-origin"})
       .then(function (r) { return r.json(); })
       .then(function (data) { if (mine === asked) show(data); })  // an older answer arriving late is dropped
-      .catch(function () {});  // no connection (or no JSON): the last preview stays
+      .catch(function () {   // no connection (or no JSON): say so; the entry itself waits and is sent later
+        if (mine !== asked) return;
+        box.textContent = "";
+        box.appendChild(paragraph("No connection just now: the points show when the phone is back online.", "muted"));
+      });
   }
   form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(preview, 200); });
   preview();

@@ -32,6 +32,10 @@ def sent_offline(server, browser, phone_page):
     name = table_players(organiser, 1)[0]
     phone = entry_form_answered(phone_page(), server, code, name)
     phone.context.set_offline(True)
+    # An answer changed offline: the preview says why it shows no points (a tester read "once
+    # every question is answered" with every question answered).
+    phone.evaluate("document.querySelector('form[data-preview]').dispatchEvent(new Event('change'))")
+    expect(phone.locator("[data-preview-box]")).to_contain_text("No connection just now")
     phone.click("button:has-text('Send the result')")
     expect(phone.locator("[data-queue-note]")).to_be_visible()
     return organiser, code, name, phone
