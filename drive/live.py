@@ -29,6 +29,7 @@ from django.utils.safestring import SafeString
 from common.bidi import isolate
 from drive import broadcast, render, selectors
 from drive.models import Drive
+from games.base import and_list
 from tables.models import Hand, TableHand
 
 BOARD_TEMPLATE = "board/partials/live.html"
@@ -347,6 +348,13 @@ def board_parts(view: selectors.DriveView) -> dict[str, str]:
     return {"board": html}
 
 
+def table_words(numbers: list[int]) -> str:
+    """"Table 2", "Tables 2 and 3", "Tables 1, 2 and 4" ("" for none)."""
+    if not numbers:
+        return ""
+    return f"Table{'s' if len(numbers) > 1 else ''} {and_list([str(n) for n in numbers])}"
+
+
 def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     """The context of the dashboard's live part: the page and the push render the same thing."""
     return {
@@ -363,6 +371,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # Digital tables still playing: closing the hand rings the bell on them (asked first,
         # unless tables with cards are still waiting: then the close is refused, nothing rung).
         "bell_tables": [t.number for t in view.tables if t.on_the_phones],
+        "bell_words": table_words([t.number for t in view.tables if t.on_the_phones]),
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive (its number of hands reached; a total is known only then).
         "last_hand": bool(view.hand and view.drive.target != Drive.Target.TOTAL

@@ -52,7 +52,7 @@ def test_dashboard_of_a_hand_in_play_runs_ten_queries(organiser_client, organise
     # scores, standings, previous hand's seats (movement)
     with django_assert_num_queries(10):
         page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
-    assert "hands still played on the phones (Table 1, 2)" in page  # the dealt tables, known without their state
+    assert "hands still played on the phones (Tables 1 and 2)" in page  # the dealt tables, known without their state
     assert page.count("Enter result") == 1 and page.count("A player has left?") == 2
 
 
