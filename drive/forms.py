@@ -6,6 +6,7 @@ import unicodedata
 from functools import cached_property
 
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
@@ -92,6 +93,13 @@ class DriveForm(forms.ModelForm):
             for name in ["game", *self.rule_fields]:
                 self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
+        # The number boxes offer the model's own bounds (a box that offered 0 hands, refused
+        # on saving, puzzled a tester).
+        for name in ("target_hands", "target_total", "preferred_table_size", "suspense_hands"):
+            for validator in Drive._meta.get_field(name).validators:
+                if isinstance(validator, (MinValueValidator, MaxValueValidator)):
+                    key = "min" if isinstance(validator, MinValueValidator) else "max"
+                    self.fields[name].widget.attrs[key] = validator.limit_value
 
     def game_of_field(self, name: str) -> str:
         """The slug of the game a house-rule field belongs to ("" for the drive's own fields)."""

@@ -200,3 +200,10 @@ def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organi
     assert "A drive that ends at a total has no known last hands to hide" in response.content.decode()
     assert not Drive.objects.exists()
     assert organiser_client.post("/drives/new", {**data, "suspense_hands": 0}).status_code == 302
+
+
+def test_the_drive_forms_number_boxes_offer_the_bounds_the_server_keeps(organiser_client):
+    page = organiser_client.get("/drives/new").content.decode()
+    assert re.search(r'<input type="number" name="target_hands"[^>]* min="1"[^>]* max="200"', page)
+    assert re.search(r'<input type="number" name="preferred_table_size"[^>]* min="2"[^>]* max="10"', page)
+    assert re.search(r'<input type="number" name="target_total"[^>]* min="5"', page)
