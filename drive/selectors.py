@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.db.models import BooleanField, Count, ExpressionWrapper, IntegerField, Max, Prefetch, Q, QuerySet, Sum
+from django.db.models import (
+    BooleanField, Count, Exists, ExpressionWrapper, IntegerField, Max, OuterRef, Prefetch, Q, QuerySet, Sum,
+)
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce
 from django.utils.html import format_html, format_html_join
@@ -186,6 +188,7 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     return (
         Score.objects.filter(drive=drive)
         .select_related("player", "result", "result__table")
+        .annotate(corrected=Exists(Correction.objects.filter(result=OuterRef("result"))))
         .order_by("hand_number", "result__table__number", "pk")
     )
 

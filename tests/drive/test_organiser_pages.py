@@ -41,18 +41,21 @@ def test_exports(organiser_client, organiser):
     drive = seated_drive(organiser, 4, target="hands", target_hands=1)
     drive.players.filter(name="P001").update(name="=HYPERLINK(1)")
     finish_all_tables(drive, organiser)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0, sets={1: 1}), organiser, reason="checked on paper")  # corrected
     services.close_hand(drive)
     hands = organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
     rows = list(csv.reader(io.StringIO(hands.content.decode("utf-8-sig"))))
     assert rows[0][:4] == ["hand", "table", "player", "points"]
-    assert len(rows) == 5 and sum(int(r[3]) for r in rows[1:]) == 15
+    assert len(rows) == 5 and sum(int(r[3]) for r in rows[1:]) == 20  # 15 for the declaration, 5 for a set
     assert any(r[2] == "'=HYPERLINK(1)" for r in rows[1:])
     # The table's players in seat order, and the one who moved up marked.
-    table = drive.hands.get().tables.get()
     seat_order = [s.player.name for s in table.seats.select_related("player").order_by("position")]
     assert [r[2].lstrip("'") for r in rows[1:]] == seat_order
     moved = rows[0].index("moved_up")
     assert [r[2].lstrip("'") for r in rows[1:] if r[moved] == "1"] == [table.result.mover.name]
+    corrected = rows[0].index("corrected")
+    assert {r[corrected] for r in rows[1:]} == {"1"}  # the organiser's correction shows
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["rank", "tied", "player"]
