@@ -160,15 +160,21 @@ def bare(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page)).replace("\u2068", "").replace("\u2069", "")
 
 
-def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_client, organiser):
-    """The top scorer, who moves up (WONDERLAND.md), is the hand's winner."""
+def hand_one_at_a_table_of_four(organiser_client, organiser):
+    """A Wonderland drive of four at one table, hand 1 started by the organiser's pages: the
+    drive's address, the table and its players in seat order."""
     drive = make_drive(organiser, 0, name="Wonderland evening", game="wonderland", preferred_table_size=4)
     services.add_players(drive, ["Bob", "Di", "Fay", "Gus"])
     base = f"/drives/{drive.pk}"
     organiser_client.post(f"{base}/draw", {"hand": "0"})
     assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
     table = drive.hands.get().tables.get()
-    players = seated(table)
+    return base, table, seated(table)
+
+
+def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_client, organiser):
+    """The top scorer, who moves up (WONDERLAND.md), is the hand's winner."""
+    base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
     # 10, 20, 0 and 30 points: the last seat's 2 pairs and the most cards; the second took the Pool of Tears.
     response = organiser_client.post(f"{base}/results/{table.pk}", {
         **answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]), "seen_revision": "0"})
@@ -180,13 +186,7 @@ def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_clie
 def test_the_corrections_log_says_which_answers_changed(organiser_client, organiser):
     """A tester changed who dealt and a player's pairs; the log showed the points, all
     "unchanged" for a tie-break, and not what had been changed."""
-    drive = make_drive(organiser, 0, name="Wonderland evening", game="wonderland", preferred_table_size=4)
-    services.add_players(drive, ["Bob", "Di", "Fay", "Gus"])
-    base = f"/drives/{drive.pk}"
-    organiser_client.post(f"{base}/draw", {"hand": "0"})
-    assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
-    table = drive.hands.get().tables.get()
-    players = seated(table)
+    base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
     assert organiser_client.post(f"{base}/results/{table.pk}", {
         **answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]), "seen_revision": "0"}).status_code == 302
     assert organiser_client.post(f"{base}/results/{table.pk}", {
