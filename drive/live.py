@@ -366,7 +366,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "waiting": view.waiting(),
         "players": view.players,
         # The players still in the drive, and those who left (listed too, marked "left").
-        "players_here": sum(p.active for p in view.players),
+        "players_here": sum(p.active and not p.is_bot for p in view.players),
+        "bots_here": sum(p.active and p.is_bot for p in view.players),
         "players_left": sum(not p.active for p in view.players),
         # Digital tables still playing: closing the hand rings the bell on them (asked first,
         # unless tables with cards are still waiting: then the close is refused, nothing rung).

@@ -6,6 +6,7 @@ import secrets
 import random
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.core.validators import MaxValueValidator, MinValueValidator
 from functools import cached_property
 
@@ -119,3 +120,11 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_bot(self) -> bool:
+        """The server plays for this player (a ``tables.BotPlayer`` row names it)."""
+        try:
+            return self.bot is not None
+        except ObjectDoesNotExist:
+            return False

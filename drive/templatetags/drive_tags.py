@@ -5,7 +5,6 @@ filters that isolate a typed name from the text around it (``common.bidi``)."""
 from __future__ import annotations
 
 from django import template
-from django.core.exceptions import ObjectDoesNotExist
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
@@ -46,14 +45,7 @@ def without_phone(table) -> list[str]:
         return []
     bots = set(table.bots or [])
     return [isolate(s.player.name) for s in table.seats.all()
-            if not s.player.phone_joined_at and s.position not in bots and not _is_bot(s.player)]
-
-
-def _is_bot(player) -> bool:
-    try:
-        return player.bot is not None
-    except ObjectDoesNotExist:
-        return False
+            if not s.player.phone_joined_at and s.position not in bots and not s.player.is_bot]
 
 
 @register.simple_tag

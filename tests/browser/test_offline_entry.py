@@ -101,6 +101,7 @@ def test_an_entry_another_player_left_queued_on_the_phone_is_not_sent_as_the_new
     assert _queued(phone) is not None
     phone.unroute("**/enter")
     phone.goto(f"{server}/{code}/me")
+    phone.once("dialog", lambda dialog: dialog.accept())  # "Leave this phone?"
     phone.get_by_role("button", name=re.compile("Leave this phone")).click()
     phone.get_by_role("button", name=second, exact=True).click()
     phone.get_by_role("link", name="Enter the result").click()
@@ -122,9 +123,12 @@ def test_an_entry_form_left_open_when_the_phone_changed_hands_is_refused_by_the_
     phone = entry_form_answered(phone_page(), server, code, first)
     other_tab = phone.context.new_page()
     other_tab.goto(f"{server}/{code}/me")
+    asked = []
+    other_tab.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     other_tab.get_by_role("button", name=re.compile("Leave this phone")).click()
     other_tab.get_by_role("button", name=second, exact=True).click()
     expect(other_tab.locator("main")).to_contain_text("Enter the result")
+    assert asked and asked[0].startswith("Leave this phone? It will no longer be")
     phone.click("button:has-text('Send the result')")
     expect(phone.locator("[data-entry-error]")).to_have_text(
         "This was sent from a page shown to another player on this phone. Nothing was saved. Look at your table now.")

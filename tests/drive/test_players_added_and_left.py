@@ -9,6 +9,7 @@ import re
 import pytest
 
 from drive import live, selectors, services
+from drive.access import player_cookie_name
 from tests.factories import finish_all_tables, make_drive
 
 pytestmark = pytest.mark.django_db
@@ -65,3 +66,33 @@ def test_a_player_who_played_is_told_to_keep_their_points_when_they_leave(organi
     assert "P003 has left the drive; their points stay in the standings." in text
     assert "Players (7; 1 left)" in text
     assert "P003" in shown(organiser_client.get(f"/drives/{drive.pk}/standings").content.decode())
+
+
+def test_bots_are_counted_apart_from_the_players_and_leaving_asks_first(organiser, organiser_client):
+    """Found by QA: a drive of 8 people and a bot said "Players (9)"; and one tap on "leaves"
+    took a player out (their phone signed out) with nothing asked."""
+    drive = make_drive(organiser, 8)
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    services.set_table_mode(drive, 2, "digital")
+    bot = services.add_bot(drive, drive.hands.get().tables.get(number=2).pk)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "Players (8 and 1 bot)" in shown(page)
+    ann = drive.players.get(name="P001")
+    button = re.search(rf'<button[^>]*name="withdraw" value="{ann.pk}"[^>]*>', page).group(0)
+    assert "return confirm('Take P001 out of the drive?" in button
+    assert re.search(rf'<button[^>]*name="withdraw" value="{bot.pk}"', page)
+
+    services.withdraw_player(drive, ann)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "Players (7 and 1 bot; 1 left)" in shown(page)
+    rejoin = re.search(rf'<button[^>]*name="rejoin" value="{ann.pk}"[^>]*>', page).group(0)
+    assert "confirm(" not in rejoin  # coming back needs no question
+
+
+def test_a_phone_asks_before_it_leaves_its_player(organiser, client):
+    drive = make_drive(organiser, 4)
+    ann = drive.players.get(name="P001")
+    client.cookies[player_cookie_name(drive)] = ann.token
+    page = client.get(f"/{drive.join_code}/me").content.decode()
+    form = re.search(r'<form[^>]*class="small leave-phone"[^>]*>', page).group(0)
+    assert "return confirm('Leave this phone? It will no longer be P001\\'s" in form
