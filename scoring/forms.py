@@ -35,6 +35,7 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
     )
     if "default" in spec:
         field.initial = _key(spec["default"])
+    field.asked_if = spec.get("asked_if")  # the table question whose "nobody" answer makes this one moot
     return field
 
 
@@ -104,7 +105,9 @@ class ResultForm(forms.Form):
 def answer_words(spec: dict, players: Sequence[str], summary: dict | None) -> tuple[list, list]:
     """An entered summary in the form's own words, for the player who checks it: the table's
     answers as (question, answer) pairs, and each seat's in seat order (``players``). Answers
-    the spec does not ask (a digital hand's extras) and values it does not know are left out.
+    the spec does not ask (a digital hand's extras) and values it does not know are left out, as
+    is the answer to a question asked only once another was (``asked_if``) when that one's
+    answer is "nobody".
     Plain lookups, no form: the phones' live fragments show it for every table."""
     summary = summary or {}
 
@@ -116,7 +119,8 @@ def answer_words(spec: dict, players: Sequence[str], summary: dict | None) -> tu
         return next((w for v, w in field["choices"] if v == value and type(v) is type(value)), None)
 
     table = [(f["label"], w) for f in spec["table"]
-             if f["name"] in summary and (w := words(f, summary[f["name"]])) is not None]
+             if f["name"] in summary and (w := words(f, summary[f["name"]])) is not None
+             and (not f.get("asked_if") or summary.get(f["asked_if"]) is not None)]
     holdings = summary.get("holdings") or []
     seats = []
     for i in range(len(players)):

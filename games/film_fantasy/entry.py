@@ -39,7 +39,8 @@ def entry_spec(players: int) -> dict[str, Any]:
         "table": [
             {"name": "declarer", "label": "Who declared?", "type": "seat", "optional": True,
              "none_label": "Nobody (the hand was stopped)"},
-            {"name": "nine_card", "label": "The declaration", "type": "choice",
+            # Asked once someone declared: "Eight cards" shown beside "Nobody declared" read as an answer.
+            {"name": "nine_card", "label": "Which declaration?", "type": "choice", "asked_if": "declarer",
              "choices": [[False, "Eight cards (15)"], [True, "Nine, with the Joker (25)"]], "default": False},
             # No default: the dealer is drawn at the table before every hand (docs/rules.md,
             # "Choosing the dealer"), so the server cannot know it, and a seat chosen in

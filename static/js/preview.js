@@ -3,7 +3,10 @@
    form's own CSRF token) and the server's answer is shown in its [data-preview-box]: each
    player's points, computed by the game's rules on the server (never here), or what is missing
    or wrong. For a correction the server also sends each player's points as recorded now, shown
-   beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview. */
+   beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview.
+   A question asked only once another is answered (the game's "asked_if", its fieldset's
+   data-asked-if: Film Fantasy's "Which declaration?" once someone declared) is hidden while that
+   one is unanswered or answered "nobody"; its answer is then moot, and sent as it stands. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-preview]");
@@ -58,6 +61,17 @@
         box.appendChild(paragraph("No connection just now: the points show when the phone is back online.", "muted"));
       });
   }
-  form.addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(preview, 200); });
+  function askOnlyWhenMeaningful() {
+    form.querySelectorAll("[data-asked-if]").forEach(function (fieldset) {
+      var answer = form.querySelector('input[name="' + fieldset.dataset.askedIf + '"]:checked');
+      fieldset.hidden = !answer || answer.value === "none";
+    });
+  }
+  form.addEventListener("change", function () {
+    askOnlyWhenMeaningful();
+    clearTimeout(timer);
+    timer = setTimeout(preview, 200);
+  });
+  askOnlyWhenMeaningful();
   preview();
 })();

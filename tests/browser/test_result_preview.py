@@ -28,7 +28,13 @@ def test_the_organiser_sees_the_points_before_saving_and_what_a_correction_chang
     organiser.locator("#table-1").get_by_role("link", name="Enter result").click()
     expect(box.locator("p.muted")).to_contain_text("once every question is answered")
     expect(box.locator(".error")).to_have_count(0)
+    # "Which declaration?" is asked once someone declared: not beside "Nobody".
+    declaration = organiser.locator("fieldset[data-field=nine_card]")
+    expect(declaration).to_be_hidden()
+    choose(organiser, "declarer", "Nobody (the hand was stopped)")
+    expect(declaration).to_be_hidden()
     choose(organiser, "declarer", ann)
+    expect(declaration).to_be_visible()
     expect(box.locator("p.muted")).to_contain_text("once every question is answered")  # who dealt?
     choose(organiser, "dealer", bob)
     expect(box).to_contain_text(f"{ann}: 15 points")

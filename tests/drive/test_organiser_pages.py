@@ -192,3 +192,21 @@ def test_score_cards_carry_the_games_facts_and_the_recorded_hands(organiser_clie
     first = re.search(r"<tr><td>1</td>(.*?)</tr>", card).group(1)
     assert first.startswith(f"<td>1</td><td>{score.points}</td>") and first.endswith(f"<td>{score.points}</td>")
     assert "<tr><td>2</td><td></td><td></td>" in card  # hand 2 not played yet: blank, to fill in
+
+
+def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organiser_client, organiser):
+    """Found by QA: the card that stays on the table headed its score columns with the first
+    hand's players, who have all moved on by the second. Its columns are seats; each hand's row
+    names its players, the current hand's printed in."""
+    drive = seated_drive(organiser, 8)
+    page = organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    card = re.search(r'<section class="print-card.*?</section>', page, re.S).group(0)
+    grid = re.search(r'<table class="grid score-grid">.*?</table>', card, re.S).group(0)
+    heads = re.findall(r"<th>(.*?)</th>", grid)
+    assert heads == ["Hand", "Seat 1", "Seat 2", "Seat 3", "Seat 4"]
+    rows = re.findall(r"<tr>(.*?)</tr>", grid.split("<tbody>")[1], re.S)
+    table = drive.hands.get().tables.get(number=1)
+    names = [s.player.name for s in table.seats.order_by("position")]
+    first = re.findall(r"<td>(.*?)</td>", rows[0])
+    assert first[0] == "1" and [re.sub(r"<[^>]+>", "", c) for c in first[1:]] == names
+    assert len(rows) == 6 and all(re.sub(r"<td>(&nbsp;)?</td>", "", r).strip() == "" for r in rows[1:])

@@ -240,3 +240,25 @@ def test_a_confirmations_message_says_everybodys_place_as_committed(
     assert sent[1]["ranks"] == [[str(r.row.player_id), r.label] for r in ranked]
     assert {pid: t["total"] for pid, t in sent[1]["totals"].items()} == {str(r.row.player_id): r.total for r in ranked}
     assert any(t["total"] for t in sent[1]["totals"].values())
+
+
+def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
+    """Found by QA: "Nobody (the hand was stopped)" beside a preselected "Eight cards (15)" read
+    as two answers. The declaration's question says it depends on who declared (the form hides
+    it until then: static/js/preview.js), and the player asked to confirm a hand nobody declared
+    is not shown an eight-card declaration."""
+    drive, table, players = table_of_four
+    ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
+    page = ann.get(f"/{drive.join_code}/enter").content.decode()
+    fieldset = re.search(r'<fieldset[^>]*data-field="nine_card"[^>]*>', page).group(0)
+    assert 'data-asked-if="declarer"' in fieldset
+    assert 'data-asked-if' not in re.search(r'<fieldset[^>]*data-field="dealer"[^>]*>', page).group(0)
+
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, "none", by=players[0]))
+    confirming = " ".join(re.sub(r"<[^>]+>", " ", text(bob.get(f"/{drive.join_code}/me"))).split())
+    assert "Who declared? Nobody (the hand was stopped)" in confirming
+    assert "Which declaration?" not in confirming and "Eight cards" not in confirming
+
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="k2", seen=1, by=players[0]))
+    confirming = " ".join(re.sub(r"<[^>]+>", " ", text(bob.get(f"/{drive.join_code}/me"))).split())
+    assert "Who declared? P001 · Which declaration? Eight cards (15)" in confirming

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from common.bidi import isolate
 from drive import live, selectors, services
 from drive.access import player_cookie_name
 from tests.factories import finish_all_tables, make_drive
@@ -79,7 +80,7 @@ def test_bots_are_counted_apart_from_the_players_and_leaving_asks_first(organise
     assert "Players (8 and 1 bot)" in shown(page)
     ann = drive.players.get(name="P001")
     button = re.search(rf'<button[^>]*name="withdraw" value="{ann.pk}"[^>]*>', page).group(0)
-    assert "return confirm('Take P001 out of the drive?" in button
+    assert f"return confirm('Take {isolate('P001')} out of the drive?" in button
     assert re.search(rf'<button[^>]*name="withdraw" value="{bot.pk}"', page)
 
     services.withdraw_player(drive, ann)
@@ -95,4 +96,4 @@ def test_a_phone_asks_before_it_leaves_its_player(organiser, client):
     client.cookies[player_cookie_name(drive)] = ann.token
     page = client.get(f"/{drive.join_code}/me").content.decode()
     form = re.search(r'<form[^>]*class="small leave-phone"[^>]*>', page).group(0)
-    assert "return confirm('Leave this phone? It will no longer be P001\\'s" in form
+    assert f"return confirm('Leave this phone? It will no longer be {isolate('P001')}\\'s" in form
