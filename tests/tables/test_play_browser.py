@@ -257,6 +257,14 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#log li").first).to_have_text(f"{bob} offered 1 card to you.")  # the last move, in words
         expect(bob_page.locator("#log li").first).to_have_text(f"You offered 1 card to {ann}.")
 
+        # Ann starts to accept, then thinks again: "Not now" leaves the offer open, unanswered.
+        ann_page.locator("#offers button", has_text="Accept").click()
+        expect(ann_page.locator("#status")).to_contain_text(f"Tap 1 of your cards to give {bob}")
+        ann_page.locator("#offers button", has_text="Not now").click()
+        expect(ann_page.locator("#status")).to_contain_text(f"{bob} offers you 1 card")
+        expect(ann_page.locator("#offers button", has_text="Not now")).to_have_count(0)
+        expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
+
         # Ann takes it: Accept, then one card of hers. Her own answer ends the offer: no complaint.
         ann_page.locator("#offers button", has_text="Accept").click()
         expect(ann_page.locator("#status")).to_contain_text(f"Tap 1 of your cards to give {bob}")

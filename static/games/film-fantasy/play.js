@@ -220,8 +220,12 @@
             "Withdraw your offer to " + otherName));
         } else {
           li = el("li", [el("span", [nameOf(o.from), " offers you " + n + "."])]);
-          if (accepting === o.id) li.appendChild(el("span", "Tap " + n + " of yours to give."));
-          else li.appendChild(named(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }),
+          if (accepting === o.id) {
+            li.appendChild(el("span", "Tap " + n + " of yours to give."));
+            // Changed their mind before giving: the offer stays open, unanswered.
+            li.appendChild(named(button("Not now", function () { accepting = null; chosen = []; client.render(); }),
+              "Not now: leave " + otherName + "’s offer open"));
+          } else li.appendChild(named(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }),
             "Accept " + otherName + "’s offer of " + n));
           li.appendChild(named(button("Decline", function () {
             if (accepting === o.id) { accepting = null; chosen = []; }
