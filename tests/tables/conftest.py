@@ -7,6 +7,7 @@ import random
 import pytest
 
 from drive import services
+from games import get_game
 from tables.models import TableHand
 from tests.factories import make_drive
 
@@ -28,6 +29,11 @@ def digital_drive(organiser, players: int = 4, start: bool = True, **fields):
 
 def table_of(drive, number: int = 1) -> TableHand:
     return TableHand.objects.get(hand=drive.hands.order_by("-number").first(), number=number)
+
+
+def stored_hand(table_id: int):
+    """The table's hand as stored now (Film Fantasy's engine)."""
+    return get_game("film-fantasy").load_hand(TableHand.objects.get(pk=table_id).state)
 
 
 def seated_players(table: TableHand) -> list:

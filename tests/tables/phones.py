@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 import uuid
+
+import pytest
 
 from channels.testing import WebsocketCommunicator
 
@@ -63,3 +67,26 @@ def codes_in(frame, found=None):
     elif isinstance(frame, str):
         found.update(CODE.findall(frame))
     return found
+
+
+def eventually(condition, what: str, timeout: float = 30):
+    """Wait until ``condition()`` holds (it normally does within milliseconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting: {what}")
+        time.sleep(0.02)
+
+
+async def eventually_async(condition, what: str, timeout: float = 30):
+    """As ``eventually``, on the event loop; ``condition`` may be a coroutine function."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        held = condition()
+        if asyncio.iscoroutine(held):
+            held = await held
+        if held:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            pytest.fail(f"timed out waiting: {what}")
+        await asyncio.sleep(0.02)
