@@ -23,6 +23,18 @@ def screens_sends(monkeypatch):
     )
 
 
+async def _screens_then_a_result(drive, organiser, number: int):
+    """The drive's board and dashboard connected, their first update read; then the organiser
+    records table ``number``'s result."""
+    board = await connected(f"/ws/drive/{drive.join_code}/board/")
+    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
+    for ws in (board, dashboard):
+        await ws.receive_json_from(timeout=5)
+    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=number))()
+    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    return board, dashboard
+
+
 async def _result_frames(ws) -> list[dict]:
     return results_in(await frames_until(ws, results_in, quiet=0.4))
 
@@ -39,12 +51,7 @@ async def test_a_result_message_reaches_each_screen_once(drive_of_eight, organis
 
     monkeypatch.setattr(LiveConsumer, "drive_result", counted)
     drive = drive_of_eight
-    board = await connected(f"/ws/drive/{drive.join_code}/board/")
-    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
-    for ws in (board, dashboard):
-        await ws.receive_json_from(timeout=5)
-    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=2))()
-    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    board, dashboard = await _screens_then_a_result(drive, organiser, 2)
     for ws in (board, dashboard):
         results = await _result_frames(ws)
         assert [(r["table"], r["status"]) for r in results] == [(2, "confirmed")]
@@ -89,12 +96,7 @@ async def test_each_screen_gets_the_update_of_its_own_audience_once(drive_of_eig
 
     monkeypatch.setattr(broadcast, "several_processes", lambda: True)  # as on Redis
     drive = drive_of_eight
-    board = await connected(f"/ws/drive/{drive.join_code}/board/")
-    dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
-    for ws in (board, dashboard):
-        await ws.receive_json_from(timeout=5)
-    table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
-    await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
+    board, dashboard = await _screens_then_a_result(drive, organiser, 1)
     for ws, part in ((board, "board"), (dashboard, "dashboard")):
         frames = await frames_until(ws, lambda frames: any(f["type"] == "update" for f in frames))
         updates = [f for f in frames if f["type"] == "update"]
