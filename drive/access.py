@@ -6,6 +6,7 @@ import re
 
 from django.http import Http404
 
+from common.db import one_or_none
 from drive.models import Drive, Player
 from tables.models import TableHand
 
@@ -69,7 +70,7 @@ def player_by_token(drive: Drive, token: str | None, *, active_only: bool = True
     if not well_formed_token(token):
         return None
     players = drive.players.filter(token=token, bot__isnull=True)
-    return (players.filter(active=True) if active_only else players).first()
+    return one_or_none(players.filter(active=True) if active_only else players)
 
 
 def player_for_request(request, drive: Drive, *, active_only: bool = True) -> Player | None:

@@ -70,9 +70,9 @@ def table_changed(table: Any, *, seated: list[int] | None = None, current: bool 
     older than the update they show (``commit`` against the update's ``read``).
 
     ``places``: False when the change leaves every counted score as it was (a phone's entry or
-    dispute: only a confirmed result counts), so nobody's place changes. Its message is then
-    read inside the transaction, cheaply (the hand's statuses and the seated players' totals,
-    no ranking), and sent the moment the transaction commits. Otherwise the places have
+    dispute: only a confirmed result counts), so nobody's total or place changes. Its message
+    is then read inside the transaction, cheaply (the hand's statuses: no totals, no ranking),
+    and sent the moment the transaction commits. Otherwise the places have
     changed, and the message, with everybody's place (``selectors.standings``, the one
     ranking), is read after the commit in the result-message thread (``_messages``): inside
     the transaction that read would hold the drive's lock, and SQLite's one writer, for every
@@ -170,8 +170,8 @@ def result_deltas(batch: list[tuple[Any, list[int] | None, bool]], *, committed:
     """The result messages of ``batch`` (each: a table, its seated players' ids or None, whether
     its hand is the drive's latest), in its order, read once for what they share: each drive's
     ranking, latest hand, each hand's tables' statuses. Read after the commits (``committed``),
-    each table's status is as stored. ``places`` False: the seated players' totals only, and
-    no one in ``ranks`` (nobody's place changed)."""
+    each table's status is as stored. ``places`` False: nobody in ``totals`` or ``ranks``
+    (nothing counted changed: the pages keep the totals and places they show)."""
     ranked_of: dict[int, list] = {}
     latest_of: dict[int, int] = {}
     hands: dict[int, dict[int, str]] = {}
@@ -179,13 +179,12 @@ def result_deltas(batch: list[tuple[Any, list[int] | None, bool]], *, committed:
     for table, seated, current in batch:
         hand = table.hand
         drive = hand.drive
-        if seated is None:
-            seated = list(table.seats.order_by().values_list("player_id", flat=True))
-        seated_ids = set(seated)
         if not places:
-            ranked = None
-            rows = selectors.totals_of(drive, seated)
+            ranked, rows = None, []
         else:
+            if seated is None:
+                seated = list(table.seats.order_by().values_list("player_id", flat=True))
+            seated_ids = set(seated)
             if hand.drive_id not in ranked_of:
                 ranked_of[hand.drive_id] = selectors.standings(drive)
             ranked = ranked_of[hand.drive_id]

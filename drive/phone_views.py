@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
-from common.db import write_sync
+from common.db import one_or_none, write_sync
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import (
     TAKEN_OUT, drive_by_code, player_by_token, player_cookie_name, player_for_request, taken_out_name,
@@ -252,7 +252,7 @@ def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = Non
 
 
 def _existing(table):
-    return Result.objects.filter(table=table).first()
+    return one_or_none(Result.objects.filter(table=table))
 
 
 def _shown(request) -> results.Shown:

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from common.bidi import isolate
+from common.db import one_or_none
 from drive import live
 from drive.models import Drive, Player
 from drive.services.base import DriveError, NotThisPlayersForm, StaleForm, hand_now, lock
 from drive.services.hands import outcome_for, players_at
+from drive.services.players import clean_name
 from drive.services.seats import current_hand
 from scoring import services as scoring
 from scoring.models import Result
@@ -171,7 +173,7 @@ def already_recorded(player: Player, client_key: str | None) -> Result | None:
     """The entry this player already sent with this client key, if any (a double tap, a resend
     of the offline queue); a key of another player's entry is refused."""
     key = _clean_key(client_key)
-    earlier = Result.objects.filter(client_key=key).first() if key else None
+    earlier = one_or_none(Result.objects.filter(client_key=key)) if key else None
     if earlier is not None and earlier.entered_by_id != player.pk:
         raise DriveError("The form's key is already used; reload the page.")
     return earlier
@@ -199,7 +201,7 @@ def enter(
         raise DriveError("This table plays on the phones: its result is recorded automatically.")
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     # With who entered it, for the refusal that names them (the lock: the result's row only).
-    existing = Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table).first()
+    existing = one_or_none(Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table))
     if existing is None:
         if seen_revision:
             raise DriveError("That result was withdrawn meanwhile; check the form and send it again.")
@@ -224,13 +226,13 @@ def enter(
     table.status = TableHand.Status.ENTERED
     table.save(update_fields=["status", "updated_at"])
     # An entry counts for nobody's total until it is confirmed: no place changes.
-    live.table_changed(table, seated=[p.pk for p in players], current=True, places=False)
+    live.table_changed(table, current=True, places=False)
     return Submitted(result, repeated=False)
 
 
 def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown) -> tuple[TableHand, Result]:
     table = _my_table(drive, player, shown=shown)
-    result = Result.objects.select_for_update().filter(table=table).first()
+    result = one_or_none(Result.objects.select_for_update().filter(table=table))
     if result is None:
         raise DriveError("Nothing has been entered for your table yet.")
     if result.status != Result.Status.ENTERED:
@@ -257,7 +259,7 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -
 def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, reason: str) -> Result:
     drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
-    reason = " ".join((reason or "").split())[:200] or "No reason given"
+    reason = clean_name(reason or "")[:200] or "No reason given"  # as a name: nothing invisible
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])

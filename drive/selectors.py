@@ -42,12 +42,10 @@ def standings_rows(drive: Drive, *, live: bool = False) -> list[ranking.Row]:
     return _rows(drive, Q(scores__counted=True))
 
 
-def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list[ranking.Row]:
+def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     """One aggregate query; only the columns a row needs (no full Player objects). Each of the
     game's standings facts is totalled from ``Score.details`` (summed, or the best hand's)."""
     players = Player.objects.filter(drive=drive)
-    if player_ids is not None:
-        players = players.filter(pk__in=player_ids)
     facts = game_of(drive).facts
     totals = {
         f"fact_{i}": Coalesce((Max if fact.best else Sum)(
@@ -66,17 +64,12 @@ def _rows(drive: Drive, counted: Q, player_ids: list[int] | None = None) -> list
         ranking.Row(name=name, total=total, facts=tuple(fact_totals), hands_played=hands, player_id=pk,
                     left=not active, bot=bot is not None)
         for pk, name, active, bot, total, hands, *fact_totals in players
-        if active or hands or player_ids is not None
+        if active or hands
     ]
 
 
 def standings(drive: Drive) -> list[ranking.Ranked]:
     return ranking.rank(standings_rows(drive))
-
-
-def totals_of(drive: Drive, player_ids: list[int]) -> list[ranking.Row]:
-    """These players' totals over confirmed results, unranked (one query over their scores only)."""
-    return _rows(drive, Q(scores__counted=True), player_ids)
 
 
 def game_of(drive: Drive) -> Game:

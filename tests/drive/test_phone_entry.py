@@ -101,6 +101,20 @@ def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     assert "Disputed" in page and "Cy had 9 cards" in page
 
 
+def test_a_reason_of_invisible_characters_is_no_reason(table_of_four):
+    """Found from outside: a dispute's reason of zero-width spaces and a direction override was
+    stored as it was, and the organiser read an empty reason. Cleaned as a name is; a
+    correction's reason likewise (one of nothing visible is asked for again)."""
+    drive, table, players = table_of_four
+    phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
+    phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
+                                                                   "reason": "\u200b\u200b\u202e"})
+    assert Result.objects.get().dispute_reason == "No reason given"
+    with pytest.raises(services.DriveError, match="Give a reason for the correction"):
+        services.organiser_result(drive, table, declared(4, 3), drive.organiser, reason="\u200b \u00ad", seen_revision=1)
+    assert Result.objects.get().status == Result.Status.DISPUTED
+
+
 def test_repeated_submission_is_recorded_once(table_of_four):
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
@@ -197,8 +211,9 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
     (SQLite's one writer, the drive's lock; the server's two cores). Before the lock: the drive,
     the player, the hand, the table's seats with the table and its players (the form is checked
     against them); under it the drive, the key, the hand (still the one whose table and seats
-    were read), the table's result, then for the result's message the hand's statuses and the seated players' totals:
-    nothing else. An entry counts for no one until it is confirmed: its message ranks no one."""
+    were read), the table's result, then for the result's message the hand's statuses: nothing
+    else. An entry counts for no one until it is confirmed: its message changes no one's total
+    or place."""
     from drive import live
 
     drive, table, players = table_of_four
@@ -211,11 +226,11 @@ def test_an_entry_reads_each_thing_once_per_step_and_its_message_is_the_tables_a
         )
     assert response.json()["ok"] is True
     selects = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().upper().startswith("SELECT")]
-    assert len(selects) <= 11, "\n".join(selects)
+    assert len(selects) <= 10, "\n".join(selects)
     as_read = live.result_deltas([(TableHand.objects.get(pk=table.pk), None, False)], committed=False, places=False)
     assert sent == as_read
-    assert sent[0]["current"] is True and set(sent[0]["totals"]) == {str(p.pk) for p in players}
-    assert sent[0]["ranks"] == []
+    assert sent[0]["current"] is True and sent[0]["status"] == "entered"
+    assert sent[0]["totals"] == {} and sent[0]["ranks"] == []
 
 
 def test_a_confirmations_message_says_everybodys_place_as_committed(
