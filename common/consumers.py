@@ -8,13 +8,18 @@ frames over ``max_frame`` characters, invalid JSON, arrays and scalars.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import orjson
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from common import layer
+
+
+log = logging.getLogger(__name__)
 
 
 def dumps(content: Any) -> str:
@@ -38,7 +43,12 @@ class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        try:
+            await handler(message)
+        except Disconnected:
+            # The phone went (a page closed, a connection dropped) while a frame was being sent
+            # to it: its disconnect follows. One line, not "Exception inside application".
+            log.info("%s: the socket closed while %s was being sent to it", type(self).__name__, message["type"])
 
     async def websocket_connect(self, message):
         layer.remember_loop()  # where sends from the server's own threads must run (common/layer.py)
