@@ -1,16 +1,17 @@
 from __future__ import annotations
 
+import datetime
 import json
-
 import unicodedata
 from functools import cached_property
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils import timezone
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
-from drive.services import sort_names
+from drive.services import clean_name, sort_names
 
 
 def has_control_characters(text: str) -> bool:
@@ -109,8 +110,17 @@ class DriveForm(forms.ModelForm):
         """The chosen game; a form sent without one keeps the drive's (a new drive: the default)."""
         return self.cleaned_data.get("game") or (self.instance.game if self.instance.pk else default_slug())
 
+    def clean_date(self):
+        """An evening's date: from the year 2000 to ten years ahead (a year 9999 sorted the drive
+        above every other on the home page)."""
+        date = self.cleaned_data["date"]
+        earliest, latest = datetime.date(2000, 1, 1), timezone.localdate() + datetime.timedelta(days=3653)
+        if not earliest <= date <= latest:
+            raise forms.ValidationError(f"Give a date from {earliest:%-d %B %Y} to {latest:%-d %B %Y}.")
+        return date
+
     def clean_name(self):
-        name = " ".join(self.cleaned_data["name"].split())
+        name = clean_name(self.cleaned_data["name"])  # as a player's: nothing invisible, no overrides
         if not name:
             raise forms.ValidationError("Give the drive a name.")
         return name

@@ -25,6 +25,7 @@ from scoring.models import Result, Score
 from tables import digital
 from tables.models import Hand, TableHand
 from drive.services.base import DriveError, check_shown_hand, lock
+from drive.services.players import clean_name
 from drive.services.seats import create_hand, current_hand, rebalance, seating_of
 
 # --- the hand cycle ---------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
                              "it is still wrong.")
         if as_it_stands:
             raise DriveError("That is the result as it stands: nothing to correct.")
-        reason = " ".join((reason or "").split())
+        reason = clean_name(reason or "")  # as a name: nothing invisible
         if not reason:
             raise DriveError("Give a reason for the correction: it is kept in the log.")
         result = scoring.replace_result(

@@ -176,6 +176,9 @@ def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client
     ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
     ("target", "forever", "Select a valid choice"),
     ("name", "   ", "required"),
+    ("name", "\u200b \u200b\u202e", "Give the drive a name."),  # found from outside: an invisible name
+    ("date", "9999-12-31", "Give a date from 1 January 2000 to"),  # it sorted above every drive
+    ("date", "0001-01-01", "Give a date from 1 January 2000 to"),
     ("target_total", "-5", "Ensure this value"),
     ("suspense_hands", "10", "Hide at most 9 of the 10 hands"),  # found by a tester: the board stayed blank
 ])
@@ -207,3 +210,13 @@ def test_the_drive_forms_number_boxes_offer_the_bounds_the_server_keeps(organise
     assert re.search(r'<input type="number" name="target_hands"[^>]* min="1"[^>]* max="200"', page)
     assert re.search(r'<input type="number" name="preferred_table_size"[^>]* min="2"[^>]* max="10"', page)
     assert re.search(r'<input type="number" name="target_total"[^>]* min="5"', page)
+
+
+def test_a_drives_name_keeps_nothing_invisible(organiser_client):
+    """Found from outside: a direction override was stored in a drive's name (pages isolate it,
+    but the name itself was wrong). Cleaned as a player's name is."""
+    data = {"name": "\u202eQuiz\u200b  night\u00ad", "date": "2026-12-05", "target": "either", "target_hands": 10,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    assert organiser_client.post("/drives/new", data).status_code == 302
+    assert Drive.objects.get().name == "Quiz night"
+
