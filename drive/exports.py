@@ -30,14 +30,16 @@ def hands_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     response, writer = _csv_response(drive, "hands")
     facts = drive.game_rules.facts  # a column for each of the game's standings facts
-    # A table's players in seat order; ``moved_up``: the one its result moved up a table;
+    # A table's players in seat order; ``moved_up``: the one who moved up from the table when its
+    # hand closed (a correction made after the close leaves the moves as made), or whom its
+    # result moves up when the hand closes;
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "moved_up", "status", "source",
                      "corrected"])
     for s in selectors.hand_scores(drive):
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
-            *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == s.result.mover_id),
+            *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == (s.result.table.moved_up_id or s.result.mover_id)),
             s.result.status, s.result.source, int(s.corrected),
         ])
     return response

@@ -310,9 +310,11 @@ def _say_the_moves_stand(request, drive, table, before, after) -> None:
     moved, and the seating may have been changed since). The organiser is told, to swap
     players by hand if they should sit otherwise."""
     table.hand.refresh_from_db(fields=["status"])
-    if before is None or before.mover_id == after.mover_id or table.hand.status != table.hand.Status.CLOSED:
+    table.refresh_from_db(fields=["moved_up"])
+    moved = table.moved_up_id or (before and before.mover_id)  # as the close made the moves
+    if moved is None or moved == after.mover_id or table.hand.status != table.hand.Status.CLOSED:
         return
-    was, now = (drive.players.get(pk=pk).name for pk in (before.mover_id, after.mover_id))
+    was, now = (drive.players.get(pk=pk).name for pk in (moved, after.mover_id))
     next_hand = selectors.current_hand(drive)
     then = (f" Swap players in the seating for hand {next_hand.number} if they should sit otherwise."
             if next_hand is not None and next_hand.status == next_hand.Status.SEATING else "")

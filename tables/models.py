@@ -60,6 +60,9 @@ class TableHand(models.Model):
     # Digital play: the most recent client keys [key, version after the action], newest last, so
     # an action sent twice (double tap, resend after a reconnect) is applied once.
     client_keys = models.JSONField(default=list, blank=True)
+    # Who moved up from this table when its hand closed, as the result then said: a correction
+    # made after the close changes the result, not the moves made (drive.views._say_the_moves_stand).
+    moved_up = models.ForeignKey("drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -212,6 +212,9 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
             table.status = TableHand.Status.CONFIRMED
             table.save(update_fields=["status", "updated_at"])
     movers = dict(Result.objects.filter(table__hand=hand).values_list("table__number", "mover_id"))
+    for table in tables:
+        table.moved_up_id = movers[table.number]
+    TableHand.objects.bulk_update(tables, ["moved_up"])
     hand.status = Hand.Status.CLOSED
     hand.closed_at = timezone.now()
     hand.save(update_fields=["status", "closed_at"])
