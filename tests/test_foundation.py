@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from config import env
 
@@ -32,6 +34,16 @@ def test_env_int_refuses_out_of_range(monkeypatch):
     monkeypatch.setenv("X_PORT", "eighty")
     with pytest.raises(ImproperlyConfigured, match="X_PORT"):
         env.env_int("X_PORT", 8000)
+
+
+def test_a_bad_setting_stops_a_command_with_its_message_and_no_traceback():
+    """Found from outside: ``PORT=abc manage.py banner`` printed thirty lines of traceback
+    before the message that names the variable."""
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, str(root / "manage.py"), "banner"], capture_output=True, text=True,
+                         env={**os.environ, "PORT": "abc"}, cwd=root, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr.strip() == "Not started: PORT must be a whole number; got 'abc'."
 
 
 def test_env_url_refuses_wrong_scheme(monkeypatch):
@@ -186,6 +198,15 @@ def test_ensure_organiser_prints_password_once(capsys, django_user_model):
     user = django_user_model.objects.get(username="organiser")
     password = first.split("password:")[1].split()[0]
     assert user.check_password(password)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["bad user/<>", "", "x" * 151])
+def test_ensure_organiser_refuses_a_user_name_the_sign_in_page_would_not_take(name, django_user_model):
+    """Found from outside: "bad user/<>" made a second superuser nobody could sign in as."""
+    with pytest.raises(CommandError, match="cannot be a user name"):
+        call_command("ensure_organiser", "--username", name)
+    assert not django_user_model.objects.exists()
 
 
 def test_frames_are_json_whatever_orjson_takes():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import secrets
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 WORDS = "amber basil cedar delta ember fable garnet harbor indigo juniper kestrel lumen maple nectar onyx pepper quartz raven saffron tango umber velvet willow yarrow zephyr".split()
@@ -28,9 +29,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, username: str, reset: bool, **options):
         username = username.strip()
-        if not username or len(username) > 150:
-            raise CommandError("--username must be 1 to 150 characters.")
         User = get_user_model()
+        try:  # the sign-in page's own rules (letters, digits and @ . + - _; at most 150)
+            User.username_validator(username)
+            if not username or len(username) > 150:
+                raise ValidationError("Enter 1 to 150 characters.")
+        except ValidationError as exc:
+            raise CommandError(f"--username {username!r} cannot be a user name: {' '.join(exc.messages)}") from None
         user = User.objects.filter(username=username).first()
         if user and not reset:
             self.stdout.write(f"Organiser account: {username} (password was shown at first run; `make password` sets a new one)")
