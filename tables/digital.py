@@ -279,6 +279,8 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     if version is None:
         raise DigitalError("Send the version your phone last saw with every action.")
     state = load_state(table)
+    if version > table.version:  # a hand-made frame: no phone was ever shown this version
+        raise DigitalError(f"The table is at version {table.version}, not {version}: look again and choose.")
     if version != table.version and not _same_basis(state, seat, message.get("basis")):
         raise DigitalError(
             f"The table has moved on since your phone last looked (version {version}, now {table.version}): "

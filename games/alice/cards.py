@@ -43,14 +43,14 @@ TITLES: dict[str, str] = dict(zip((c for s in SETS for c in SET_CARDS[s]), [
 
 def card_name(card: Any) -> str:
     """A card as a player reads it: "B3 (The Dodo sails on a Toucan)", "a White Rabbit"; an
-    unknown code as given; anything that is no code at all as "that card"."""
+    unknown code as given; anything that is no code at all (a long string too) as "that card"."""
     if card == RABBIT:
         return "a White Rabbit"
     if card == CAT:
         return "a Cheshire Cat"
     if isinstance(card, str) and card in TITLES:
         return f"{card} ({TITLES[card]})"
-    return repr(card) if isinstance(card, str) else "that card"
+    return repr(card) if isinstance(card, str) and len(card) <= 12 else "that card"
 
 
 def check_players(players: Any) -> int:

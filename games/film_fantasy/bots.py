@@ -270,6 +270,8 @@ def greedy_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict
             return None
     # Offer up to three strays round the table from the seat after the last one offered to,
     # never again what a seat declined unless that seat has changed since.
+    if state.offers_left(seat) <= 0:
+        return None
     mem = _memory(state)
     want = max(1, min(MAX_OFFER, n_strays - 1))
     blocked, changed = mem.blocked[seat], mem.changed
@@ -306,6 +308,8 @@ def random_action(state: FilmFantasyHand, seat: int, rng: random.Random) -> dict
         return {"type": "decline", "offer": o["id"]}
     if outgoing:
         return {"type": "withdraw", "offer": outgoing[0]["id"]} if rng.random() < 0.1 else None
+    if state.offers_left(seat) <= 0:
+        return None
     free = _free_cards(state, seat)
     to = rng.randrange(state.players - 1)
     return {"type": "offer", "to": to + (to >= seat), "cards": rng.sample(free, rng.randint(1, min(3, len(free))))}

@@ -44,12 +44,13 @@ _REMOVED_SETS = {2: 4, 3: 3, 6: 6}
 
 def card_name(card: Any) -> str:
     """A card as a player reads it: "Serenade 2", "the Joker"; an unknown code as given ('99-9');
-    anything that is no code at all (a list, a number: a hand-made frame) as "that card"."""
+    anything that is no code at all (a list, a number, a long string: a hand-made frame) as
+    "that card"."""
     if card == JOKER:
         return "the Joker"
     if isinstance(card, str) and card in CARD_FILM:
         return f"{FILM_NAMES[CARD_FILM[card] - 1]} {card.split('-')[1]}"
-    return repr(card) if isinstance(card, str) else "that card"
+    return repr(card) if isinstance(card, str) and len(card) <= 12 else "that card"
 
 
 def check_players(players: Any) -> int:

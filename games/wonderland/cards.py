@@ -75,9 +75,12 @@ def cards_in_play(players: int) -> int:
 
 
 def card_name(code: Any) -> str:
+    """A card in a refusal: its code ("P7", as "You hold the mate of P7: play S7." names it); an
+    unknown code as given ('Q9'); anything that is no code at all (a list, None, a long string:
+    a hand-made frame) as "that card"."""
     if isinstance(code, str) and code in RANK:
         return code
-    return repr(code)
+    return repr(code) if isinstance(code, str) and len(code) <= 12 else "that card"
 
 
 def picture_name(code: str) -> str:

@@ -16,8 +16,8 @@ import random
 from typing import Any
 
 from ..base import GameError, Outcome
-from .cards import (PACK, RANK, SORT_KEY, _legal, check_players, check_pool_of_tears, choose_mover, count, deals, standing_facts,
-                    deck, pairs_in, rule_in_force, why_illegal, winner_of)
+from .cards import (PACK, RANK, SORT_KEY, _legal, card_name, check_players, check_pool_of_tears, choose_mover, count,
+                    deals, deck, pairs_in, rule_in_force, standing_facts, why_illegal, winner_of)
 
 PLAYING, FINISHED = "playing", "finished"
 PLAYED_OUT, STOPPED = "played_out", "stopped"
@@ -122,7 +122,7 @@ class WonderlandHand:
         card = action["card"]
         hand = self.hands[seat]
         if not isinstance(card, str) or card not in hand:
-            raise GameError(f"You do not hold {card if isinstance(card, str) and card in RANK else repr(card)}.")
+            raise GameError(f"You do not hold {card_name(card)}.")
         trick = self.trick
         cards = [p["card"] for p in trick]
         if card not in _legal(hand, cards):

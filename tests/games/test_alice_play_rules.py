@@ -33,6 +33,8 @@ def test_a_refused_action_says_why_and_changes_nothing():
     refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
     refused(h, 0, {"type": "give"}, "Nobody is waiting")
     refused(h, 0, {"type": "cat"}, "no failed ask")
+    assert "x" * 20 not in refused(h, 0, {"type": "take", "card": "x" * 2000})  # never echoed at length
+    assert card_name("x" * 2000) == card_name([1]) == "that card"
 
 
 def test_refusals_number_seats_as_the_players_do_from_one():

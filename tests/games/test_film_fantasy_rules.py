@@ -8,7 +8,8 @@ import pytest
 from games.base import GameError
 from games.film_fantasy import FilmFantasyHand, declaration, deck, film_names, group_by_film, score_hand
 from games.film_fantasy.cards import FILM_CARDS, PACK, card_name, cards_in_play, end_hand_size
-from games.film_fantasy.hand import AUCTION, FINISHED, PASSING
+from games.film_fantasy.bots import greedy_action as bot_action
+from games.film_fantasy.hand import AUCTION, FINISHED, MAX_OFFERS_PER_SEAT, PASSING
 
 from .conftest import make_hand
 
@@ -304,6 +305,29 @@ def test_refusals_speak_to_the_player_and_name_cards_as_the_phone_shows_them(auc
     # A hand-made frame's "card" that is no code at all (found by a tester: a pass of ["3-4"] was
     # refused with "You do not hold ['3-4'] to pass."); an unknown code is named as sent.
     assert (card_name(["3-4"]), card_name(7), card_name("99-9")) == ("that card", "that card", "'99-9'")
+    assert card_name("x" * 2000) == "that card"  # found from outside: echoed whole in the refusal
+
+
+def test_a_seat_makes_at_most_fifty_offers_a_hand(auction_hand):
+    """Project rule, found from outside: offer and withdraw, repeated, grew a hand's stored log
+    without end, and with it every move's write. Fifty offers a seat; then answers and a
+    declaration only; a stored hand keeps the count (one stored without it counts its log)."""
+    h = auction_hand
+    for n in range(MAX_OFFERS_PER_SEAT):
+        h.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
+        h.apply(0, {"type": "withdraw", "offer": h.next_offer - 1})
+    assert h.offers_left(0) == 0 and h.offers_left(1) == MAX_OFFERS_PER_SEAT
+    before = h.to_json()
+    with pytest.raises(GameError, match="^You have made 50 offers this hand, the most one player may"):
+        h.apply(0, {"type": "offer", "to": 2, "cards": ["1-1"]})
+    assert h.to_json() == before
+    h.apply(1, {"type": "offer", "to": 0, "cards": ["4-1"]})  # others still may, and seat 0 may answer
+    h.apply(0, {"type": "accept", "offer": h.next_offer - 1, "cards": ["3-1"]})
+    assert FilmFantasyHand.load(h.to_json()).offers_left(0) == 0
+    old = {k: v for k, v in h.to_json().items() if k != "offers_made"}
+    assert FilmFantasyHand.load(old).offers_made == h.offers_made
+    # The bots know it: at the cap they make no offer.
+    assert bot_action(h, 0, random.Random(1)) is None or bot_action(h, 0, random.Random(1))["type"] != "offer"
 
 
 def test_offers_run_simultaneously(auction_hand):
@@ -437,10 +461,11 @@ def test_a_view_carries_only_the_newest_of_the_public_log(auction_hand):
     carries the newest VIEW_LOG entries and where they start; the stored hand keeps them all."""
     from games.film_fantasy.hand import VIEW_LOG
 
-    for _ in range(VIEW_LOG):
-        auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["3-1"]})
+    for i in range(VIEW_LOG):  # (three seats: one makes at most 50 offers a hand)
+        seat, to, card = ((0, 1, "3-1"), (1, 2, "6-1"), (2, 0, "7-1"))[i % 3]
+        auction_hand.apply(seat, {"type": "offer", "to": to, "cards": [card]})
         offer = next(iter(auction_hand.offers))
-        auction_hand.apply(0, {"type": "withdraw", "offer": offer})
+        auction_hand.apply(seat, {"type": "withdraw", "offer": offer})
     assert len(auction_hand.log) >= 2 * VIEW_LOG
     for seat in (0, 1, None):
         view = auction_hand.view(seat)

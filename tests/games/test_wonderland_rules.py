@@ -205,6 +205,12 @@ def test_a_card_out_of_turn_or_not_held_is_refused_and_nothing_changes():
         h.apply(2, {"type": "play", "card": "P9"})
     with pytest.raises(GameError, match="You do not hold S7"):
         h.apply(0, {"type": "play", "card": "S7"})
+    # A hand-made frame's card that is no code: named "that card", never echoed as Python or at length.
+    for odd in (None, [], {}, "x" * 2000):
+        with pytest.raises(GameError, match="^You do not hold that card[.]$"):
+            h.apply(0, {"type": "play", "card": odd})
+    with pytest.raises(GameError, match="^You do not hold 'Q9'[.]$"):
+        h.apply(0, {"type": "play", "card": "Q9"})
     for bad in ({"type": "play"}, {"type": "pass", "card": "P7"}, {"type": "play", "card": "P7", "x": 1}, "P7"):
         with pytest.raises(GameError):
             h.apply(0, bad)

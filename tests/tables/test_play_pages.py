@@ -168,9 +168,11 @@ def test_a_seats_basis_ignores_other_seats_moves_however_long_the_log():
 
     hand = make_hand([["1-1", "1-2", "2-1", "3-1"], ["4-1", "4-2", "5-1", "6-1"], ["7-1", "7-2", "8-1", "9-1"]],
                      phase=AUCTION)
-    for _ in range(VIEW_LOG):  # seats 1 and 2 chatter: the log passes what a view carries
-        hand.apply(1, {"type": "offer", "to": 2, "cards": ["6-1"]})
-        hand.apply(1, {"type": "withdraw", "offer": next(iter(hand.offers))})
+    for _ in range(VIEW_LOG // 2 - 1):  # seats 1 and 2 chatter: the log passes what a view carries
+        for seat, to, card in ((1, 2, "6-1"), (2, 1, "9-1")):
+            hand.apply(seat, {"type": "offer", "to": to, "cards": [card]})
+            hand.apply(seat, {"type": "withdraw", "offer": next(iter(hand.offers))})
+    assert len(hand.log) > VIEW_LOG
     before, log_from = seat_basis(hand.view(0)), hand.view(0)["log_from"]
     hand.apply(1, {"type": "offer", "to": 2, "cards": ["6-1"]})
     assert hand.view(0)["log_from"] == log_from + 1  # the view's part of the log moved on
