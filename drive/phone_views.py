@@ -347,7 +347,7 @@ def enter(request, code: str):
     return render(request, "phone/enter.html", {
         "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
         "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,
-        "spec_help": spec.get("seat_help", ""), "player": player,
+        "player": player,
     })
 
 

@@ -268,6 +268,9 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
     fieldset = re.search(r'<fieldset[^>]*data-field="nine_card"[^>]*>', page).group(0)
     assert 'data-asked-if="declarer"' in fieldset
     assert 'data-asked-if' not in re.search(r'<fieldset[^>]*data-field="dealer"[^>]*>', page).group(0)
+    # The declarer's note stands above the players' rows it is about (found by QA below them).
+    note = page.index("For the declarer: only the cards outside the declaration.")
+    assert page.index('data-field="dealer"') < note < page.index('class="field seat-row"')
 
     ann.post(f"/{drive.join_code}/enter", entry_data(4, "none", by=players[0]))
     confirming = " ".join(re.sub(r"<[^>]+>", " ", text(bob.get(f"/{drive.join_code}/me"))).split())
@@ -277,3 +280,21 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
     ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="k2", seen=1, by=players[0]))
     confirming = " ".join(re.sub(r"<[^>]+>", " ", text(bob.get(f"/{drive.join_code}/me"))).split())
     assert "Who declared? P001 · Which declaration? Eight cards (15)" in confirming
+    # Who moves where, as the close will move them (a drive of one table: nobody moves).
+    assert "moves up" not in confirming and "moves down" not in confirming
+
+
+def test_the_confirmer_is_told_who_moves_where(organiser):
+    """Found by QA: the phone asked to confirm said only "Moves up: Hugo"; who goes down (the
+    player on the mover's left) decides as much, and at the top and last tables someone stays."""
+    drive = seated_drive(organiser, 12)
+    for number, mover_seat, said in ((1, 1, "{0} stays at the top table · {1} moves down"),
+                                     (2, 3, "{0} moves up · {1} moves down"),
+                                     (3, 0, "{0} moves up · {1} stays at the last table")):
+        table = drive.hands.get().tables.get(number=number)
+        seated = seat_players(table)
+        phone_for(drive, seated[0]).post(f"/{drive.join_code}/enter",
+                                         entry_data(4, mover_seat, key=f"k{number}", table=number, by=seated[0]))
+        page = " ".join(re.sub(r"<[^>]+>", " ", text(phone_for(drive, seated[1]).get(f"/{drive.join_code}/me"))).split())
+        left = seated[(mover_seat + 1) % 4]
+        assert said.format(seated[mover_seat].name, left.name) in page, page

@@ -94,7 +94,7 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     assert f"Who dealt? {p1[0].name}" in waiting
     assert f"Who took the Pool of Tears card (Star picture 16)? {p1[2].name}" in waiting
     assert "Pairs taken (+10 each): 2 · Cards taken: 16" in waiting and "Cards taken: 8" in waiting
-    assert f"Moves up: {p1[0].name}" in waiting
+    assert f"{p1[0].name} stays at the top table · {p1[1].name} moves down" in waiting  # at Table 1
     no_film_fantasy_words(waiting, "the confirmer's page")
     confirmer.post(f"/{drive.join_code}/confirm", {**shown_for(p1[1], 1, 1), "seen_revision": result.revision})
     result.refresh_from_db()

@@ -125,7 +125,7 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         # Names: each in a <bdi> of its own, as text; the page fits a 360-px phone.
         assert sorted(first.eval_on_selector_all("#seats li bdi", "bs => bs.map(b => b.textContent)")) == sorted(names)
         assert first.locator("#seats bdi *").count() == 0
-        expect(first.locator("#alice-deal")).to_have_text(f"Dealt by {names[2]}; you played first.")
+        expect(first.locator("#alice-deal")).to_have_text(f"Dealt by {names[2]}; first to play: you.")
         assert first.locator("#alice-deal bdi").count() == 1
         expect(first.locator("#alice-stock")).to_have_text("(stock: 16 cards)")
         expect(first.locator("#seats")).to_contain_text("7 cards")

@@ -92,7 +92,7 @@
     function render(v) {
       $("alice").dataset.version = String(v.version);   // the version shown (tests wait for it)
       var starter = (v.dealer + 1) % v.players;
-      put($("alice-deal"), ["Dealt by ", who(v.dealer), "; ", who(starter), " played first."]);
+      put($("alice-deal"), ["Dealt by ", who(v.dealer), "; first to play: ", who(starter), "."]);
       var played = v.played.length ? "; played: " + v.played.map(shortName).join(", ") : "";
       put($("alice-stock"), "(stock: " + cards(v.stock) + played + ")");
       renderRow(v);

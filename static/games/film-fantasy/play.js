@@ -71,7 +71,7 @@
       var news = $("news");
       if (news) {
         news.hidden = !fresh.length || v.phase === "finished";
-        news.textContent = fresh.length ? "New in your hand: " + fresh.map(cardName).join(" and ") + "." : "";
+        news.textContent = fresh.length ? "New in your hand: " + joined(fresh.map(cardName), ", ", " and ").join("") + "." : "";
       }
       renderHand(v);
       renderAuction(v);
