@@ -193,9 +193,12 @@
     var room = window.innerHeight - box.top - (last - box.bottom) - 16;
     var fit = Math.max(3, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / fit);
-    // Pages of even length (8 rows that fit 6 at a time: 4 and 4, not 6 and 2), so the chart
-    // below does not jump up and down as they turn.
-    var perPage = Math.ceil(rows.length / pages);
+    // With the chart below the standings, pages of even length (8 rows that fit 6 at a time:
+    // 4 and 4, not 6 and 2), so the chart does not jump up and down as they turn. Beside them
+    // (a wide screen), nothing moves: full pages, no screen half empty (found by QA: 11 players
+    // shown 6 and 5 where 10 fitted).
+    var beside = !chart || getComputedStyle(chart).position === "absolute";
+    var perPage = beside ? fit : Math.ceil(rows.length / pages);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;
     rows.forEach(function (r, i) { r.hidden = Math.floor(i / perPage) !== pageIndex; });
     if (note) {

@@ -41,7 +41,7 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     phone.cookies[f"ff_{drive.join_code}"] = first.token
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
     assert re.search(r"After hand 2: \d+ points? · [^<]+ of 4", on_phone), on_phone
-    assert "the standings since hand 2 are a secret until the end" in on_phone
+    assert "the points of the hands after hand 2 are kept secret until the end" in on_phone
     services.organiser_result(drive, drive.hands.get(number=3).tables.get(), declared(4, 0), organiser)
     services.close_hand(drive)
     # The drive has finished, and the room learns the winners when the organiser reveals them.
@@ -69,6 +69,10 @@ def test_prize_giving_view(client, organiser, organiser_client):
     organiser_client.post(f"/drives/{drive.pk}/prizes", {"show": "1"})
     page = text(client.get(f"/{drive.join_code}/board"))
     assert "Booby prize" in page and "Winner" in page
+    # Totals say what they count; a name and its number never part at a line's end (found by QA).
+    winner = drive.players.get(pk=drive.hands.get().tables.get().result.mover_id)
+    assert f"Winner: <strong><bdi>{winner.name}</bdi>\xa0(15\xa0points)</strong>" in page
+    assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi>\xa0(1)" in page
 
 
 def test_a_finished_drives_board_invites_no_one_to_join(client, organiser):

@@ -210,3 +210,9 @@ def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organ
     first = re.findall(r"<td>(.*?)</td>", rows[0])
     assert first[0] == "1" and [re.sub(r"<[^>]+>", "", c) for c in first[1:]] == names
     assert len(rows) == 6 and all(re.sub(r"<td>(&nbsp;)?</td>", "", r).strip() == "" for r in rows[1:])
+    # A table on the phones gets no paper grid (its phones score it).
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    page = organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    cards = re.findall(r'<section class="print-card.*?</section>', page, re.S)
+    assert "score-grid" in cards[0] and "score-grid" not in cards[1] and "Played on the phones" in cards[1]
