@@ -337,6 +337,7 @@ class FilmFantasyHand:
             v["dealer_draw"] = list(self.dealer_draw)  # dealt face up: public to the players
             v["hand"] = sorted(self.hands[seat], key=card_sort_key)
             v["my_pass"] = self.passes[seat]
+            v["offers_left"] = self.offers_left(seat)
             offers = []
             for o in self.offers.values():
                 if o["from"] == seat:

@@ -37,8 +37,10 @@ def seat_state(view: dict[str, Any]) -> SimpleNamespace:
     passes[seat] = view.get("my_pass")
     offers = {o["id"]: {"id": o["id"], "from": o["from"], "to": o["to"],
                         "cards": o.get("my_cards") or ["?"] * o["count"]} for o in view.get("offers", [])}
+    left = view.get("offers_left", 0)
     return SimpleNamespace(hands=hands, phase=view["phase"], passes=passes, offers=offers, players=n,
-                           log=list(view["log"]), finished=view["phase"] == "finished")
+                           log=list(view["log"]), finished=view["phase"] == "finished",
+                           offers_left=lambda _seat: left)
 
 
 def view_bot(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:

@@ -5,8 +5,8 @@
    or wrong. For a correction the server also sends each player's points as recorded now, shown
    beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview.
    A question asked only once another is answered (the game's "asked_if", its fieldset's
-   data-asked-if: Film Fantasy's "Which declaration?" once someone declared) is hidden while that
-   one is unanswered or answered "nobody"; its answer is then moot, and sent as it stands. */
+   data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody";
+   its answer is then moot, and sent as it stands. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-preview]");
