@@ -65,7 +65,10 @@ class Ranked:
 
     @property
     def label(self) -> str:
-        """The rank as the board shows it: "1", or "=3" when shared."""
+        """The rank as the board shows it: "1", or "=3" when shared; "–" for a player who has
+        played no hand yet (before the first hand everyone would be "=1", which says nothing)."""
+        if not self.row.hands_played:
+            return "–"
         return f"={self.rank}" if self.tied else str(self.rank)
 
     @property

@@ -24,6 +24,11 @@ def test_board_is_public_and_shows_standings_and_qr(client, organiser):
     assert "<svg" in page and drive.join_code in page and "0 of 2 tables done" in page
     # Equal totals on different ranks puzzled the room (a new-user check): the board says why.
     assert "Level on points? More declarations first, then more nine-card ones." in page
+    # Before any hand is scored nobody has a place to show (everyone "=1" said nothing).
+    assert page.count('<td class="rank">–</td>') == 8 and '<td class="rank">=1</td>' not in page
+    services.organiser_result(drive, drive.hands.get().tables.get(number=1), declared(4, 0), organiser)
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert page.count('<td class="rank">–</td>') == 4  # the other table's players: no hand counted yet
 
 
 def test_board_suspense_hides_the_last_hands(client, organiser):

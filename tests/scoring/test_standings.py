@@ -13,8 +13,8 @@ from scoring.standings import prizes as all_prizes
 MOST = [("most_declarations", 0)]  # Film Fantasy's own prize: the most of its first fact
 
 
-def R(name, total, declarations=0, nine_card_declarations=0, **kwargs):  # noqa: N802 (a Row, by name)
-    return Row(name, total, facts=(declarations, nine_card_declarations), **kwargs)
+def R(name, total, declarations=0, nine_card_declarations=0, hands_played=1, **kwargs):  # noqa: N802 (a Row)
+    return Row(name, total, facts=(declarations, nine_card_declarations), hands_played=hands_played, **kwargs)
 
 
 def prizes(ranked):
@@ -75,6 +75,14 @@ def test_shared_rank_is_shown_in_name_order_ignoring_case():
 def test_hands_played_does_not_break_ties():
     ranked = rank([R("Ann", 20, hands_played=3), R("Bob", 20, hands_played=6)])
     assert [r.label for r in ranked] == ["=1", "=1"]
+
+
+def test_a_player_who_has_played_no_hand_has_no_place_shown_yet():
+    before = rank([R("Ann", 0, hands_played=0), R("Bob", 0, hands_played=0)])
+    assert [r.label for r in before] == ["–", "–"]
+    assert [r.rank for r in before] == [1, 1]  # still ranked (prizes, exports): only the label waits
+    late = rank([R("Ann", 10), R("Cat", 0, hands_played=0), R("Bob", 0)])
+    assert [(r.name, r.label) for r in late] == [("Ann", "1"), ("Bob", "=2"), ("Cat", "–")]
 
 
 def test_no_rows_gives_empty_standings_and_no_prizes():
