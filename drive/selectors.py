@@ -108,7 +108,8 @@ def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
 
 
 def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[TableHand]:
-    """The hand's tables with their seated players and results: three queries, any size.
+    """The hand's tables with their seated players and results: three queries, any size. Each
+    table's ``result_corrected``: the organiser has corrected its result (the phones say so).
 
     Without each table's digital state and recent client keys (JSON the pages never show; a
     dealt table's state is the whole hand's): ``TableHand.is_dealt`` reads the annotation
@@ -127,7 +128,8 @@ def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[Ta
     tables = list(
         hand.tables.order_by("number")
         .defer("state", "client_keys")
-        .annotate(state_stored=ExpressionWrapper(Q(state__isnull=False), output_field=BooleanField()))
+        .annotate(state_stored=ExpressionWrapper(Q(state__isnull=False), output_field=BooleanField()),
+                  result_corrected=Exists(Correction.objects.filter(result__table=OuterRef("pk"))))
         .select_related("result", "result__entered_by")
         .prefetch_related(Prefetch("seats", queryset=seats), Prefetch("result__scores", queryset=scores))
     )

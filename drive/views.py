@@ -18,6 +18,7 @@ from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
 from drive.services import DriveError, StaleForm
 from scoring.forms import ResultForm
+from tables.models import Hand
 
 
 def _back(drive):
@@ -382,7 +383,8 @@ def hand_detail(request, drive_id: int, number: int):
     if hand is None:
         messages.error(request, f"There is no hand {number} yet.")
         return _back(drive)
-    return render(request, "drive/hand.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand)})
+    return render(request, "drive/hand.html",
+                  {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand), "Hand": Hand})
 
 
 @login_required

@@ -219,6 +219,9 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     assert "The last hand: closing it ends the drive and makes its standings final." in page
     # Hand 1's page, where its results are corrected, is a link away (a tester typed its address).
     assert f'<a href="/drives/{drive.pk}/hands/1">Hand 1</a>' in page and "/hands/2" not in page
+    closed = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    assert "Table 1" in closed and "Sit clockwise" not in closed  # nobody sits at a closed hand's tables
+    assert "Sit clockwise" in page
     assert "Film Fantasy" in page  # the header names the game
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
     assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway

@@ -67,6 +67,13 @@ def test_a_disputed_phone_entry_says_so(organiser, organiser_client):
     phone(drive, other).post(f"/{drive.join_code}/dispute",
                              {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
     assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (disputed)"
+    # The disputing phone learns that the organiser settled it, and how.
+    page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
+    assert "corrected by the organiser" not in page
+    correct(drive, table, organiser, 1)
+    page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
+    assert "confirmed" in page
+    assert f"Entered by {sidney.name} on their phone, corrected by the organiser: these points count." in page
 
 
 @pytest.mark.django_db
