@@ -16,7 +16,7 @@ ICE_CHOICES = [
     ["four", "The Ice Follies four (+5)"],
     ["five", "The four with the Joker (+10)"],
     ["joker_three", "Joker with three Ice Follies (+5)"],
-    ["joker", "The Joker alone (−5)"],
+    ["joker", "The Joker alone (-5)"],
 ]
 
 
