@@ -245,15 +245,18 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         bob_page.locator("#hand button.c").first.click()
         bob_page.select_option("#offer-to", label=ann)
         bob_page.click("#offer")
-        expect(ann_page.locator("#status")).to_contain_text(f"{bob} offers you 1 card")
+        expect(ann_page.locator("#status")).to_have_text("An offer for you: accept or decline it below.")
         expect(ann_page.locator("#offers")).to_be_visible()
+        expect(ann_page.locator("#offers li")).to_have_count(1)
+        expect(ann_page.locator("#offers li span").first).to_have_text(f"{bob} offers you 1 card.")
         expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)  # still chosen
         # The offer is in sight wherever the cards are scrolled: the dock stays at the screen's bottom.
         for where in ("0", "document.body.scrollHeight"):
             ann_page.evaluate(f"window.scrollTo(0, {where})")
             expect(ann_page.locator("#offers")).to_be_in_viewport()
             expect(ann_page.locator("#status")).to_be_in_viewport()
-        expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
+        expect(bob_page.locator("#status")).to_contain_text("Waiting for an answer to your offer")
+        expect(bob_page.locator("#offers li span").first).to_have_text(f"You offer 1 card to {ann}.")
         expect(ann_page.locator("#log li").first).to_have_text(f"{bob} offered 1 card to you.")  # the last move, in words
         expect(bob_page.locator("#log li").first).to_have_text(f"You offered 1 card to {ann}.")
 
@@ -261,9 +264,9 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         ann_page.locator("#offers button", has_text="Accept").click()
         expect(ann_page.locator("#status")).to_contain_text(f"Tap 1 of your cards to give {bob}")
         ann_page.locator("#offers button", has_text="Not now").click()
-        expect(ann_page.locator("#status")).to_contain_text(f"{bob} offers you 1 card")
+        expect(ann_page.locator("#status")).to_contain_text("An offer for you")
         expect(ann_page.locator("#offers button", has_text="Not now")).to_have_count(0)
-        expect(bob_page.locator("#status")).to_contain_text(f"Your offer to {ann} is waiting")
+        expect(bob_page.locator("#status")).to_contain_text("Waiting for an answer to your offer")
 
         # Ann takes it: Accept, then one card of hers. Her own answer ends the offer: no complaint.
         ann_page.locator("#offers button", has_text="Accept").click()

@@ -101,13 +101,13 @@
         if (taking) return ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
       }
       var incoming = offers.filter(function (o) { return o.to === v.seat; });
-      if (incoming.length > 1) return incoming.length + " offers for you: accept or decline below.";
-      if (incoming.length) {
-        return [joined(incoming.map(function (o) { return [nameOf(o.from), " offers you " + cards(o.count)]; }), "; "),
-          ": accept or decline below."];
+      // Who offers what, and to whom, the list below says (and the log, once): the line says
+      // only what is asked of the player.
+      if (incoming.length > 1) return incoming.length + " offers for you: accept or decline them below.";
+      if (incoming.length) return "An offer for you: accept or decline it below.";
+      if (offers.some(function (o) { return o.from === v.seat; })) {
+        return "Waiting for an answer to your offer. You can tap cards to offer more.";
       }
-      var mine = offers.filter(function (o) { return o.from === v.seat; });
-      if (mine.length) return ["Your offer to ", listNames(mine.map(function (o) { return o.to; })), " is waiting for an answer. You can tap cards to offer more."];
       return "Auction open: tap one to three cards to offer someone.";
     }
 
