@@ -37,9 +37,10 @@ def hands_csv(request, drive_id: int):
     writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "moved_up", "status", "source",
                      "corrected"])
     for s in selectors.hand_scores(drive):
+        moved_up = s.result.table.moved_up_id or s.result.mover_id  # recorded at the close; until then the result's
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
-            *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == (s.result.table.moved_up_id or s.result.mover_id)),
+            *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
             s.result.status, s.result.source, int(s.corrected),
         ])
     return response

@@ -52,7 +52,7 @@ def without_phone(table) -> list[str]:
 def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
     """What a result's entry answered, in its form's words (``scoring.forms.answer_words``), for
     the player asked to confirm it: ``table`` (question, answer) pairs, ``rows`` (score, its
-    seat's pairs) in seat order, ``mover``, the name of who wins the move, and ``moves``, what
+    seat's pairs) in seat order, and ``moves``, what
     the result does at Table ``number`` of ``tables`` (drive/movement.py): (name, "moves up")
     and (the name on the mover's left, "moves down"), "stays" at the top and the last table.
     No query: the scores and their players are read with the result, in seat order."""
@@ -68,8 +68,7 @@ def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
     if at is not None and tables > 1 and len(names) > 1:
         moves = [(names[at], "stays at the top table" if number == 1 else "moves up"),
                  (names[(at + 1) % len(names)], "stays at the last table" if number == tables else "moves down")]
-    return {"table": table, "rows": list(zip(scores, seats)), "mover": names[at] if at is not None else None,
-            "moves": moves}
+    return {"table": table, "rows": list(zip(scores, seats)), "moves": moves}
 
 
 @register.filter
