@@ -39,8 +39,8 @@ def result(ids: list[str], totals: list[int], decls: list[int], commit: int | fl
     """A result message for the players ``ids`` (their new totals and first facts); everybody's
     place ranked as the server ranks it (``names``: every player's id by name, the others on 0)."""
     new = {i: (t, d) for i, t, d in zip(ids, totals, decls)}
-    rows = [Row(name, new.get(pid, (0, 0))[0], facts=(new.get(pid, (0, 0))[1], 0), player_id=pid)
-            for name, pid in names.items()]
+    rows = [Row(name, new.get(pid, (0, 0))[0], facts=(new.get(pid, (0, 0))[1], 0), player_id=pid,
+                hands_played=int(pid in new)) for name, pid in names.items()]
     return "liveResult(" + json.dumps({
         "type": "result", "table": 1, "current": True, "status": "confirmed", "status_label": "Confirmed",
         "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "commit": commit,
@@ -64,8 +64,8 @@ def test_result_message_reorders_standings_and_older_one_is_ignored(server, brow
     table_1_ids = [ids[name] for name in at_table_1]
     others = sorted((n for n in ids if n not in at_table_1), key=str.lower)
     top, tens, last = at_table_1[0], sorted(at_table_1[1:3], key=str.lower), at_table_1[3]
-    expected = ([["1", top, "30"]] + [["=2", n, "10"] for n in tens]
-                + [["=4", n, "0"] for n in sorted([last, *others], key=str.lower)])
+    expected = ([["1", top, "30"]] + [["=2", n, "10"] for n in tens]  # the others have played no hand yet: "–"
+                + [["=4" if n == last else "–", n, "0"] for n in sorted([last, *others], key=str.lower)])
 
     for page in (board, organiser):
         page.wait_for_function("window.__reads > 0")  # the connect snapshot has set lastRead
