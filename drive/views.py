@@ -85,12 +85,17 @@ def drive_edit(request, drive_id: int):
                 form.save()
                 # Each table keeps its mode and its players from hand to hand: these two change
                 # the seating shown, between hands (during a hand they are refused).
+                # Another game (chosen before the first hand) may seat fewer at a table: it
+                # re-forms the seating as another table size does, once for both.
                 changes = {
                     "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
                     "preferred_table_size": lambda: services.drive_table_size_changed(drive),
                 }
+                changed = [f for f in changes if f in form.changed_data]
+                if form.cleaned_data["game"] != form.initial.get("game") and "preferred_table_size" not in changed:
+                    changed.append("preferred_table_size")
                 notes, refused_on = [], None
-                for field in (f for f in changes if f in form.changed_data):
+                for field in changed:
                     refused_on = field
                     notes.append(changes[field]())
         except DriveError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 
 from common.bidi import isolate
@@ -42,6 +42,7 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
         raise DriveError("Draw the seating first.")
     if hand.status != Hand.Status.SEATING:
         raise DriveError(f"Hand {hand.number} is already under way.")
+    _check_table_sizes(drive, hand)
     if _target_reached(drive, hand.number - 1):
         # Reached since the last close: the target was lowered on the drive's page, or a
         # correction took someone to the total. The drive ends at its target, not a hand later.
@@ -55,6 +56,19 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
     live.drive_changed(drive.pk)
     live.hand_started(hand)
     return hand
+
+
+def _check_table_sizes(drive: Drive, hand: Hand) -> None:
+    """Every table of ``hand`` has as many players as the drive's game is played by: a table
+    over it (bots added before the game was changed, say) would be neither dealt nor entered."""
+    game = drive.game_rules
+    sizes = hand.tables.order_by("number").annotate(n=Count("seats")).values_list("number", "n")
+    wrong = [(number, n) for number, n in sizes if not game.min_players <= n <= game.max_players]
+    if wrong:
+        number, n = wrong[0]
+        raise DriveError(f"Table {number} has {n} players: {game.name} is played by {game.min_players} to "
+                         f"{game.max_players} at a table: take a player (or a bot) out of the drive, and the "
+                         "seating is re-formed.")
 
 
 def players_at(table: TableHand) -> list[Player]:

@@ -286,14 +286,12 @@ def leave_phone(drive: Drive, player: Player) -> bool:
     return True
 
 
-MAX_SEATS = 10
-
-
 @transaction.atomic
 def add_bot(drive, table_id: int):
     """Seat a new bot ("Bot 1", "Bot 2"…) at a digital table of the seating shown between hands.
 
-    Refused: the hand has started, the table plays with cards, or the table is full (10).
+    Refused: the hand has started, the table plays with cards, or the table is full (the game's
+    most players at a table).
     A bot is a player of the drive (it scores and moves like anyone) marked by ``BotPlayer``.
     """
     drive = lock(drive)
@@ -308,8 +306,10 @@ def add_bot(drive, table_id: int):
     if table.play_mode != TableHand.PlayMode.DIGITAL:
         raise DriveError(f"Table {table.number} plays with cards: switch it to the phones first.")
     seats = table.seats.count()
-    if seats >= MAX_SEATS:
-        raise DriveError(f"Table {table.number} is full.")
+    game = drive.game_rules
+    if seats >= game.max_players:
+        raise DriveError(f"Table {table.number} is full: {game.name} is played by at most {game.max_players} "
+                         "at a table.")
     taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
     if len(taken) >= MAX_PLAYERS:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players, bots included.")

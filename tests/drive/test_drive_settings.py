@@ -220,3 +220,40 @@ def test_a_drives_name_keeps_nothing_invisible(organiser_client):
     assert organiser_client.post("/drives/new", data).status_code == 302
     assert Drive.objects.get().name == "Quiz night"
 
+
+
+def test_another_game_chosen_before_the_first_hand_re_forms_the_tables_it_cannot_seat(organiser_client, organiser):
+    """Found from outside: bots added to a Film Fantasy table of the seating shown (7 at it),
+    then the game changed to Wonderland (2 to 6 at a table), said "Saved." and kept the table of
+    7; hand 1 then started with that table neither dealt nor enterable (a server error on its
+    result page). Another game now re-forms the seating shown, as another table size does, and
+    a hand with a table its game cannot seat does not start."""
+    drive = seated_drive(organiser, 4, start=False, play_mode="digital")
+    table = drive.hands.get().tables.get()
+    for _ in range(3):
+        services.add_bot(drive, table.pk)
+    assert table.seats.count() == 7
+    data = {"name": "Test drive", "date": "2026-12-05", "game": "wonderland", "target": "hands", "target_hands": 5,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True)
+    assert "Saved: the seating for hand 1 now has tables of 4 and 3." in response.content.decode()
+    drive.refresh_from_db()
+    assert drive.game == "wonderland"
+    sizes = sorted(t.seats.count() for t in drive.hands.get().tables.all())
+    assert sizes == [3, 4]
+    services.start_hand(drive)
+    assert all(t.state is not None for t in drive.hands.get().tables.all())  # every table dealt
+
+
+def test_a_hand_with_a_table_its_game_cannot_seat_does_not_start(organiser):
+    from tables.models import Seat
+
+    drive = seated_drive(organiser, 6, start=False, game="alice", preferred_table_size=6)
+    hand = drive.hands.get()
+    table = hand.tables.get()
+    extra = drive.players.create(name="Seventh")  # as no service seats a player: the guard's own test
+    Seat.objects.create(table=table, hand=hand, player=extra, position=6)
+    with pytest.raises(services.DriveError, match=r"^Table 1 has 7 players: Alice is played by 2 to 6 at a table"):
+        services.start_hand(drive)
+    hand.refresh_from_db()
+    assert hand.status == "seating"

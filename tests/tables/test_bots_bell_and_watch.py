@@ -229,6 +229,18 @@ def test_a_bot_cannot_join_a_full_drive(transactional_db, organiser, monkeypatch
     assert drive.players.count() == 3
 
 
+def test_a_bot_cannot_join_a_table_its_game_plays_full(transactional_db, organiser):
+    """Found from outside: bots joined an Alice table up to 10 (the most any game seats), and
+    the hand then could not be dealt. A table is full at its game's most players."""
+    drive = digital_drive(organiser, 4, start=False, game="alice")
+    table = table_of(drive)
+    for _ in range(2):
+        services.add_bot(drive, table.pk)
+    with pytest.raises(services.DriveError, match=r"^Table 1 is full: Alice is played by at most 6 at a table\.$"):
+        services.add_bot(drive, table.pk)
+    assert table.seats.count() == 6 and drive.players.count() == 6
+
+
 def _two_people_and_two_bots_dealt(organiser, monkeypatch):
     """A table of two players and two bots (seats 2 and 3), its hand dealt; the test moves the bots."""
     from tables import bots
