@@ -74,10 +74,15 @@ def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
         raise StaleForm(f"This was for hand {shown.hand}{over}: {hand_now(hand)}. {LOOK_NOW}")
 
 
+ON_THE_PHONES = "This table plays on the phones: its result is recorded automatically."
+
+
 def locked_for_players(table: TableHand, result: Result | None) -> str | None:
-    """Why no player may enter ``table``'s result now (confirmed: only the organiser changes it;
-    disputed: the organiser settles it), or None. The entry page says it instead of showing a
-    form that would be refused."""
+    """Why no player may enter ``table``'s result now (played on the phones: the engine records
+    it; confirmed: only the organiser changes it; disputed: the organiser settles it), or None.
+    The entry page says it instead of showing a form that would be refused."""
+    if table.play_mode != TableHand.PlayMode.PHYSICAL:
+        return ON_THE_PHONES
     if result is None:
         return None
     if result.status == Result.Status.CONFIRMED:
@@ -198,7 +203,7 @@ def enter(
         return Submitted(earlier, repeated=True)
     table, players = _my_table_as_read(drive, player, shown, read)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
-        raise DriveError("This table plays on the phones: its result is recorded automatically.")
+        raise DriveError(ON_THE_PHONES)
     outcome = outcome_for(drive, len(players), summary, [p.name for p in players])
     # With who entered it, for the refusal that names them (the lock: the result's row only).
     existing = one_or_none(Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table))

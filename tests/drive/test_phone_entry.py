@@ -92,6 +92,18 @@ def test_the_entry_page_of_a_confirmed_or_disputed_result_shows_no_form_to_send(
     assert Result.objects.get().revision == settled.revision  # nothing written
 
 
+def test_the_entry_page_of_a_table_on_the_phones_says_its_result_is_recorded_there(organiser):
+    """Found from outside: a player of a table on the phones could open the paper entry form,
+    and learnt only on sending it that the engine records the result."""
+    drive = seated_drive(organiser, 4, play_mode="digital")
+    player = seat_players(drive.hands.get().tables.get())[0]
+    response = phone_for(drive, player).get(f"/{drive.join_code}/enter", follow=True)
+    assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
+    page = text(response)
+    assert "This table plays on the phones: its result is recorded automatically." in page
+    assert "Send the result" not in page
+
+
 def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0]))
