@@ -219,4 +219,5 @@ class SwapForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(max_length=300, required=False, label="Reason for the correction")
+    reason = forms.CharField(max_length=300, required=False, label="Reason for the correction", error_messages={
+        "max_length": "Keep the reason for the correction to %(limit_value)d characters (it has %(show_value)d)."})

@@ -302,7 +302,7 @@ def result_edit(request, drive_id: int, table_id: int):
             _say_the_moves_stand(request, drive, table, existing, result)
             return _back(drive)
     elif request.method == "POST":
-        error = form.unanswered() or None  # (a missing reason shows at its own field)
+        error = form.unanswered() or " ".join(reason_form.errors.get("reason", [])) or None
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,

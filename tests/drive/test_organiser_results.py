@@ -52,6 +52,10 @@ def test_correction_through_the_page_requires_a_reason(organiser_client, organis
         data[f"seat{i}_ice"] = "none"
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert "Give a reason" in response.content.decode()
+    # One too long (a forged form: the box takes 300) is refused, and the page says why.
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "reason": "x" * 301})
+    assert response.status_code == 200 and not Correction.objects.exists()
+    assert "Keep the reason for the correction to 300 characters (it has 301)." in response.content.decode()
     data["reason"] = "Cy declared"
     organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert Correction.objects.get().reason == "Cy declared"
