@@ -139,9 +139,11 @@ def players_add(request, drive_id: int):
     if added:
         messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}.")
     if refused:
-        # What could not be added stays in the box, each name with its reason in the message.
-        messages.error(request, f"Not added ({len(refused)}), back in the box to mend: "
-                                + " ".join(reason for _name, reason in refused))
+        # What could not be added stays in the box, each name with its reason in the message
+        # (a reason shared by several said once; the first ten reasons, then how many more).
+        reasons = list(dict.fromkeys(reason for _name, reason in refused))
+        more = f" And {len(reasons) - 10} more." if len(reasons) > 10 else ""
+        messages.error(request, f"Not added ({len(refused)}), back in the box to mend: " + " ".join(reasons[:10]) + more)
         _keep_draft(request, drive, "\n".join(name for name, _reason in refused))
     return _back(drive)
 

@@ -107,8 +107,8 @@ def parse_names(text: str) -> list[str]:
 def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, str]]]:
     """The organiser's pasted list: every name that can be added is (``add_players``); the others
     come back with why, ``(added, [(name, reason), ...])``: too long, already in the drive, or
-    beyond what a drive holds; a name the list itself has already (any case: "Zed" then "zed")
-    comes back as one already in the drive does."""
+    beyond what a drive holds (one reason for those); a name the list itself has already (any
+    case: "Zed" then "zed") comes back as one already in the drive does."""
     drive = lock(drive)
     names, refused, repeats = _read_names(text)
     existing = {name_key(p.name): p.name for p in drive.players.only("name")}
@@ -126,8 +126,11 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
         spelt = f" (as {isolate(kept)})" if kept != name else ""
         refused.append((name, f"{isolate(name)} is in this {where} already{spelt}: add an initial to tell them apart."))
     room = max(0, MAX_PLAYERS - len(existing))
-    for name in fresh[room:]:
-        refused.append((name, f"{isolate(name)}: this drive holds at most {MAX_PLAYERS} players."))
+    over = fresh[room:]
+    if over:  # one reason for them all (3,000 names pasted said it 2,800 times)
+        plural = "names are" if len(over) > 1 else "name is"
+        said = f"The last {len(over)} {plural} over the {MAX_PLAYERS} players a drive holds."
+        refused.extend((name, said) for name in over)
     fresh = fresh[:room]
     if not fresh and not refused:
         raise DriveError("Give at least one name.")

@@ -40,6 +40,26 @@ def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_dr
     assert "Zed is in this drive already (as Zed)" not in text  # a tester read "Ann … (as Ann)"
 
 
+def test_names_over_what_a_drive_holds_are_refused_with_one_reason(organiser, organiser_client, monkeypatch):
+    """Found from outside: 3,300 names pasted gave one message of 131 KB, "N: this drive holds at
+    most 500 players." 2,800 times. The names over the limit share one reason, said once, and a
+    message says at most ten reasons."""
+    monkeypatch.setattr(services.players, "MAX_PLAYERS", 5)
+    drive = make_drive(organiser, 0)
+    names = [f"P{i}" for i in range(1, 9)]
+    page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(names)}, follow=True)
+    text = shown(page.content.decode())
+    assert drive.players.count() == 5
+    assert "Not added (3), back in the box to mend: The last 3 names are over the 5 players a drive holds." in text
+    assert text.count("players a drive holds") == 1
+    box = page.content.decode()
+    assert box[box.index("<textarea"):box.index("</textarea>")].split(">", 1)[1].split() == names[5:]
+    long_ones = [f"{i:02d}{'L' * 41}" for i in range(12)]  # twelve reasons: ten said
+    text = shown(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(long_ones)},
+                                       follow=True).content.decode())
+    assert "Not added (12)" in text and text.count("is too long") == 10 and "And 2 more." in text
+
+
 def test_the_dashboard_counts_the_players_still_in_the_drive_and_says_how_many_left(organiser, organiser_client):
     drive = make_drive(organiser, 0)
     organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(f"P{i}" for i in range(1, 10))})
