@@ -123,6 +123,8 @@ def claim(request, code: str):
             if has_control_characters(new_name):
                 raise DriveError("Type your name with letters, not control characters.")
             names = services.parse_names(new_name)
+            if not names:  # (nothing but invisible characters)
+                raise DriveError("Type your name.")
             if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
                 raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
                                  if "," in unicodedata.normalize("NFKC", new_name) else "Type just your own name.")

@@ -97,7 +97,7 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
     tied = [s for s, k in enumerate(sets) if k == best] if best else []
     if len(tied) > 1:
         if last is None:
-            raise GameError(f"{and_list([_who(s) for s in tied])} tie on {best} sets each: "
+            raise GameError(f"{and_list([_who(s) for s in tied])} tie on {best} set{'s' if best != 1 else ''} each: "
                             "say which of them laid a set last.")
         if last not in tied:
             raise GameError(f"{_who(last)} is not one of the players tied on most sets "

@@ -150,7 +150,7 @@ class FilmFantasyHand:
         if len(action) != len(allowed) or not allowed.issuperset(action):
             extra = sorted(str(k) for k in action if k not in allowed)
             missing = sorted(allowed.difference(action))
-            raise GameError(f"A {kind} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
+            raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
         _HANDLERS[kind](self, seat, action)
         self.version += 1
 

@@ -221,6 +221,9 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     assert f'<a href="/drives/{drive.pk}/hands/1">Hand 1</a>' in page and "/hands/2" not in page
     closed = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
     assert "Table 1" in closed and "Sit clockwise" not in closed  # nobody sits at a closed hand's tables
+    for number, said in ((3, "There is no hand 3 yet."), (0, "There is no hand 0.")):
+        page = organiser_client.get(f"/drives/{drive.pk}/hands/{number}", follow=True).content.decode()
+        assert said in page
     assert "Sit clockwise" in page
     assert "Film Fantasy" in page  # the header names the game
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)

@@ -27,7 +27,7 @@ def test_on_the_phones_the_drive_draws_the_dealer_seeded_and_logged():
 
 def test_a_refused_action_says_why_and_changes_nothing():
     h = three()
-    refused(h, 0, {"type": "ask", "to": 1}, "missing ['card']")
+    refused(h, 0, {"type": "ask", "to": 1}, "The 'ask' action takes ['card', 'to', 'type']; extra [], missing ['card']")
     refused(h, 0, {"type": "dance"}, "Unknown action")
     refused(h, 0, "take", "object")
     refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
@@ -197,6 +197,7 @@ def test_an_entered_tie_moves_the_tied_player_who_laid_a_set_last_and_no_set_the
     # "Seat 2" (counted from 0) is what the drive turns into the player's name (tests/games/test_alice_drive.py).
     (entry(0, (5, 3, 1)), "9 sets entered (Seat 0 5, Seat 1 3 and Seat 2 1), but the pack holds only 8."),
     (entry(0, (3, 3, 2)), "Seat 0 and Seat 1 tie on 3 sets each: say which of them laid a set last."),
+    (entry(0, (1, 1, 0)), "Seat 0 and Seat 1 tie on 1 set each: say which of them laid a set last."),
     (entry(0, (3, 3, 2), last_set=2), "Seat 2 is not one of the players tied on most sets (Seat 0 and Seat 1)"),
     (entry(0, (4, 3, 1), last_set=1), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
     (entry(0, (0, 0, 0), last_set=1), "Nobody laid a set, so there is no tie to break"),
