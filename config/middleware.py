@@ -1,5 +1,5 @@
-"""Requests refused before any view (a form body Django will not read), and the middleware
-chain kept in one thread."""
+"""Requests refused before any view (a method no page answers, a form body Django will not
+read), and the middleware chain kept in one thread."""
 
 from __future__ import annotations
 
@@ -21,6 +21,25 @@ def _refusal(exc: Exception) -> tuple[int, str]:
     if isinstance(exc, MultiPartParserError):
         return 400, f"This form could not be read ({exc})."
     return 400, str(exc)
+
+
+class KnownMethods:
+    """Every page here answers GET (and HEAD) or takes a POST: any other method (PUT, DELETE,
+    PATCH, OPTIONS, TRACE…) gets 405 with the methods allowed and one line in the log, where the
+    views would have answered it as a GET, with the page."""
+
+    ALLOWED = ("GET", "HEAD", "POST")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method not in self.ALLOWED:
+            response = _refused(request, f"This address does not answer {request.method[:20]}.", 405,
+                                "Refused a method")
+            response["Allow"] = ", ".join(self.ALLOWED)
+            return response
+        return self.get_response(request)
 
 
 class UnreadableForm:

@@ -93,3 +93,21 @@ def test_an_address_with_too_many_parameters_is_refused_in_one_line(db, settings
     assert len(lines) == 1 and "Refused an address" in lines[0].getMessage(), [r.getMessage() for r in lines]
     assert lines[0].exc_info is None and not lines[0].exc_text
     assert Client().get(f"{path}?p=1").status_code in (200, 302)  # a few parameters are read as ever
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"])
+def test_a_method_no_page_answers_is_refused_in_one_line_and_writes_nothing(world, caplog, method):
+    """Found from outside: PUT, DELETE and the like on the organiser's pages answered 200 with the
+    page, as a GET. Every page answers GET and HEAD or takes a POST; anything else is 405."""
+    before = snapshot()
+    for client, path in ((world.organiser_client(), f"/drives/{world.drive.pk}/"),
+                         (world.phone(world.enterer), f"/{world.code}/enter"), (Client(), "/healthz")):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            response = client.generic(method, path, b"name=Renamed")
+        assert response.status_code == 405 and response["Allow"] == "GET, HEAD, POST", (method, path)
+        assert f"does not answer {method}" in response.content.decode()
+        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert len(lines) == 1 and "Refused a method" in lines[0].getMessage() and lines[0].exc_info is None
+    assert snapshot() == before
+    assert Client().head("/healthz").status_code == 200
