@@ -33,8 +33,10 @@ def hands_csv(request, drive_id: int):
     # A table's players in seat order; ``moved_up``: the one who moved up from the table when its
     # hand closed (a correction made after the close leaves the moves as made), or whom its
     # result moves up when the hand closes;
-    # ``corrected``: the organiser changed the result after it was entered (the log says how).
-    writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "moved_up", "status", "source",
+    # ``mover``: 1 for the player the hand's result moved up (at the top table: kept there), as
+    # the close recorded it. ``corrected``: the organiser changed the result after it was
+    # entered (the log says how).
+    writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "mover", "status", "source",
                      "corrected"])
     for s in selectors.hand_scores(drive):
         moved_up = s.result.table.moved_up_id or s.result.mover_id  # recorded at the close; until then the result's

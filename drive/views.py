@@ -326,9 +326,11 @@ def _say_the_moves_stand(request, drive, table, before, after) -> None:
     next_hand = selectors.current_hand(drive)
     then = (f" Swap players in the seating for hand {next_hand.number} if they should sit otherwise."
             if next_hand is not None and next_hand.status == next_hand.Status.SEATING else "")
+    # At the top table the mover stays (docs/drive-rules.md): said as it happened.
+    moved_how = "stayed at the top table" if table.number == 1 else "moved up from this table"
     messages.warning(request, format_html(
-        "Hand {} is closed: its moves stand as made, with {} counted as the one who moved up from this table, not {}.{}",
-        table.hand.number, bdi(was), bdi(now), then,
+        "Hand {} is closed: its moves stand as made, with {} counted as the one who {}, not {}.{}",
+        table.hand.number, bdi(was), moved_how, bdi(now), then,
     ))
 
 

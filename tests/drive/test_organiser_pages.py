@@ -52,7 +52,7 @@ def test_exports(organiser_client, organiser):
     # The table's players in seat order, and the one who moved up marked.
     seat_order = [s.player.name for s in table.seats.select_related("player").order_by("position")]
     assert [r[2].lstrip("'") for r in rows[1:]] == seat_order
-    moved = rows[0].index("moved_up")
+    moved = rows[0].index("mover")
     assert [r[2].lstrip("'") for r in rows[1:] if r[moved] == "1"] == [table.result.mover.name]
     corrected = rows[0].index("corrected")
     assert {r[corrected] for r in rows[1:]} == {"1"}  # the organiser's correction shows

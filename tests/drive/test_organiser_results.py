@@ -191,19 +191,19 @@ def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stan
     page = response.content.decode()
     assert "Table 1, hand 1: result saved." in page
     assert (f"Hand 1 is closed: its moves stand as made, with <bdi>{seated[1].name}</bdi> counted as the one who "
-            f"moved up from this table, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
+            f"stayed at the top table, not <bdi>{seated[3].name}</bdi>. Swap players in the seating for hand 2 "
             "if they should sit otherwise.") in page
     assert Result.objects.get(table=t1).mover_id == seated[3].pk
     assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
     # The hands' export says who moved (found by QA: it named the corrected declarer).
     rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
                                        .content.decode("utf-8-sig"))))
-    moved = rows[0].index("moved_up")
+    moved = rows[0].index("mover")
     assert [r[2] for r in rows[1:] if r[:2] == ["1", "1"] and r[moved] == "1"] == [seated[1].name]
     # Corrected again, back to Bob and then to Cy: still said against the move as made.
     page = organiser_client.post(f"/drives/{drive.pk}/results/{t1.pk}", {**data, "declarer": "2", "seen_revision": "2"},
                                  follow=True).content.decode()
-    assert f"with <bdi>{seated[1].name}</bdi> counted as the one who moved up from this table, not <bdi>{seated[2].name}</bdi>" in page
+    assert f"with <bdi>{seated[1].name}</bdi> counted as the one who stayed at the top table, not <bdi>{seated[2].name}</bdi>" in page
     # Table 2 corrected with the same declarer (another player's sets): nothing to say of the moves.
     page = organiser_client.post(f"/drives/{drive.pk}/results/{t2.pk}", {**data, "declarer": "0", "seat1_sets": "1",
                                                                           "seen_revision": "1"}, follow=True).content.decode()

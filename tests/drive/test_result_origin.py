@@ -59,6 +59,23 @@ def test_a_phones_entry_names_its_player_and_a_correction_the_organiser(organise
 
 
 @pytest.mark.django_db
+def test_a_phone_entry_nobody_confirmed_says_the_close_accepted_it(organiser, organiser_client):
+    """Found by a tester: "Close anyway" over an entry nobody had confirmed left it "confirmed",
+    with nothing to say that nobody at the table had."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney = seated_players(table)[0]
+    phone_entry(drive, sidney, 0, "sidney-3")
+    services.close_hand(drive, force=True)
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, accepted when the hand was closed before anyone confirmed it "
+        "(confirmed)")
+    correct(drive, table, organiser, 1)
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+
+
+@pytest.mark.django_db
 def test_a_disputed_phone_entry_says_so(organiser, organiser_client):
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
