@@ -85,7 +85,6 @@ class ThrowawayDatabase:
             self.url = f"sqlite:///{os.path.join(self.tmp, 'bench.sqlite3')}"
         os.environ["DATABASE_URL"] = self.url
         os.environ["DATA_DIR"] = self.tmp  # secret key, static root: nothing written to data/
-        os.makedirs(os.path.join(self.tmp, "staticfiles"), exist_ok=True)
 
     def drop(self) -> None:
         if self.pg_name:

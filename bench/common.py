@@ -69,7 +69,6 @@ class ThrowawayDatabase:
 
     def __init__(self, admin_url: str | None, prefix: str = "bench") -> None:
         self.tmp = tempfile.mkdtemp(prefix=f"{prefix}_")
-        os.makedirs(os.path.join(self.tmp, "staticfiles"), exist_ok=True)
         self.admin_url = admin_url
         self.pg_name: str | None = None
         if admin_url:

@@ -196,7 +196,8 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT = DATA_DIR / "staticfiles"  # collectstatic's, for a server in front (docs/operations.md)
+STATIC_ROOT.mkdir(exist_ok=True)  # (empty, it is looked in for nothing: WhiteNoise warned at every start)
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
