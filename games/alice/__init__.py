@@ -51,8 +51,9 @@ class Alice(Game):
                       "on their left moves DOWN.")
     how_to_play = (
         "On your turn take a card from the face-up row, or ask another player for a card of a set you hold. "
-        "They must give it, unless they play a White Rabbit to refuse; a Cheshire Cat gives the asker a second "
-        "try. A set of five cards of one letter is laid at once: 5 points each. Most sets moves up."
+        "They must give it (and you go on), unless they play a White Rabbit to refuse; when they do not hold "
+        "it, a Cheshire Cat lets you go on all the same. A set of five cards of one letter is laid at "
+        "once: 5 points each."
     )
     target_total = 75  # an average player scores about 10 points a hand (manage.py simulate, four players)
     # View keys that change without changing what a seat decides on (tables.digital.seat_basis):

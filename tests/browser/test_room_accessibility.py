@@ -89,7 +89,7 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             desk.goto(f"{server.url}/drives/{pk}/")
             expect(desk.get_by_role("heading", name="Standings")).to_be_visible()
             first = desk.locator("form ul.small li bdi").first.inner_text()
-            expect(desk.get_by_role("button", name=f"{first} leaves", exact=True)).to_be_visible()
+            expect(desk.get_by_role("button", name=f"Take {first} out", exact=True)).to_be_visible()
             expect(desk.get_by_role("textbox", name="Names")).to_be_visible()
             assert_accessible(desk, f"{game}: dashboard")
             desk.goto(f"{server.url}/drives/{pk}/standings")

@@ -61,7 +61,7 @@
 
     // --- drawing the view -----------------------------------------------------------------
     function seat(v, i) {
-      return { after: " · " + v.counts[i], waiting: v.pass_pending.indexOf(i) >= 0 };
+      return { after: " · " + cards(v.counts[i]), waiting: v.pass_pending.indexOf(i) >= 0 };
     }
 
     function render(v) {

@@ -207,7 +207,9 @@
       return " — " + why.join("; ") + (r.mover === i ? "; top scorer" : "");
     }
     function resultMore(v) {
-      return [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + cardName(v.pool_of_tears) +
+      // The Pool of Tears card named as the drive's form and the page's rules name it ("Plain picture 16").
+      var pool = (v.pool_of_tears[0] === "S" ? "Star" : "Plain") + " picture " + num(v.pool_of_tears);
+      return [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + pool +
         "), 10 for the most cards taken (nobody on a tie).", "small muted")];
     }
 
