@@ -36,7 +36,7 @@ def hands_csv(request, drive_id: int):
     # ``mover``: 1 for the player the hand's result moved up (at the top table: kept there), as
     # the close recorded it. ``corrected``: the organiser changed the result after it was
     # entered (the log says how).
-    writer.writerow(["hand", "table", "player", "points", *(f.key for f in facts), "mover", "status", "source",
+    writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
                      "corrected"])
     for s in selectors.hand_scores(drive):
         moved_up = s.result.table.moved_up_id or s.result.mover_id  # recorded at the close; until then the result's

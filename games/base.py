@@ -100,12 +100,20 @@ class Fact:
     """A per-hand fact the standings keep for each player: a whole number in ``Score.details``
     under ``key``, totalled over the drive by summing (or, with ``best``, by taking the player's
     best single hand). ``label`` heads its standings column; ``note`` follows a player's points
-    on a hand where the fact is not 0 ("declared")."""
+    on a hand where the fact is not 0 ("declared"). ``hand_key`` and ``hand_label`` name one
+    hand's value where it is not the drive's (the hands' CSV column, the score card's heading:
+    "won" for "hands_won", "Sets" for "Best hand (sets)"); the key and the label by default."""
 
     key: str
     label: str
     note: str = ""
     best: bool = False
+    hand_key: str = ""
+    hand_label: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hand_key", self.hand_key or self.key)
+        object.__setattr__(self, "hand_label", self.hand_label or self.label)
 
 
 def and_list(words: list[str]) -> str:

@@ -42,8 +42,8 @@ class Alice(Game):
     )
     # Standings: points, then hands won (moved up), then the most sets laid in one hand.
     facts = (
-        Fact(key="hands_won", label="Hands won", note="won the hand"),
-        Fact(key="best_hand_sets", label="Best hand (sets)", best=True),
+        Fact(key="hands_won", label="Hands won", note="won the hand", hand_key="won", hand_label="Won"),
+        Fact(key="best_hand_sets", label="Best hand (sets)", best=True, hand_key="sets", hand_label="Sets"),
     )
     prizes = (Prize(key="most_hands_won", title="Most hands won", fact="hands_won"),)
     tie_break_words = "Level on points? More hands won first, then the most sets laid in one hand."

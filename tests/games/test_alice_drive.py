@@ -5,7 +5,9 @@ won and the best hand's sets; no page of the drive says a word of another game."
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 import uuid
 from pathlib import Path
@@ -151,6 +153,17 @@ def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, or
     order = list(rows)
     keys = [(rows[n][0], rows[n][1], rows[n][2]) for n in order]
     assert keys == sorted(keys, reverse=True)
+
+    # One hand's facts under one hand's names (a tester read "Best hand (sets)" over each hand's
+    # sets on the score cards, and `hands_won` over a hand's 1 or 0 in the CSV).
+    pages["score cards"] = client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    assert "<th>Won</th><th>Sets</th>" in pages["score cards"] and "Best hand" not in pages["score cards"]
+    hands_csv = client.get(f"/drives/{drive.pk}/export/hands.csv").content.decode("utf-8-sig")
+    header, *lines = list(csv.reader(io.StringIO(hands_csv)))
+    assert header[4:7] == ["won", "sets", "mover"]
+    for line in lines:
+        assert int(line[5]) == sets[line[2].lstrip("'")][int(line[0]) - 1], line
+        assert line[4] == line[6]  # a hand is won by the player it moves up
 
     for where, page in pages.items():
         no_other_games_words(page, where)
