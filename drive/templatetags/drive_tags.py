@@ -107,7 +107,7 @@ CHART_VH, CHART_TALL_VH, LABEL_VH = 52, 33, 3.6
 LABEL_GAP = 100 * LABEL_VH / CHART_VH  # % of the plot between two names (wide)
 LABEL_GAP_TALL = 100 * LABEL_VH / CHART_TALL_VH
 TIE_STEP = 2.2  # % of the plot between two lines at the same total: drawn side by side
-PLOT_TOP, PLOT_BOTTOM = 4, 96  # % of the plot: room for the tied lines' offsets
+PLOT_TOP, PLOT_BOTTOM = 5, 95  # % of the plot: room for the offsets of five tied lines
 
 
 @register.simple_tag
@@ -116,7 +116,8 @@ def chart_svg(chart: dict) -> str:
     lines (an SVG stretched to its box, the strokes kept their width), and in HTML, sized with
     the board, each leader's name and total at their line's end and the hands' numbers below.
     A name too long for its place is shortened with an ellipsis (CSS); the total never is.
-    Lines at the same total are drawn apart, side by side, and so are their names.
+    Lines at the same total after a hand are drawn apart, side by side, and so are their names;
+    they all start from 0 at one point.
     "" when there is nothing to draw."""
     series = chart.get("series") or []
     hands = chart.get("hands") or 0
@@ -133,8 +134,9 @@ def chart_svg(chart: dict) -> str:
         return PLOT_TOP + (PLOT_BOTTOM - PLOT_TOP) * (top - v) / span
 
     # Equal totals after a hand, drawn apart: the first in the standings highest (y grows down).
+    # Every line starts at one point, 0 before the first hand.
     offset = [[0.0] * (hands + 1) for _ in series]
-    for i in range(hands + 1):
+    for i in range(1, hands + 1):
         groups: dict[int, list[int]] = {}
         for n, s in enumerate(series):
             groups.setdefault(s["points"][i], []).append(n)

@@ -40,6 +40,18 @@ def test_equal_totals_are_drawn_side_by_side_the_first_in_the_standings_highest(
     assert at["Ann"][0] < at["Bob"][0]
 
 
+def test_every_line_starts_at_one_point_on_the_zero_line_and_stays_on_the_plot():
+    """Found by a tester: before the first hand everyone was on 0, yet the lines started at
+    different heights, one below the zero line."""
+    series = [{"name": n, "points": [0, 0, 0]} for n in ("Ann", "Bob", "Cy", "Di", "Ed")]
+    html = str(chart_svg({"hands": 2, "series": series}))
+    starts = {points.split()[0] for points in re.findall(r'points="([^"]+)"', html)}
+    zero = re.search(r'class="chart-zero" x1="0" y1="([\d.]+)"', html).group(1)
+    assert starts == {f"0.00,{zero}"}
+    ys = [float(p.split(",")[1]) for points in re.findall(r'points="([^"]+)"', html) for p in points.split()]
+    assert 0 <= min(ys) and max(ys) <= 100  # five tied lines drawn apart, all on the plot
+
+
 def test_names_far_apart_sit_at_their_lines_ends():
     series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 20]), ("Bob", [0, 5]))]
     html = chart_svg({"hands": 1, "series": series})
