@@ -251,10 +251,13 @@
       if (card) client.send({ type: "ask", to: to, card: card });
     }
 
-    // The whole public log the view carries, oldest first, folded away.
+    // The whole public log the view carries, oldest first, folded away: the newest 100 entries
+    // (games/alice/hand.py VIEW_LOG), saying so when the hand has more.
     function renderHistory(v) {
       var ol = $("alice-log");
       ol.textContent = "";
+      if (v.log_from) ol.appendChild(el("li", "The first " + v.log_from + " moves of the hand are left out; the last " +
+        v.log.length + " follow.", "muted"));
       v.log.forEach(function (e) {
         var line = logLine(e, v);
         if (line) ol.appendChild(el("li", line));
