@@ -102,14 +102,20 @@ class ResultForm(forms.Form):
         return summary
 
 
-def answer_words(spec: dict, players: Sequence[str], summary: dict | None) -> tuple[list, list]:
+def answer_words(spec: dict, players: Sequence[str], summary: dict | None, *, quiet: bool = False
+                 ) -> tuple[list, list]:
     """An entered summary in the form's own words, for the player who checks it: the table's
     answers as (question, answer) pairs, and each seat's in seat order (``players``). Answers
     the spec does not ask (a digital hand's extras) and values it does not know are left out, as
     is the answer to a question asked only once another was (``asked_if``) when that one's
-    answer is "nobody".
+    answer is "nobody". ``quiet``: a question left at its default "nobody" is left out too
+    (Alice's "Tied on most sets: who laid a set last? No tie for most sets" said nothing to
+    the player checking; the correction log keeps it, to show a change).
     Plain lookups, no form: the phones' live fragments show it for every table."""
     summary = summary or {}
+
+    def said(field: dict, value: Any) -> bool:
+        return not (quiet and value is None and "default" in field and field["default"] is None)
 
     def words(field: dict, value: Any) -> str | None:
         if field["type"] == "seat":
@@ -119,7 +125,7 @@ def answer_words(spec: dict, players: Sequence[str], summary: dict | None) -> tu
         return next((w for v, w in field["choices"] if v == value and type(v) is type(value)), None)
 
     table = [(f["label"], w) for f in spec["table"]
-             if f["name"] in summary and (w := words(f, summary[f["name"]])) is not None
+             if f["name"] in summary and said(f, summary[f["name"]]) and (w := words(f, summary[f["name"]])) is not None
              and (not f.get("asked_if") or summary.get(f["asked_if"]) is not None)]
     holdings = summary.get("holdings") or []
     seats = []

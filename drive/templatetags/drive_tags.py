@@ -62,7 +62,7 @@ def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
         spec = game.entry_spec(len(names))
     except ValueError:  # (a GameError: a table size the game does not play)
         spec = {"table": [], "seat": []}
-    table, seats = answer_words(spec, names, result.summary)
+    table, seats = answer_words(spec, names, result.summary, quiet=True)
     at = next((i for i, s in enumerate(scores) if s.player_id == result.mover_id), None)
     moves = []
     if at is not None and tables > 1 and len(names) > 1:

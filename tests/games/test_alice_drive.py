@@ -53,6 +53,10 @@ def enter_on_a_phone(drive, number, sets, dealer, last_set=None) -> None:
     data = {**answers(sets, dealer, last_set), "client_key": uuid.uuid4().hex, "seen_revision": "0",
             **shown_for(enterer, hand.number, table.number)}
     assert phone(drive, enterer).post(f"/{drive.join_code}/enter", data).status_code == 302
+    # What the confirmer checks: the answers given; the tie question only when there was a tie.
+    shown = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, confirmer).get(f"/{drive.join_code}/me").content.decode()))
+    assert f"Who dealt? {players[dealer].name}" in shown
+    assert ("Tied on most sets" in shown) == (last_set is not None)
     confirmed = phone(drive, confirmer).post(
         f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(confirmer, hand.number, table.number)})
     assert confirmed.status_code == 302
