@@ -85,8 +85,8 @@ class SyncChain:
     mode, called directly in the request's thread.
 
     Django runs a middleware that can be either in the mode of the one after it, the view's
-    handler being async under ASGI. WhiteNoise and ``UnreadableForm`` are sync only, so without
-    this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
+    handler being async under ASGI. WhiteNoise, ``KnownMethods`` and ``UnreadableForm`` are sync
+    only, so without this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
     mode, and each of their hooks was handed to the request's thread and back: some ten hops
     between the event loop and a thread for every request. Measured: 5.8 ms of the server's CPU
     for a page (GET /login/) with it, 7.1-9.2 without (docs/benchmarks.md). Tested by

@@ -30,16 +30,14 @@ def hands_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     response, writer = _csv_response(drive, "hands")
     facts = drive.game_rules.facts  # a column for each of the game's standings facts
-    # A table's players in seat order; ``moved_up``: the one who moved up from the table when its
-    # hand closed (a correction made after the close leaves the moves as made), or whom its
-    # result moves up when the hand closes;
-    # ``mover``: 1 for the player the hand's result moved up (at the top table: kept there), as
-    # the close recorded it. ``corrected``: the organiser changed the result after it was
-    # entered (the log says how).
+    # A table's players in seat order; ``mover``: 1 for the player who moved up from the table
+    # (at the top table: stayed there) as its close recorded it, a correction made after the
+    # close leaving the moves as made; until the close, whom the result moves up.
+    # ``corrected``: the organiser changed the result after it was entered (the log says how).
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
                      "corrected"])
     for s in selectors.hand_scores(drive):
-        moved_up = s.result.table.moved_up_id or s.result.mover_id  # recorded at the close; until then the result's
+        moved_up = s.result.table.moved_up_id or s.result.mover_id
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
             *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),

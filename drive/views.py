@@ -85,15 +85,16 @@ def drive_edit(request, drive_id: int):
                 form.save()
                 # Each table keeps its mode and its players from hand to hand: these two change
                 # the seating shown, between hands (during a hand they are refused).
-                # Another game (chosen before the first hand) may seat fewer at a table: it
-                # re-forms the seating as another table size does, once for both.
+                # Another game (chosen before the first hand) re-forms a table it cannot seat.
                 changes = {
                     "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
                     "preferred_table_size": lambda: services.drive_table_size_changed(drive),
+                    "game": lambda: services.drive_game_changed(drive),
                 }
                 changed = [f for f in changes if f in form.changed_data]
-                if form.cleaned_data["game"] != form.initial.get("game") and "preferred_table_size" not in changed:
-                    changed.append("preferred_table_size")
+                if "game" in changed and ("preferred_table_size" in changed
+                                          or form.cleaned_data["game"] == form.initial.get("game")):
+                    changed.remove("game")  # re-formed already, or not another game (a form sent without one)
                 notes, refused_on = [], None
                 for field in changed:
                     refused_on = field
@@ -186,13 +187,13 @@ def player_rejoin(request, drive_id: int, player_id: int):
 @require_POST
 def player_presence(request, drive_id: int):
     """The dashboard's list of players is one form (one token, not one per player): the button
-    pressed says who leaves (``withdraw=<id>``) or rejoins (``rejoin=<id>``)."""
+    pressed says whom to take out (``withdraw=<id>``) or bring back (``rejoin=<id>``)."""
     for field, act in (("withdraw", player_withdraw), ("rejoin", player_rejoin)):
         raw = request.POST.get(field)
         if raw is not None and raw.isascii() and raw.isdigit() and len(raw) < 12:
             return act(request, drive_id, int(raw))
     drive = drive_for_organiser(request, drive_id)
-    messages.error(request, "Press 'leaves' or 'rejoins' beside a player's name.")
+    messages.error(request, "Press “take out” or “bring back” beside a player's name.")
     return _back(drive)
 
 

@@ -57,7 +57,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A row with its place: ``rank`` 1 is the top; ``tied`` when others share that rank."""
+    """A row with its place: ``rank`` 1 is the top; ``tied`` when others share that rank (for a
+    player who has played a hand, others who have)."""
 
     row: Row
     rank: int
@@ -106,8 +107,11 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
         end = start
         while end < len(ordered) and tie_key(ordered[end]) == tie_key(ordered[start]):
             end += 1
-        tied = end - start > 1
-        ranked.extend(Ranked(row, start + 1, tied) for row in ordered[start:end])
+        group = ordered[start:end]
+        # A player who has played shares the place only with others who have (one who has not
+        # shows no place yet: "=2" beside "–" alone said a tie with nobody visible).
+        played = sum(1 for row in group if row.hands_played)
+        ranked.extend(Ranked(row, start + 1, (played if row.hands_played else len(group)) > 1) for row in group)
         start = end
     return ranked
 

@@ -66,9 +66,10 @@ def _check_table_sizes(drive: Drive, hand: Hand) -> None:
     wrong = [(number, n) for number, n in sizes if not game.min_players <= n <= game.max_players]
     if wrong:
         number, n = wrong[0]
-        raise DriveError(f"Table {number} has {n} players: {game.name} is played by {game.min_players} to "
-                         f"{game.max_players} at a table: take a player (or a bot) out of the drive, and the "
-                         "seating is re-formed.")
+        fix = ("Take a player (or a bot) out of the drive, and the seating is re-formed." if n > game.max_players
+               else "Add a player, or change the players per table on the drive's page, and the seating is re-formed.")
+        raise DriveError(f"Table {number} has {n} player{'s' if n != 1 else ''}, and {game.name} is played by "
+                         f"{game.min_players} to {game.max_players} at a table. {fix}")
 
 
 def players_at(table: TableHand) -> list[Player]:

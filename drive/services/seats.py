@@ -119,6 +119,23 @@ def drive_table_size_changed(drive: Drive) -> str | None:
     return f"Saved: the seating for hand {hand.number} now has tables of {listed}."
 
 
+def drive_game_changed(drive: Drive) -> str | None:
+    """Another game, chosen on the drive's page before the first hand (saved in the caller's
+    transaction): the seating shown is re-formed as for another table size only when one of its
+    tables has more or fewer players than the new game seats (bots added to a Film Fantasy
+    table of seven: no Wonderland table); else it stays as the organiser left it. Returns what
+    the organiser is told, or None."""
+    drive = lock(drive)
+    hand = current_hand(drive)
+    if hand is None or hand.status != Hand.Status.SEATING:
+        return None
+    low, high = table_limits(drive)
+    sizes = hand.tables.annotate(n=Count("seats")).values_list("n", flat=True)
+    if all(low <= n <= high for n in sizes):
+        return None
+    return drive_table_size_changed(drive)
+
+
 @transaction.atomic
 def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: int | None = None) -> Hand:
     """Random draw of the active players into tables for hand 1 (again, if hand 1 has not started).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from ..base import GameError
 from .cards import CARD_FILM, FILM_CARDS, ICE, ICE_CARDS, JOKER, card_counts, check_players, packs_for

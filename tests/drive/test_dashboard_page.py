@@ -108,7 +108,7 @@ def test_tables_shown_before_the_hand_starts_are_seated_not_playing(organiser_cl
     assert "Playing" in card[:card.index("</h3>")]
 
 
-def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(organiser_client, organiser):
+def test_the_players_list_is_one_form_whose_buttons_take_a_player_out_or_bring_them_back(organiser_client, organiser):
     drive = make_drive(organiser, 6)
     ann = drive.players.order_by("pk").first()
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
@@ -121,7 +121,7 @@ def test_the_players_list_is_one_form_whose_buttons_say_who_leaves_or_rejoins(or
     assert not ann.active
     for bad in ({}, {"withdraw": "x"}, {"rejoin": "-1"}, {"withdraw": "9" * 40}, {"withdraw": "\u00b2"}):
         page = organiser_client.post(url, bad, follow=True).content.decode()
-        assert "beside a player" in page, bad
+        assert "Press “take out” or “bring back” beside a player" in page, bad
     assert organiser_client.post(url, {"rejoin": "999999"}).status_code == 404  # no such player of this drive
     organiser_client.post(url, {"rejoin": str(ann.pk)})
     ann.refresh_from_db()

@@ -245,6 +245,22 @@ def test_another_game_chosen_before_the_first_hand_re_forms_the_tables_it_cannot
     assert all(t.state is not None for t in drive.hands.get().tables.all())  # every table dealt
 
 
+def test_another_game_that_seats_every_table_shown_keeps_the_seating(organiser_client, organiser):
+    """A table the organiser filled with bots, which the new game seats too, stays as it is."""
+    drive = seated_drive(organiser, 4, start=False, play_mode="digital")
+    hand = drive.hands.get()
+    table = hand.tables.get()
+    for _ in range(2):
+        services.add_bot(drive, table.pk)
+    before = sorted(hand.seats.values_list("player_id", "table__number", "position"))
+    data = {"name": "Test drive", "date": "2026-12-05", "game": "alice", "target": "hands", "target_hands": 5,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "digital", "suspense_hands": 0}
+    page = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True).content.decode()
+    assert "Saved." in page and "now has tables" not in page
+    drive.refresh_from_db()
+    assert drive.game == "alice" and sorted(hand.seats.values_list("player_id", "table__number", "position")) == before
+
+
 def test_a_hand_with_a_table_its_game_cannot_seat_does_not_start(organiser):
     from tables.models import Seat
 
@@ -253,7 +269,7 @@ def test_a_hand_with_a_table_its_game_cannot_seat_does_not_start(organiser):
     table = hand.tables.get()
     extra = drive.players.create(name="Seventh")  # as no service seats a player: the guard's own test
     Seat.objects.create(table=table, hand=hand, player=extra, position=6)
-    with pytest.raises(services.DriveError, match=r"^Table 1 has 7 players: Alice is played by 2 to 6 at a table"):
+    with pytest.raises(services.DriveError, match=r"^Table 1 has 7 players, and Alice is played by 2 to 6 at a table\. Take a player"):
         services.start_hand(drive)
     hand.refresh_from_db()
     assert hand.status == "seating"

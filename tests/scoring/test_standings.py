@@ -82,7 +82,7 @@ def test_a_player_who_has_played_no_hand_has_no_place_shown_yet():
     assert [r.label for r in before] == ["–", "–"]
     assert [r.rank for r in before] == [1, 1]  # still ranked (prizes, exports): only the label waits
     late = rank([R("Ann", 10), R("Cat", 0, hands_played=0), R("Bob", 0)])
-    assert [(r.name, r.label) for r in late] == [("Ann", "1"), ("Bob", "=2"), ("Cat", "–")]
+    assert [(r.name, r.label) for r in late] == [("Ann", "1"), ("Bob", "2"), ("Cat", "–")]  # no tie with Cat
 
 
 def test_no_rows_gives_empty_standings_and_no_prizes():
@@ -236,7 +236,9 @@ def test_ranking_property(players):
         # Competition ranking: one more than the number of players strictly ahead.
         ahead = sum(1 for k in keys if k > keys[i])
         assert r.rank == ahead + 1
-        assert r.tied == (keys.count(keys[i]) > 1)
+        level = [p for p, k in zip(ranked, keys) if k == keys[i]]
+        sharing = [p for p in level if p.row.hands_played] if r.row.hands_played else level
+        assert r.tied == (len(sharing) > 1)
     won = prizes(ranked)
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["booby"]}
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["runner_up"]}

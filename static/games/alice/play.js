@@ -256,7 +256,7 @@
     function renderHistory(v) {
       var ol = $("alice-log");
       ol.textContent = "";
-      if (v.log_from) ol.appendChild(el("li", "The first " + v.log_from + " moves of the hand are left out; the last " +
+      if (v.log_from) ol.appendChild(el("li", "The hand's first " + v.log_from + " lines are left out here; the last " +
         v.log.length + " follow.", "muted"));
       v.log.forEach(function (e) {
         var line = logLine(e, v);

@@ -267,7 +267,7 @@
     // Each seat's points with their reasons, from the finished view's public ``declared_films``
     // and ``holdings`` (FilmFantasyHand.view): the declaration, complete sets, Ice Follies groups.
     var ICE_WORDS = { four: "the Ice Follies four (+5)", five: "the Ice Follies four with the Joker (+10)",
-      joker_three: "the Joker with three Ice Follies (+5)", joker: "a Joker alone (−5)" };
+      joker_three: "the Joker with three Ice Follies (+5)", joker: "a Joker alone (-5)" };
     function filmList(films) {
       return films.map(function (f) { return FILMS[f - 1]; }).join(" and ");
     }
@@ -277,7 +277,7 @@
         var base = r.nine_card ? 25 : 15, lost = base - r.points[i];
         why.push("declared " + (r.declared_films && r.declared_films.length ? filmList(r.declared_films) : "two sets") +
           (r.nine_card ? " with the Joker, nine cards" : "") + " (" + base + ")");
-        if (lost > 0) why.push(lost / 5 + " Joker" + (lost === 5 ? "" : "s") + " left over (−" + lost + ")");
+        if (lost > 0) why.push(lost / 5 + " Joker" + (lost === 5 ? "" : "s") + " left over (-" + lost + ")");
       } else if (h) {
         if (h.sets) why.push(h.sets + " complete set" + (h.sets === 1 ? "" : "s") + " (+" + 5 * h.sets + ")");
         [h.ice, h.ice2].forEach(function (g) { if (g && ICE_WORDS[g]) why.push(ICE_WORDS[g]); });
