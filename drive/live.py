@@ -27,7 +27,7 @@ from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
 from common.bidi import isolate
-from drive import broadcast, render, selectors
+from drive import broadcast, render, seating, selectors
 from drive.models import Drive
 from games.base import and_list
 from tables.models import Hand, TableHand
@@ -379,6 +379,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # The two "swap" lists hold every seated player: built once, in Python, for both. (An
         # <option> holds text only: its name is isolated with characters, not <bdi>.) Escaped
         # as format_html_join would, without its cost per option (400 of them).
+        # Who sits where, as this page shows it: the swap refuses a seating changed since.
+        "seating_stamp": seating.stamp([[str(s.player_id) for s in t.seats.all()] for t in view.tables]),
         "swap_options": SafeString("".join(
             f'<option value="{seat.player_id}">{html.escape(isolate(seat.player.name))} (T{t.number})</option>'
             for t in view.tables for seat in t.seats.all())),

@@ -16,6 +16,7 @@ docstring and in docs/drive-rules.md.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable, Sequence
 
@@ -139,6 +140,13 @@ def rebalance(
             break
         smallest.append(_largest(seating).pop())
     return seating
+
+
+def stamp(tables: Sequence[Sequence[str]]) -> str:
+    """A short fingerprint of a seating (who sits where): a form that acts on the seating it
+    showed carries it, and a seating changed since (another tab's swap, a late arrival) is told
+    apart from the one shown."""
+    return hashlib.blake2s("|".join(",".join(table) for table in tables).encode(), digest_size=8).hexdigest()
 
 
 def swap(tables: Sequence[Sequence[str]], a: str, b: str) -> list[list[str]]:

@@ -17,7 +17,7 @@ from drive import live, seating
 from drive.selectors import current_hand
 from drive.models import Drive, Player, new_seed
 from tables.models import BotPlayer, Hand, Seat, TableHand
-from drive.services.base import DriveError, check_shown_hand, lock
+from drive.services.base import DriveError, StaleForm, check_shown_hand, lock
 
 # --- seating ----------------------------------------------------------------------------------
 
@@ -171,14 +171,20 @@ def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: 
 
 
 @transaction.atomic
-def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None = None) -> None:
-    """Swap two players' seats in the seating shown before a hand starts."""
+def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None = None,
+                 shown_seating: str | None = None) -> None:
+    """Swap two players' seats in the seating shown before a hand starts. ``shown_seating``: the
+    seating's ``seating.stamp`` as the organiser's page showed it; a seating changed since (a
+    swap from another tab, which the same swap again would undo; an arrival) is refused."""
     drive = lock(drive)
     hand = current_hand(drive)
     check_shown_hand(hand, shown_hand)
     if hand is None or hand.status != Hand.Status.SEATING:
         raise DriveError("Players can be swapped only between hands, before the next hand starts.")
     seating_, modes = seating_of(hand)
+    if shown_seating is not None and shown_seating != seating.stamp(seating_):
+        raise StaleForm(f"The seating for hand {hand.number} has changed since this page showed it (a swap from "
+                        "another page, a player arriving or leaving): nothing was swapped. Look again.")
     try:
         _reseat(drive, hand, seating.swap(seating_, str(a.pk), str(b.pk)), modes)
     except ValueError:

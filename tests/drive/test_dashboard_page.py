@@ -254,3 +254,29 @@ def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, o
     digital.set_stand_in(drive, table.pk, 0, True)  # a bot plays for him: nothing to wait for
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     assert "no phone joined" not in page
+
+
+def test_a_swap_from_a_page_showing_an_older_seating_is_refused(organiser_client, organiser):
+    """Found from outside: the same swap sent from a second tab that had not updated said
+    "Swapped" and put both players back, the phones told to move and then to move back. The
+    swap carries the seating its page showed; a seating changed since is refused, nothing moved."""
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    seats = lambda: sorted(hand.seats.values_list("player_id", "table__number", "position"))  # noqa: E731
+    a = hand.tables.get(number=1).seats.get(position=0).player
+    b = hand.tables.get(number=2).seats.get(position=0).player
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    shown = re.search(r'name="seating" value="([0-9a-f]+)"', page).group(1)
+    data = {"a": a.pk, "b": b.pk, "hand": "1", "seating": shown}
+    said = organiser_client.post(f"/drives/{drive.pk}/swap", data, follow=True).content.decode()
+    assert "Swapped" in said
+    swapped = seats()
+    said = organiser_client.post(f"/drives/{drive.pk}/swap", data, follow=True).content.decode()  # the old tab
+    assert "The seating for hand 1 has changed since this page showed it" in said and "Swapped" not in said
+    assert seats() == swapped
+    fresh = re.search(r'name="seating" value="([0-9a-f]+)"', said).group(1)  # the page as it is now
+    assert fresh != shown
+    said = organiser_client.post(f"/drives/{drive.pk}/swap", {**data, "seating": fresh}, follow=True).content.decode()
+    assert "Swapped" in said and seats() != swapped
+    assert "Swapped" not in organiser_client.post(f"/drives/{drive.pk}/swap", {**data, "seating": ""},
+                                                  follow=True).content.decode()  # a form that says nothing of it
