@@ -225,8 +225,9 @@ def seating_swap(request, drive_id: int):
 def table_mode(request, drive_id: int, number: int):
     drive = drive_for_organiser(request, drive_id)
     mode = request.POST.get("mode", "")
+    said = {"digital": "plays on the phones", "physical": "plays with cards"}.get(mode, "is updated")
     _run(request, drive, lambda: services.set_table_mode(drive, number, mode, shown_hand=_shown_hand(request)),
-         f"Table {number} updated.")
+         f"Table {number} now {said}.")
     return _back(drive)
 
 

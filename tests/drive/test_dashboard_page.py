@@ -182,6 +182,9 @@ def test_a_stale_seating_page_cannot_change_the_next_seating(organiser_client, o
     response = organiser_client.post(f"/drives/{drive.pk}/tables/1/mode", {"hand": "1", "mode": "digital"}, follow=True)
     assert "The seating for hand 2 is shown; this page showed hand 1. Look again." in response.content.decode()
     assert drive.hands.get(number=2).tables.get(number=1).play_mode == "physical"
+    response = organiser_client.post(f"/drives/{drive.pk}/tables/1/mode", {"hand": "2", "mode": "digital"}, follow=True)
+    assert "Table 1 now plays on the phones." in response.content.decode()  # (a tester read only "updated")
+    assert drive.hands.get(number=2).tables.get(number=1).play_mode == "digital"
 
 
 def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_with_why(organiser, organiser_client):
