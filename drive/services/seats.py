@@ -122,9 +122,9 @@ def drive_table_size_changed(drive: Drive) -> str | None:
 def drive_game_changed(drive: Drive) -> str | None:
     """Another game, chosen on the drive's page before the first hand (saved in the caller's
     transaction): the seating shown is re-formed as for another table size only when one of its
-    tables has more or fewer players than the new game seats (bots added to a Film Fantasy
-    table of seven: no Wonderland table); else it stays as the organiser left it. Returns what
-    the organiser is told, or None."""
+    tables has more or fewer players than the new game seats (bots added to make a table of
+    seven, and a game of six at most chosen); else it stays as the organiser left it. Returns
+    what the organiser is told, or None."""
     drive = lock(drive)
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.SEATING:
