@@ -85,18 +85,15 @@ def drive_edit(request, drive_id: int):
                 form.save()
                 # Each table keeps its mode and its players from hand to hand: these two change
                 # the seating shown, between hands (during a hand they are refused).
-                # Another game (chosen before the first hand) re-forms a table it cannot seat.
+                # Another game (chosen before the first hand) re-forms a table it cannot seat; after
+                # a re-formed table size (or with the game unchanged) there is none, and it says nothing.
                 changes = {
                     "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
                     "preferred_table_size": lambda: services.drive_table_size_changed(drive),
                     "game": lambda: services.drive_game_changed(drive),
                 }
-                changed = [f for f in changes if f in form.changed_data]
-                if "game" in changed and ("preferred_table_size" in changed
-                                          or form.cleaned_data["game"] == form.initial.get("game")):
-                    changed.remove("game")  # re-formed already, or not another game (a form sent without one)
                 notes, refused_on = [], None
-                for field in changed:
+                for field in (f for f in changes if f in form.changed_data):
                     refused_on = field
                     notes.append(changes[field]())
         except DriveError as exc:
