@@ -118,14 +118,14 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
 
 def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()) -> dict[str, list[Ranked]]:
     """The prize lists, each in standings order, each possibly empty (with no players, say),
-    among the players who have not left the drive and are not bots.
+    among the people who played a hand and have not left the drive (bots win none).
 
     Keys: ``"winners"``, ``"runner_up"``, ``"booby"``, then each of ``game_prizes``: pairs of a
     prize's key and the index of its fact in ``Row.facts``. ``ranked`` is the output of ``rank``.
     """
     result: dict[str, list[Ranked]] = {"winners": [], "runner_up": [], "booby": []}
     result.update({key: [] for key, _index in game_prizes})
-    ranked = [r for r in ranked if not r.row.left and not r.row.bot]
+    ranked = [r for r in ranked if r.row.hands_played and not r.row.left and not r.row.bot]
     if not ranked:
         return result
     best = ranked[0].rank

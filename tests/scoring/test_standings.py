@@ -202,6 +202,18 @@ def test_players_who_left_keep_their_rank_but_win_no_prize():
     assert prizes(rank([R("Ann", 10, left=True)])) == {"winners": [], "runner_up": [], "booby": [], "most_declarations": []}
 
 
+def test_a_player_who_played_no_hand_wins_no_prize():
+    # Gil arrived after the last hand had started: no hand played, 0 points, ranked last ("–").
+    ranked = rank([R("Ann", 30, declarations=1), R("Bob", 20), R("Cat", 10), R("Gil", 0, hands_played=0)])
+    assert [r.label for r in ranked] == ["1", "2", "3", "–"]
+    won = prizes(ranked)
+    assert names_in_order(won["booby"]) == ["Cat"]
+    assert names_in_order(won["winners"]) == ["Ann"] and names_in_order(won["runner_up"]) == ["Bob"]
+    # Nothing played at all: nobody wins anything (not everybody, level on 0).
+    assert prizes(rank([R("Ann", 0, hands_played=0), R("Bob", 0, hands_played=0)])) == {
+        "winners": [], "runner_up": [], "booby": [], "most_declarations": []}
+
+
 def test_most_declarations_needs_at_least_one():
     won = prizes(rank([R("Ann", 10), R("Bob", 5)]))
     assert won["most_declarations"] == []
