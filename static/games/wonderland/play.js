@@ -190,7 +190,8 @@
         case "play": return [who(e.seat, true), " played ", cardName(e.card, v), "."];
         case "took": return [who(e.seat, true), " took the trick: " + e.cards.map(short).join(" ") + "."];
         case "stopped": return "The organiser ended the hand.";
-        case "end": return "Every card has been played.";  // (the status line says the hand is over)
+        case "end":  // after the bell the "stopped" line has said it; cards were left in hands
+          return v.log.some(function (x) { return x.type === "stopped"; }) ? null : "Every card has been played.";
         default: return null;
       }
     }
