@@ -24,6 +24,7 @@ from django.http import JsonResponse
 from common.consumers import JsonFrameConsumer
 
 GROUP = "health"
+PATH = "/healthz"  # config.urls serves it; config.http_handler answers it outside the request queue
 
 
 def _database_state() -> dict:

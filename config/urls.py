@@ -4,11 +4,11 @@ from django.shortcuts import redirect
 from django.templatetags.static import static
 from django.urls import include, path
 
-from config.health import healthz
+from config.health import PATH as HEALTH_PATH, healthz
 from drive.views import SignInView
 
 urlpatterns = [
-    path("healthz", healthz, name="healthz"),
+    path(HEALTH_PATH.lstrip("/"), healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever a page names: the icon, not a 404 in the log.
     path("favicon.ico", lambda request: redirect(static("img/icon.svg"), permanent=True)),
     path("admin/login/", SignInView.as_view(), name="admin-login"),  # the admin's sign-in is ours: rate-limited
