@@ -19,7 +19,7 @@ def _refusal(exc: Exception) -> tuple[int, str]:
     if isinstance(exc, TooManyFilesSent):
         return 400, "No form here takes a file."
     if isinstance(exc, MultiPartParserError):
-        return 400, f"This form could not be read ({exc})."
+        return 400, f"This form could not be read ({str(exc)[:80]})."  # (it may quote what was sent)
     return 400, str(exc)
 
 

@@ -263,6 +263,17 @@ def _shown(request) -> results.Shown:
     return results.Shown(*(posted_number(request.POST, field) for field in ("hand", "table", "player")))
 
 
+def _seen_revision(request) -> int:
+    """The result's revision the form showed (``seen_revision``): 0 when it showed none; a
+    ``ValueError`` unless plain digits (``posted_number``: not " 0", "0_0", "٠" or 20 digits)."""
+    if not request.POST.get("seen_revision"):
+        return 0
+    seen = posted_number(request.POST, "seen_revision")
+    if seen is None:
+        raise ValueError("a malformed revision")
+    return seen
+
+
 def _recorded_already(player: Player, client_key: str | None) -> bool:
     try:
         return results.already_recorded(player, client_key) is not None
@@ -329,7 +340,7 @@ def enter(request, code: str):
     if posted:
         if form.is_valid():
             try:
-                seen = int(request.POST.get("seen_revision") or 0)
+                seen = _seen_revision(request)
                 # The write where the database takes it best (SQLite: its one writer thread).
                 submitted = write_sync(
                     results.enter, drive, player, form.summary(), client_key=request.POST.get("client_key"),
@@ -376,7 +387,7 @@ def _judge(request, code: str, action):
     if player is None:
         return redirect("phone:join", code=drive.join_code)
     try:
-        seen = int(request.POST.get("seen_revision") or 0)
+        seen = _seen_revision(request)
         action(drive, player, seen, _shown(request))
     except DriveError as exc:
         messages.error(request, str(exc))

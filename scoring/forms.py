@@ -31,7 +31,10 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
         coerce=lambda raw: lookup[raw],
         widget=forms.RadioSelect,
         help_text=spec.get("help", ""),
-        error_messages={"required": spec.get("missing", "Choose one.")},
+        # Not Django's "Select a valid choice. <what was sent> is not one of…": a forged answer
+        # of 5,000 digits would come back whole.
+        error_messages={"required": spec.get("missing", "Choose one."),
+                        "invalid_choice": "Choose one of the answers shown."},
     )
     if "default" in spec:
         field.initial = _key(spec["default"])

@@ -38,7 +38,7 @@ def test_garbage_result_form_is_refused(organiser_client, organiser):
     table = drive.hands.get().tables.get()
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x", "seen_revision": "0"})
     assert response.status_code == 200
-    assert "Select a valid choice" in response.content.decode()
+    assert "Choose one of the answers shown." in response.content.decode()
     assert not Result.objects.exists()
 
 

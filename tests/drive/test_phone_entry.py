@@ -147,11 +147,12 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"declarer": "7"}, "Select a valid choice"),
+    ({"declarer": "7"}, "Choose one of the answers shown."),
     ({"declarer": ""}, "Choose one"),
     ({"seat1_ice": "joker", "nine_card": "True"}, "Joker"),
     ({"seat1_ice": "joker", "seat2_ice": "joker"}, "Joker"),
-    ({"seat1_sets": "9"}, "Select a valid choice"),
+    ({"seat1_sets": "9"}, "Choose one of the answers shown."),
+    ({"declarer": "9" * 5000}, "Choose one of the answers shown."),
     ({"seat0_ice": "five", "nine_card": "False"}, "a hand ends with 11"),
     ({"client_key": "bad key!"}, "malformed"),
 ])
@@ -161,6 +162,7 @@ def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, mes
     response = phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", data)
     assert response.status_code == 200
     assert message in text(response)
+    assert "9" * 100 not in text(response)  # what was sent is not echoed back
     assert not Result.objects.exists()
 
 

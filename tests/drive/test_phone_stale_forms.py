@@ -274,3 +274,15 @@ def test_a_form_naming_no_player_is_refused(table_of_four):
                                               follow=True)
         assert "it does not say whose it was" in text(response)
     assert snapshot() == before
+
+
+@pytest.mark.parametrize("revision", [" 1", "1_0", "\u0661", "1" * 20])
+def test_a_confirmation_naming_a_revision_that_is_not_plain_digits_is_refused(table_of_four, revision):
+    """Found from outside: " 1", "1_0" and an Arabic-Indic one went through ``int()`` as revisions;
+    20 digits were told "That result was withdrawn meanwhile". A revision is plain digits."""
+    drive, table, players = table_of_four
+    phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 1, by=players[1]))
+    response = phone_for(drive, players[0]).post(
+        f"/{drive.join_code}/confirm", {"seen_revision": revision, **shown_for(players[0])}, follow=True)
+    assert "The page is out of date; it has been refreshed." in text(response)
+    assert Result.objects.get().status == Result.Status.ENTERED

@@ -43,6 +43,8 @@ def refusals(world) -> list[tuple[str, bytes, str, int, str]]:
         ("an empty file part", multipart(entry, b""), MULTIPART, 400, "No form here takes a file"),
         ("no boundary", b"--x\r\n", "multipart/form-data", 400, "could not be read"),
         ("a bad boundary", b"junk", "multipart/form-data; boundary=\x01", 400, "could not be read"),
+        ("a boundary of 5,000 characters", b"junk", "multipart/form-data; boundary=" + "B" * 5000, 400,
+         "could not be read"),
     ]
 
 
@@ -61,6 +63,8 @@ def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, s
         lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
         assert len(lines) == 1 and "Refused a form" in lines[0].getMessage(), (what, [r.getMessage() for r in lines])
         assert lines[0].exc_info is None and not lines[0].exc_text, what
+        # What was sent is not quoted back at length, in the answer or the log.
+        assert len(response.content) < 300 and len(lines[0].getMessage()) < 400, what
 
 
 def test_the_same_entry_without_the_file_part_is_recorded(world):
