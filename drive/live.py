@@ -34,6 +34,7 @@ from tables.models import Hand, TableHand
 
 BOARD_TEMPLATE = "board/partials/live.html"
 DASHBOARD_TEMPLATE = "drive/partials/live.html"
+PLAYERS_TEMPLATES = {"players-count": "drive/partials/players_count.html", "players": "drive/partials/players.html"}
 PHONE_TEMPLATE = "phone/partials/live.html"
 INSTRUCTION_TEMPLATE = "phone/partials/instruction.html"  # inside the phone's, and sent alone at a close
 
@@ -388,7 +389,11 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
 
 
 def dashboard_parts(view: selectors.DriveView) -> dict[str, str]:
-    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render(dashboard_context(view))}
+    """The dashboard's live part, and its players' count and list (a phone may add its own
+    name): the box where the organiser types names is not pushed, so nothing typed is wiped."""
+    context = dashboard_context(view)
+    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render(context),
+            **{part: get_template(template).render(context) for part, template in PLAYERS_TEMPLATES.items()}}
 
 
 def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:

@@ -136,7 +136,8 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
 
 def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, browser):
     """The organiser opens a digital table's "A player has left?"; a push of the dashboard (here:
-    a late arrival added from another tab) re-renders the tables and must not close it."""
+    a late arrival added from another tab) re-renders the tables and must not close it, and
+    brings the players' list up to date."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     organiser_opens_a_new_drive(page, server, "Stand-in drive")
@@ -153,12 +154,18 @@ def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, 
             break
     expect(panel).to_have_attribute("open", "")
     expect(panel.get_by_role("button", name=re.compile("A bot plays for"))).to_have_count(4)
+    page.fill("textarea[name=names]", "Half typed")  # names being typed on this page, not yet added
     other = context.new_page()
     other.goto(page.url)
     other.fill("textarea[name=names]", "Latecomer")
     other.click("button:has-text('Add players')")
     expect(page.locator("#hand")).to_contain_text("Latecomer")  # the push arrived
     expect(panel).to_have_attribute("open", "")
+    # The players' count and list follow too (QA: a phone adding its own name appeared only on
+    # a reload); what is being typed in the box stays.
+    expect(page.locator("[data-live=players-count]")).to_have_text("Players (5)")
+    expect(page.locator("[data-live=players] li", has_text="Latecomer")).to_have_count(1)
+    expect(page.locator("textarea[name=names]")).to_have_value("Half typed")
     expect(panel.get_by_role("button", name=re.compile("A bot plays for")).first).to_be_visible()
     context.close()
 

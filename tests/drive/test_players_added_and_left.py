@@ -67,8 +67,11 @@ def test_the_dashboard_counts_the_players_still_in_the_drive_and_says_how_many_l
     page = organiser_client.post(f"/drives/{drive.pk}/players/{zed.pk}/withdraw", follow=True).content.decode()
     text = shown(page)
     assert "9 players so far (1 left)" in text and "Players (9; 1 left)" in text
-    pushed = shown(live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
-    assert "9 players so far (1 left)" in pushed
+    pushed = live.dashboard_parts(selectors.drive_view(drive))
+    assert "9 players so far (1 left)" in shown(pushed["dashboard"])
+    # The players' count and list are pushed too (a phone adding its own name is seen at once).
+    assert shown(pushed["players-count"]) == "Players (9; 1 left)"
+    assert "Zed (left)" in shown(pushed["players"]) and 'name="rejoin"' in pushed["players"]
     # Zed played no hand: in no standings, and the message does not say otherwise.
     assert "Zed has left the drive (no hand played: they are in no standings)." in text
     assert "their points stay" not in text
