@@ -6,13 +6,16 @@
    beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview.
    A question asked only once another is answered (the game's "asked_if", its fieldset's
    data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody";
-   its answer is then moot, and sent as it stands. */
+   its answer is then moot, and sent as it stands.
+   The server's refusal of a send (the page's [data-entry-error], the questions it marked) goes
+   once the answers have been changed and the preview finds them whole: it said what was wrong
+   with answers no longer there. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-preview]");
   if (!form) return;
   var box = form.querySelector("[data-preview-box]");
-  var timer = null, asked = 0;
+  var timer = null, asked = 0, edited = false;
 
   function paragraph(text, className) {
     var p = document.createElement("p");
@@ -34,6 +37,10 @@
         ? paragraph("The points show here once every question is answered.", "muted")
         : paragraph(data.message, "error"));
       return;
+    }
+    if (edited) {  // answers changed since the server refused them, and whole now
+      document.querySelectorAll("[data-entry-error]").forEach(function (e) { e.hidden = true; });
+      form.querySelectorAll("fieldset.invalid").forEach(function (f) { f.classList.remove("invalid"); });
     }
     var recorded = data.points.some(function (row) { return row.recorded !== undefined; });
     box.appendChild(paragraph(recorded ? "Points as recorded → with these answers" : "Points with these answers",
@@ -68,6 +75,7 @@
     });
   }
   form.addEventListener("change", function () {
+    edited = true;
     askOnlyWhenMeaningful();
     clearTimeout(timer);
     timer = setTimeout(preview, 200);
