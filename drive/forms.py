@@ -90,7 +90,14 @@ class DriveForm(forms.ModelForm):
         order = list(self.Meta.fields)
         order[order.index("game") + 1:order.index("game") + 1] = list(self.rule_fields)
         self.order_fields(order)
-        if self.instance.pk and self._played:
+        if self.instance.pk and self.instance.is_finished:
+            # Its final standings are frozen (a new target would say the drive ended otherwise):
+            # only its name may change. Shown disabled; what a page sends for them anyway is
+            # not read (Django keeps a disabled field's initial value).
+            for name, field in self.fields.items():
+                if name != "name":
+                    field.disabled = True
+        elif self.instance.pk and self._played:
             for name in ["game", *self.rule_fields]:
                 self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
@@ -140,11 +147,6 @@ class DriveForm(forms.ModelForm):
                 for name in self.changed_data:
                     if self.game_of_field(name) == game.slug:
                         self.add_error(name, fixed)
-        if self.instance.pk and self.instance.is_finished:
-            # Its final standings are frozen: a new target would say the drive ended otherwise.
-            for name in self.Meta.fields:
-                if name != "name" and name in data and data[name] != getattr(self.instance, name):
-                    self.add_error(name, "The drive has finished: only its name can be changed now.")
         size = data.get("preferred_table_size")
         if game is not None and size and not game.min_players <= size <= game.max_players:
             self.add_error("preferred_table_size", f"{game.name} is played by {game.min_players} to "

@@ -161,9 +161,16 @@ def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client
     data = {"name": drive.name, "date": str(drive.date), "target": "hands", "target_hands": 1, "target_total": 50,
             "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0,
             "rule_film_fantasy_declarer_joker_penalty": "on"}
+    page = organiser_client.get(f"/drives/{drive.pk}/edit").content.decode()
+    assert "The drive has finished: only its name can be changed now." in page
+    # Every field but the name is shown disabled (QA: they looked editable, and Save refused).
+    assert re.search(r'<input[^>]*name="name"(?![^>]*disabled)[^>]*>', page)
+    for name in ("target_hands", "date", "preferred_table_size", "suspense_hands"):
+        assert re.search(rf'<input[^>]*name="{name}"[^>]*disabled[^>]*>', page), name
+    assert re.search(r'<select[^>]*name="game"[^>]*disabled', page)
+    # A page that sends a new target anyway changes nothing but the name.
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target_hands": 3})
-    assert response.status_code == 200
-    assert "The drive has finished: only its name can be changed now." in response.content.decode()
+    assert response.status_code == 302
     drive.refresh_from_db()
     assert drive.target_hands == 1
     assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Spring final"}).status_code == 302
