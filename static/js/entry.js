@@ -9,7 +9,7 @@
    form's points preview is static/js/preview.js.) */
 (function () {
   "use strict";
-  var QUEUE = "ff-entry-queue";
+  var QUEUE = "ff-entry-queue", DRAFT = "ff-entry-draft";
   var form = document.querySelector("[data-entry-form]");
 
   function csrfToken() {
@@ -39,6 +39,7 @@
       return r.json().catch(function () { return {ok: false, message: "The server could not read the form; reload the page."}; })
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
+          if (data.ok || data.stale) localStorage.removeItem(DRAFT);
           if (data.ok) { location.href = item.done; }
           else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
           else { showError(data.message); markUnanswered(data.errors); }
@@ -65,6 +66,27 @@
   flush();
 
   if (!form) return;
+  var revision = form.querySelector('input[name="seen_revision"]');
+  var marker = [form.dataset["for"], form.dataset.hand, form.dataset.table, revision ? revision.value : ""].join("/");
+  function keepDraft() {
+    var answers = [];
+    form.querySelectorAll("input[type=radio]:checked").forEach(function (input) { answers.push([input.name, input.value]); });
+    localStorage.setItem(DRAFT, JSON.stringify({marker: marker, answers: answers}));
+  }
+  function restoreDraft() {
+    var draft;
+    try { draft = JSON.parse(localStorage.getItem(DRAFT) || "null"); } catch (e) { draft = null; }
+    if (!draft || draft.marker !== marker || !Array.isArray(draft.answers)) return;
+    draft.answers.forEach(function (pair) {
+      var input = Array.prototype.find.call(form.querySelectorAll("input[type=radio]"), function (i) {
+        return i.name === pair[0] && i.value === pair[1];
+      });
+      if (input) input.checked = true;
+    });
+    form.dispatchEvent(new Event("change"));  // the preview and the questions asked follow
+  }
+  restoreDraft();
+  form.addEventListener("change", keepDraft);
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var item = {url: form.action, body: new URLSearchParams(new FormData(form)).toString(), done: form.dataset.done,

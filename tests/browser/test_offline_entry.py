@@ -135,3 +135,20 @@ def test_an_entry_form_left_open_when_the_phone_changed_hands_is_refused_by_the_
     assert _queued(phone) is None
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")
+
+
+def test_answers_not_yet_sent_survive_a_reload_of_the_form(server, browser, phone_page):
+    """QA: a phone's browser reloads a tab it put to sleep, and every answer was back at none.
+    They are kept on the phone until the entry is answered."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
+    phone.reload()
+    for field in ("declarer", "dealer"):
+        expect(phone.locator(f"fieldset[data-field={field}] label", has_text=re.compile(f"^{name}$"))
+               .locator("input")).to_be_checked()
+    expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    assert phone.evaluate("localStorage.getItem('ff-entry-draft')") is None  # answered: no draft left
