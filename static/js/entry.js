@@ -87,6 +87,28 @@
   }
   restoreDraft();
   form.addEventListener("change", keepDraft);
+
+  function outOfDate() {
+    var note = document.querySelector("[data-entry-stale]");
+    if (note) note.hidden = false;
+    var button = form.querySelector("button.primary");
+    if (button) { button.disabled = true; button.dataset.stale = "1"; }
+  }
+  function follow() {
+    if (!form.dataset.ws || !window.WebSocket) return;
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + form.dataset.ws), seen = null;
+    socket.onmessage = function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (e) { return; }
+      if (data.type === "instruction" && String(data.hand) === form.dataset.hand) { outOfDate(); return; }
+      if (data.type !== "update" || !data.parts || typeof data.parts.phone !== "string") return;
+      var state = (data.parts.phone.match(/data-table-state="([^"]*)"/) || [])[1] || "";
+      if (seen === null) seen = state;  // as the page was shown (read when the socket joined)
+      else if (state !== seen) outOfDate();
+    };
+  }
+  follow();
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var item = {url: form.action, body: new URLSearchParams(new FormData(form)).toString(), done: form.dataset.done,
@@ -97,6 +119,6 @@
     send(item).catch(function () {
       var note = form.querySelector("[data-queue-note]");
       if (note) note.hidden = false;
-    }).then(function () { if (button) button.disabled = false; });
+    }).then(function () { if (button && !button.dataset.stale) button.disabled = false; });
   });
 })();

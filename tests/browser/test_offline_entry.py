@@ -152,3 +152,27 @@ def test_answers_not_yet_sent_survive_a_reload_of_the_form(server, browser, phon
     phone.click("button:has-text('Send the result')")
     expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
     assert phone.evaluate("localStorage.getItem('ff-entry-draft')") is None  # answered: no draft left
+
+
+def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(server, browser, phone_page):
+    """QA: a phone left on "Enter the result" while the organiser saved that table's result, then
+    closed the hand and started the next, still offered Send for the old hand; only a send was
+    told. The form follows the phone's live socket and says so as it happens."""
+    from tests.browser.test_drive_flow import organiser_enters
+
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
+    stale = phone.locator("[data-entry-stale]")
+    expect(stale).to_be_hidden()
+    # Another table's result changes the phone's page (the standings), not this form.
+    organiser_enters(organiser, organiser.url, 2, table_players(organiser, 2)[0])
+    expect(organiser.locator("#table-2 .badge")).to_have_text("Confirmed")
+    expect(stale).to_be_hidden()
+    expect(phone.get_by_role("button", name="Send the result")).to_be_enabled()
+    # This table's result saved by the organiser: the form is out of date.
+    organiser_enters(organiser, organiser.url, 1, name)
+    expect(stale).to_be_visible(timeout=15000)
+    expect(stale).to_contain_text("this form is out of date")
+    expect(phone.get_by_role("button", name="Send the result")).to_be_disabled()
