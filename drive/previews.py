@@ -31,9 +31,10 @@ def refused(message: str, status: int = 400, **more) -> JsonResponse:
 
 def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = False) -> JsonResponse:
     """The points ``data`` (a result form's answers) give each player at ``table``, as JSON:
-    ``{"ok": true, "points": [{"name": …, "points": …}, …]}`` in seat order. With
-    ``beside_recorded`` (the organiser correcting a result), each row also has ``recorded``: that
-    player's points in the table's result as it stands (absent when there is none yet).
+    ``{"ok": true, "points": [{"name": …, "points": …, "won": …}, …]}`` in seat order (``won``:
+    that player wins the hand with these answers). With ``beside_recorded`` (the organiser
+    correcting a result), each row also has ``recorded`` and ``was_won``: that player's points
+    in the table's result as it stands and whether they won it (absent when there is none yet).
 
     Not yet: a 200 with ``{"ok": false, "incomplete": true, "message": …}`` when a question is
     unanswered or its answer is not one of the choices (the form shows a hint, not an error; a
@@ -48,11 +49,13 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
         outcome = outcome_for(drive, len(players), form.summary(), [p.name for p in players])
     except DriveError as exc:
         return refused(str(exc))
-    rows = [{"name": p.name, "points": points} for p, points in zip(players, outcome.points, strict=True)]
+    rows = [{"name": p.name, "points": points, "won": seat == outcome.winner}
+            for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
     if beside_recorded:
         result = Result.objects.filter(table=table).prefetch_related("scores").first()
         recorded = {s.player_id: s.points for s in result.scores.all()} if result else {}
         for row, player in zip(rows, players, strict=True):
             if player.pk in recorded:
                 row["recorded"] = recorded[player.pk]
+                row["was_won"] = result.winner_id == player.pk
     return JsonResponse({"ok": True, "points": rows})

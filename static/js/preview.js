@@ -23,11 +23,17 @@
     p.textContent = text;
     return p;
   }
-  function changed(row) { return row.recorded !== undefined && row.recorded !== row.points; }
+  // Who wins the hand decides who moves: a correction that changes it says so, points or not.
+  function winChanged(row) { return row.recorded !== undefined && !!row.won !== !!row.was_won; }
+  function changed(row) { return row.recorded !== undefined && (row.recorded !== row.points || winChanged(row)); }
+  function winText(row) {
+    if (winChanged(row)) return row.won ? "; now wins the hand" : "; no longer wins the hand";
+    return row.won ? "; won the hand" : "";
+  }
   function pointsText(row) {
-    if (row.recorded === undefined) return ": " + row.points + " points";
-    if (!changed(row)) return ": " + row.points + " points, unchanged";
-    return ": " + row.recorded + " → " + row.points + " points";
+    if (row.recorded === undefined) return ": " + row.points + " points" + winText(row);
+    if (row.recorded === row.points) return ": " + row.points + " points, unchanged" + winText(row);
+    return ": " + row.recorded + " → " + row.points + " points" + winText(row);
   }
   function show(data) {
     box.textContent = "";

@@ -44,7 +44,8 @@ def test_the_preview_gives_each_players_points_by_the_rules_and_saves_nothing(or
     response = organiser_client.post(preview_url(drive, table), answers(4, 0, nine=True, seat1_sets="1"))
     assert response.status_code == 200
     assert response.json() == {"ok": True, "points": [
-        {"name": p.name, "points": points} for p, points in zip(players, [25, 5, 0, 0], strict=True)
+        {"name": p.name, "points": points, "won": seat == 0}
+        for seat, (p, points) in enumerate(zip(players, [25, 5, 0, 0], strict=True))
     ]}
     assert snapshot() == before
 
@@ -81,6 +82,8 @@ def test_a_correction_shows_the_points_recorded_beside_the_new_ones(organiser_cl
     assert [(row["name"], row["recorded"], row["points"]) for row in response.json()["points"]] == [
         (players[0].name, 15, 0), (players[1].name, 0, 0), (players[2].name, 0, 15), (players[3].name, 0, 0),
     ]
+    assert [(row["was_won"], row["won"]) for row in response.json()["points"]] == [
+        (True, False), (False, False), (False, True), (False, False)]
     assert snapshot() == before  # not saved, not logged: the result is still revision 1
     assert Result.objects.get().revision == 1
 
@@ -134,3 +137,20 @@ def test_a_table_playing_on_the_phones_gets_no_paper_preview(organiser, organise
     response = organiser_client.post(preview_url(drive, table), answers(4, 0))
     assert response.status_code == 400 and "playing on the phones" in response.json()["message"]
     assert snapshot() == before
+
+
+
+def test_a_correction_that_changes_only_who_won_the_hand_shows_it(organiser, organiser_client):
+    """QA: settling an Alice tie (who laid last: Ann, then Bob) showed every player's points
+    "unchanged", though the winner, who moves up and has a hand won, changed. The preview
+    says who wins the hand with the new answers, and who did."""
+    drive = seated_drive(organiser, 4, game="alice")
+    table = drive.hands.get().tables.get()
+    sets = [2, 2, 1, 0]
+    services.organiser_result(drive, table, {"dealer": 3, "last_set": 0, "holdings": [{"sets": n} for n in sets]},
+                              organiser)
+    answers = {"dealer": "3", "last_set": "1", **{f"seat{i}_sets": str(n) for i, n in enumerate(sets)},
+               "seen_revision": "1"}
+    rows = organiser_client.post(preview_url(drive, table), answers).json()["points"]
+    assert [(row["recorded"], row["points"]) for row in rows] == [(10, 10), (10, 10), (5, 5), (0, 0)]
+    assert [(row["was_won"], row["won"]) for row in rows] == [(True, False), (False, True), (False, False), (False, False)]
