@@ -18,9 +18,10 @@ their views at once made every one of them, the SQLite writer thread and the eve
 their turn behind all the others, and a burst of 1,000 entries took 15 ms of the server's CPU a
 POST against 11-14 ms; with one, a result's message reaches 1,000 phones' screens at 1.3 times
 its floor, against 2.6-3.3 with two (bench/, docs/benchmarks.md). Reading the body and sending
-the response stay outside the limit: a slow phone holds no place. So does ``/healthz``: a
-monitor asking whether the server is alive is answered at once, not after the requests queued
-in a burst (its own database query runs beside theirs). Figures: docs/benchmarks.md; tested by
+the response stay outside the limit: a slow phone holds no place. ``/healthz`` has a gate of
+its own, one at a time: a monitor asking whether the server is alive is answered at once, not
+after the requests queued in a burst (its database query runs beside theirs), and a flood of
+health checks takes no more than one place. Figures: docs/benchmarks.md; tested by
 tests/test_http_handler.py.
 """
 
@@ -44,6 +45,8 @@ class KeptThreadsASGIHandler(ASGIHandler):
         self._idle: list[ThreadPoolExecutor] = []  # (pop and append are atomic)
         # One per event loop (a semaphore belongs to the loop it first waits in; tests run many).
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        self._health_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary())
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -61,12 +64,12 @@ class KeptThreadsASGIHandler(ASGIHandler):
 
     async def run_get_response(self, request):
         """The middleware and the view, once fewer than ``REQUEST_THREADS`` requests are in theirs
-        (``/healthz`` at once)."""
-        if request.path_info == HEALTH_PATH:
-            return await super().run_get_response(request)
+        (``/healthz`` once no other health check is in its own)."""
+        health = request.path_info == HEALTH_PATH
+        gates = self._health_gates if health else self._gates
         loop = asyncio.get_running_loop()
-        gate = self._gates.get(loop)
+        gate = gates.get(loop)
         if gate is None:
-            gate = self._gates[loop] = asyncio.Semaphore(settings.REQUEST_THREADS)
+            gate = gates[loop] = asyncio.Semaphore(1 if health else settings.REQUEST_THREADS)
         async with gate:
             return await super().run_get_response(request)

@@ -134,6 +134,8 @@ class DriveForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        if self.instance.pk and self.instance.is_finished:
+            return data  # only the name is read (the rest is disabled): nothing else to check together
         game = get_game(data["game"]) if data.get("game") else None
         if self.instance.pk and self._played:
             # An entry's points are computed when it is sent, a correction's when it is saved: a

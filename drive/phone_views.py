@@ -336,7 +336,7 @@ def enter(request, code: str):
             messages.info(request, locked)
             return redirect("phone:me", code=drive.join_code)
         form = ResultForm(spec, names, initial=ResultForm.initial_from_summary(spec, existing and existing.summary))
-    error = None
+    error, about_answers = None, False  # about_answers: the refusal is of the answers themselves
     if posted:
         if form.is_valid():
             try:
@@ -350,16 +350,18 @@ def enter(request, code: str):
                 return _entry_refused(request, drive, wants_json, exc)
             except (DriveError, ValueError) as exc:
                 error = str(exc) if isinstance(exc, DriveError) else "The form is out of date; reload the page."
+                about_answers = isinstance(exc, services.ImpossibleAnswers)
             else:
                 return _entry_answer(request, drive, wants_json, repeated=submitted.repeated)
         else:
-            error = form.unanswered() or "Check the highlighted answers."
+            error, about_answers = form.unanswered() or "Check the highlighted answers.", True
         if wants_json:
-            return JsonResponse({"ok": False, "message": error, "errors": form.errors}, status=400)
+            return JsonResponse({"ok": False, "message": error, "errors": form.errors, "answers": about_answers},
+                                status=400)
         existing = _existing(table)
     return render(request, "phone/enter.html", {
         "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
-        "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,
+        "about_answers": about_answers, "client_key": uuid.uuid4().hex, "seen_revision": existing.revision if existing else 0,
         "player": player,
     })
 

@@ -138,6 +138,15 @@ def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[Ta
     return tables
 
 
+def entry_state(table: TableHand) -> str:
+    """What a phone's page shows of its table's result entry, in one string: the hand's number
+    and status, the table's number and status, its result's revision. An entry page is shown
+    with it and its script compares the phone's live part's (``static/js/entry.js``): another
+    means the form is out of date."""
+    result = getattr(table, "result", None)  # none yet: the reverse one-to-one raises
+    return f"{table.hand.number}-{table.hand.status}-{table.number}-{table.status}-{result.revision if result else 0}"
+
+
 def _give_players(tables: list[TableHand], players: dict[int, Player]) -> None:
     """Each seat's and score's player from ``players`` (by id), as ``select_related`` would
     have cached it; one missing (not expected: they are the drive's) is read if asked for."""

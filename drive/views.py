@@ -287,7 +287,7 @@ def result_edit(request, drive_id: int, table_id: int):
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     reason_form = ReasonForm(request.POST or None)
-    error = None
+    error, about_answers = None, False  # about_answers: the refusal is of the answers themselves
     # The revision the form was first shown with (0: no result yet) stays in it after a
     # refusal: sent again, a result changed meanwhile is refused again until the organiser
     # opens it anew.
@@ -298,17 +298,18 @@ def result_edit(request, drive_id: int, table_id: int):
                 reason=reason_form.cleaned_data["reason"], seen_revision=seen,
             )
         except DriveError as exc:
-            error = str(exc)
+            error, about_answers = str(exc), isinstance(exc, services.ImpossibleAnswers)
         else:
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             _say_the_moves_stand(request, drive, table, existing, result)
             return _back(drive)
     elif request.method == "POST":
+        about_answers = bool(form.unanswered())
         error = form.unanswered() or " ".join(reason_form.errors.get("reason", [])) or None
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
-        "existing": existing, "error": error, "corrections": existing.corrections.all() if existing else [],
+        "existing": existing, "error": error, "about_answers": about_answers, "corrections": existing.corrections.all() if existing else [],
     })
 
 

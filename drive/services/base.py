@@ -9,6 +9,11 @@ class DriveError(Exception):
     """A refused request; the message says what is wrong and what to do."""
 
 
+class ImpossibleAnswers(DriveError):
+    """A result's answers the game refuses (ten sets where the pack holds eight): a form's
+    page may drop the refusal once the answers have been mended (``static/js/preview.js``)."""
+
+
 class StaleForm(DriveError):
     """A form shown for another hand (or table) than the one it would now act on: refused, and
     nothing written. A page's script recognises it (``"stale": true`` in JSON answers)."""

@@ -24,7 +24,7 @@ from scoring import services as scoring
 from scoring.models import Result, Score
 from tables import digital
 from tables.models import Hand, TableHand
-from drive.services.base import DriveError, check_shown_hand, lock
+from drive.services.base import DriveError, ImpossibleAnswers, check_shown_hand, lock
 from drive.services.players import clean_name
 from drive.services.seats import create_hand, current_hand, rebalance, seating_of
 
@@ -90,7 +90,7 @@ def outcome_for(drive: Drive, players: int, summary: dict, names: Sequence[str] 
         message = str(exc)
         if names:
             message = _SEAT.sub(lambda m: isolate(names[int(m[1])]) if int(m[1]) < len(names) else m[0], message)
-        raise DriveError(message) from None
+        raise ImpossibleAnswers(message) from None
 
 
 def _table_for_update(drive: Drive, table_id: int) -> TableHand:

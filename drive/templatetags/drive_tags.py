@@ -9,6 +9,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolate
+from drive.selectors import entry_state
 from scoring.forms import answer_words
 
 register = template.Library()
@@ -218,3 +219,9 @@ def neighbours(table, player_id) -> dict:
     if at is None or len(names) < 2:
         return {}
     return {"left": names[(at + 1) % len(names)][1], "right": names[at - 1][1]}
+
+
+@register.simple_tag(name="entry_state")
+def entry_state_tag(table) -> str:
+    """``drive.selectors.entry_state``: the phone's page and its entry page carry the same."""
+    return entry_state(table)

@@ -17,10 +17,13 @@
     return m ? decodeURIComponent(m[1]) : "";
   }
   function queued() { try { return JSON.parse(localStorage.getItem(QUEUE) || "null"); } catch (e) { return null; } }
-  function showError(text) {
+  // ``about``: the refusal is of the answers themselves (preview.js drops it once they differ).
+  function showError(text, about) {
     var box = document.querySelector("[data-entry-error]");
     if (!box) return;
     box.textContent = text || ""; box.hidden = !text;
+    box.toggleAttribute("data-about-answers", !!about);
+    if (about && form && window.resultAnswers) box.dataset.answers = window.resultAnswers(form);
     if (text) box.scrollIntoView({behavior: "smooth", block: "center"});
   }
   // The questions the server found unanswered or wrong (the form's field names) are marked, as
@@ -39,13 +42,20 @@
       return r.json().catch(function () { return {ok: false, message: "The server could not read the form; reload the page."}; })
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
-          if (data.ok || data.stale) localStorage.removeItem(DRAFT);
+          if (data.ok || data.stale) dropDraftOf(item);
           if (data.ok) { location.href = item.done; }
           else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
-          else { showError(data.message); markUnanswered(data.errors); }
+          else { showError(data.message, data.answers); markUnanswered(data.errors); }
           return data;
         });
     });
+  }
+  // The draft of the form ``item`` was sent from (its drive and player, hand and table), if kept.
+  function dropDraftOf(item) {
+    var draft;
+    try { draft = JSON.parse(localStorage.getItem(DRAFT) || "null"); } catch (e) { draft = null; }
+    var of = [item["for"], item.hand, item.table].join("/") + "/";
+    if (draft && String(draft.marker).indexOf(of) === 0) localStorage.removeItem(DRAFT);
   }
   function drivePart(marker) { return String(marker || "").split(":")[0]; }
   function flush() {
@@ -88,25 +98,40 @@
   restoreDraft();
   form.addEventListener("change", keepDraft);
 
+  var sending = false;  // the phone's own send changes its table: not a change from elsewhere
   function outOfDate() {
+    if (sending) return;
     var note = document.querySelector("[data-entry-stale]");
     if (note) note.hidden = false;
     var button = form.querySelector("button.primary");
     if (button) { button.disabled = true; button.dataset.stale = "1"; }
   }
+  // The phone's live socket, as its own page has it (reconnecting when it drops: a phone put
+  // to sleep): the table's state in each update against the one this page was shown with.
   function follow() {
     if (!form.dataset.ws || !window.WebSocket) return;
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    var socket = new WebSocket(scheme + location.host + form.dataset.ws), seen = null;
-    socket.onmessage = function (event) {
-      var data;
-      try { data = JSON.parse(event.data); } catch (e) { return; }
-      if (data.type === "instruction" && String(data.hand) === form.dataset.hand) { outOfDate(); return; }
-      if (data.type !== "update" || !data.parts || typeof data.parts.phone !== "string") return;
-      var state = (data.parts.phone.match(/data-table-state="([^"]*)"/) || [])[1] || "";
-      if (seen === null) seen = state;  // as the page was shown (read when the socket joined)
-      else if (state !== seen) outOfDate();
-    };
+    var shown = form.dataset.tableState, lastStamp = 0, wait = 1000;
+    function connect() {
+      var socket = new WebSocket(scheme + location.host + form.dataset.ws);
+      socket.onopen = function () { wait = 1000; };
+      socket.onmessage = function (event) {
+        var data;
+        try { data = JSON.parse(event.data); } catch (e) { return; }
+        if (data.type === "instruction") { outOfDate(); return; }  // a close: this hand is over
+        if (data.type !== "update" || !data.parts || typeof data.parts.phone !== "string") return;
+        if (data.stamp && data.stamp < lastStamp) return;  // an older update arriving late
+        if (data.stamp) lastStamp = data.stamp;
+        var state = (data.parts.phone.match(/data-table-state="([^"]*)"/) || [])[1] || "";
+        if (state !== shown) outOfDate();
+      };
+      socket.onclose = function (event) {
+        if (event.code >= 4000) { outOfDate(); return; }  // refused: this phone holds no player now
+        setTimeout(connect, wait);
+        wait = Math.min(wait * 2, 30000);
+      };
+    }
+    connect();
   }
   follow();
   form.addEventListener("submit", function (e) {
@@ -116,7 +141,9 @@
     localStorage.setItem(QUEUE, JSON.stringify(item));
     var button = form.querySelector("button.primary");
     if (button) button.disabled = true;
-    send(item).catch(function () {
+    sending = true;
+    send(item).then(function (data) { if (!data.ok) sending = false; }, function () {
+      sending = false;
       var note = form.querySelector("[data-queue-note]");
       if (note) note.hidden = false;
     }).then(function () { if (button && !button.dataset.stale) button.disabled = false; });

@@ -7,16 +7,26 @@
    A question asked only once another is answered (the game's "asked_if", its fieldset's
    data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody";
    its answer is then moot, and sent as it stands.
-   The server's refusal of a send (the page's [data-entry-error], the questions it marked) goes
-   once the answers have been changed and the preview finds them whole: it said what was wrong
-   with answers no longer there. */
+   A refusal of the answers themselves (the page's [data-entry-error][data-about-answers], and
+   the questions it marked) goes once the answers differ from those refused and the preview
+   finds them whole: it said what was wrong with answers no longer there. Any other refusal
+   ("Ann sent the result first") stays. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-preview]");
   if (!form) return;
   var box = form.querySelector("[data-preview-box]");
-  var timer = null, asked = 0, edited = false;
+  var timer = null, asked = 0;
 
+  // The answers chosen ("dealer=2&seat0_sets=1…": the checked choices only, not a reason
+  // being typed); entry.js uses it too (its draft, the answers a refusal was of).
+  function answersOf(f) {
+    return Array.prototype.map.call(f.querySelectorAll("input[type=radio]:checked"), function (i) {
+      return encodeURIComponent(i.name) + "=" + encodeURIComponent(i.value);
+    }).join("&");
+  }
+  window.resultAnswers = answersOf;
+  var shownWith = answersOf(form);  // as the page came: a refusal it shows was of these
   function paragraph(text, className) {
     var p = document.createElement("p");
     p.className = className;
@@ -44,10 +54,12 @@
         : paragraph(data.message, "error"));
       return;
     }
-    if (edited) {  // answers changed since the server refused them, and whole now
-      document.querySelectorAll("[data-entry-error]").forEach(function (e) { e.hidden = true; });
+    var now = answersOf(form);
+    document.querySelectorAll("[data-entry-error][data-about-answers]").forEach(function (e) {
+      if (now === (e.dataset.answers === undefined ? shownWith : e.dataset.answers)) return;  // still those refused
+      e.hidden = true;
       form.querySelectorAll("fieldset.invalid").forEach(function (f) { f.classList.remove("invalid"); });
-    }
+    });
     var recorded = data.points.some(function (row) { return row.recorded !== undefined; });
     box.appendChild(paragraph(recorded ? "Points as recorded → with these answers" : "Points with these answers",
                               "small muted"));
@@ -81,7 +93,6 @@
     });
   }
   form.addEventListener("change", function () {
-    edited = true;
     askOnlyWhenMeaningful();
     clearTimeout(timer);
     timer = setTimeout(preview, 200);

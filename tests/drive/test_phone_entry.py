@@ -312,3 +312,20 @@ def test_the_confirmer_is_told_who_moves_where(organiser):
         page = " ".join(re.sub(r"<[^>]+>", " ", text(phone_for(drive, seated[1]).get(f"/{drive.join_code}/me"))).split())
         left = seated[(mover_seat + 1) % 4]
         assert said.format(seated[mover_seat].name, left.name) in page, page
+
+
+def test_a_refusal_says_whether_it_is_of_the_answers_themselves(table_of_four):
+    """The page drops a refusal of the answers once they are mended (static/js/preview.js);
+    any other ("Ann sent the result first") stays: the JSON answer and the page say which."""
+    drive, table, players = table_of_four
+    first, second = phone_for(drive, players[0]), phone_for(drive, players[1])
+    impossible = {**entry_data(4, 0, by=players[0]), "seat1_ice": "joker", "seat2_ice": "joker"}
+    answer = first.post(f"/{drive.join_code}/enter", impossible, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and "Joker" in answer.json()["message"] and answer.json()["answers"] is True
+    assert "data-about-answers" in text(first.post(f"/{drive.join_code}/enter", impossible))
+    first.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
+    late = entry_data(4, 3, key="b", seen=0, by=players[1])
+    answer = second.post(f"/{drive.join_code}/enter", late, HTTP_ACCEPT="application/json")
+    assert "sent Table 1's result first" in answer.json()["message"] and answer.json()["answers"] is False
+    page = second.post(f"/{drive.join_code}/enter", late).content.decode()
+    assert "sent Table 1" in page and "data-about-answers" not in page
