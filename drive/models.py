@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import secrets
 import random
+import secrets
+from functools import cached_property
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.validators import MaxValueValidator, MinValueValidator
-from functools import cached_property
-
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from common.jsoncodec import JSONField
 from games import Game, default_slug, get_game
 from tables.models import TableHand
 
@@ -63,7 +63,7 @@ class Drive(models.Model):
         default=4, validators=[MinValueValidator(2), MaxValueValidator(10)]
     )
     play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
-    house_rules = models.JSONField(default=dict, blank=True)
+    house_rules = JSONField(default=dict, blank=True)
     allow_self_join = models.BooleanField(
         default=False, help_text="Players may add their own name when they join on a phone."
     )
@@ -74,7 +74,7 @@ class Drive(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
     seed = models.BigIntegerField(default=new_seed, help_text="Seeds the seating draw and digital deals.")
     # Frozen when the drive ends: the standings as they stood, so later edits cannot change them.
-    final_standings = models.JSONField(null=True, blank=True)
+    final_standings = JSONField(null=True, blank=True)
     show_prizes = models.BooleanField(default=False, help_text="The board shows the prize-giving.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from common.jsoncodec import JSONField
+
 
 class Result(models.Model):
     """The one result of one table in one hand (physical entry, digital play, or organiser)."""
@@ -22,7 +24,7 @@ class Result(models.Model):
 
     table = models.OneToOneField("tables.TableHand", on_delete=models.CASCADE, related_name="result")
     drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="results")
-    summary = models.JSONField(help_text="What happened, in the game's entry format.")
+    summary = JSONField(help_text="What happened, in the game's entry format.")
     source = models.CharField(max_length=12, choices=Source.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ENTERED)
     # Who won the hand (the game's ``Outcome.winner``); None when nobody did.
@@ -56,7 +58,7 @@ class Score(models.Model):
     points = models.SmallIntegerField()
     # The game's standings facts for this player in this hand (``games.base.Fact``), only
     # those that are not 0: whole numbers by fact key.
-    details = models.JSONField(default=dict, blank=True)
+    details = JSONField(default=dict, blank=True)
     counted = models.BooleanField(default=False, help_text="True once the result is confirmed.")
 
     class Meta:
@@ -74,8 +76,8 @@ class Correction(models.Model):
     drive = models.ForeignKey("drive.Drive", on_delete=models.CASCADE, related_name="corrections")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT)
     at = models.DateTimeField(auto_now_add=True)
-    old = models.JSONField()
-    new = models.JSONField()
+    old = JSONField()
+    new = JSONField()
     reason = models.CharField(max_length=300)
 
     class Meta:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from common.jsoncodec import JSONField
+
 
 class Hand(models.Model):
     """Hand number N of a drive, played at every table at once."""
@@ -54,12 +56,12 @@ class TableHand(models.Model):
     play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PLAYING)
     # Digital play: the engine's JSON state; ``version`` rises with every accepted action.
-    state = models.JSONField(null=True, blank=True)
+    state = JSONField(null=True, blank=True)
     version = models.PositiveIntegerField(default=0)
-    bots = models.JSONField(default=list, blank=True, help_text="Seat positions played by bots.")
+    bots = JSONField(default=list, blank=True, help_text="Seat positions played by bots.")
     # Digital play: the most recent client keys [key, version after the action], newest last, so
     # an action sent twice (double tap, resend after a reconnect) is applied once.
-    client_keys = models.JSONField(default=list, blank=True)
+    client_keys = JSONField(default=list, blank=True)
     # Who moved up from this table when its hand closed, as the result then said: a correction
     # made after the close changes the result, not the moves made (drive.views._say_the_moves_stand).
     moved_up = models.ForeignKey("drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+")

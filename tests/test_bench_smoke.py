@@ -114,6 +114,18 @@ def test_the_digital_scenario_refuses_an_unknown_game_naming_the_registered_ones
 
 
 @pytest.mark.parametrize("game", games.all_games(), ids=lambda g: g.slug)
+def test_the_move_profile_plays_a_table_of_every_registered_game_to_its_end(game):
+    done = _run(["bench/profile_moves.py", "--game", game.slug, "--tables", "1"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(f"{game.slug}: ") and "; 1 moves that end a hand" in done.stdout
+
+
+def test_the_move_profile_refuses_an_unknown_game_naming_the_playable_ones():
+    done = _run(["bench/profile_moves.py", "--game", "snap"])
+    assert done.returncode == 2 and "'snap'" in done.stderr and games.default_slug() in done.stderr
+
+
+@pytest.mark.parametrize("game", games.all_games(), ids=lambda g: g.slug)
 def test_the_engine_bench_runs_for_every_registered_game(game):
     done = _run(["bench/bench_engine.py", "--game", game.slug, "--hands", "40", "--runs", "1", "--samples", "5"])
     assert done.returncode == 0, done.stderr[-2000:]

@@ -221,6 +221,32 @@ def test_frames_are_json_whatever_orjson_takes():
     assert json.loads(dumps(odd)) == {"counts": {"1": 4, "2": 5}, "big": 2**70}
 
 
+
+@pytest.mark.django_db
+def test_json_columns_hold_plain_json_whatever_orjson_takes(organiser):
+    """JSON columns are written and read by orjson (``common.jsoncodec``): what they store is
+    plain JSON that the standard library reads alike, what orjson refuses (an integer key, an
+    integer beyond 64 bits) is stored as before, and what JSON cannot hold is refused as before."""
+    import datetime
+    import json
+
+    from django.db import connection
+
+    from tests.factories import make_drive
+
+    drive = make_drive(organiser)
+    drive.house_rules = {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {1: 4}, "big": 2**70}
+    drive.save(update_fields=["house_rules"])
+    drive.refresh_from_db()
+    assert drive.house_rules == {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {"1": 4}, "big": 2**70}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT house_rules FROM drive_drive WHERE id = %s", [drive.pk])
+        stored = cursor.fetchone()[0]
+    assert (json.loads(stored) if isinstance(stored, str) else stored) == drive.house_rules
+    drive.house_rules = {"when": datetime.datetime(2026, 12, 5)}
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        drive.save(update_fields=["house_rules"])
+
 def test_a_server_process_freezes_its_startup_objects_and_collects_young_ones_less_often():
     """Checked in a fresh interpreter that loads the ASGI application as daphne does (this test
     process has loaded it already)."""

@@ -1,0 +1,44 @@
+"""The project's ``JSONField``: Django's, its text made and read by orjson.
+
+A digital table's state (a few KB of JSON) is decoded when its row is read and encoded when it
+is saved, on every move; a result's summary on every entry. The standard library's ``json``
+took about a millisecond of an Alice move's CPU for the two on the slower machine kind
+(`bench/profile_moves.py`, docs/benchmarks.md); orjson a fraction of that. Django's field calls
+``json.dumps(value, cls=encoder)`` and ``json.loads(text, cls=decoder)``, which call the
+``encode`` and ``decode`` of the classes below (the field's public ``encoder`` and ``decoder``
+options). What orjson does not take (an integer dict key, an integer beyond 64 bits) is encoded
+by the standard library, as before. The stored text is plain JSON either way."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+from django.db import models
+
+
+# What the standard library refuses, orjson must too: datetimes and dataclasses go to the fallback.
+_AS_THE_STANDARD_LIBRARY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+class Encoder(json.JSONEncoder):
+    def encode(self, o: Any) -> str:
+        try:
+            return orjson.dumps(o, option=_AS_THE_STANDARD_LIBRARY).decode()
+        except TypeError:
+            return super().encode(o)
+
+
+class Decoder(json.JSONDecoder):
+    def decode(self, s: str, _w: Any = None) -> Any:  # the standard library's signature
+        return orjson.loads(s)
+
+
+class JSONField(models.JSONField):
+    """``models.JSONField`` with orjson as its encoder and decoder (unless given others)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("encoder", Encoder)
+        kwargs.setdefault("decoder", Decoder)
+        super().__init__(*args, **kwargs)
