@@ -414,3 +414,20 @@ def peak_rss_mb(pid: int) -> float | None:
 
 def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
+
+
+def serving_loop() -> asyncio.AbstractEventLoop:
+    """An event loop in a thread of its own, where the channel layer's sends run as on a
+    server's (``common.layer.remember_loop``): with none, each send would start a loop of its own."""
+    import threading
+
+    from common import layer
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="server-loop", daemon=True).start()
+
+    async def remember() -> None:
+        layer.remember_loop()
+
+    asyncio.run_coroutine_threadsafe(remember(), loop).result()
+    return loop

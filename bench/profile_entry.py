@@ -16,7 +16,6 @@ the result messages' sending at the commit, and the full updates' rendering (ano
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import logging
 import os
@@ -31,7 +30,7 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.common import ThrowawayDatabase  # noqa: E402
+from bench.common import ThrowawayDatabase, serving_loop  # noqa: E402
 from bench.drive_setup import build_drives, current_tables, setup_django  # noqa: E402
 from bench.entry_burst import entry_form  # noqa: E402
 
@@ -58,21 +57,6 @@ class Statements:
 
         connection.execute_wrappers.append(self)  # the request's thread
         write_sync(lambda: connection.execute_wrappers.append(self))  # the SQLite writer thread's
-
-
-def serving_loop() -> asyncio.AbstractEventLoop:
-    """An event loop in a thread of its own, where the channel layer's sends run as on a
-    server's (``common.layer.remember_loop``): with none, each send would start a loop of its own."""
-    from common import layer
-
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, name="server-loop", daemon=True).start()
-
-    async def remember() -> None:
-        layer.remember_loop()
-
-    asyncio.run_coroutine_threadsafe(remember(), loop).result()
-    return loop
 
 
 def posts(info: dict, tables: list[tuple[int, list[int]]], rng: random.Random):

@@ -16,33 +16,18 @@ measures those, through a real server).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import cProfile
 import os
 import pstats
 import random
 import statistics
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.common import ThrowawayDatabase, percentile  # noqa: E402
+from bench.common import ThrowawayDatabase, percentile, serving_loop  # noqa: E402
 from bench.drive_setup import setup_django  # noqa: E402
-
-
-def serving_loop() -> None:
-    """An event loop in a thread, where the table's messages are sent as on a server."""
-    from common import layer
-
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, name="server-loop", daemon=True).start()
-
-    async def remember() -> None:
-        layer.remember_loop()
-
-    asyncio.run_coroutine_threadsafe(remember(), loop).result()
 
 
 def main(argv=None) -> None:
