@@ -56,12 +56,12 @@ def drive_by_code(code: str) -> Drive:
         raise Http404("No drive has that code.") from None
 
 
-TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def well_formed_token(token: str | None) -> bool:
     """Tokens are URL-safe base64; anything else (NUL bytes included) never reaches the database."""
-    return bool(token) and TOKEN.match(token) is not None
+    return isinstance(token, str) and TOKEN.fullmatch(token) is not None  # ("$" would let "…\n" through)
 
 
 def player_by_token(drive: Drive, token: str | None, *, active_only: bool = True) -> Player | None:

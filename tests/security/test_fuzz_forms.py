@@ -369,6 +369,21 @@ def test_phone_pages_with_junk_codes_and_tokens(world):
     assert client.get(f"/{world.code}/me").status_code == 302
 
 
+
+def test_a_token_with_a_line_break_after_it_never_reaches_the_database(world):
+    """A regular expression's ``$`` also matches before a final line break: a player's token with
+    one after it passed the token check and was looked up. Now it is malformed, like any other."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    token = world.enterer.token + "\n"
+    phone = Client()
+    phone.cookies[f"ff_{world.code}"] = token
+    with CaptureQueriesContext(connection) as queries:
+        assert Client().get(f"/{world.code}/p/{world.enterer.token}%0A").status_code in (302, 404)
+        assert phone.get(f"/{world.code}/me").status_code == 302
+    assert not [q["sql"] for q in queries if "drive_player" in q["sql"]]
+
 def test_paste_refuses_control_characters(world):
     client = world.organiser_client()
     for names in ("Zed\x07", "Ann\nB\x1bob"):
