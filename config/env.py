@@ -43,7 +43,11 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number; got {value!r}.") from None
     if minimum is not None and number < minimum or maximum is not None and number > maximum:
-        raise ImproperlyConfigured(f"{name} must be between {minimum} and {maximum}; got {number}.")
+        if minimum is not None and maximum is not None:
+            bounds = f"between {minimum} and {maximum}"
+        else:
+            bounds = f"at least {minimum}" if minimum is not None else f"at most {maximum}"
+        raise ImproperlyConfigured(f"{name} must be {bounds}; got {number}.")
     return number
 
 

@@ -13,6 +13,7 @@ threads can send to sockets that way).
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 from asgiref.sync import sync_to_async
@@ -24,6 +25,7 @@ from django.http import JsonResponse
 from common.consumers import JsonFrameConsumer
 
 GROUP = "health"
+NONCE = re.compile(r"[A-Za-z0-9_.:-]{0,64}")  # what a ping may ask to have echoed
 PATH = "/healthz"  # config.urls serves it; config.http_handler answers it outside the request queue
 
 
@@ -86,7 +88,11 @@ class HealthConsumer(JsonFrameConsumer):
         if content.get("type") != "ping":
             await self.error('Send {"type": "ping"}.')
             return
-        nonce = str(content.get("nonce", ""))[:64]
+        nonce = content.get("nonce", "")
+        if not isinstance(nonce, str) or not NONCE.fullmatch(nonce):
+            # (A lone surrogate, say, crossed the in-memory layer but no other: Redis refused it.)
+            await self.error('A nonce is 0-64 letters, digits, "-", "_", "." or ":".')
+            return
         await self.channel_layer.send(self.channel_name, {"type": "health.pong", "nonce": nonce})
 
     async def health_pong(self, event):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
@@ -19,10 +20,15 @@ def _csv_response(drive, what: str) -> tuple[HttpResponse, "csv._writer"]:
     return response, csv.writer(response)
 
 
+_NEGATIVE = re.compile(r"-[0-9]+")  # a negative number, which a spreadsheet should read as one
+
+
 def _cell(value) -> str:
     # Neutralise spreadsheet formulas in player-supplied text (CSV injection).
     text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not text.lstrip("-").isdigit() else text
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NEGATIVE.fullmatch(text):
+        return "'" + text
+    return text
 
 
 @login_required

@@ -6,7 +6,7 @@ import unicodedata
 from functools import cached_property
 
 from django import forms
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.utils import timezone
 
 from drive.models import Drive, Player
@@ -77,6 +77,11 @@ class DriveForm(forms.ModelForm):
             self.fields["game"].initial = self.instance.game
         else:  # a new drive: the default game's suggested total, changed with the game (drive_form.js)
             self.fields["target_total"].initial = get_game(default_slug()).target_total
+        # The name's length is checked once it is cleaned (below): "ﷺ" is one character typed and
+        # eighteen stored, and a count of what was typed would make no sense to whoever typed it.
+        self.fields["name"].max_length = None
+        self.fields["name"].validators = [v for v in self.fields["name"].validators
+                                          if not isinstance(v, MaxLengthValidator)]
         self.fields["game"].widget.attrs["data-totals"] = json.dumps({g.slug: g.target_total for g in all_games()})
         # Each game's house rules, after the game (static/js/drive_form.js shows the chosen game's).
         self.rule_fields: dict[str, tuple[Game, HouseRule]] = {}
@@ -127,9 +132,14 @@ class DriveForm(forms.ModelForm):
         return date
 
     def clean_name(self):
+        if has_control_characters(self.cleaned_data["name"]):
+            raise forms.ValidationError("A drive's name can hold letters, digits and punctuation, not control characters.")
         name = clean_name(self.cleaned_data["name"])  # as a player's: nothing invisible, no overrides
         if not name:
             raise forms.ValidationError("Give the drive a name.")
+        limit = Drive._meta.get_field("name").max_length
+        if len(name) > limit:
+            raise forms.ValidationError(f"Keep the name to {limit} characters (it has {len(name)}).")
         return name
 
     def clean(self):
@@ -223,5 +233,18 @@ class SwapForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(max_length=300, required=False, label="Reason for the correction", error_messages={
-        "max_length": "Keep the reason for the correction to %(limit_value)d characters (it has %(show_value)d)."})
+    LIMIT = 300  # characters, once cleaned as a name is (as stored)
+
+    reason = forms.CharField(required=False, label="Reason for the correction",
+                             widget=forms.TextInput(attrs={"maxlength": LIMIT}))
+
+    def clean_reason(self) -> str:
+        """The reason as the log keeps it: cleaned as a name is (nothing invisible); its length
+        counted once cleaned; control characters refused, as in names."""
+        raw = self.cleaned_data["reason"]
+        if has_control_characters(raw):
+            raise forms.ValidationError("A reason can hold letters, digits and punctuation, not control characters.")
+        reason = clean_name(raw)
+        if len(reason) > self.LIMIT:
+            raise forms.ValidationError(f"Keep the reason for the correction to {self.LIMIT} characters (it has {len(reason)}).")
+        return reason

@@ -46,6 +46,15 @@ def test_a_bad_setting_stops_a_command_with_its_message_and_no_traceback():
     assert run.stderr.strip() == "Not started: PORT must be a whole number; got 'abc'."
 
 
+def test_env_int_names_the_one_bound_it_has(monkeypatch):
+    monkeypatch.setenv("X_SECONDS", "-5")
+    with pytest.raises(ImproperlyConfigured, match=r"^X_SECONDS must be at least 0; got -5\.$"):
+        env.env_int("X_SECONDS", 0, minimum=0)
+    monkeypatch.setenv("X_SECONDS", "99")
+    with pytest.raises(ImproperlyConfigured, match=r"^X_SECONDS must be at most 10; got 99\.$"):
+        env.env_int("X_SECONDS", 0, maximum=10)
+
+
 def test_env_url_refuses_wrong_scheme(monkeypatch):
     monkeypatch.setenv("X_URL", "mysql://localhost/db")
     with pytest.raises(ImproperlyConfigured, match="X_URL"):
@@ -198,6 +207,18 @@ def test_ensure_organiser_prints_password_once(capsys, django_user_model):
     user = django_user_model.objects.get(username="organiser")
     password = first.split("password:")[1].split()[0]
     assert user.check_password(password)
+
+
+@pytest.mark.django_db
+def test_ensure_organiser_names_the_account_as_it_stores_it(capsys, django_user_model):
+    """Full-width letters are stored as plain ones (Django normalises a user name): the command
+    looked the typed name up, found nothing, and a second run (or --reset) failed on the unique
+    name."""
+    call_command("ensure_organiser", "--username", "\uff4f\uff52\uff47\uff41\uff4e\uff49\uff53\uff45\uff52\uff12")
+    assert "organiser2" in capsys.readouterr().out
+    call_command("ensure_organiser", "--username", "\uff4f\uff52\uff47\uff41\uff4e\uff49\uff53\uff45\uff52\uff12", "--reset")
+    assert "New password for the organiser account" in capsys.readouterr().out
+    assert list(django_user_model.objects.values_list("username", flat=True)) == ["organiser2"]
 
 
 @pytest.mark.django_db

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
@@ -26,6 +28,22 @@ async def test_ping_travels_through_the_channel_layer_back_to_its_sender_only():
     assert await first.receive_nothing(timeout=0.1)
     await first.disconnect()
     await second.disconnect()
+
+
+@pytest.mark.parametrize("nonce", ["\ud800", "x" * 65, 7, None, "n 1", "caf\u00e9"])
+async def test_a_ping_whose_nonce_is_not_plain_text_gets_an_error_and_the_socket_stays(nonce):
+    """A lone surrogate crossed the in-memory layer, but not Redis's: the socket closed with a
+    traceback in the log. Whatever the layer, a nonce is letters, digits and - _ . : only."""
+    socket = WebsocketCommunicator(application, "/ws/health/", headers=ORIGIN)
+    assert (await socket.connect())[0]
+    await socket.send_to(text_data=json.dumps({"type": "ping", "nonce": nonce}))  # "\ud800": its JSON escape
+    reply = await socket.receive_json_from(timeout=5)
+    assert reply["type"] == "error" and "nonce" in reply["message"]
+    await socket.send_json_to({"type": "ping", "nonce": "a-1_b.c:d"})
+    assert await socket.receive_json_from(timeout=5) == {"type": "pong", "nonce": "a-1_b.c:d"}
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_json_from(timeout=5) == {"type": "pong", "nonce": ""}
+    await socket.disconnect()
 
 
 async def test_malformed_frame_gets_an_error_not_a_crash():

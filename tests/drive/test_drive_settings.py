@@ -228,6 +228,22 @@ def test_a_drives_name_keeps_nothing_invisible(organiser_client):
     assert Drive.objects.get().name == "Quiz night"
 
 
+@pytest.mark.parametrize(("name", "said"), [
+    ("Spring\x07\x1bdrive", "not control characters"),
+    ("\ufdfa" * 10, "Keep the name to 120 characters (it has 180)."),  # one typed, 18 stored
+])
+def test_a_drives_name_is_refused_for_what_it_would_store(organiser_client, name, said):
+    """Control characters are refused, as in players' names; the length is that of the name as
+    stored, and a name of 120 characters as stored is taken."""
+    data = {"name": name, "date": "2026-12-05", "target": "either", "target_hands": 10,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    response = organiser_client.post("/drives/new", data)
+    assert response.status_code == 200 and said in response.content.decode()
+    assert not Drive.objects.exists()
+    assert organiser_client.post("/drives/new", {**data, "name": "\ufdfa" * 6 + "x" * 12}).status_code == 302
+    assert len(Drive.objects.get().name) == 120
+
+
 
 def test_another_game_chosen_before_the_first_hand_re_forms_the_tables_it_cannot_seat(organiser_client, organiser):
     """Found from outside: bots added to a Film Fantasy table of the seating shown (7 at it),

@@ -56,6 +56,13 @@ def test_correction_through_the_page_requires_a_reason(organiser_client, organis
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "reason": "x" * 301})
     assert response.status_code == 200 and not Correction.objects.exists()
     assert "Keep the reason for the correction to 300 characters (it has 301)." in response.content.decode()
+    # Counted as the log would keep it ("\ufdfa" is one character typed, eighteen kept), and no
+    # control character.
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "reason": "\ufdfa" * 17})
+    assert "Keep the reason for the correction to 300 characters (it has 306)." in response.content.decode()
+    response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {**data, "reason": "typo\x1b[31m"})
+    assert "A reason can hold letters, digits and punctuation, not control characters." in response.content.decode()
+    assert not Correction.objects.exists()
     data["reason"] = "Cy declared"
     organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert Correction.objects.get().reason == "Cy declared"

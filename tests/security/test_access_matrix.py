@@ -281,6 +281,20 @@ def test_csv_exports_neutralise_formulas(hostile_names):
         assert "\n" + FORMULA not in body and "," + FORMULA not in body and ',"' + FORMULA[:3] not in body, url
 
 
+def test_csv_exports_leave_negative_numbers_as_numbers_and_nothing_else_that_starts_with_a_sign(world):
+    """Only a plain negative number goes out unprefixed: "--1" (which a spreadsheet reads as a
+    formula) and "-\u00b2" (a digit to Python, not to a spreadsheet) are prefixed like any other."""
+    from scoring.models import Score
+
+    services.organiser_result(world.drive, world.t1, declared(4, 0), world.organiser)
+    world.table1[1].__class__.objects.filter(pk=world.table1[1].pk).update(name="--1")
+    world.table1[2].__class__.objects.filter(pk=world.table1[2].pk).update(name="-\u00b2")
+    Score.objects.filter(player=world.table1[3]).update(points=-5)
+    body = world.organiser_client().get(f"/drives/{world.drive.pk}/export/hands.csv").content.decode()
+    assert ",'--1," in body and ",'-\u00b2," in body
+    assert f",{world.table1[3].name},-5," in body
+
+
 # --- CSRF -------------------------------------------------------------------------------------
 
 

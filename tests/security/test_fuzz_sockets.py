@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from config.asgi import application
-from config.health import HealthConsumer
+from config.health import NONCE, HealthConsumer
 from drive import services
 from tables.models import TableHand
 from tests.factories import make_drive
@@ -178,8 +178,10 @@ async def _health_round(frames) -> None:
             content = json.loads(frame[1])
         except ValueError:
             pass
-        if isinstance(content, dict) and content.get("type") == "ping" and len(frame[1]) <= HealthConsumer.max_frame:
-            assert got[0]["type"] == "pong" and len(got[0]["nonce"]) <= 64
+        nonce = content.get("nonce", "") if isinstance(content, dict) else None
+        if (isinstance(content, dict) and content.get("type") == "ping" and len(frame[1]) <= HealthConsumer.max_frame
+                and isinstance(nonce, str) and NONCE.fullmatch(nonce)):
+            assert got[0] == {"type": "pong", "nonce": nonce}
         else:
             assert got[0]["type"] == "error" and got[0]["message"]
     assert await ws.receive_nothing(timeout=0.05)

@@ -28,8 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--reset", action="store_true", help="Set and print a new password.")
 
     def handle(self, *args, username: str, reset: bool, **options):
-        username = username.strip()
         User = get_user_model()
+        # As the account will store it (full-width letters become plain ones): checked, looked up
+        # and printed as such.
+        username = User.normalize_username(username.strip())
         try:  # the sign-in page's own rules (letters, digits and @ . + - _; at most 150)
             User.username_validator(username)
             if not username or len(username) > 150:
