@@ -20,6 +20,7 @@ The server decides every state change (docs/drive-rules.md, "Recording a hand pl
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -174,6 +175,19 @@ def _clean_key(client_key: str | None) -> str | None:
     return key
 
 
+# A key already recorded, sent again with other answers: the phone changed them after a send
+# whose answer it never got (the Wi-Fi dropped). Taken as a repeat, the new answers were lost
+# without a word; the result as received is what the table is asked to confirm.
+SENT_OTHERWISE = ("This form was sent before and received, and the result it holds is not these answers: "
+                  "reload the page to see it as it stands, and correct it there if it is wrong.")
+
+
+def is_repeat(earlier: Result, summary: dict) -> bool:
+    """Whether ``summary`` is what ``earlier`` (the entry its client key found) holds, compared
+    as stored (JSON): a resend of the answers that made it, not other answers."""
+    return earlier.summary == json.loads(json.dumps(summary))
+
+
 def already_recorded(player: Player, client_key: str | None) -> Result | None:
     """The entry this player already sent with this client key, if any (a double tap, a resend
     of the offline queue); a key of another player's entry is refused."""
@@ -200,6 +214,8 @@ def enter(
     key = _clean_key(client_key)
     earlier = already_recorded(player, key)
     if earlier is not None:
+        if not is_repeat(earlier, summary):
+            raise DriveError(SENT_OTHERWISE)
         return Submitted(earlier, repeated=True)
     table, players = _my_table_as_read(drive, player, shown, read)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:

@@ -56,3 +56,28 @@ def test_a_queued_key_from_another_phone_is_not_taken_as_its_own(organiser):
                                          HTTP_ACCEPT="application/json")
     assert answer.status_code == 400 and "already used" in answer.json()["message"]
     assert Result.objects.get().entered_by == seats[0]
+
+
+def test_a_resend_with_other_answers_is_refused_not_taken_as_a_repeat(organiser):
+    """The answer to Ann's send was lost; she changed an answer and sent the form again, with its
+    client key unchanged. Answered "Already received.", her change was lost without a word and
+    the table confirmed the first answers. Now she is told to look at the result as it stands,
+    before the close and after it (when the form is for a hand no longer played); the same
+    answers sent again are still a repeat."""
+    from drive import results, services
+
+    drive = seated_drive(organiser, 4)
+    seats = [s.player for s in drive.hands.get().tables.get().seats.order_by("position")]
+    ann = phone(drive, seats[0])
+    sent, changed = entry("queued-3", seats[0]), {**entry("queued-3", seats[0]), "declarer": "3"}
+    assert ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()["ok"]
+    for moment in ("before the close", "after the close"):
+        answer = ann.post(f"/{drive.join_code}/enter", changed, HTTP_ACCEPT="application/json")
+        assert answer.status_code == 400, moment
+        assert answer.json()["message"] == results.SENT_OTHERWISE, moment
+        again = ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()
+        assert again == {"ok": True, "message": "Already received.", "repeated": True}, moment
+        result = Result.objects.get()
+        assert result.winner == seats[2] and result.revision == 1, moment
+        if moment == "before the close":
+            services.close_hand(drive, force=True)
