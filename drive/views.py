@@ -79,30 +79,38 @@ def drive_create(request):
 def drive_edit(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     form = DriveForm(request.POST or None, instance=drive)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         try:
             with transaction.atomic():  # the settings and the seating's tables change together, or neither
-                form.save()
-                # Each table keeps its mode and its players from hand to hand: these two change
-                # the seating shown, between hands (during a hand they are refused).
-                # Another game (chosen before the first hand) re-forms a table it cannot seat; after
-                # a re-formed table size (or with the game unchanged) there is none, and it says nothing.
-                changes = {
-                    "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
-                    "preferred_table_size": lambda: services.drive_table_size_changed(drive),
-                    "game": lambda: services.drive_game_changed(drive),
-                }
+                # Judged and saved on the drive's row as it stands, locked: saving the whole row
+                # as this request first read it undid a close that ended the drive meanwhile
+                # (its final standings, its status).
+                drive = services.lock(drive)
+                form = DriveForm(request.POST, instance=drive)
                 notes, refused_on = [], None
-                for field in (f for f in changes if f in form.changed_data):
-                    refused_on = field
-                    notes.append(changes[field]())
+                if form.is_valid():
+                    form.save()
+                    # Each table keeps its mode and its players from hand to hand: these two change
+                    # the seating shown, between hands (during a hand they are refused).
+                    # Another game (chosen before the first hand) re-forms a table it cannot seat;
+                    # after a re-formed table size (or with the game unchanged) there is none, and
+                    # it says nothing.
+                    changes = {
+                        "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
+                        "preferred_table_size": lambda: services.drive_table_size_changed(drive),
+                        "game": lambda: services.drive_game_changed(drive),
+                    }
+                    for field in (f for f in changes if f in form.changed_data):
+                        refused_on = field
+                        notes.append(changes[field]())
         except DriveError as exc:
             form.add_error(refused_on, str(exc))
         else:
-            notes = [n.removeprefix("Saved: ") for n in notes if n]
-            said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
-            messages.success(request, f"Saved: {said}" if said else "Saved.")
-            return _back(drive)
+            if form.is_valid():  # (judged above, once; otherwise its errors are shown below)
+                notes = [n.removeprefix("Saved: ") for n in notes if n]
+                said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
+                messages.success(request, f"Saved: {said}" if said else "Saved.")
+                return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
 
 

@@ -178,6 +178,30 @@ def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client
     assert drive.name == "Spring final" and drive.target_hands == 1
 
 
+def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser_client, organiser, monkeypatch):
+    """The settings page read the drive, then the last hand's close ended it (another tab), then
+    the page saved the whole row as it had read it: the drive was playing again, its final
+    standings gone. Saved on the row as it stands, the end stays and only the name changes."""
+    from drive import views
+
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    read = views.drive_for_organiser
+
+    def read_then_close(request, drive_id):
+        as_read = read(request, drive_id)
+        services.close_hand(Drive.objects.get(pk=drive_id))  # commits while this request goes on
+        return as_read
+
+    monkeypatch.setattr(views, "drive_for_organiser", read_then_close)
+    data = {"name": "Spring final", "date": str(drive.date), "target": "hands", "target_hands": 1,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302
+    drive.refresh_from_db()
+    assert drive.is_finished and drive.final_standings and drive.finished_at is not None
+    assert drive.name == "Spring final"
+
+
 @pytest.mark.parametrize("field,value,message", [
     ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
     ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
