@@ -18,7 +18,7 @@ from drive.models import Drive, Player
 from games import Game
 from scoring import standings as ranking
 from scoring.forms import answer_words
-from scoring.models import Correction, Score
+from scoring.models import Correction, Result, Score
 from tables.models import Hand, Seat, TableHand
 
 
@@ -247,6 +247,8 @@ class CorrectionLine:
     # The entry's answers that changed, in the form's words: (question, before, after); a
     # seat's question starts with its player's name ("Gus: Pairs taken").
     answers: list[tuple[str, str, str]]
+    # The dispute this correction settled: the disputing player's reason ("" when none).
+    dispute: str = ""
 
     @property
     def winner_changed(self) -> bool:
@@ -271,8 +273,9 @@ def correction_lines(drive: Drive) -> list[CorrectionLine]:
             return names.get(pid, "?") if pid is not None else None
 
         seat_names = [names.get(pid, "?") for pid in seated]
+        dispute = (old.get("dispute_reason") or "") if old.get("status") == Result.Status.DISPUTED else ""
         lines.append(CorrectionLine(c, points, winner(old), winner(new),
-                                    _answers_changed(drive.game_rules, seat_names, old, new)))
+                                    _answers_changed(drive.game_rules, seat_names, old, new), dispute))
     return lines
 
 

@@ -75,12 +75,14 @@ def record_result(**facts: Any) -> Result:
 
 def result_snapshot(result: Result) -> dict:
     """What a correction records as old/new: the summary, the status, the winner (a player id,
-    or None) and everyone's points."""
+    or None), everyone's points, and a dispute's reason (a correction settles the dispute and
+    the result forgets it: the log keeps what the player said)."""
     return {
         "summary": result.summary,
         "status": result.status,
         "winner": result.winner_id,
         "points": {str(s.player_id): s.points for s in result.scores.all()},
+        "dispute_reason": result.dispute_reason,
     }
 
 

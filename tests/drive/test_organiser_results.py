@@ -9,6 +9,7 @@ import io
 
 import pytest
 from django.contrib.messages import get_messages
+from django.test import Client
 
 from drive import results as phone_results
 from drive import services
@@ -271,3 +272,8 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     result.refresh_from_db()
     assert result.status == Result.Status.CONFIRMED and result.summary == declared(4, 1)
     assert Correction.objects.get().reason == "checked: he did"
+    # The result no longer holds the dispute; the log keeps what the player said.
+    client = Client()
+    client.force_login(organiser)
+    log = client.get(f"/drives/{drive.pk}/log").content.decode()
+    assert "checked: he did" in log and "It settled a dispute: “<bdi>Bob did not declare</bdi>”" in log
