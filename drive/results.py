@@ -209,14 +209,14 @@ def enter(
     ``read``: the player's table and its players as the caller read them before the lock
     (``_my_table_as_read``)."""
     drive = lock(drive)
-    if drive.is_finished:
-        raise DriveError(FINISHED)
     key = _clean_key(client_key)
     earlier = already_recorded(player, key)
-    if earlier is not None:
+    if earlier is not None:  # first: an entry resent as the last close ended the drive was received
         if not is_repeat(earlier, summary):
             raise DriveError(SENT_OTHERWISE)
         return Submitted(earlier, repeated=True)
+    if drive.is_finished:
+        raise DriveError(FINISHED)
     table, players = _my_table_as_read(drive, player, shown, read)
     if table.play_mode != TableHand.PlayMode.PHYSICAL:
         raise DriveError(ON_THE_PHONES)

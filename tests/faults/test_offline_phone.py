@@ -81,3 +81,26 @@ def test_a_resend_with_other_answers_is_refused_not_taken_as_a_repeat(organiser)
         assert result.winner == seats[2] and result.revision == 1, moment
         if moment == "before the close":
             services.close_hand(drive, force=True)
+
+
+def test_an_entry_resent_as_the_last_close_ended_the_drive_is_answered_as_received(organiser):
+    """The entry reached the server, its answer did not; the organiser's close of the last hand
+    then accepted it and ended the drive. The resend is told "Already received.", not that no
+    result can be entered any more (which said it was lost)."""
+    from drive import results, services
+
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    seats = [s.player for s in drive.hands.get().tables.get().seats.order_by("position")]
+    ann = phone(drive, seats[0])
+    assert ann.post(f"/{drive.join_code}/enter", entry("queued-4", seats[0]), HTTP_ACCEPT="application/json").json()["ok"]
+    services.close_hand(drive, force=True)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    answer = ann.post(f"/{drive.join_code}/enter", entry("queued-4", seats[0]), HTTP_ACCEPT="application/json").json()
+    assert answer == {"ok": True, "message": "Already received.", "repeated": True}
+    result = Result.objects.get()
+    assert result.revision == 1
+    # The service says so too, to whichever caller sends the repeat.
+    submitted = results.enter(drive, seats[0], result.summary, client_key="queued-4", seen_revision=0,
+                              shown=results.Shown(1, 1, seats[0].pk))
+    assert submitted.repeated and submitted.result == result
