@@ -2,6 +2,7 @@
 
     python bench/profile_moves.py [--game SLUG]              # CPU ms per move, at the median and p95
     python bench/profile_moves.py --profile 30 [--sort tottime]   # and cProfile's 30 costliest functions
+    python bench/profile_moves.py --compare-json         # orjson's JSON columns against the standard library's
 
 A drive of ``--tables`` digital tables of four is built on a throwaway SQLite database; then
 every table plays its hand to the end, each move chosen by the game's bot from a seat's view
@@ -9,7 +10,9 @@ every table plays its hand to the end, each move chosen by the game's bot from a
 socket applies it: the locked read, the engine's move, the save, the commit and the table's
 message (sent on an event loop in a thread of its own, as a server's). Per move the process's
 CPU time (``time.process_time``, every thread); the moves that end a hand (their result and
-scores recorded) apart. What it leaves out: the socket's work and the thread hop (bench/digital.py
+scores recorded) apart. ``--compare-json``: the JSON columns' codec (``common.jsoncodec``) and
+the standard library's take turns, one move each, and each gets its own median: the machine's
+speed, which drifts, is then the same for both. What it leaves out: the socket's work and the thread hop (bench/digital.py
 measures those, through a real server).
 """
 
@@ -36,6 +39,8 @@ def main(argv=None) -> None:
     p.add_argument("--tables", type=int, default=25, help="digital tables of four (1-100)")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="print cProfile's N costliest functions")
     p.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"), help="cProfile's order")
+    p.add_argument("--compare-json", action="store_true",
+                   help="alternate moves between orjson (common.jsoncodec) and the standard library for JSON columns")
     args = p.parse_args(argv)
     if not 1 <= args.tables <= 100:
         p.error("--tables 1..100")
@@ -53,6 +58,7 @@ def main(argv=None) -> None:
         from django.contrib.auth import get_user_model
 
         from drive import services
+        from common.jsoncodec import Decoder, Encoder, JSONField
         from drive.models import Drive
         from tables import digital
         from tables.models import TableHand
@@ -71,6 +77,8 @@ def main(argv=None) -> None:
         rng = random.Random(3)
         moves: list[float] = []
         ends: list[float] = []
+        codecs = {"orjson": [], "the standard library": []}  # --compare-json: CPU ms a move, by codec
+        json_fields = [f for f in TableHand._meta.get_fields() if isinstance(f, JSONField)]
         profiler = cProfile.Profile() if args.profile else None
         for table_id, players in tables:
             for _ in range(2000):  # a hand ends long before (the engines end every hand)
@@ -88,6 +96,9 @@ def main(argv=None) -> None:
                     break
                 seat, action = chosen
                 message = {**action, "version": table.version, "key": f"k{rng.getrandbits(64):x}"}
+                codec = "orjson" if len(moves) % 2 == 0 or not args.compare_json else "the standard library"
+                for field in json_fields:  # the field's public options; None: Django's default (json)
+                    field.encoder, field.decoder = (Encoder, Decoder) if codec == "orjson" else (None, None)
                 started = time.process_time()
                 if profiler:
                     profiler.enable()
@@ -95,9 +106,14 @@ def main(argv=None) -> None:
                 if profiler:
                     profiler.disable()
                 (ends if applied.finished else moves).append((time.process_time() - started) * 1000)
+                if not applied.finished:
+                    codecs[codec].append(moves[-1])
         print(f"{game}: {len(moves)} moves, CPU ms a move: median {statistics.median(moves):.2f}, "
               f"p95 {percentile(moves, 95):.2f}; {len(ends)} moves that end a hand: median "
               f"{statistics.median(ends) if ends else 0:.2f}")
+        if args.compare_json:
+            print("JSON columns by " + "; by ".join(f"{name}: median {statistics.median(ms):.2f} ms a move ({len(ms)} moves)"
+                                                   for name, ms in codecs.items() if ms))
         if profiler:
             pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.profile)
         from drive import live

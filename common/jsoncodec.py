@@ -6,12 +6,17 @@ took about a millisecond of an Alice move's CPU for the two on the slower machin
 (`bench/profile_moves.py`, docs/benchmarks.md); orjson a fraction of that. Django's field calls
 ``json.dumps(value, cls=encoder)`` and ``json.loads(text, cls=decoder)``, which call the
 ``encode`` and ``decode`` of the classes below (the field's public ``encoder`` and ``decoder``
-options). What orjson does not take (an integer dict key, an integer beyond 64 bits) is encoded
-by the standard library, as before. The stored text is plain JSON either way."""
+options). What orjson does not write (an integer dict key, an integer beyond 64 bits) is
+written by the standard library, and what it would not read back as written (a number of 19
+digits or more, which it reads as a float; a lone surrogate's escape) is read by it too: every
+value reads back as before. The stored text is plain JSON either way. One difference: a float
+that is not a number (NaN, an infinity) is stored as null, where the standard library wrote
+text that is not JSON (which PostgreSQL refused)."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -30,9 +35,18 @@ class Encoder(json.JSONEncoder):
             return super().encode(o)
 
 
+# 19 digits or more in a row: maybe an integer beyond 64 bits, which orjson reads as a float.
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
+
+
 class Decoder(json.JSONDecoder):
     def decode(self, s: str, _w: Any = None) -> Any:  # the standard library's signature
-        return orjson.loads(s)
+        if _LONG_NUMBER.search(s):
+            return super().decode(s)
+        try:
+            return orjson.loads(s)
+        except orjson.JSONDecodeError:  # what orjson does not read (a lone surrogate's escape)
+            return super().decode(s)
 
 
 class JSONField(models.JSONField):

@@ -274,19 +274,19 @@ def _seen_revision(request) -> int:
     return seen
 
 
-def _recorded_already(drive: Drive, player: Player, data) -> bool | None:
-    """A form refused before it was read (another hand or table than the player's now): None
-    unless its client key is of an entry of the player's; then whether it repeats that entry's
-    answers (read with the questions of that entry's table), True, or brings others, False."""
+def _recorded_already(drive: Drive, player: Player, data) -> tuple[Result | None, bool]:
+    """A form refused before it was read (another hand or table than the player's now): the
+    entry of the player's its client key found (None: none), and whether the form repeats the
+    answers that entry was sent with (read with the questions of that entry's table)."""
     try:
         earlier = results.already_recorded(player, data.get("client_key"))
     except DriveError:  # a malformed key, or another's: refused with the form, by results.enter
-        return None
+        return None, False
     if earlier is None:
-        return None
+        return None, False
     players, spec = previews.entry_questions(drive, earlier.table)
     form = ResultForm(spec, [p.name for p in players], data)
-    return form.is_valid() and results.is_repeat(earlier, form.summary())
+    return earlier, form.is_valid() and results.is_repeat(earlier, form.summary())
 
 
 def _entry_answer(request, drive: Drive, wants_json: bool, *, repeated: bool):
@@ -332,11 +332,11 @@ def enter(request, code: str):
         table, players, spec = _entry_setup(drive, player, _shown(request) if posted else None)
         names = [p.name for p in players]
     except DriveError as exc:
-        repeat = _recorded_already(drive, player, request.POST) if posted else None
+        earlier, repeat = _recorded_already(drive, player, request.POST) if posted else (None, False)
         if repeat:
             return _entry_answer(request, drive, wants_json, repeated=True)
-        if repeat is False:  # the player's entry, received, but with other answers than these
-            return _entry_refused(request, drive, wants_json, DriveError(results.SENT_OTHERWISE))
+        if earlier is not None:  # the player's entry, received, but with other answers than these
+            return _entry_refused(request, drive, wants_json, DriveError(results.sent_otherwise(earlier)))
         return _entry_refused(request, drive, wants_json, exc)
     if posted:  # results.enter reads the table's result under its lock; the page only on a refusal
         form = ResultForm(spec, names, request.POST)

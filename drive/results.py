@@ -175,17 +175,26 @@ def _clean_key(client_key: str | None) -> str | None:
     return key
 
 
-# A key already recorded, sent again with other answers: the phone changed them after a send
-# whose answer it never got (the Wi-Fi dropped). Taken as a repeat, the new answers were lost
-# without a word; the result as received is what the table is asked to confirm.
-SENT_OTHERWISE = ("This form was sent before and received, and the result it holds is not these answers: "
-                  "reload the page to see it as it stands, and correct it there if it is wrong.")
-
-
 def is_repeat(earlier: Result, summary: dict) -> bool:
-    """Whether ``summary`` is what ``earlier`` (the entry its client key found) holds, compared
-    as stored (JSON): a resend of the answers that made it, not other answers."""
-    return earlier.summary == json.loads(json.dumps(summary))
+    """Whether ``summary`` is what the entry its client key found (``earlier``) was sent with: a
+    resend of those answers, not other answers. Compared as stored (JSON). The organiser may
+    have corrected the result since (a correction keeps the key): the answers sent are then the
+    first correction's "before" (a player's entry locks once corrected, so none came between)."""
+    first = earlier.corrections.order_by("pk").first()
+    sent = first.old.get("summary") if first is not None else earlier.summary
+    return sent == json.loads(json.dumps(summary))
+
+
+def sent_otherwise(earlier: Result) -> str:
+    """A key already recorded, sent again with other answers: the phone changed them after a
+    send whose answer it never got (the Wi-Fi dropped). Taken as a repeat, the new answers were
+    lost without a word, and the table confirmed the first ones. Said with what the player may
+    still do: send them again while the entry stands unconfirmed in the hand being played, or
+    else ask the organiser."""
+    said = "This form was sent before, with other answers than these, and those were received."
+    if earlier.status == Result.Status.ENTERED and earlier.table.hand.status == Hand.Status.PLAYING:
+        return f"{said} Reload the page to see the result as it stands, and correct it there if it is wrong."
+    return f"{said} See the result on your page; if it is wrong, ask the organiser to correct it."
 
 
 def already_recorded(player: Player, client_key: str | None) -> Result | None:
@@ -213,7 +222,7 @@ def enter(
     earlier = already_recorded(player, key)
     if earlier is not None:  # first: an entry resent as the last close ended the drive was received
         if not is_repeat(earlier, summary):
-            raise DriveError(SENT_OTHERWISE)
+            raise DriveError(sent_otherwise(earlier))
         return Submitted(earlier, repeated=True)
     if drive.is_finished:
         raise DriveError(FINISHED)

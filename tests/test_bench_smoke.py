@@ -115,9 +115,10 @@ def test_the_digital_scenario_refuses_an_unknown_game_naming_the_registered_ones
 
 @pytest.mark.parametrize("game", games.all_games(), ids=lambda g: g.slug)
 def test_the_move_profile_plays_a_table_of_every_registered_game_to_its_end(game):
-    done = _run(["bench/profile_moves.py", "--game", game.slug, "--tables", "1"])
+    done = _run(["bench/profile_moves.py", "--game", game.slug, "--tables", "1", "--compare-json"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(f"{game.slug}: ") and "; 1 moves that end a hand" in done.stdout
+    assert "JSON columns by orjson: median" in done.stdout and "; by the standard library: median" in done.stdout
 
 
 def test_the_move_profile_refuses_an_unknown_game_naming_the_playable_ones():

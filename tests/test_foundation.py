@@ -256,10 +256,13 @@ def test_json_columns_hold_plain_json_whatever_orjson_takes(organiser):
     from tests.factories import make_drive
 
     drive = make_drive(organiser)
-    drive.house_rules = {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {1: 4}, "big": 2**70}
+    drive.house_rules = {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {1: 4}, "big": 2**70 + 1,
+                         "long": -(10**18) - 1}
     drive.save(update_fields=["house_rules"])
     drive.refresh_from_db()
-    assert drive.house_rules == {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {"1": 4}, "big": 2**70}
+    assert drive.house_rules == {"name": "Zoë <b>", "points": [1, 2.5, None], "counts": {"1": 4}, "big": 2**70 + 1,
+                                 "long": -(10**18) - 1}
+    assert type(drive.house_rules["big"]) is int and type(drive.house_rules["long"]) is int  # (orjson: floats)
     with connection.cursor() as cursor:
         cursor.execute("SELECT house_rules FROM drive_drive WHERE id = %s", [drive.pk])
         stored = cursor.fetchone()[0]

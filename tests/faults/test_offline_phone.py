@@ -64,17 +64,18 @@ def test_a_resend_with_other_answers_is_refused_not_taken_as_a_repeat(organiser)
     the table confirmed the first answers. Now she is told to look at the result as it stands,
     before the close and after it (when the form is for a hand no longer played); the same
     answers sent again are still a repeat."""
-    from drive import results, services
+    from drive import services
 
     drive = seated_drive(organiser, 4)
     seats = [s.player for s in drive.hands.get().tables.get().seats.order_by("position")]
     ann = phone(drive, seats[0])
     sent, changed = entry("queued-3", seats[0]), {**entry("queued-3", seats[0]), "declarer": "3"}
     assert ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()["ok"]
-    for moment in ("before the close", "after the close"):
+    for moment, then in (("before the close", "correct it there"), ("after the close", "ask the organiser")):
         answer = ann.post(f"/{drive.join_code}/enter", changed, HTTP_ACCEPT="application/json")
         assert answer.status_code == 400, moment
-        assert answer.json()["message"] == results.SENT_OTHERWISE, moment
+        message = answer.json()["message"]
+        assert message.startswith("This form was sent before, with other answers than these") and then in message
         again = ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()
         assert again == {"ok": True, "message": "Already received.", "repeated": True}, moment
         result = Result.objects.get()
@@ -104,3 +105,24 @@ def test_an_entry_resent_as_the_last_close_ended_the_drive_is_answered_as_receiv
     submitted = results.enter(drive, seats[0], result.summary, client_key="queued-4", seen_revision=0,
                               shown=results.Shown(1, 1, seats[0].pk))
     assert submitted.repeated and submitted.result == result
+
+
+def test_a_resend_of_the_answers_sent_is_a_repeat_after_the_organiser_corrected_them(organiser):
+    """A correction keeps the entry's client key: the phone's queue, resending what it sent,
+    is still told "Already received.", and other answers still are no repeat."""
+    from drive import services
+
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    seats = [s.player for s in table.seats.order_by("position")]
+    ann = phone(drive, seats[0])
+    sent = entry("queued-5", seats[0])
+    assert ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()["ok"]
+    corrected = {**Result.objects.get().summary, "declarer": 3}
+    services.organiser_result(drive, table, corrected, organiser, reason="Dan declared", seen_revision=1)
+    answer = ann.post(f"/{drive.join_code}/enter", sent, HTTP_ACCEPT="application/json").json()
+    assert answer == {"ok": True, "message": "Already received.", "repeated": True}
+    other = ann.post(f"/{drive.join_code}/enter", {**sent, "declarer": "1"}, HTTP_ACCEPT="application/json")
+    assert other.status_code == 400 and "ask the organiser" in other.json()["message"]
+    result = Result.objects.get()
+    assert result.summary["declarer"] == 3 and result.revision == 2
