@@ -21,6 +21,7 @@ from .cards import (DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_players, c
 _SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
 MAX_PAIRS = 16
+MOST_UNPAIRED = 20 + MAX_PAIRS  # a player's cards less its pairs: every number, one picture of each other pair
 
 
 
@@ -102,6 +103,10 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
         if 2 * p > c:
             raise GameError(f"Seat {seat}: {p} pair{'s' if p != 1 else ''} need{'s' if p == 1 else ''} {2 * p} "
                             f"cards, but only {c} were taken.")
+        if c > MOST_UNPAIRED + p:
+            raise GameError(f"Seat {seat}: {c} cards taken with {p} pair{'s' if p != 1 else ''}, but without another "
+                            f"pair a player can hold at most {MOST_UNPAIRED + p} (the 20 numbers, one picture of "
+                            f"each number it has no pair of, and its pairs).")
         pairs.append(p)
         cards.append(c)
     in_play = cards_in_play(n)
@@ -115,6 +120,14 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
         # Every card of the pack was taken (2 and 4 players play them all): one of them is it.
         raise GameError(f"All {len(PACK)} cards of the pack were taken, so somebody took the Pool of Tears card "
                         f"({pool_card}): say who.")
+    if sum(pairs) == MAX_PAIRS:
+        # Every picture was taken in a pair: the Pool of Tears card (a picture) is in one of them.
+        if pool is None:
+            raise GameError(f"All {MAX_PAIRS} pairs were taken, so somebody took the Pool of Tears card "
+                            f"({pool_card}) in one of them: say who.")
+        if pairs[pool] == 0:
+            raise GameError(f"All {MAX_PAIRS} pairs were taken, so the Pool of Tears card ({pool_card}) is in one of "
+                            f"them, but Seat {pool} took no pair.")
     points = [10 * p for p in pairs]
     if pool is not None:
         points[pool] += 20

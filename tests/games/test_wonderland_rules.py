@@ -506,3 +506,34 @@ def test_a_hand_stopped_before_anyone_scored_has_no_top_scorer_and_no_winner():
     assert o.points == [0, 20, 0, 0] and o.mover == o.winner == 1
     assert h.view(None)["result"]["mover"] == h.view(None)["result"]["winner"] == 1
     assert WONDERLAND.outcome_from_summary(4, WONDERLAND.hand_summary(h)) == o
+
+
+def test_every_pair_taken_means_someone_with_a_pair_took_the_pool_of_tears_card():
+    """Found by review: with all 16 pairs taken every picture was taken in a pair, so the Pool of
+    Tears card (a picture) was taken, by a player with a pair; "nobody", or a player with none,
+    was accepted and the card's 20 points vanished or went to the wrong player."""
+    all_pairs = entered(3, [18, 18, 15], None, pairs=[8, 8, 0])
+    with pytest.raises(GameError) as err:
+        WONDERLAND.outcome_from_summary(3, all_pairs)
+    assert str(err.value) == ("All 16 pairs were taken, so somebody took the Pool of Tears card "
+                              "(Plain picture 16) in one of them: say who.")
+    with pytest.raises(GameError, match=r"is in one of them, but Seat 2 took no pair"):
+        WONDERLAND.outcome_from_summary(3, {**all_pairs, "pool_of_tears": 2})
+    assert WONDERLAND.outcome_from_summary(3, {**all_pairs, "pool_of_tears": 1}).points == [80, 100, 0]
+    # One pair short of all: the card may be unpaired, or among the unused cards.
+    short = entered(3, [18, 18, 15], None, pairs=[8, 7, 0])
+    assert WONDERLAND.outcome_from_summary(3, short).points == [80, 70, 0]
+    assert WONDERLAND.outcome_from_summary(3, {**short, "pool_of_tears": 2}).points == [80, 70, 20]
+
+
+def test_a_player_cannot_take_more_cards_than_its_pairs_allow():
+    """Found by review: 40 cards with no pair was accepted. Without a pair a player holds at most
+    the 20 numbers and one picture of each of the 16 numbers: 36 cards; each pair adds one."""
+    with pytest.raises(GameError) as err:
+        WONDERLAND.outcome_from_summary(2, entered(2, [40, 12], 0))
+    assert str(err.value).startswith("Seat 0: 40 cards taken with 0 pairs, but without another pair a player "
+                                     "can hold at most 36")
+    with pytest.raises(GameError, match="Seat 1: 40 cards taken with 3 pairs, .* at most 39"):
+        WONDERLAND.outcome_from_summary(4, entered(4, [4, 40, 4, 4], 1, pairs=[0, 3, 0, 0]))
+    assert WONDERLAND.outcome_from_summary(4, entered(4, [4, 40, 4, 4], 1, pairs=[0, 4, 0, 0])).points[1] == 70
+    assert WONDERLAND.outcome_from_summary(2, entered(2, [36, 16], 0)).points == [30, 0]
