@@ -319,6 +319,9 @@ def test_outcome_details_give_pairs_cards_taken_and_who_took_the_pool_of_tears()
     h.taken = [["S3", "P3", "N1", "N2"], ["P16", "N3"], [], []]
     h.stop()
     assert h.outcome().details == {"pairs": [1, 0, 0, 0], "cards": [4, 2, 0, 0], "pool_of_tears": 1}
+    # The same pairs and cards are each seat's standings facts.
+    assert h.outcome().facts == [{"pairs": 1, "cards_taken": 4}, {"pairs": 0, "cards_taken": 2},
+                                 {"pairs": 0, "cards_taken": 0}, {"pairs": 0, "cards_taken": 0}]
 
 
 def test_a_whole_hand_played_out_counts_every_card_taken():
@@ -356,6 +359,8 @@ def test_game_object_describes_the_game_of_alice_in_wonderland():
     h = g.new_hand(3, random.Random(0))
     assert g.load_hand(json.loads(json.dumps(h.to_json()))) == h
     assert g.bot_action(h, h.turn, random.Random(0))["card"] in h.legal(h.turn)
+    # What changes with every card played, whoever played it, is not what a seat's choice rests on.
+    assert set(g.chatter_keys) == {"version", "log", "log_from"} and set(g.chatter_keys) <= set(h.view(0))
     with pytest.raises(GameError):
         g.new_hand(7, random.Random(0))
 
