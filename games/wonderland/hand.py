@@ -287,14 +287,19 @@ class WonderlandHand:
             h.points = None if data["points"] is None else [int(p) for p in data["points"]]
         except GameError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise GameError(f"Not a stored Wonderland hand: {exc!r}.") from None
+        seats = range(h.players)
         everything = [*h.stock, *(c for x in h.hands for c in x), *(p["card"] for p in h.trick),
                       *(c for x in h.taken for c in x)]
         if (len(h.hands) != h.players or len(h.taken) != h.players or not 0 <= h.dealer < h.players
                 or len(everything) != len(PACK) or set(everything) != _PACK_SET
                 or h.ended_by not in (None, PLAYED_OUT, STOPPED) or not 1 <= h.deal <= len(h.plan)
-                or (h.ended_by is None and (h.turn is None or not 0 <= h.turn < h.players))):
+                or (h.ended_by is None and (h.turn is None or not 0 <= h.turn < h.players))
+                or any(p["seat"] not in seats for p in h.trick) or len({p["seat"] for p in h.trick}) != len(h.trick)
+                or (h.leader is not None and h.leader not in seats)
+                or (h.last_trick is not None and h.last_trick["winner"] not in seats)
+                or h.version < 0 or (h.points is not None and (h.ended_by is None or len(h.points) != h.players))):
             raise GameError("Not a stored Wonderland hand: inconsistent cards, seats or deal.")
         return h
 

@@ -4,6 +4,7 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +168,19 @@ def test_loading_something_that_is_not_a_stored_hand_is_refused():
             pass
         else:  # pragma: no cover
             raise AssertionError(f"loaded {bad!r}")
+
+
+def test_a_stored_hand_naming_seats_the_table_has_not_is_refused_not_played():
+    """Found by review: a trick card from seat 99 loaded, and the next card crashed the engine
+    (IndexError); a dealer of infinity raised OverflowError, not the game's refusal."""
+    h = WONDERLAND.new_hand(4, random.Random(0))
+    h.apply(h.turn, {"type": "play", "card": h.legal(h.turn)[0]})
+    good = json.loads(json.dumps(h.to_json()))
+    assert WonderlandHand.load(good) == h
+    last = {"winner": 9, "trick": [], "cards": []}
+    for bad in ({**good, "trick": [{**good["trick"][0], "seat": 99}]},
+                {**good, "trick": [good["trick"][0], good["trick"][0]]},
+                {**good, "leader": 42}, {**good, "version": -7}, {**good, "dealer": float("inf")},
+                {**good, "last_trick": last}, {**good, "points": [0, 0, 0, 0]}):
+        with pytest.raises(GameError, match="Not a stored Wonderland hand"):
+            WonderlandHand.load(bad)
