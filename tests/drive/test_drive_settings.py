@@ -22,6 +22,18 @@ def test_new_drive_form_prefills_a_date_the_browser_understands(organiser_client
     assert re.search(r'type="date" name="date" value="\d{4}-\d{2}-\d{2}"', page)
 
 
+def test_the_new_drive_form_suggests_each_games_own_total(organiser_client):
+    """The total to reach the form fills in for each game (static/js/drive_form.js swaps it when
+    the game changes): Alice's is the design's 50 (ALICE.md, "default 50")."""
+    import html
+    import json
+
+    page = organiser_client.get("/drives/new").content.decode()
+    totals = json.loads(html.unescape(re.search(r'data-totals="([^"]*)"', page)[1]))
+    assert totals["alice"] == 50 and totals["film-fantasy"] == 50 and totals["wonderland"] == 180
+    assert re.search(r'name="target_total" value="50"', page)
+
+
 def test_organiser_creates_a_drive(organiser_client, organiser):
     response = organiser_client.post("/drives/new", {
         "name": "  Village   hall ", "date": "2026-12-05", "target": "either", "target_hands": 10,
