@@ -81,6 +81,12 @@ def _is_int(x: Any) -> bool:
     return type(x) is int
 
 
+def _short(value: Any) -> str:
+    """Something a frame named, in a refusal: as given when short, else cut (a frame may be long)."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "…"
+
+
 def _seat_words(seat: int) -> str:
     """A seat in a refusal, numbered as players count their seats, from 1 ("seat 1" is the
     engine's seat 0): the engine knows no names, and refusals reach the phones as they are."""
@@ -198,9 +204,9 @@ class AliceHand:
         kind = action.get("type")
         allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
         if allowed is None:
-            raise GameError(f"Unknown action type {kind!r}.")
+            raise GameError(f"Unknown action type {_short(kind)}.")
         if len(action) != len(allowed) or not allowed.issuperset(action):
-            extra = sorted(str(k) for k in action if k not in allowed)
+            extra = sorted(_short(k) for k in action if k not in allowed)
             missing = sorted(allowed.difference(action))
             raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
         _HANDLERS[kind](self, seat, action)

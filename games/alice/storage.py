@@ -74,11 +74,16 @@ def load(cls: type[AliceHand], data: dict[str, Any]) -> AliceHand:
             raise GameError(f"Not a stored Alice hand: an answer time of {h.answer_seconds} s.")
     except GameError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise GameError(f"Not a stored Alice hand: {exc!r}.") from None
+    seats = range(h.players)
+    finished = h.ended_by is not None
     laid_cards = [c for x in h.laid for s in x for c in SET_CARDS.get(s, ("?",))]
     every = Counter([*laid_cards, *h.row, *h.stock, *h.played, *(c for x in h.hands for c in x)])
     if (len(h.hands) != h.players or len(h.laid) != h.players or every != _PACK_COUNT
-            or not 0 <= h.dealer < h.players):
+            or not 0 <= h.dealer < h.players or h.version < 0
+            or (h.turn is None) != finished or (h.turn is not None and h.turn not in seats)
+            or (h.answering is not None and h.answering not in seats)
+            or (h.pending is not None and (h.pending["asker"] not in seats or h.pending["to"] not in seats))):
         raise GameError("Not a stored Alice hand: inconsistent cards or seats.")
     return h

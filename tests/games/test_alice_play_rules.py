@@ -134,6 +134,29 @@ def test_a_stored_hand_loads_back_exactly():
         AliceHand.load({**data, "stock": data["stock"] + ["A1"]})
 
 
+def test_a_stored_hand_with_seats_out_of_place_is_refused_not_played():
+    """Found by review: a turn of seat 8 at a table of three loaded, and the table was stuck; no
+    turn on a hand not over loaded, and the next action crashed (TypeError); a dealer of infinity
+    raised OverflowError, not the game's refusal."""
+    h = three(s1=["A3", "B2", "B3", "C2", "D2", "E2", "WR"])
+    ask(h, 0, 1, "A3")
+    data = json.loads(json.dumps(h.to_json()))
+    for bad in ({**data, "turn": 7}, {**data, "turn": None}, {**data, "dealer": float("inf")},
+                {**data, "answering": 3}, {**data, "pending": {**data["pending"], "to": -1}},
+                {**data, "version": -1}, {**data, "ended_by": "stopped"}):
+        with pytest.raises(GameError, match="Not a stored Alice hand"):
+            AliceHand.load(bad)
+
+
+def test_a_refusal_of_a_long_frame_quotes_it_short():
+    """Found by review: an unknown action type or key of 5,000 characters came back whole."""
+    h = three()
+    for action in ({"type": "x" * 5000}, {"type": "take", "card": "A1", "y" * 5000: 1}):
+        with pytest.raises(GameError) as err:
+            h.apply(0, action)
+        assert len(str(err.value)) < 200 and "…" in str(err.value)
+
+
 # ---------------------------------------------------------------- a hand played with cards
 def entry(dealer=0, sets=(0, 0, 0), last_set=None):
     return {"dealer": dealer, "last_set": last_set, "holdings": [{"sets": k} for k in sets]}

@@ -436,7 +436,7 @@ def test_sets_complete_in_the_deal_count_as_laid_at_the_deal_in_seat_order_from_
 def test_with_no_set_laid_the_dealers_left_moves_up():
     h = three(dealer=1)
     h.stop()
-    assert h.outcome().mover == 2 and h.outcome().points == [0, 0, 0]
+    assert h.outcome().mover == 2 and h.outcome().points == [0, 0, 0] and h.outcome().winner is None
 
 
 def test_the_outcome_is_only_for_a_finished_hand():
