@@ -451,9 +451,12 @@ class FilmFantasyHand:
             h.declarer_joker_penalty = bool(data["options"]["declarer_joker_penalty"])
         except GameError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise GameError(f"Not a stored Film Fantasy hand: {exc!r}.") from None
+        seats = range(h.players)
         if (h.phase not in (PASSING, AUCTION, FINISHED) or len(h.hands) != h.players
+                or h.dealer not in seats or (h.declarer is not None and h.declarer not in seats)
+                or h.version < 0 or h.round < 0 or h.auction_actions < 0
                 or len(h.passes) != h.players or len(h.offers_made) != h.players
                 or any(c not in CARD_FILM for c in [*h.stack, *h.odd, *(c for x in h.hands for c in x)])):
             raise GameError("Not a stored Film Fantasy hand: inconsistent cards, seats or phase.")

@@ -159,3 +159,19 @@ def test_any_json_action_is_applied_or_refused_with_state_unchanged(players, see
     else:
         assert h.version == before["version"] + 1
     assert all_cards(h) == expected
+
+
+def test_a_stored_hand_with_seats_out_of_place_is_refused_not_played():
+    """As the other games: a dealer or declarer the table has not, a negative count, or a number
+    no integer holds (infinity raised OverflowError) is not a stored hand."""
+    h = FilmFantasyHand.new(4, random.Random(2))
+    data = json.loads(json.dumps(h.to_json()))
+    assert FilmFantasyHand.load(data) == h
+    for bad in ({**data, "dealer": 4}, {**data, "dealer": float("inf")}, {**data, "declarer": -1},
+                {**data, "version": -1}, {**data, "round": -2}):
+        try:
+            FilmFantasyHand.load(bad)
+        except GameError as exc:
+            assert str(exc).startswith("Not a stored Film Fantasy hand")
+        else:  # pragma: no cover
+            raise AssertionError(f"loaded {bad!r}")
