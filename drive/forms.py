@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
-from drive.services import clean_name, sort_names
+from drive.services import clean_name, sort_names, typed_too_long
 
 
 def has_control_characters(text: str) -> bool:
@@ -134,10 +134,12 @@ class DriveForm(forms.ModelForm):
     def clean_name(self):
         if has_control_characters(self.cleaned_data["name"]):
             raise forms.ValidationError("A drive's name can hold letters, digits and punctuation, not control characters.")
+        limit = Drive._meta.get_field("name").max_length
+        if typed_too_long(self.cleaned_data["name"]):  # refused unread (MAX_TYPED)
+            raise forms.ValidationError(f"Keep the name to {limit} characters (it has {len(self.cleaned_data['name'])}).")
         name = clean_name(self.cleaned_data["name"])  # as a player's: nothing invisible, no overrides
         if not name:
             raise forms.ValidationError("Give the drive a name.")
-        limit = Drive._meta.get_field("name").max_length
         if len(name) > limit:
             raise forms.ValidationError(f"Keep the name to {limit} characters (it has {len(name)}).")
         return name
@@ -244,7 +246,7 @@ class ReasonForm(forms.Form):
         raw = self.cleaned_data["reason"]
         if has_control_characters(raw):
             raise forms.ValidationError("A reason can hold letters, digits and punctuation, not control characters.")
-        reason = clean_name(raw)
+        reason = raw if typed_too_long(raw) else clean_name(raw)  # refused unread (MAX_TYPED)
         if len(reason) > self.LIMIT:
             raise forms.ValidationError(f"Keep the reason for the correction to {self.LIMIT} characters (it has {len(reason)}).")
         return reason

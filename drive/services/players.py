@@ -33,6 +33,11 @@ _IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x181
             *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)}
 
 MAX_NAME = 40
+# Text typed into one field is read no further than this: Unicode's normalisation (NFKC) takes
+# time that grows with the square of a run of combining marks, in C, holding the interpreter
+# (a name of 126,000 accents froze the whole server for 11 s). Every field's own limit, counted
+# once cleaned (a name's 40, a reason's 300), is far below it; a pasted list is read line by line.
+MAX_TYPED = 1000
 # Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
 # benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
 # second and a half.
@@ -44,11 +49,17 @@ def clean_name(raw: str) -> str:
     """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures),
     without invisible characters (zero-width spaces, soft hyphens, direction overrides, fillers)
     except those that shape what is shown (``_SHAPING``), single spaces. Empty when nothing
-    visible is left."""
-    name = "".join(c for c in unicodedata.normalize("NFKC", raw)
+    visible is left. Only the first ``MAX_TYPED`` characters are read: a caller that must not
+    cut refuses longer text first (``typed_too_long``)."""
+    name = "".join(c for c in unicodedata.normalize("NFKC", raw[:MAX_TYPED])
                    if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) != "Cf"))
     name = " ".join(name.split())
     return name if _visible(name) else ""
+
+
+def typed_too_long(raw: str) -> bool:
+    """More than any field takes, and more than is read (``MAX_TYPED``): refused unread."""
+    return len(raw) > MAX_TYPED
 
 
 def _visible(name: str) -> str:
@@ -81,17 +92,19 @@ def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     refused: list[tuple[str, str]] = []
     repeats: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
-    for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
-        name = clean_name(raw)
-        if not name:
-            continue
-        if len(name) > MAX_NAME:
-            refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
-        elif name_key(name) in seen:
-            repeats.append((name, seen[name_key(name)]))
-        else:
-            seen[name_key(name)] = name
-            names.append(name)
+    for line in text.splitlines():
+        # A line longer than any name is refused as too long, unread (``MAX_TYPED``).
+        typed = [line] if typed_too_long(line) else [clean_name(raw) for raw in unicodedata.normalize("NFKC", line).split(",")]
+        for name in typed:
+            if not name:
+                continue
+            if len(name) > MAX_NAME:
+                refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
+            elif name_key(name) in seen:
+                repeats.append((name, seen[name_key(name)]))
+            else:
+                seen[name_key(name)] = name
+                names.append(name)
     return names, refused, repeats
 
 
