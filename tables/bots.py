@@ -49,6 +49,7 @@ from common import layer
 from common.db import database_sync_to_async, write_sync_to_async
 from games import get_game
 from tables import digital
+from tables.frames import bot_key, clock_key
 from tables.models import TableHand
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ def clock_step(table_id: int) -> str:
         return "idle"
     if time.time() < deadline:
         return "early"
-    message = {**awaited.action, "version": table.version, "key": f"clock-{table.version}"}
+    message = {**awaited.action, "version": table.version, "key": clock_key(table.version)}
     try:
         applied = digital.apply_action(table_id, awaited.seat, message, clock=True)
     except digital.DigitalError as exc:  # answered meanwhile, or another process's clock was first
@@ -255,7 +256,7 @@ def bot_step(table_id: int, seat: int) -> str:
     action = get_game(table.state["game"]).bot_action(state, seat, random.Random())
     if action is None:
         return "idle"
-    message = {**action, "version": table.version, "key": f"bot-{seat}-{table.version}"}
+    message = {**action, "version": table.version, "key": bot_key(seat, table.version)}
     try:
         applied = digital.apply_action(table_id, seat, message, bot=True)
     except digital.DigitalError as exc:  # (also its key already used with another move: another process's bot)

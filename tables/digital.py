@@ -42,7 +42,7 @@ from games import GameError, get_game
 from scoring import services as scoring
 from scoring.models import Result
 from tables.frames import (
-    KEEP_CLIENT_KEYS, KEY_REUSED, DigitalError, action_digest, seen_key, split_message,
+    KEEP_CLIENT_KEYS, KEY_REUSED, SERVER_KEY, SERVER_KEYS, DigitalError, action_digest, seen_key, split_message,
 )
 from tables.models import BotPlayer, Hand, Seat, TableHand
 
@@ -249,6 +249,8 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     duplicate's ``Applied``, or the moved state with the fields of ``table`` it changed (set on
     ``table``); refused with ``DigitalError``. No database work: both paths share it."""
     action, version, key, claimed = split_message(message)
+    if key is not None and not (bot or clock) and key.startswith(SERVER_KEYS):
+        raise DigitalError(SERVER_KEY)
     if key is not None:
         digest = action_digest(action)
         seen = seen_key(table.client_keys, key, seat)

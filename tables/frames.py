@@ -27,6 +27,21 @@ MAX_VERSION = 10**9  # far beyond any hand's; a larger "version" is not one (and
 
 _KEY = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_KEY_LENGTH}}}")
 
+# The keys of the server's own moves, predictable by design (one per version, so that two
+# processes' bots or clocks apply a move once): a phone may not send them. A phone that sent the
+# clock's key of the version its own ask made stopped the clock, and its table waited for good;
+# one that sent its bot's key stopped the bot standing in for it (found by probing).
+SERVER_KEYS = ("bot-", "clock-")
+SERVER_KEY = "That key is one the server keeps for its own moves: send another."
+
+
+def bot_key(seat: int, version: int) -> str:
+    return f"bot-{seat}-{version}"
+
+
+def clock_key(version: int) -> str:
+    return f"clock-{version}"
+
 
 def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None, Any]:
     """A phone's frame -> (engine action, version seen, client key, claimed seat); refused if odd."""
@@ -50,8 +65,8 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
 def seen_key(client_keys: Any, key: str, seat: Any) -> list[Any] | None:
     """The entry under which ``seat`` sent ``key`` before, or None. Each entry is [key, version,
     seat, digest of the action] (``action_digest``): a key is matched per seat, so no phone can
-    pass its move off as another seat's (a bot's key, "bot-<seat>-<version>", is predictable: a
-    phone that used it stalled the bot, found by probing). An entry of two (stored before the
+    pass its move off as another seat's (and a phone never sends the server's keys,
+    ``SERVER_KEYS``). An entry of two (stored before the
     seat was) matches any seat; one of two or three (before the digest) is taken for the same
     action."""
     for entry in client_keys or []:

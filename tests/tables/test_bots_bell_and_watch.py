@@ -254,11 +254,14 @@ def _two_people_and_two_bots_dealt(organiser, monkeypatch):
     return drive, table_of(drive)
 
 
-def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transactional_db, organiser, monkeypatch):
-    """Found by probing: a client key was matched per table, and a bot's key is predictable
-    ("bot-<seat>-<version>"). A phone that sent its own move with the key a bot would use next
-    had the bot's move taken for a repeat of it: the bot "applied" nothing, again and again,
-    and a table waiting for that bot's pass was stuck until the bell. Keys are matched per seat."""
+def test_a_phone_cannot_stall_a_bot_or_the_clock_by_sending_the_keys_the_server_will_use(transactional_db, organiser,
+                                                                                           monkeypatch):
+    """Found by probing: the server's own moves have predictable keys ("bot-<seat>-<version>",
+    "clock-<version>"). A phone that sent its move with the key a bot, or the answer clock,
+    would use next had the server's move taken for a repeat of it: the bot "applied" nothing,
+    again and again, or the clock gave up, and the table waited until the bell (also the phone's
+    own seat: its stand-in bot, or the clock of the answer it owes). A phone may not send them;
+    and a phone's own key is matched per seat."""
     from tables import bots
 
     drive, table = _two_people_and_two_bots_dealt(organiser, monkeypatch)
@@ -266,20 +269,24 @@ def test_a_phone_cannot_stall_a_bot_by_sending_the_key_the_bot_will_use(transact
     assert table.bots == [2, 3]
     assert bots.bot_step(table.pk, 3) == "applied"  # version 1
     state = stored_hand(table.pk)
-    digital.apply_action(table.pk, 1, action("pass", state.version, card=state.hands[1][0]), player_id=humans[1].pk)
-    state = stored_hand(table.pk)  # version 2: seats 0 and 2 still to pass
-    hostile = {**action("pass", state.version, card=state.hands[0][0]), "key": f"bot-2-{state.version + 1}"}
-    digital.apply_action(table.pk, 0, hostile, player_id=humans[0].pk)
-    state = stored_hand(table.pk)
-    assert state.passes[2] is None and state.version == 3  # only the bot's pass is awaited, at version 3
+    for seat, key in ((0, f"bot-2-{state.version + 1}"), (1, f"bot-1-{state.version + 1}"),
+                      (0, f"clock-{state.version + 1}")):
+        hostile = {**action("pass", state.version, card=state.hands[seat][0]), "key": key}
+        with pytest.raises(digital.DigitalError, match="one the server keeps for its own moves"):
+            digital.apply_action(table.pk, seat, hostile, player_id=humans[seat].pk)
+        assert stored_hand(table.pk) == state
+    digital.apply_action(table.pk, 1, {**action("pass", state.version, card=state.hands[1][0]), "key": "mine-1"},
+                         player_id=humans[1].pk)
+    digital.apply_action(table.pk, 0, action("pass", state.version + 1, card=state.hands[0][0]),
+                         player_id=humans[0].pk)
     assert bots.bot_step(table.pk, 2) == "applied"
     state = stored_hand(table.pk)
-    assert state.version == 4 and state.round == 2  # the bot passed, and the cards moved on
+    assert state.round == 2  # every seat passed, and the cards moved on
     # And a phone's key is its own: another seat sending the same key is not told "already done".
-    card = state.hands[1][0]
-    applied = digital.apply_action(table.pk, 1, {**action("pass", state.version, card=card), "key": hostile["key"]},
-                                   player_id=humans[1].pk)
-    assert not applied.duplicate and stored_hand(table.pk).passes[1] == card
+    card = state.hands[0][0]
+    applied = digital.apply_action(table.pk, 0, {**action("pass", state.version, card=card), "key": "mine-1"},
+                                   player_id=humans[0].pk)
+    assert not applied.duplicate and stored_hand(table.pk).passes[0] == card
 
 
 def test_a_bots_key_sent_again_with_another_move_is_refused_and_the_bot_counts_it_stale(transactional_db, organiser,
