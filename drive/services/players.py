@@ -174,9 +174,12 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
     if clashes and by_phone and len(names) == 1:
         # The one player of that name (a drive's names differ by more than capitals).
         same = next(p for p in drive.players.all() if name_key(p.name) == name_key(names[0]))
-        if not same.active and same.added_by_phone and not has_played(same):
+        if not same.active and same.added_by_phone and same.phone_joined_at is None and not has_played(same):
             # A name a phone added and then left before playing (typed on the wrong phone, say)
             # left the drive with it: typed again on a phone, it comes back instead of being refused.
+            # Only so: "Leave this phone" signed it out first (``leave_phone``); one the organiser
+            # took out is still its phone's, and stays out (typed again it was back at once, on
+            # both phones, found by probing).
             rejoin_player(drive, same)
             return [same]
         if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping

@@ -94,6 +94,22 @@ def test_a_name_typed_on_the_wrong_phone_and_left_can_be_typed_again_on_the_righ
     assert "Already in this drive" in text(refused) and not drive.players.get(name="P001").active
 
 
+def test_a_self_added_name_the_organiser_took_out_stays_out_when_typed_again(client, organiser):
+    """Found by probing: a name a phone added, taken out by the organiser (a rude name, say),
+    came back as soon as any phone typed it again, with the same token on both phones. Only a
+    name its phone left comes back so; one the organiser took out is refused, saying why."""
+    drive = make_drive(organiser, 4, allow_self_join=True)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Rude Word"})
+    rude = drive.players.get(name="Rude Word")
+    services.withdraw_player(drive, rude)
+    again = Client()
+    response = again.post(f"/{drive.join_code}/join", {"new_name": "rude word"}, follow=True)
+    assert "Already in this drive: \u2068Rude Word\u2069, who has left it." in text(response)
+    rude.refresh_from_db()
+    assert not rude.active and drive.players.count() == 5
+    assert again.get(f"/{drive.join_code}/me").status_code != 200  # the new phone holds nobody
+
+
 def test_a_self_added_player_seated_for_a_hand_not_started_leaves_it_too(client, organiser):
     drive = seated_drive(organiser, 4, start=False, allow_self_join=True)
     client.post(f"/{drive.join_code}/join", {"new_name": "Ghost 3"})
