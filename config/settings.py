@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.middleware.KnownMethods",
+    "config.middleware.HostPort",  # after CommonMiddleware, which checks the Host's name
     "config.middleware.UnreadableForm",  # before CSRF, which reads the form
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

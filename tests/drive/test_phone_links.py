@@ -205,3 +205,22 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
     other = drive.players.get(name="P002")
     page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{other.pk}/revoke", follow=True))
     assert "<bdi>P002</bdi> has a new private link (the old one no longer works)" in page
+
+
+def test_a_host_whose_port_is_no_port_is_refused_in_one_line(client, organiser, caplog):
+    """Found by probing: Django checks a Host header's name, not its port, and the board builds
+    its join address and QR code from the Host as sent: a port of 3,000 digits was a server
+    error with a traceback (no QR code holds it). A port must be 1-65535; any other is refused
+    as a forged Host is, in one line."""
+    import logging
+
+    drive = make_drive(organiser, 2)
+    for port in ("9" * 3000, "9" * 5000, "65536", "0"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="django.request"):
+            response = client.get(f"/{drive.join_code}/board", HTTP_HOST=f"testserver:{port}")
+        assert response.status_code == 400 and b"port is not a port" in response.content
+        records = [r for r in caplog.records if r.name == "django.request"]
+        assert len(records) == 1 and records[0].exc_info is None
+    page = text(client.get(f"/{drive.join_code}/board", HTTP_HOST="testserver:8000"))
+    assert f"http://testserver:8000/{drive.join_code}" in page
