@@ -333,7 +333,12 @@ def _run(drive_id: int) -> None:
 
 
 def wait_idle(timeout: float = 10.0) -> bool:
-    """Block until no update is queued or running (tests, and a clean shutdown)."""
+    """Block until no result message and no update is queued or running (tests, a command's end,
+    a clean shutdown: an interpreter that exits meanwhile fails their sends)."""
+    try:
+        _messages.submit(lambda: None).result(timeout)  # one thread, in order: those queued before are sent
+    except TimeoutError:
+        return False
     with _idle:
         return _idle.wait_for(lambda: not _state, timeout=timeout)
 

@@ -120,3 +120,29 @@ def test_a_digital_tables_result_message_is_read_after_its_commit_off_the_applyi
     assert {pid: t["total"] for pid, t in delta["totals"].items()} == committed
     # Everybody's place, ranked on the server (the pages only apply it).
     assert delta["ranks"] == [[str(r.row.player_id), r.label] for r in standings(drive)]
+
+
+def test_waiting_for_the_live_updates_waits_for_the_result_messages_too(transactional_db, settings, monkeypatch,
+                                                                          organiser):
+    """A command that ends as its results' messages are sent (``manage.py demo_drive``) waits
+    for them (``wait_idle``): an interpreter that exited meanwhile failed their sends with a
+    traceback ("cannot schedule new futures after interpreter shutdown", found by probing)."""
+    from drive import services
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    services.start_hand(drive)
+    settings.LIVE_UPDATES_INLINE = False
+    monkeypatch.setattr(live, "drive_changed", lambda *args, **kwargs: None)  # no full updates in this test
+    release, sent = threading.Event(), []
+
+    def held(delta, *_):
+        release.wait(60)
+        sent.append(delta["table"])
+
+    monkeypatch.setattr(live, "send_result_delta", held)
+    services.close_hand(drive, force=True)  # the bell ends the digital table: its result message is queued
+    assert not live.wait_idle(0.2) and sent == []  # held: not idle, whatever the machine's speed
+    release.set()
+    assert live.wait_idle(30) and sent == [2]

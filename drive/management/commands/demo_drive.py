@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from drive import selectors, services
+from drive import live, selectors, services
 from drive.models import Drive
 from drive.services import DriveError
 from games import Game, GameError, all_games, default_slug, get_game
@@ -119,6 +119,7 @@ class Command(BaseCommand):
         except DriveError as exc:
             raise CommandError(f"Could not build the demo drive: {exc}") from None
         self._report(drive, seed, note)
+        live.wait_idle(60)  # the screens' updates of what it built, sent before the process ends
 
     # --- pieces --------------------------------------------------------------------------------
 
