@@ -34,6 +34,11 @@ def private_url(request, player: Player) -> str:
 
 @lru_cache(maxsize=256)
 def qr_svg(url: str) -> SafeString:
+    """The address's QR code, or nothing when no QR code holds it (a Host name of thousands of
+    characters, where ALLOWED_HOSTS takes any: the page shows the address alone)."""
+    try:
+        svg = segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True)
+    except segno.DataOverflowError:
+        return SafeString("")
     # The SVG is generated from a URL we built, never from user text: safe to inline.
-    svg = segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True)
     return mark_safe(svg)

@@ -36,7 +36,8 @@ MAX_NAME = 40
 # Text typed into one field is read no further than this: Unicode's normalisation (NFKC) takes
 # time that grows with the square of a run of combining marks, in C, holding the interpreter
 # (a name of 126,000 accents froze the whole server for 11 s). Every field's own limit, counted
-# once cleaned (a name's 40, a reason's 300), is far below it; a pasted list is read line by line.
+# once cleaned (a name's 40, a reason's 300), is far below it. (The organiser's pasted list is held
+# to 20,000 characters by its form: read whole, at worst about 0.3 s.)
 MAX_TYPED = 1000
 # Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
 # benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
@@ -92,24 +93,26 @@ def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     refused: list[tuple[str, str]] = []
     repeats: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
-    for line in text.splitlines():
-        # A line longer than any name is refused as too long, unread (``MAX_TYPED``).
-        typed = [line] if typed_too_long(line) else [clean_name(raw) for raw in unicodedata.normalize("NFKC", line).split(",")]
-        for name in typed:
-            if not name:
-                continue
-            if len(name) > MAX_NAME:
-                refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
-            elif name_key(name) in seen:
-                repeats.append((name, seen[name_key(name)]))
-            else:
-                seen[name_key(name)] = name
-                names.append(name)
+    for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
+        name = raw if typed_too_long(raw) else clean_name(raw)  # (refused below, as too long)
+        if not name:
+            continue
+        if len(name) > MAX_NAME:
+            refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
+        elif name_key(name) in seen:
+            repeats.append((name, seen[name_key(name)]))
+        else:
+            seen[name_key(name)] = name
+            names.append(name)
     return names, refused, repeats
 
 
 def parse_names(text: str) -> list[str]:
-    """``sort_names``' names; a refused line refuses them all (a name typed on a phone)."""
+    """``sort_names``' names; a refused line refuses them all (a name typed on a phone). Text
+    longer than anything a name can be is refused unread (``MAX_TYPED``); the organiser's pasted
+    list is read whole, its form holding it to 20,000 characters."""
+    if typed_too_long(text):
+        raise DriveError(f"That is too long: names have at most {MAX_NAME} characters.")
     names, refused = sort_names(text)
     if refused:
         raise DriveError(refused[0][1])
@@ -174,12 +177,10 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
     if clashes and by_phone and len(names) == 1:
         # The one player of that name (a drive's names differ by more than capitals).
         same = next(p for p in drive.players.all() if name_key(p.name) == name_key(names[0]))
-        if not same.active and same.added_by_phone and same.phone_joined_at is None and not has_played(same):
+        if not same.active and same.added_by_phone and not has_played(same):
             # A name a phone added and then left before playing (typed on the wrong phone, say)
             # left the drive with it: typed again on a phone, it comes back instead of being refused.
-            # Only so: "Leave this phone" signed it out first (``leave_phone``); one the organiser
-            # took out is still its phone's, and stays out (typed again it was back at once, on
-            # both phones, found by probing).
+            # (One the organiser took out is no longer a phone's: ``withdraw_player``.)
             rejoin_player(drive, same)
             return [same]
         if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping
@@ -202,10 +203,13 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
 
 
 @transaction.atomic
-def withdraw_player(drive: Drive, player: Player) -> bool:
+def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> bool:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close.
     True when they stay in the standings (they have played: ``has_played``); a player withdrawn
-    before playing any hand is in none."""
+    before playing any hand is in none. ``by_phone``: the name's own phone left it
+    (``leave_phone``); taken out by the organiser, a name a phone added is the organiser's from
+    then on (``added_by_phone`` cleared): typed again on a phone it is refused, not brought back
+    (a rude name came back as often as any phone typed it, found by probing)."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished: its final standings are frozen.")
@@ -217,7 +221,8 @@ def withdraw_player(drive: Drive, player: Player) -> bool:
         raise DriveError("A drive needs at least two players.")
     played = has_played(player)
     player.active = False
-    player.save(update_fields=["active"])
+    player.added_by_phone = player.added_by_phone and by_phone
+    player.save(update_fields=["active", "added_by_phone"])
     reseat_if_between_hands(drive)
     _bot_plays_for(drive, player)
     live.drive_changed(drive.pk)
@@ -299,7 +304,7 @@ def leave_phone(drive: Drive, player: Player) -> bool:
     if not player.active or not player.added_by_phone or has_played(player):
         return False
     try:
-        withdraw_player(drive, player)
+        withdraw_player(drive, player, by_phone=True)
     except DriveError:  # the drive needs at least two players: the name stays, unjoined
         return False
     return True

@@ -108,6 +108,13 @@ def test_a_self_added_name_the_organiser_took_out_stays_out_when_typed_again(cli
     rude.refresh_from_db()
     assert not rude.active and drive.players.count() == 5
     assert again.get(f"/{drive.join_code}/me").status_code != 200  # the new phone holds nobody
+    # Nor once its phone is signed out, by the organiser or by its own "Leave this phone".
+    client.post(f"/{drive.join_code}/forget")
+    services.revoke_phone(drive, rude)
+    response = again.post(f"/{drive.join_code}/join", {"new_name": "Rude Word"}, follow=True)
+    assert "who has left it" in text(response)
+    rude.refresh_from_db()
+    assert not rude.active and drive.players.count() == 5
 
 
 def test_a_self_added_player_seated_for_a_hand_not_started_leaves_it_too(client, organiser):

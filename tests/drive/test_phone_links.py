@@ -224,3 +224,15 @@ def test_a_host_whose_port_is_no_port_is_refused_in_one_line(client, organiser, 
         assert len(records) == 1 and records[0].exc_info is None
     page = text(client.get(f"/{drive.join_code}/board", HTTP_HOST="testserver:8000"))
     assert f"http://testserver:8000/{drive.join_code}" in page
+
+
+def test_a_join_address_no_qr_code_holds_is_shown_without_one(client, organiser, settings):
+    """Where ALLOWED_HOSTS takes any name, a Host of thousands of characters made an address no
+    QR code holds: the board was a server error. It shows the address without its QR code."""
+    settings.ALLOWED_HOSTS = ["*"]
+    drive = make_drive(organiser, 2)
+    host = "a" * 60 + "." + "b" * 3000 + ".example"
+    response = client.get(f"/{drive.join_code}/board", HTTP_HOST=host)
+    assert response.status_code == 200 and f"http://{host}/{drive.join_code}" in text(response)
+    assert "<svg" not in text(response)
+    assert "<svg" in text(client.get(f"/{drive.join_code}/board", HTTP_HOST="testserver"))
