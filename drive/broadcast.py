@@ -95,8 +95,8 @@ def send_instructions(message: dict[str, Any]) -> None:
 
 
 def send_hand_started(drive_id: int, message: dict[str, Any]) -> None:
-    """A hand started (drive.live.hand_started): every game screen of the drive hears it; one
-    showing an earlier hand looks again."""
+    """A hand started, or the drive ended (drive.live.hand_started, drive_ended): every game
+    screen of the drive hears it; one showing an earlier hand looks again."""
     layer.send(drive_group(drive_id, "playing"), message)
 
 

@@ -112,6 +112,14 @@ def hand_started(hand: Any) -> None:
     transaction.on_commit(lambda: broadcast.send_hand_started(hand.drive_id, message), robust=True)
 
 
+def drive_ended(drive_id: int) -> None:
+    """The drive finished (its last close, or the organiser ended it): once it commits, its
+    game screens look again, as at a hand's start, and say so with a link to the final place
+    (a screen left on the last hand went on showing it, or "Go to hand 2", found in a browser)."""
+    message = {"type": "drive.ended", "drive": drive_id}
+    transaction.on_commit(lambda: broadcast.send_hand_started(drive_id, message), robust=True)
+
+
 def send_instructions(message: dict[str, Any]) -> None:
     """A close's instructions, sent at its commit: a name of its own, where the benchmarks'
     settings (bench/routes.py) time when each close's instructions left."""

@@ -338,6 +338,9 @@ class PhoneState:
     move: Move | None
     ranked: ranking.Ranked | None
     standings_frozen: bool
+    # The drive over: the player wins the winner's prize (``winners``: with how many). Bots are
+    # ranked like anyone but win no prize, so a player ranked behind a bot may still win it.
+    winners: int = 0
 
     @property
     def with_text(self) -> str:
@@ -384,7 +387,10 @@ class DriveView:
         table = self._table_of.get(player.pk)
         mates = [s.player.name for s in table.seats.all() if s.player_id != player.pk] if table else []
         ranked = self._ranked_of.get(player.pk)
-        return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None)
+        winners = self.prizes[0].ranked if self.drive.is_finished and ranked is not None else []
+        won = len(winners) if any(r.row.player_id == player.pk for r in winners) else 0
+        return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None,
+                          won)
 
 
 @dataclass

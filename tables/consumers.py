@@ -309,6 +309,10 @@ class PlayConsumer(_TableSocket):
         # A task of its own: the socket goes on with its messages while it reads.
         layer.start_task(_guarded(self.look_again(force=False), self.table_id, "a hand's start"))
 
+    async def drive_ended(self, event):
+        """The drive finished (``drive.live.drive_ended``): the screen says so (``identify``)."""
+        layer.start_task(_guarded(self.look_again(force=False), self.table_id, "the drive's end"))
+
     async def drive_instruction(self, event):
         """The organiser closed the hand (``drive.live.hand_moved``): where this player sits next,
         shown on the game screen too (a player still looking at the finished hand)."""
@@ -332,8 +336,8 @@ class PlayConsumer(_TableSocket):
             if player_for_scope(self.scope, drive, active_only=False) is not None:
                 return "The organiser has taken you out of this drive: ask them to bring you back to play."
             return "Join the drive on this phone first."
-        seat = digital.digital_seat_of(drive, player)
-        if seat is None:
+        seat = None if drive.is_finished else digital.digital_seat_of(drive, player)
+        if seat is None:  # (a finished drive: its last hand's seat is no longer played)
             return Elsewhere.of(drive, player)
         return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number,
                       player.pk, player.token, drive.pk)

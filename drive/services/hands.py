@@ -273,6 +273,7 @@ def _finish(drive: Drive) -> None:
     drive.final_standings = [asdict(row) for row in standings_rows(drive, live=True) if row.hands_played]
     drive.save(update_fields=["status", "finished_at", "final_standings"])
     live.drive_changed(drive.pk)
+    live.drive_ended(drive.pk)
 
 
 @transaction.atomic

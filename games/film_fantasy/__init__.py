@@ -77,7 +77,8 @@ class FilmFantasy(Game):
         return bot_action(state, seat, rng, "greedy")
 
     def screen_data(self) -> dict[str, Any]:
-        return {"film_names": film_names}
+        # The house rule, for the result's words (the declarer's stray Joker costs 5, or not).
+        return {"film_names": film_names, "declarer_joker_penalty": self.declarer_joker_penalty}
 
     film_names = film_names
 

@@ -58,3 +58,10 @@ def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_
     assert sorted(prizes["Winners"]) == sorted(people)  # level on points: joint winners among people
     assert prizes["Runner-up"] == [] and prizes["Booby prize"] == [] and prizes["Most declarations"] == []
     assert "Bots keep their place in the standings but win no prize" in page
+    # Found in a browser: the winners' phones said "You finished 2nd of 4", the bot ranked first.
+    from tests.drive.phones_support import phone_for, text
+
+    for player in drive.players.filter(bot__isnull=True):
+        on_phone = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
+        assert "You share first place, with" in on_phone and "You finished" not in on_phone
+        assert "(Those ranked above you, bots or players who left, win no prize.)" in on_phone

@@ -413,6 +413,31 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
 
 
+async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organiser):
+    """Found in a browser: a game screen left on the last hand went on showing it once the drive
+    had ended (no close instruction comes then), even reloaded. At the end every game screen
+    looks again and says the drive has finished, with a button to the final place; one opened
+    afterwards says the same and does not reconnect (4403)."""
+    from drive import services
+
+    drive, sockets = await two_tables_played_and_closed(organiser)
+    for socket in sockets.values():
+        await until(socket, lambda f: f["type"] == "instruction")
+    await database_sync_to_async(services.end_drive)(drive)
+    me = f"/{drive.join_code}/me"
+    for socket in sockets.values():
+        frame = await until(socket, lambda f: f["type"] == "error")
+        assert frame["message"] == "The drive has finished: your page shows your final place."
+        assert frame["elsewhere"] == {"hand": 1, "button": "See your final place", "href": me}
+        await socket.disconnect()
+    player = next(iter(sockets))
+    again = phone(drive, await database_sync_to_async(lambda: drive.players.get(pk=player))())
+    assert (await again.connect())[0]
+    frame = await again.receive_json_from(timeout=5)
+    assert frame["elsewhere"]["href"] == me and frame["message"].startswith("The drive has finished")
+    assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+
+
 async def test_a_seat_read_by_a_sync_before_the_seating_changed_gives_way_to_the_hands_start(
     organiser, monkeypatch
 ):

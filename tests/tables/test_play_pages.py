@@ -34,6 +34,22 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
 
 
 
+@pytest.mark.parametrize("penalty", [True, False])
+def test_the_film_fantasy_screen_knows_the_drives_joker_house_rule(client, organiser, penalty):
+    """Found in a browser: with the house rule off, the result still said a declaration scores
+    "less 5 for each Joker left over". The screen's data carries the drive's rule, and its
+    script words the result by it."""
+    import json
+
+    drive = digital_drive(organiser, 4, house_rules={"declarer_joker_penalty": penalty})
+    client.cookies[f"ff_{drive.join_code}"] = seated_players(table_of(drive))[0].token
+    body = client.get(reverse("tables:play", args=[drive.join_code])).content.decode()
+    data = json.loads(re.search(r'<script id="game-data" type="application/json">(.*?)</script>', body, re.S)[1])
+    assert data["declarer_joker_penalty"] is penalty
+    script = (Path(settings.BASE_DIR) / "static/games/film-fantasy/play.js").read_text()
+    assert '(client.data.declarer_joker_penalty ? ", less 5 for each Joker left over" : "")' in script
+
+
 def test_a_game_page_of_a_player_taken_out_says_so_on_the_join_page(client, organiser):
     """The organiser took Rae out mid-hand: her game page reloaded onto the join page with no
     word of why (a tester); it says so, as the phone's own page does."""

@@ -286,7 +286,8 @@
       return " — " + why.join("; ");
     }
     function resultMore(v) {
-      var more = [el("p", "A declaration scores 15 (25 with nine cards), less 5 for each Joker left over; " +
+      var more = [el("p", "A declaration scores 15 (25 with nine cards)" +
+        (client.data.declarer_joker_penalty ? ", less 5 for each Joker left over" : "") + "; " +
         "everyone else scores 5 for each complete set held (10 for Ice Follies with a Joker), less 5 for a Joker left alone.", "small muted")];
       if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(cardTitle).join(", ")));
       return more;
