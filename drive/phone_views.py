@@ -96,7 +96,8 @@ def join(request, code: str):
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)  # this phone's player: no other name while it holds one
     players = drive.players.filter(active=True, bot__isnull=True).order_by("name")  # bots join no phone
-    return render(request, "phone/join.html", {"drive": drive, "players": players, "holder": holder})
+    return render(request, "phone/join.html", {"drive": drive, "players": players, "holder": holder,
+                                               "leaves_drive": holder is not None and services.leaving_leaves_drive(holder)})
 
 
 @require_POST
@@ -244,7 +245,7 @@ def me(request, code: str):
     context = {"drive": drive, "me": view.phone(player), "v": view, "Hand": Hand}
     if request.GET.get("fragment"):
         return render(request, live.PHONE_TEMPLATE, context)
-    return render(request, "phone/me.html", context)
+    return render(request, "phone/me.html", {**context, "leaves_drive": services.leaving_leaves_drive(player)})
 
 
 def _entry_setup(drive: Drive, player: Player, shown: results.Shown | None = None):

@@ -289,6 +289,12 @@ def has_played(player: Player) -> bool:
             or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
 
 
+def leaving_leaves_drive(player: Player) -> bool:
+    """Whether "Leave this phone" takes the player out of the drive too: a name a phone added,
+    never played (``leave_phone``; also what its confirmation says)."""
+    return player.active and player.added_by_phone and not has_played(player)
+
+
 @transaction.atomic
 def leave_phone(drive: Drive, player: Player) -> bool:
     """The phone's own "Leave this phone": signed out as by the organiser (``revoke_phone``), so
@@ -301,7 +307,7 @@ def leave_phone(drive: Drive, player: Player) -> bool:
         raise DriveError(f"The drive has finished: this phone stays {isolate(player.name)}'s, to show the final "
                          "place. Nobody can join now, so there is nothing to leave.")
     revoke_phone(drive, player, by_phone=True)
-    if not player.active or not player.added_by_phone or has_played(player):
+    if not leaving_leaves_drive(player):
         return False
     try:
         withdraw_player(drive, player, by_phone=True)

@@ -65,6 +65,10 @@ def test_a_self_added_player_who_leaves_before_playing_leaves_the_drive(client, 
     client.post(f"/{drive.join_code}/join", {"new_name": "Ghost 3"})
     ghost = drive.players.get(name="Ghost 3")
     assert ghost.added_by_phone and ghost.phone_joined_at is not None
+    # Its confirmation says so (found in a browser: it said the name was free to pick again).
+    assert "the name you typed leaves the drive (no hand was played under it)" in text(client.get(f"/{drive.join_code}/me"))
+    listed = phone_for(drive, drive.players.get(name="P001"))
+    assert "the name is free to pick again" in text(listed.get(f"/{drive.join_code}/me"))
     response = client.post(f"/{drive.join_code}/forget", follow=True)
     assert "<bdi>Ghost 3</bdi> has left this phone and the drive (no hand was played under that name)." in text(response)
     ghost.refresh_from_db()
