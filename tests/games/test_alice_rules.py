@@ -437,6 +437,8 @@ def test_with_no_set_laid_the_dealers_left_moves_up():
     h = three(dealer=1)
     h.stop()
     assert h.outcome().mover == 2 and h.outcome().points == [0, 0, 0] and h.outcome().winner is None
+    # A hand won is a hand in which the player was the mover (ALICE.md), this one too.
+    assert [f.get("hands_won", 0) for f in h.outcome().facts] == [0, 0, 1]
 
 
 def test_the_outcome_is_only_for_a_finished_hand():
