@@ -436,7 +436,9 @@ def phones(request, drive_id: int):
     show = request.GET.get("show")
     return render(request, "drive/phones.html", {
         "drive": drive, "players": players, "show": show,
+        # The QR shown, and whose link it is (its heading names them: the wrong one is easy to show).
         "show_qr": next((phone_links.qr_svg(url) for p, url in players if str(p.pk) == show), None),
+        "shown": next((p for p, url in players if str(p.pk) == show), None),
         "join_url": phone_links.join_url(request, drive),
     })
 

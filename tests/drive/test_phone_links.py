@@ -205,6 +205,8 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
     other = drive.players.get(name="P002")
     page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{other.pk}/revoke", follow=True))
     assert "<bdi>P002</bdi> has a new private link (the old one no longer works)" in page
+    # The QR shown says whose link it is (found in a browser: "Private link", for anyone's).
+    assert "<h2><bdi>P002</bdi>’s private link</h2>" in page and "<svg" in page
 
 
 def test_a_host_whose_port_is_no_port_is_refused_in_one_line(client, organiser, caplog):
