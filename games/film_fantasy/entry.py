@@ -7,9 +7,12 @@ The drive renders this spec as a form and sends the answers back as the summary 
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 from typing import Any
 
 from .cards import FILM_CARDS, ICE_CARDS, JOKER, REGULAR_FILMS, check_players, end_hand_size, packs_for
+from .scoring import holding_points
+from .summary import ICE_GROUPS
 
 ICE_CHOICES = [
     ["none", "No Ice Follies group"],
@@ -82,6 +85,15 @@ def _ice_group(ice: list[int], jokers: int) -> str:
     return "joker" if jokers else "none"
 
 
+def _group_points(group: str) -> int:
+    """What an Ice Follies group scores a seat that did not declare, as the engine scores it."""
+    ice, jokers = ICE_GROUPS[group]
+    return holding_points(Counter({**{c: 1 for c, k in zip(ICE_CARDS, ice) if k}, JOKER: jokers}))
+
+
+ICE_POINTS = {group: _group_points(group) for group in ICE_GROUPS}
+
+
 def _holding(cards: list[str], two_packs: bool) -> dict[str, Any]:
     counts = Counter(cards)
     holding: dict[str, Any] = {
@@ -89,15 +101,22 @@ def _holding(cards: list[str], two_packs: bool) -> dict[str, Any]:
     }
     ice = [counts[c] for c in ICE_CARDS]
     jokers = counts[JOKER]
-    first = _ice_group([min(1, n) for n in ice], min(1, jokers))
-    holding["ice"] = first
-    if two_packs:
-        used_jokers = 1 if first in ("five", "joker_three", "joker") else 0
-        used = [1 if n and first in ("four", "five", "joker_three") else 0 for n in ice]
-        if first == "joker_three":  # only three of the four were used
-            used = [min(1, n) for n in ice]
-        rest = [max(0, n - u) for n, u in zip(ice, used)]
-        second = _ice_group([min(1, n) for n in rest], max(0, jokers - used_jokers))
-        if second != "none":
-            holding["ice2"] = second
+    if not two_packs:
+        holding["ice"] = _ice_group([min(1, n) for n in ice], min(1, jokers))
+        return holding
+    # Two packs: the two groups that score most, as the engine scores the hand ("choosing the
+    # grouping that scores most"). The first takes a Joker if there is one (the groups are
+    # alike); which of the Ice Follies cards it takes decides what the second can make: with
+    # 1, 1, 2, 2, 3, 4 and two Jokers, two Jokers-with-three (+10), not the five and a Joker
+    # alone (+5), found by review.
+    best = None
+    for taken in product(*([1, 0] if n else [0] for n in ice)):  # (all it can first: the usual groups)
+        first = _ice_group(list(taken), min(1, jokers))
+        second = _ice_group([min(1, n - t) for n, t in zip(ice, taken)], jokers - min(1, jokers))
+        points = ICE_POINTS[first] + ICE_POINTS[second]
+        if best is None or points > best[0]:
+            best = (points, first, second)
+    holding["ice"] = best[1]
+    if best[2] != "none":
+        holding["ice2"] = best[2]
     return holding
