@@ -457,6 +457,9 @@ class FilmFantasyHand:
         if (h.phase not in (PASSING, AUCTION, FINISHED) or len(h.hands) != h.players
                 or h.dealer not in seats or (h.declarer is not None and h.declarer not in seats)
                 or h.version < 0 or h.round < 0 or h.auction_actions < 0
+                or any(o["from"] not in seats or o["to"] not in seats or o["from"] == o["to"]
+                       or Counter(o["cards"]) - Counter(h.hands[o["from"]]) for o in h.offers.values())
+                or any(p is not None and p not in h.hands[s] for s, p in enumerate(h.passes))
                 or len(h.passes) != h.players or len(h.offers_made) != h.players
                 or any(c not in CARD_FILM for c in [*h.stack, *h.odd, *(c for x in h.hands for c in x)])):
             raise GameError("Not a stored Film Fantasy hand: inconsistent cards, seats or phase.")

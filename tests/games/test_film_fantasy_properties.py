@@ -167,8 +167,22 @@ def test_a_stored_hand_with_seats_out_of_place_is_refused_not_played():
     h = FilmFantasyHand.new(4, random.Random(2))
     data = json.loads(json.dumps(h.to_json()))
     assert FilmFantasyHand.load(data) == h
+    while h.phase == "passing":  # on to the auction, where offers are open
+        for seat in range(4):
+            if h.phase == "passing":
+                h.apply(seat, {"type": "pass", "card": h.hands[seat][0]})
+    auction = json.loads(json.dumps(h.to_json()))
+    held = h.hands[0][0]
+    missing = next(c for c in CARD_FILM if c not in h.hands[0])
+    offer = {"id": 1, "from": 0, "to": 1, "cards": [held]}
+    assert FilmFantasyHand.load({**auction, "offers": [offer], "next_offer": 2}).offers[1]["cards"] == [held]
+    # (Found by review: an offer from seat 9 loaded, and accepting it crashed the engine.)
     for bad in ({**data, "dealer": 4}, {**data, "dealer": float("inf")}, {**data, "declarer": -1},
-                {**data, "version": -1}, {**data, "round": -2}):
+                {**data, "version": -1}, {**data, "round": -2},
+                {**auction, "offers": [{**offer, "from": 9}], "next_offer": 2},
+                {**auction, "offers": [{**offer, "to": 0}], "next_offer": 2},
+                {**auction, "offers": [{**offer, "cards": [missing]}], "next_offer": 2},
+                {**data, "passes": [missing, None, None, None]}):
         try:
             FilmFantasyHand.load(bad)
         except GameError as exc:
