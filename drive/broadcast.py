@@ -94,7 +94,7 @@ def send_instructions(message: dict[str, Any]) -> None:
     layer.send_many([(phone_group(int(pid)), {**head, "html": html}) for pid, html in message["instructions"].items()])
 
 
-def send_hand_started(drive_id: int, message: dict[str, Any]) -> None:
+def send_game_screens(drive_id: int, message: dict[str, Any]) -> None:
     """A hand started, or the drive ended (drive.live.hand_started, drive_ended): every game
     screen of the drive hears it; one showing an earlier hand looks again."""
     layer.send(drive_group(drive_id, "playing"), message)

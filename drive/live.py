@@ -106,10 +106,10 @@ def hand_moved(hand: Any) -> None:
 
 def hand_started(hand: Any) -> None:
     """The organiser started a hand: once it commits, the drive's game screens of digital tables
-    are told (``broadcast.send_hand_started``), so one still showing the hand before looks again
+    are told (``broadcast.send_game_screens``), so one still showing the hand before looks again
     at once: its cards if its player's table is on the phones, else where to go."""
     message = {"type": "drive.started", "drive": hand.drive_id, "hand": hand.number}
-    transaction.on_commit(lambda: broadcast.send_hand_started(hand.drive_id, message), robust=True)
+    transaction.on_commit(lambda: broadcast.send_game_screens(hand.drive_id, message), robust=True)
 
 
 def drive_ended(drive_id: int) -> None:
@@ -117,7 +117,7 @@ def drive_ended(drive_id: int) -> None:
     game screens look again, as at a hand's start, and say so with a link to the final place
     (a screen left on the last hand went on showing it, or "Go to hand 2", found in a browser)."""
     message = {"type": "drive.ended", "drive": drive_id}
-    transaction.on_commit(lambda: broadcast.send_hand_started(drive_id, message), robust=True)
+    transaction.on_commit(lambda: broadcast.send_game_screens(drive_id, message), robust=True)
 
 
 def send_instructions(message: dict[str, Any]) -> None:

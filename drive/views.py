@@ -434,11 +434,12 @@ def phones(request, drive_id: int):
         (p, phone_links.private_url(request, p)) for p in drive.players.filter(bot__isnull=True).order_by("name")
     ]
     show = request.GET.get("show")
+    shown = next(((p, url) for p, url in players if str(p.pk) == show), None)
     return render(request, "drive/phones.html", {
         "drive": drive, "players": players, "show": show,
         # The QR shown, and whose link it is (its heading names them: the wrong one is easy to show).
-        "show_qr": next((phone_links.qr_svg(url) for p, url in players if str(p.pk) == show), None),
-        "shown": next((p for p, url in players if str(p.pk) == show), None),
+        "show_qr": phone_links.qr_svg(shown[1]) if shown else None,
+        "shown": shown[0] if shown else None,
         "join_url": phone_links.join_url(request, drive),
     })
 

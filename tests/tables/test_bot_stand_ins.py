@@ -139,7 +139,7 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
     # The hand's start has every game screen look again (``live.hand_started``): sent after the
     # commit, it may reach this socket once it has joined, and its view (no bot yet) would pass
     # for the one this test waits for after the seat is given back. Not what this test is about.
-    monkeypatch.setattr(broadcast, "send_hand_started", lambda drive_id, message: None)
+    monkeypatch.setattr(broadcast, "send_game_screens", lambda drive_id, message: None)
     drive = await database_sync_to_async(digital_drive)(organiser, 4)
     table = await database_sync_to_async(table_of)(drive)
     players = await database_sync_to_async(seated_players)(table)

@@ -128,7 +128,7 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(slug, organise
     # the same version, arriving after the next move, would be checked against a later state.
     from drive import broadcast
 
-    monkeypatch.setattr(broadcast, "send_hand_started", lambda drive_id, message: None)
+    monkeypatch.setattr(broadcast, "send_game_screens", lambda drive_id, message: None)
     drive = await database_sync_to_async(digital_drive)(organiser, seats, game=slug, target="hands",
                                                            target_hands=HANDS + 5)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
