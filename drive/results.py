@@ -244,6 +244,12 @@ def enter(
         locked = locked_for_players(table, existing)
         if locked:
             raise DriveError(locked)
+        if existing.revision != seen_revision and existing.entered_by_id == player.pk:
+            # Their own entry, sent from another page (a second tab, another phone of theirs).
+            raise DriveError(
+                f"You already sent Table {table.number}'s result (version {existing.revision}) from another "
+                "page; these answers were not saved. Reload to see it, and change it there if it is wrong."
+            )
         if existing.revision != seen_revision:
             raise DriveError(
                 f"{who} sent Table {table.number}'s result first (version {existing.revision}); "

@@ -59,6 +59,18 @@ class ResultForm(forms.Form):
             for f in spec["seat"]:
                 self.fields[f"seat{i}_{f['name']}"] = _choice_field(f, self.players)
 
+    def clean(self) -> dict:
+        """A question asked only once another was (``asked_if``) is moot when that one's answer
+        is "nobody": the page hides it, and whatever it still sends for it (the answer chosen
+        before "nobody") is not read; the summary holds the question's default."""
+        data = super().clean()
+        for f in self.spec["table"]:
+            gate = f.get("asked_if")
+            if gate and gate in data and data[gate] is None:
+                self.errors.pop(f["name"], None)
+                data[f["name"]] = f.get("default")
+        return data
+
     def unanswered(self) -> str:
         """What the answers lack, in the questions' words ("Who dealt? Say who dealt: tap their
         name."), for a message at the top of the form and for a phone sending without the page

@@ -146,6 +146,19 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     assert Result.objects.get().winner == players[2]
 
 
+def test_a_player_whose_own_entry_came_from_another_page_is_told_it_was_theirs(table_of_four):
+    """Found by QA: a player who sent the result from one tab, then other answers from a second
+    tab opened before, was told about themselves by name and asked to confirm or dispute it."""
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
+    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0, by=players[0]))
+    said = text(response)
+    assert "You already sent Table 1's result (version 1) from another page" in said
+    assert "confirm or dispute" not in said
+    assert Result.objects.get().winner == players[2] and Result.objects.get().revision == 1
+
+
 @pytest.mark.parametrize("change,message", [
     ({"declarer": "7"}, "Choose one of the answers shown."),
     ({"declarer": ""}, "Choose one"),
@@ -296,6 +309,30 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
     assert "Who declared? P001 · Which declaration? Eight cards (15)" in confirming
     # Who moves where, as the close will move them (a drive of one table: nobody moves).
     assert "moves up" not in confirming and "moves down" not in confirming
+
+
+def test_a_declaration_chosen_before_nobody_declared_is_not_read(table_of_four):
+    """Found by QA: a player tapped a declarer and "Nine, with the Joker", then "Nobody"; the page
+    hid the declaration's question but still sent its answer, and the entry was refused ("A
+    nine-card declaration needs a declarer") over a question no longer on the screen."""
+    drive, table, players = table_of_four
+    ann = phone_for(drive, players[0])
+    response = ann.post(f"/{drive.join_code}/enter", entry_data(4, "none", nine=True, by=players[0]))
+    assert response.status_code == 302, text(response)
+    result = Result.objects.get()
+    assert result.summary["declarer"] is None and result.summary["nine_card"] is False
+    assert result.winner is None
+    # Not sent at all: the same.
+    data = entry_data(4, "none", key="k2", seen=1, by=players[0])
+    del data["nine_card"]
+    assert ann.post(f"/{drive.join_code}/enter", data).status_code == 302
+    assert Result.objects.get().revision == 2
+    # A declarer named: the question is asked, and must be answered.
+    data = entry_data(4, 2, key="k3", seen=2, by=players[0])
+    del data["nine_card"]
+    response = ann.post(f"/{drive.join_code}/enter", data)
+    assert response.status_code != 302 and "Which declaration?" in text(response)
+    assert Result.objects.get().revision == 2
 
 
 def test_the_confirmer_is_told_who_moves_where(organiser):
