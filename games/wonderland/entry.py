@@ -21,7 +21,8 @@ from .cards import (DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_players, c
 _SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
 MAX_PAIRS = 16
-MOST_UNPAIRED = 20 + MAX_PAIRS  # a player's cards less its pairs: every number, one picture of each other pair
+NUMBERS = 20
+MOST_UNPAIRED = NUMBERS + MAX_PAIRS  # a player's cards less its pairs: every number, one picture of each other pair
 
 
 
@@ -114,6 +115,19 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
         raise GameError(f"{sum(cards)} cards taken in all, but at {n} players only {in_play} are played in a hand.")
     if sum(pairs) > MAX_PAIRS:
         raise GameError(f"{sum(pairs)} pairs entered in all, but the pack has only {MAX_PAIRS}.")
+    # Beside its pairs, a player took numbers (20 in the pack, among everyone) and single
+    # pictures: at most one of each number nobody took both pictures of. With every card taken
+    # (two players) each player's count is then fixed by the pairs: 26 and 26 cards leave no room
+    # for 13 pairs against none.
+    unpaired = MAX_PAIRS - sum(pairs)
+    loose = [c - 2 * p for c, p in zip(cards, pairs)]
+    room = NUMBERS + sum(min(unpaired, x) for x in loose)
+    if sum(loose) > room:
+        raise GameError(
+            f"These counts do not add up: {sum(loose)} cards were taken outside the pairs entered, but at most "
+            f"{room} can be (the {NUMBERS} numbers, and for each player one picture of each of the {unpaired} "
+            "numbers nobody took a pair of). Someone took a pair that was not entered: count the pairs and the "
+            "cards again.")
     if pool is not None and cards[pool] == 0:
         raise GameError(f"Seat {pool} took no cards, so cannot have taken the Pool of Tears card ({pool_card}).")
     if pool is None and sum(cards) == len(PACK):

@@ -85,6 +85,25 @@ def test_bot_played_hand_conserves_cards_plays_legally_and_keeps_views_private(p
     assert WONDERLAND.outcome_from_summary(players, WONDERLAND.hand_summary(h)) == o
 
 
+@settings(max_examples=150, deadline=None)
+@given(players=st.integers(2, 6), seed=st.integers(0, 2**32), pool=st.sampled_from(["P16", "S16", "P1"]),
+       stop_after=st.integers(0, 52))
+def test_every_hand_played_or_stopped_is_taken_back_as_entered_with_cards(players, seed, pool, stop_after):
+    """What a table counts after any hand (played out, or stopped by the bell after any card) is
+    an entry the drive accepts, with the same points: the entry's checks of what is possible
+    (cards by pairs, pairs between players, the Pool of Tears card) refuse no real hand."""
+    rng = random.Random(seed)
+    h = WonderlandHand.new(players, rng, dealer=rng.randrange(players), pool_of_tears=pool)
+    for _ in range(stop_after):
+        if h.finished:
+            break
+        h.apply(h.turn, bot_action(h, h.turn, rng, rng.choice(["smart", "random"])))
+    if not h.finished:
+        h.stop()
+    game = type(WONDERLAND)(pool_of_tears=pool)
+    assert game.outcome_from_summary(players, game.hand_summary(h)).points == h.outcome().points
+
+
 @SETTINGS
 @given(players=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_every_deal_gives_what_deals_says(players, seed):

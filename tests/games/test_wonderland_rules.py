@@ -531,6 +531,24 @@ def test_every_pair_taken_means_someone_with_a_pair_took_the_pool_of_tears_card(
     assert WONDERLAND.outcome_from_summary(3, {**short, "pool_of_tears": 2}).points == [80, 70, 20]
 
 
+def test_the_pairs_entered_must_fit_the_cards_every_player_took():
+    """Found by QA: at two players every card is taken, so the pairs fix each player's count: 13
+    pairs and 26 cards against no pair and 26 cards was accepted (150 to 0), though the second
+    player's 26 cards held the other 3 numbers' star and plain pictures, 3 pairs."""
+    with pytest.raises(GameError) as err:
+        WONDERLAND.outcome_from_summary(2, entered(2, [26, 26], 0, pairs=[13, 0]))
+    assert str(err.value) == (
+        "These counts do not add up: 26 cards were taken outside the pairs entered, but at most 23 can be (the 20 "
+        "numbers, and for each player one picture of each of the 3 numbers nobody took a pair of). Someone took "
+        "a pair that was not entered: count the pairs and the cards again.")
+    with pytest.raises(GameError, match="do not add up"):
+        WONDERLAND.outcome_from_summary(2, entered(2, [20, 32], 0, pairs=[10, 0]))
+    assert WONDERLAND.outcome_from_summary(2, entered(2, [26, 26], 0, pairs=[13, 3])).points == [150, 30]
+    assert WONDERLAND.outcome_from_summary(2, entered(2, [20, 32], 0, pairs=[10, 6])).points == [120, 70]
+    # A hand stopped early leaves cards untaken, which may hold the missing pictures.
+    assert WONDERLAND.outcome_from_summary(2, entered(2, [20, 20], 0, pairs=[10, 0])).points == [120, 0]
+
+
 def test_a_player_cannot_take_more_cards_than_its_pairs_allow():
     """Found by review: 40 cards with no pair was accepted. Without a pair a player holds at most
     the 20 numbers and one picture of each of the 16 numbers: 36 cards; each pair adds one."""
