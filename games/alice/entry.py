@@ -102,7 +102,7 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
         if last not in tied:
             raise GameError(f"{_who(last)} is not one of the players tied on most sets "
                             f"({and_list([_who(s) for s in tied])}): say which of them laid a set last.")
-    elif last is not None and last not in tied:
+    elif last is not None:  # no tie to break (naming the one leader too: the checking player would read a tie)
         if not tied:
             raise GameError(f"Nobody laid a set, so there is no tie to break: choose \"{NO_TIE}\", "
                             f"not {_who(last)}.")

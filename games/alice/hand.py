@@ -255,7 +255,9 @@ class AliceHand:
             raise GameError("White Rabbits and Cheshire Cats cannot be asked for: ask for a set card.")
         s = CARD_SET.get(card) if isinstance(card, str) else None
         if s is None:
-            raise GameError(f"There is no card {card_name(card)} in the pack: ask for one of A1 to H5.")
+            named = card_name(card)
+            raise GameError(f"There is no card {named} in the pack: ask for one of A1 to H5." if named != "that card"
+                            else "That is not a card of the pack: ask for one of A1 to H5.")
         hand = self.hands[seat]
         if card in hand:
             raise GameError(f"You hold {card_name(card)} yourself.")

@@ -100,29 +100,6 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
             f"{sum(sets)} regular sets entered, but only {regular_available} regular sets are in play "
             f"at {n} players."
         )
-    jokers = sum(ICE_GROUPS[g][1] for gs in groups for g in gs) + (1 if nine else 0)
-    if jokers > packs:
-        where = [s for s, gs in enumerate(groups) if any(ICE_GROUPS[g][1] for g in gs)]
-        also = " plus the nine-card declaration" if nine else ""
-        raise GameError(
-            f"{jokers} Jokers entered ({' and '.join(f'Seat {s}' for s in where)}{also}); "
-            f"{'one pack has' if packs == 1 else 'two packs have'} "
-            f"only {packs}."
-        )
-    ice_used = [0, 0, 0, 0]
-    for gs in groups:
-        for g in gs:
-            for i, x in enumerate(ICE_GROUPS[g][0]):
-                ice_used[i] += x
-    for i in range(4):
-        ice_used[i] += ice_fours_in_declaration + (1 if nine else 0)
-    if max(ice_used) > packs:
-        raise GameError(
-            f"The Ice Follies groups entered need {sum(ice_used)} Ice Follies cards "
-            f"({max(ice_used)} of one card); {'one pack has' if packs == 1 else 'two packs have'} "
-            f"{4 * packs}, {packs} of each card."
-        )
-
     slots = [f for _copy in range(packs) for f in range(1, 11)][:regular_available]
     hands: list[list[str]] = []
     limit = end_hand_size(n)
@@ -146,6 +123,29 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
                 f"with {limit}."
             )
         hands.append(cards)
+    # The pack's limits after each seat's own: a seat's impossible hand is the clearer message.
+    jokers = sum(ICE_GROUPS[g][1] for gs in groups for g in gs) + (1 if nine else 0)
+    if jokers > packs:
+        where = [s for s, gs in enumerate(groups) if any(ICE_GROUPS[g][1] for g in gs)]
+        also = " plus the nine-card declaration" if nine else ""
+        raise GameError(
+            f"{jokers} Jokers entered ({' and '.join(f'Seat {s}' for s in where)}{also}); "
+            f"{'one pack has' if packs == 1 else 'two packs have'} "
+            f"only {packs}."
+        )
+    ice_used = [0, 0, 0, 0]
+    for gs in groups:
+        for g in gs:
+            for i, x in enumerate(ICE_GROUPS[g][0]):
+                ice_used[i] += x
+    for i in range(4):
+        ice_used[i] += ice_fours_in_declaration + (1 if nine else 0)
+    if max(ice_used) > packs:
+        raise GameError(
+            f"The Ice Follies groups entered need {sum(ice_used)} Ice Follies cards "
+            f"({max(ice_used)} of one card); {'one pack has' if packs == 1 else 'two packs have'} "
+            f"{4 * packs}, {packs} of each card."
+        )
     return hands, declarer, nine, dealer
 
 

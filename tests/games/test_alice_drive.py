@@ -173,6 +173,24 @@ def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, or
         no_other_games_words(page, where)
 
 
+def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_said_to_have_moved_up_not_won(organiser, organiser_client):
+    """Found by QA: a hand with no set laid showed "Kim 0 (won the hand)", though nobody won it.
+    ALICE.md counts hands won as hands in which the player was the mover, so the dealer's left,
+    who moves up, counts one; the note says what happened: they moved up."""
+    drive = make_drive(organiser, 6, game="alice", preferred_table_size=3)
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"})
+    drive.refresh_from_db()
+    enter_by_the_organiser(organiser_client, drive, 1, [0, 0, 0], dealer=0)
+    enter_by_the_organiser(organiser_client, drive, 2, [1, 3, 0], dealer=0)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    _hand, _table, first = seated(drive, 1)
+    _hand, _table, second = seated(drive, 2)
+    assert f"<bdi>{first[1].name}</bdi> <strong>0</strong> (moved up)" in page  # the dealer's left
+    assert f"<bdi>{second[1].name}</bdi> <strong>15</strong> (moved up)" in page
+    assert page.count("(moved up)") == 2 and "won the hand" not in page
+
+
 def test_alices_own_screen_files_say_no_word_of_another_game():
     root = Path(__file__).resolve().parents[2]
     for path in (root / "templates/games/alice/play.html", root / "static/games/alice/play.js"):

@@ -35,6 +35,9 @@ def test_a_refused_action_says_why_and_changes_nothing():
     refused(h, 0, {"type": "cat"}, "no failed ask")
     assert "x" * 20 not in refused(h, 0, {"type": "take", "card": "x" * 2000})  # never echoed at length
     assert card_name("x" * 2000) == card_name([1]) == "that card"
+    for card in (5, None, [1]):  # no code at all: said as such, not "no card that card"
+        refused(h, 0, {"type": "ask", "to": 1, "card": card}, "That is not a card of the pack: ask for one of A1 to H5.")
+    refused(h, 0, {"type": "ask", "to": 1, "card": "Z9"}, "There is no card 'Z9' in the pack")
 
 
 def test_refusals_number_seats_as_the_players_do_from_one():
@@ -223,6 +226,8 @@ def test_an_entered_tie_moves_the_tied_player_who_laid_a_set_last_and_no_set_the
     (entry(0, (1, 1, 0)), "Seat 0 and Seat 1 tie on 1 set each: say which of them laid a set last."),
     (entry(0, (3, 3, 2), last_set=2), "Seat 2 is not one of the players tied on most sets (Seat 0 and Seat 1)"),
     (entry(0, (4, 3, 1), last_set=1), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
+    # Naming the one leader too (found by QA: accepted, and the player checking read of a tie).
+    (entry(0, (4, 3, 1), last_set=0), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
     (entry(0, (0, 0, 0), last_set=1), "Nobody laid a set, so there is no tie to break"),
     (entry(3, (1, 0, 0)), "The dealer must be one of the 3 players at this table."),
     ({"holdings": [{"sets": 1}] * 3}, "Say who dealt"),

@@ -76,6 +76,10 @@ def test_two_packs_allow_a_second_ice_follies_group():
         (4, "not a dict", "object"),
         (2, entry(2, 0, False, s0={"ice": "five"}), "nine-card"),
         (8, entry(8, s0={"ice": "joker", "ice2": "four"}), "five"),
+        # Found by QA: a declarer with two more sets, every seat with two, no Ice Follies entered,
+        # was told of "Ice Follies groups entered"; the seat's impossible hand is said first.
+        (5, entry(5, 0, s0={"sets": 2}, s1={"sets": 2}, s2={"sets": 2}, s3={"sets": 2}, s4={"sets": 2}),
+         "Seat 0: what was entered needs 16 cards, but at 5 players a hand ends with 9."),
     ],
 )
 def test_impossible_entries_are_refused_saying_what_is_wrong(players, summary, message):
