@@ -83,6 +83,9 @@ def stand_in(request, code: str, table_id: int):
     except digital.DigitalError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, format_html("A bot plays for {} until you give the seat back." if playing
-                                              else "{} plays their own seat again.", bdi(name)))
+        # For this hand: the next one seats people, not bots (``digital.set_stand_in``).
+        messages.success(request, format_html(
+            "A bot plays for {} until you give the seat back, at the latest until this hand ends. "
+            "Gone for good? Take them out of the drive on the Players page, so the next seating leaves them out."
+            if playing else "{} plays their own seat again.", bdi(name)))
     return redirect("drive:dashboard", drive_id=drive.pk)

@@ -248,6 +248,13 @@
       if (about.waiting) li.className += " waiting";
       ul.appendChild(li);
     });
+    // The chips may wrap past their bounded box (long names, a game's notes): the one waited
+    // for is scrolled into it.
+    var waited = ul.querySelector("li.waiting");
+    if (waited) {
+      var r = waited.getBoundingClientRect(), box = ul.getBoundingClientRect();
+      if (r.top < box.top || r.bottom > box.bottom) ul.scrollTop += r.top - box.top;
+    }
     if (screen.render) screen.render(v);
     put($("status"), [statusLine(v), pending ? " — sending…" : ""]);
     renderLog(v);
@@ -339,6 +346,9 @@
     message: message,         // the one line under the actions ("" clears it)
     view: function () { return view; },
     seats: function () { return seats; },   // [{name, bot}], by seat
+    // A bot plays this phone's seat now (the organiser's stand-in): nothing on the screen is the
+    // player's to do, so the game's screen offers nothing (the status line says why).
+    benched: function () { return !WATCH && botted(seats, view); },
     pending: function () { return pending ? pending.frame : null; },   // the action on its way
     serverNow: function () { return Date.now() / 1000 + skew; }   // Unix time by the server's clock
   };

@@ -108,6 +108,18 @@ def alice_mid_hand(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _ALICE_MID + _SAVE
 
 
+def alice_long_names(tag: str) -> str:
+    """``alice_mid_hand`` with long names (seat 2's chip on the third line at 360 px), two more asks
+    made: seat 2 is to act."""
+    names = ["Ann", "Bartholomew Fitzgerald-Smythe", "Cornelius Archibald Whitmore"]
+    return ((_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": names}) + _ALICE_MID
+            + """
+state.apply(0, {"type": "ask", "to": 1, "card": "A5"})
+state.apply(1, {"type": "ask", "to": 2, "card": "E4"})
+assert state.turn == 2
+""" + _SAVE)
+
+
 # The bots play: ``moves`` of them, then (``until_seat_0``) on until seat 0 is to play a card
 # on a trick already led; ``moves`` past the hand's length plays it to its end.
 _BOT_MOVES = """

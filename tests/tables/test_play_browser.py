@@ -298,8 +298,10 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
 @pytest.mark.timeout(600)  # a backstop: servers started on a busy machine
 def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(tmp_path):
     """The organiser has a bot stand in for Ann from the dashboard: Ann's open game screen says
-    so at once, and stops saying so when the seat is given back."""
-    with live_server(tmp_path) as server, chromium() as browser:
+    so at once, offers nothing to tap meanwhile (found by QA: its cards stayed playable, and a tap
+    was refused), and stops saying so when the seat is given back. (The bot takes its time here:
+    it is still Ann's choice to make, on her phone, when the seat comes back.)"""
+    with live_server(tmp_path, BOT_DELAY_SECONDS="60") as server, chromium() as browser:
         data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
         drive_id = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().pk))")
@@ -309,6 +311,9 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.goto(f"{server.url}/{code}/play")
         ann.wait_for_selector("#hand button.c")
         assert "bot is playing your seat" not in ann.inner_text("#status")
+        playable = ann.locator("#hand button.c:not([disabled])")
+        choices = playable.count()  # her pass to choose
+        assert choices > 0
         organiser = browser.new_page(viewport={"width": 1280, "height": 900})
         sign_in_as_olive(organiser, server.url)
         organiser.goto(f"{server.url}/drives/{drive_id}/")
@@ -317,12 +322,14 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.wait_for_function("document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=30_000)
         assert "Ann (bot)" in ann.inner_text("#seats")
+        expect(playable).to_have_count(0)
         organiser.wait_for_selector("text=until you give the seat back")  # the dashboard after the POST
         organiser.locator("#table-1 details summary").click()
         organiser.locator("#table-1 button", has_text="Give Ann the seat back").click()
         ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=30_000)
         assert "Ann (bot)" not in ann.inner_text("#seats")
+        expect(playable).to_have_count(choices)
 
 
 NEXT_HAND_WITH_CARDS = """

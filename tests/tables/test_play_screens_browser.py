@@ -220,6 +220,23 @@ def test_the_phone_says_at_once_when_a_bot_takes_its_seat_and_gives_it_back(serv
 
 ALICE_CARDS = "#alice-row button.c, #hand .c"
 
+# The waited-for chip's box and the seats' box, on the screen.
+WAITED = """() => { const w = document.querySelector('#seats li.waiting'), b = document.getElementById('seats');
+  if (!w) return null; const r = w.getBoundingClientRect(), s = b.getBoundingClientRect();
+  return {chip: [r.top, r.bottom], box: [s.top, s.bottom], scrolls: b.scrollHeight > b.clientHeight}; }"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_player_waited_for_stays_in_sight_when_long_names_wrap_the_seats(server, browser):
+    """Found by QA: at 360 px, long names wrapped the seats' chips past their two-line box, and the
+    chip of the player whose turn it was sat hidden below it, with no sign that the box scrolls."""
+    data = server.shell_json(S.alice_long_names("alice-long"))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#seats li.waiting")).to_contain_text(data["seats"][2][0])  # seat 2's turn
+    where = page.evaluate(WAITED)
+    assert where["scrolls"], where  # the case: the chips do not fit their box
+    assert where["box"][0] - 1 <= where["chip"][0] and where["chip"][1] <= where["box"][1] + 1, where
+
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_alice_keeps_the_cards_and_every_question_in_reach_on_a_small_phone_and_marks_what_came_in(server, browser):

@@ -28,7 +28,7 @@
     function shortName(card) { return card === RABBIT ? "White Rabbit" : card === CAT ? "Cheshire Cat" : card; }
     function titled(card) { return TITLES[card] ? card + " (" + TITLES[card] + ")" : "a " + shortName(card); }
     function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
-    function mine(v) { return !WATCH && v.seat !== null && v.seat !== undefined; }
+    function mine(v) { return !WATCH && v.seat !== null && v.seat !== undefined && !client.benched(); }
     function may(v, kind) { return mine(v) && (v.may || []).indexOf(kind) >= 0; }
     function holdsSet(v, s) { return (v.hand || []).some(function (c) { return setOf(c) === s; }); }
 

@@ -76,7 +76,7 @@
       renderHand(v);
       renderAuction(v);
       var declare = $("declare");
-      declare.disabled = WATCH || over || !able;
+      declare.disabled = WATCH || over || !able || client.benched();
       declare.hidden = WATCH || over || !able;   // shown when it can be tapped; over: the result is at the top
       $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
     }
@@ -175,7 +175,7 @@
           if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); notes.push(passing === c ? "passing" : "chosen"); }
           if (v.phase === "auction") b.setAttribute("aria-pressed", b.className.indexOf(" chosen") >= 0 ? "true" : "false");
           b.setAttribute("aria-label", name + (isNew ? " (new)" : "") + (notes.length ? " (" + notes.join(", ") + ")" : ""));
-          b.disabled = b.disabled || v.phase === "finished";
+          b.disabled = b.disabled || v.phase === "finished" || client.benched();
           b.addEventListener("click", function () { tap(c); });
           row.appendChild(b);
         });
@@ -206,7 +206,7 @@
 
     function renderAuction(v) {
       var box = $("auction"), list = $("offers");
-      box.hidden = v.phase !== "auction";
+      box.hidden = v.phase !== "auction" || client.benched();   // a bot trades for this seat now
       list.textContent = "";
       list.hidden = box.hidden || !(v.offers || []).length;
       if (box.hidden) return;

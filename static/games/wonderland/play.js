@@ -63,6 +63,7 @@
     // Why a card that is not live may not be played now (said when it is tapped).
     function whyNot(v) {
       if (v.result) return "The hand is over.";
+      if (client.benched()) return "A bot is playing your seat for now: ask the organiser to give it back to you.";
       if (v.turn !== v.seat) return [nameOf(v.turn), " plays next: wait for your turn."];
       var m = v.must;
       if (m && m.rule === "mate") return "You hold the mate of " + cardName(m.of) + ": you must play " + cardName(mate(m.of)) + ".";
@@ -136,7 +137,7 @@
         if (v.hand) box.appendChild(el("p", v.result ? "" : "No cards in your hand.", "small muted"));
         return;
       }
-      var myTurn = !v.result && v.turn === v.seat, pending = client.pending();
+      var myTurn = !v.result && v.turn === v.seat && !client.benched(), pending = client.pending();
       SETS.forEach(function (s) {
         var cards = v.hand.filter(function (c) { return c[0] === s.key; }).sort(function (a, b) { return num(a) - num(b); });
         if (!cards.length) return;
@@ -164,7 +165,7 @@
     function tap(card) {
       var v = client.view();
       if (!v || WATCH) return;
-      if (v.result || v.turn !== v.seat || v.legal.indexOf(card) < 0) {
+      if (v.result || v.turn !== v.seat || v.legal.indexOf(card) < 0 || client.benched()) {
         var why = whyNot(v);
         if (Array.isArray(why)) put($("message"), why); else client.message(why);
         return;
