@@ -70,9 +70,9 @@ class _TableSocket(JsonFrameConsumer):
         do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after that (a token
         bucket). Far more than a phone or the organiser's watching page asks for (on connecting,
         coming back to the page, an unanswered move), and a flood of them no longer keeps the
-        server busy. A refused move costs as much (the table's locked read, then the view again)
-        and spends a token too (``refused``); a move is let through while one is left (``spend``
-        False: an accepted move costs none)."""
+        server busy. A refused move, or one sent again with its key, costs as much (the table's
+        locked read, then the view again) and spends a token too (``refused``); a move is let
+        through while one is left (``spend`` False: an accepted move costs none)."""
         now = time.monotonic()
         self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
         self.synced_at = now
@@ -378,6 +378,7 @@ class PlayConsumer(_TableSocket):
              "duplicate": applied.duplicate}
         )
         if applied.message is None:  # a duplicate: the table as it is now
+            self.refused()  # its locked read and the view cost as much as a refusal's (``may_sync``)
             await self.send_view(force=True)
         else:
             await self.send_applied(applied.message)

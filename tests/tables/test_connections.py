@@ -111,6 +111,29 @@ async def test_a_flood_of_refused_moves_is_cut_short_like_a_flood_of_syncs(four_
     await socket.disconnect()
 
 
+async def test_a_flood_of_a_move_already_made_is_cut_short_like_a_flood_of_syncs(four_at_a_table, monkeypatch):
+    """Found by probing: a move sent again with its key (answered "ok, duplicate" with the view)
+    is a locked read of the table and a view, and nothing limited it: 400 a second from one
+    socket slowed every table's moves, in every game, after the bell too. A repeat spends a
+    sync's token, as a refusal does."""
+    from tables import consumers
+
+    drive, table, players = four_at_a_table
+    socket, first = await connected(drive, players[0])
+    monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back during the flood, however slow the machine
+    move = action("pass", 0, card=first["view"]["hand"][0])
+    await socket.send_json_to(move)
+    assert (await until(socket, lambda f: f["type"] in ("ok", "error")))["duplicate"] is False
+    for _ in range(consumers.SYNC_BURST):
+        await socket.send_json_to(move)
+        assert (await until(socket, lambda f: f["type"] in ("ok", "error")))["duplicate"] is True
+        assert (await socket.receive_json_from(timeout=5))["type"] == "state"  # the table as it is
+    await socket.send_json_to(move)
+    refused = await until(socket, lambda f: f["type"] in ("ok", "error"))
+    assert refused["type"] == "error" and "too often" in refused["message"] and refused["key"] == move["key"]
+    await socket.disconnect()
+
+
 async def test_a_player_may_hold_only_a_few_game_screens_open_and_the_oldest_gives_way(four_at_a_table):
     """Found by probing: one player could open any number of game sockets on their seat (300
     here), each sent its own view of every move (the table's other phones waited behind them)
