@@ -23,11 +23,22 @@ its own, one at a time: a monitor asking whether the server is alive is answered
 after the requests queued in a burst (its database query runs beside theirs), and a flood of
 health checks takes no more than one place. Figures: docs/benchmarks.md; tested by
 tests/test_http_handler.py.
+
+One address (a phone, or an attacker on the hall's Wi-Fi) has at most ``REQUESTS_PER_ADDRESS``
+requests in the server at once, waiting or in their views; one more is answered 429 at once,
+without Django: a client fetching the board on 100 connections made every other page wait
+2.7 s behind its requests. A phone's page asks a few at a time. The server's own machine
+(loopback: the organiser's laptop, its projector's browser, the benchmarks' clients) is not
+limited.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import ipaddress
+import logging
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
@@ -38,6 +49,9 @@ from django.core.handlers.asgi import ASGIHandler
 from common import layer
 from config.health import PATH as HEALTH_PATH
 
+log = logging.getLogger("config.server")
+TOO_MANY = b"Too many requests at once from this address: wait a moment, then try again.\n"
+
 
 class KeptThreadsASGIHandler(ASGIHandler):
     def __init__(self) -> None:
@@ -47,6 +61,8 @@ class KeptThreadsASGIHandler(ASGIHandler):
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
         self._health_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary())
+        self._at_once: collections.Counter[str] = collections.Counter()  # address -> requests in the server
+        self._said: dict[str, float] = {}  # address -> when its last refusal was logged
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -55,12 +71,35 @@ class KeptThreadsASGIHandler(ASGIHandler):
         # (a server whose screens have not connected yet), each send would start a thread and a
         # loop of its own.
         layer.remember_loop()
+        address = limited_address(scope)
+        if address is not None and self._at_once[address] >= settings.REQUESTS_PER_ADDRESS:
+            await self.refuse(address, send)
+            return
+        if address is not None:
+            self._at_once[address] += 1
         executor = self._idle.pop() if self._idle else ThreadPoolExecutor(1, thread_name_prefix="request")
         try:
             async with ThreadSensitiveContext(executor=executor):
                 await self.handle(scope, receive, send)
         finally:
             self._idle.append(executor)
+            if address is not None:
+                self._at_once[address] -= 1
+                if not self._at_once[address]:
+                    del self._at_once[address]
+
+    async def refuse(self, address: str, send) -> None:
+        """429, unread, and one line in the log per address every ten seconds at most."""
+        now = time.monotonic()
+        if now - self._said.get(address, -60.0) >= 10:
+            self._said = {a: t for a, t in self._said.items() if now - t < 10}  # (kept small)
+            self._said[address] = now
+            log.warning("Refused requests from %s: %d at once already (the limit is %d): 429", address,
+                        self._at_once[address], settings.REQUESTS_PER_ADDRESS)
+        await send({"type": "http.response.start", "status": 429,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"retry-after", b"1"),
+                                (b"content-length", str(len(TOO_MANY)).encode())]})
+        await send({"type": "http.response.body", "body": TOO_MANY})
 
     async def run_get_response(self, request):
         """The middleware and the view, once fewer than ``REQUEST_THREADS`` requests are in theirs
@@ -73,3 +112,15 @@ class KeptThreadsASGIHandler(ASGIHandler):
             gate = gates[loop] = asyncio.Semaphore(1 if health else settings.REQUEST_THREADS)
         async with gate:
             return await super().run_get_response(request)
+
+
+def limited_address(scope) -> str | None:
+    """The client's address when ``REQUESTS_PER_ADDRESS`` applies to it: None for the server's own
+    machine (loopback), an unknown client, or no limit (0)."""
+    client = scope.get("client")
+    if not settings.REQUESTS_PER_ADDRESS or not client:
+        return None
+    try:
+        return None if ipaddress.ip_address(client[0]).is_loopback else str(client[0])
+    except ValueError:  # (a Unix socket's peer, say)
+        return None

@@ -146,6 +146,9 @@ LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 # request's round trips leave the interpreter to the other (docs/benchmarks.md, entry_burst).
 REQUEST_THREADS = env_int("REQUEST_THREADS", 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 2,
                           minimum=1, maximum=64)
+# Requests one address may have in the server at once (waiting or in their views); one more is
+# answered 429 (config/http_handler.py). The server's own machine is not limited; 0: no limit.
+REQUESTS_PER_ADDRESS = env_int("REQUESTS_PER_ADDRESS", 16, minimum=0, maximum=10_000)
 # A result's own message reaches the board and the dashboard at its commit (drive.live
 # table_changed); their full re-render then waits LIVE_GATHER_MS (milliseconds) for the rest of
 # a burst of results, so 50 results at the end of a hand cost a few renders, not fifty.

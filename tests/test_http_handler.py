@@ -42,6 +42,7 @@ def _second(request):
 
 
 _holding, _let_go = threading.Event(), threading.Event()
+_in_hold = threading.Semaphore(0)  # released by each request that enters ``_hold_one``
 
 
 def _hold(request):
@@ -50,8 +51,14 @@ def _hold(request):
     return HttpResponse("held")
 
 
+def _hold_one(request):
+    _in_hold.release()
+    _let_go.wait(30)  # until the test has its answers (a backstop: 30 s)
+    return HttpResponse("held")
+
+
 urlpatterns = [path("thread", _thread), path("together", _together), path("first", _first), path("second", _second),
-               path("hold", _hold), path("healthz", healthz)]
+               path("hold", _hold), path("hold-one", _hold_one), path("healthz", healthz)]
 
 
 async def _get(handler, url: str) -> tuple[int, str]:
@@ -129,3 +136,47 @@ async def test_a_request_makes_its_loop_the_one_where_messages_are_sent(settings
     settings.ROOT_URLCONF = __name__
     assert (await _get(KeptThreadsASGIHandler(), "/thread"))[0] == 200
     assert layer.server_loop() is asyncio.get_running_loop()
+
+
+async def _get_from(handler, url: str, address: str) -> tuple[int, str]:
+    """``_get`` from a client at ``address`` (daphne's scope names the connection's peer)."""
+    from asgiref.testing import ApplicationCommunicator
+
+    scope = {"type": "http", "http_version": "1.1", "method": "GET", "path": url, "raw_path": url.encode(),
+             "query_string": b"", "root_path": "", "scheme": "http", "headers": [(b"host", b"localhost")],
+             "client": [address, 50000], "server": ["10.0.0.1", 8000]}
+    app = ApplicationCommunicator(handler, scope)
+    await app.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await app.receive_output(timeout=30)
+    body = await app.receive_output(timeout=30)
+    await app.wait(timeout=30)
+    return start["status"], body["body"].decode()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_one_address_has_a_few_requests_in_the_server_at_once_and_is_refused_beyond(settings, caplog):
+    """Found from outside: one client fetching the board on 100 connections at once made every
+    other page wait 2.7 s behind its requests. An address has at most ``REQUESTS_PER_ADDRESS`` in
+    the server (waiting or in their views); one more is answered 429 at once, in one log line;
+    another address, and the server's own machine, are answered as ever."""
+    settings.ROOT_URLCONF = __name__
+    settings.REQUEST_THREADS = 2
+    settings.REQUESTS_PER_ADDRESS = 2
+    _let_go.clear()
+    handler = KeptThreadsASGIHandler()
+    held = [asyncio.ensure_future(_get_from(handler, "/hold-one", "10.1.2.3")) for _ in range(2)]
+    try:
+        for _ in held:  # both in their views
+            assert await asyncio.to_thread(_in_hold.acquire, timeout=30)
+        for _ in range(3):
+            status, body = await _get_from(handler, "/healthz", "10.1.2.3")
+            assert status == 429 and body.startswith("Too many requests at once from this address")
+        assert [r.getMessage() for r in caplog.records if "Refused requests from" in r.getMessage()] == [
+            "Refused requests from 10.1.2.3: 2 at once already (the limit is 2): 429"]
+        assert (await _get_from(handler, "/healthz", "10.9.9.9"))[0] == 200  # another phone
+        assert (await _get_from(handler, "/healthz", "127.0.0.1"))[0] == 200  # the server's own machine
+        assert not any(h.done() for h in held)
+    finally:
+        _let_go.set()
+    assert [await h for h in held] == [(200, "held")] * 2
+    assert (await _get_from(handler, "/healthz", "10.1.2.3"))[0] == 200  # its requests answered: it may ask again
