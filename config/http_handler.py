@@ -121,6 +121,8 @@ def limited_address(scope) -> str | None:
     if not settings.REQUESTS_PER_ADDRESS or not client:
         return None
     try:
-        return None if ipaddress.ip_address(client[0]).is_loopback else str(client[0])
+        ip = ipaddress.ip_address(client[0])
     except ValueError:  # (a Unix socket's peer, say)
         return None
+    ip = getattr(ip, "ipv4_mapped", None) or ip  # ::ffff:127.0.0.1 is this machine too
+    return None if ip.is_loopback else str(ip)

