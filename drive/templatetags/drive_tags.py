@@ -64,12 +64,24 @@ def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
     except ValueError:  # (a GameError: a table size the game does not play)
         spec = {"table": [], "seat": []}
     table, seats = answer_words(spec, names, result.summary, quiet=True)
+    return {"table": table, "rows": list(zip(scores, seats)), "moves": result_moves(result, number, tables)}
+
+
+@register.simple_tag
+def result_moves(result, number: int, tables: int) -> list[tuple[str, str]]:
+    """What a result does at Table ``number`` of ``tables`` (drive/movement.py): (the mover's
+    name, "moves up") and (the name on the mover's left, "moves down"); "stays" at the top and
+    the last table; nothing at a lone table, or a table not played. No query: the scores and
+    their players are read with the result, in seat order."""
+    if result.summary.get("not_played"):
+        return []
+    scores = list(result.scores.all())
+    names = [s.player.name for s in scores]
     at = next((i for i, s in enumerate(scores) if s.player_id == result.mover_id), None)
-    moves = []
-    if at is not None and tables > 1 and len(names) > 1:
-        moves = [(names[at], "stays at the top table" if number == 1 else "moves up"),
-                 (names[(at + 1) % len(names)], "stays at the last table" if number == tables else "moves down")]
-    return {"table": table, "rows": list(zip(scores, seats)), "moves": moves}
+    if at is None or tables < 2 or len(names) < 2:
+        return []
+    return [(names[at], "stays at the top table" if number == 1 else "moves up"),
+            (names[(at + 1) % len(names)], "stays at the last table" if number == tables else "moves down")]
 
 
 @register.filter

@@ -137,6 +137,19 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     declarer = table.seats.get(position=2).player.name
     assert f"<bdi>{declarer}</bdi> <strong>15</strong> (declared)" in card
     assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet
+    # Who moves where, as the close will move them, said on the card for every game (found by QA:
+    # a Wonderland card named nobody, and a tie for top score goes by cards taken, then the
+    # dealer's left): at the top table the declarer stays, the player on their left goes down.
+    left = table.seats.get(position=3).player.name
+    assert (f'<p class="small" data-mover><strong><bdi>{declarer}</bdi></strong> stays at the top table · '
+            f"<strong><bdi>{left}</bdi></strong> moves down</p>") in card
+    last = drive.hands.get().tables.get(number=2)
+    services.organiser_result(drive, last, declared(4, 0), organiser)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-2"'):]
+    mover, below = (last.seats.get(position=k).player.name for k in (0, 1))
+    assert (f"<strong><bdi>{mover}</bdi></strong> moves up · <strong><bdi>{below}</bdi></strong> stays at the last "
+            "table") in card
 
 
 def test_the_dashboards_hand_forms_carry_the_hand_they_showed(organiser_client, organiser):
