@@ -236,6 +236,7 @@
   // A view with a ``result`` is a finished hand; ``result.points`` has each seat's points.
   function finished(v) { return !!v.result; }
 
+  var BENCHED = "A bot is playing your seat for now: ask the organiser to give it back to you.";
   var waitedShown = -1;   // the seat whose chip was last scrolled into sight (render)
   function render() {
     if (!view) return;
@@ -267,7 +268,7 @@
   function statusLine(v) {
     var me = v.seat;
     if (!WATCH && !finished(v) && seats[me] && seats[me].bot) {
-      return "A bot is playing your seat for now: ask the organiser to give it back to you.";
+      return BENCHED;
     }
     return screen.status ? screen.status(v) : "";
   }
@@ -352,6 +353,7 @@
     // A bot plays this phone's seat now (the organiser's stand-in): nothing on the screen is the
     // player's to do, so the game's screen offers nothing (the status line says why).
     benched: function () { return !WATCH && botted(seats, view); },
+    benchedWords: BENCHED,    // what the status line says meanwhile
     pending: function () { return pending ? pending.frame : null; },   // the action on its way
     serverNow: function () { return Date.now() / 1000 + skew; }   // Unix time by the server's clock
   };

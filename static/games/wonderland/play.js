@@ -63,7 +63,7 @@
     // Why a card that is not live may not be played now (said when it is tapped).
     function whyNot(v) {
       if (v.result) return "The hand is over.";
-      if (client.benched()) return "A bot is playing your seat for now: ask the organiser to give it back to you.";
+      if (client.benched()) return client.benchedWords;
       if (v.turn !== v.seat) return [nameOf(v.turn), " plays next: wait for your turn."];
       var m = v.must;
       if (m && m.rule === "mate") return "You hold the mate of " + cardName(m.of) + ": you must play " + cardName(mate(m.of)) + ".";
