@@ -40,16 +40,23 @@ def hands_csv(request, drive_id: int):
     # (at the top table: stayed there) as its close recorded it, a correction made after the
     # close leaving the moves as made; until the close, whom the result moves up.
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
+    # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
+    # organiser's bell); blank for a hand played with cards.
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
-                     "corrected"])
+                     "corrected", "ended_by"])
     for s in selectors.hand_scores(drive):
         moved_up = s.result.table.moved_up_id or s.result.mover_id
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
             *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-            s.result.status, s.result.source, int(s.corrected),
+            s.result.status, s.result.source, int(s.corrected), _ended_by(s.result),
         ])
     return response
+
+
+def _ended_by(result) -> str:
+    digital = (result.summary or {}).get("digital")
+    return str(digital.get("ended_by") or "") if isinstance(digital, dict) else ""
 
 
 @login_required

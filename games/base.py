@@ -144,11 +144,13 @@ class Awaited:
 class HandState(Protocol):
     """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
     (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards. ``players``
-    is the number of seats."""
+    is the number of seats. ``ended_by`` is None until the hand ends, then how it ended in the
+    game's own code; ``stop()`` (the organiser's bell) makes it ``"stopped"``."""
 
     players: int
     version: int
     finished: bool
+    ended_by: str | None
 
     def apply(self, seat: int, action: dict[str, Any]) -> None: ...
     def view(self, seat: int | None) -> dict[str, Any]: ...

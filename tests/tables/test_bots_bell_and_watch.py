@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import random
 
 import pytest
@@ -14,7 +16,7 @@ from games import get_game
 from scoring.models import Result
 from tables import digital
 from tables.models import BotPlayer, TableHand
-from tests.tables.conftest import digital_drive, seated_players, stored_hand, table_of
+from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, stored_hand, table_of
 from tests.tables.phones import action, codes_in, connected, eventually, eventually_async, phone, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -94,6 +96,18 @@ def test_the_bell_ends_digital_hands_scored_by_the_engine_before_the_movement(tr
     assert sorted(result.scores.values_list("points", flat=True)) == sorted(state.outcome().points)
     assert result.mover == seated_players(table)[state.outcome().mover]
     assert nxt is not None and nxt.number == 2
+
+
+def test_the_hands_export_says_which_hands_the_bell_ended(transactional_db, organiser, organiser_client):
+    drive = digital_drive(organiser, 8, preferred_table_size=4)  # two tables on the phones
+    first, second = TableHand.objects.filter(hand__drive=drive).order_by("number")
+    play_to_the_end(first, seated_players(first), seed=3)
+    services.close_hand(drive, force=False)  # the second table is still playing: the bell ends it
+    rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
+                                       .content.decode("utf-8-sig"))))
+    ended = {row[1]: row[rows[0].index("ended_by")] for row in rows[1:]}
+    assert ended == {"1": GAME.load_hand(TableHand.objects.get(pk=first.pk).state).ended_by, "2": "stopped"}
+    assert ended["1"] not in ("", "stopped")
 
 
 def test_the_organiser_can_correct_a_digital_result_from_its_summary(transactional_db, organiser):
