@@ -19,6 +19,7 @@ from games import Game
 from scoring import standings as ranking
 from scoring.forms import answer_words
 from scoring.models import Correction, Result, Score
+from tables.frames import STOOD_IN
 from tables.models import Hand, Seat, TableHand
 
 
@@ -349,6 +350,14 @@ class PhoneState:
         if len(names) <= 1:
             return names[0] if names else ""
         return format_html("{} and {}", format_html_join(", ", "{}", ((n,) for n in names[:-1])), names[-1])
+
+    @property
+    def stood_in(self) -> str:
+        """What the player's page says while a bot plays their seat of the hand on the phones
+        (``digital.set_stand_in``); "" when none does."""
+        bots = (self.table.bots or []) if self.table is not None else []
+        mine = any(s.player_id == self.player.pk and s.position in bots for s in self.table.seats.all()) if bots else False
+        return STOOD_IN if mine else ""
 
 
 @dataclass

@@ -15,6 +15,7 @@ from common.bidi import bdi
 from drive.access import TAKEN_OUT, drive_by_code, drive_for_organiser, player_for_request, taken_out_name
 from drive import services
 from tables import digital
+from tables.frames import STOOD_IN
 
 
 def game_screen(drive) -> dict:
@@ -37,7 +38,7 @@ def play(request, code: str):
         return redirect("phone:join", code=drive.join_code)
     return render(request, "tables/play.html", {
         "drive": drive, "player": player, "screen": game_screen(drive),
-        "ws_path": f"/ws/play/{drive.join_code}/",
+        "ws_path": f"/ws/play/{drive.join_code}/", "stood_in": STOOD_IN,
     })
 
 

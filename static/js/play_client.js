@@ -236,7 +236,7 @@
   // A view with a ``result`` is a finished hand; ``result.points`` has each seat's points.
   function finished(v) { return !!v.result; }
 
-  var BENCHED = "A bot is playing your seat for now: ask the organiser to give it back to you.";
+  var BENCHED = root ? root.dataset.stoodIn || "" : "";   // tables.frames.STOOD_IN, from the page
   var waitedShown = -1;   // the seat whose chip was last scrolled into sight (render)
   function render() {
     if (!view) return;

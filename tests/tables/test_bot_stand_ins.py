@@ -11,6 +11,7 @@ from django.test import Client
 
 from drive import services
 from tables import digital
+from tests.drive.phones_support import phone_for
 from tests.tables.conftest import digital_drive, seated_players, stored_hand, table_of
 from tests.tables.phones import action, connected, eventually, until
 
@@ -39,6 +40,11 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     table.refresh_from_db()
     assert table.bots == [2] and seated_players(table) == players  # the seat stays theirs
     eventually(lambda: stored_hand(table.pk).passes[2] is not None, "the bot plays the seat (BOT_DELAY_SECONDS 0)")
+    # The player's page says so too (a phone that reopens it sees no "Play the hand" to tap).
+    phone_page = phone_for(drive, players[2]).get(f"/{drive.join_code}/me").content.decode()
+    assert "A bot is playing your seat for now: ask the organiser to give it back to you." in phone_page
+    assert "Play the hand" not in phone_page and "See the hand" in phone_page
+    assert "A bot is playing your seat" not in phone_for(drive, players[1]).get(f"/{drive.join_code}/me").content.decode()
     state = stored_hand(table.pk)
     card = state.hands[2][0]
     with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
@@ -48,6 +54,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     assert f"<bdi>{players[2].name}</bdi> plays their own seat again." in page
     table.refresh_from_db()
     assert table.bots == []
+    assert "Play the hand" in phone_for(drive, players[2]).get(f"/{drive.join_code}/me").content.decode()
     state = stored_hand(table.pk)
     with pytest.raises(digital.DigitalError, match="not played by a bot"):
         digital.apply_action(table.pk, 2, action("pass", state.version, card=state.hands[2][0]), bot=True)
