@@ -2,7 +2,7 @@
 
 A digital table's state (a few KB of JSON) is decoded when its row is read and encoded when it
 is saved, on every move; a result's summary on every entry. The standard library's ``json``
-took about a millisecond of an Alice move's CPU for the two on the slower machine kind
+took about a millisecond of a move's CPU for the two on the slower machine kind
 (`bench/profile_moves.py`, docs/benchmarks.md); orjson a fraction of that. Django's field calls
 ``json.dumps(value, cls=encoder)`` and ``json.loads(text, cls=decoder)``, which call the
 ``encode`` and ``decode`` of the classes below (the field's public ``encoder`` and ``decoder``

@@ -7,7 +7,6 @@ import uuid
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.cache import cache
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -16,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
+from common.ratelimit import give_back, rate_limited, spend_try
 from drive import live, phone_links, previews, results, selectors, services
 from drive.access import (
     TAKEN_OUT, drive_by_code, player_by_token, player_cookie_name, player_for_request, taken_out_name,
@@ -29,45 +29,6 @@ from tables.models import Hand
 
 COOKIE_AGE = 60 * 60 * 24 * 7
 JOIN_ATTEMPTS_PER_MINUTE = 20
-
-
-def _client_ip(request) -> str:
-    return request.META.get("REMOTE_ADDR", "?")
-
-
-def _spend_try(request, what: str, limit: int) -> str | None:
-    """One try of ``what`` from this address, at most ``limit`` a minute (per server process),
-    over a sliding minute: the last minute's count, weighed by how much of it is still within a
-    minute, adds to this one's, so a burst across the turn of a minute is not let through twice.
-    Counted, the cache key it was counted under (for ``_give_back``); over the limit, None, and
-    nothing counted."""
-    now = timezone.now().timestamp()
-    minute = int(now // 60)
-    prefix = f"rate:{what}:{_client_ip(request)}:"
-    key = f"{prefix}{minute}"
-    count = cache.get_or_set(key, 0, 130)
-    before = cache.get(f"{prefix}{minute - 1}", 0)
-    if count + before * (1 - (now % 60) / 60) >= limit:
-        return None
-    try:
-        cache.incr(key)
-    except ValueError:
-        cache.set(key, 1, 130)
-    return key
-
-
-def _rate_limited(request, what: str, limit: int) -> bool:
-    """Over the limit (nothing counted), or one more try counted: see ``_spend_try``."""
-    return _spend_try(request, what, limit) is None
-
-
-def _give_back(key: str) -> None:
-    """A try counted by ``_spend_try`` that was not one after all, given back to the minute it
-    was counted in (not the present one: the minute may have turned meanwhile)."""
-    try:
-        cache.decr(key)
-    except ValueError:  # gone from the cache meanwhile: nothing left to give back to
-        pass
 
 
 def _remember(response, drive: Drive, player: Player):
@@ -104,7 +65,7 @@ def join(request, code: str):
 def claim(request, code: str):
     """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
     drive = drive_by_code(code)
-    if _rate_limited(request, "join", JOIN_ATTEMPTS_PER_MINUTE):
+    if rate_limited(request, "join", JOIN_ATTEMPTS_PER_MINUTE):
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
     if drive.is_finished:
@@ -169,7 +130,7 @@ def private_link(request, code: str, token: str):
     # whatever the link (so a limited guesser cannot tell a good token from a wrong one either):
     # "no longer valid" sent a player with a good link to the organiser for a new one, which
     # the limit refused all the same.
-    spent = _spend_try(request, "private", JOIN_ATTEMPTS_PER_MINUTE)
+    spent = spend_try(request, "private", JOIN_ATTEMPTS_PER_MINUTE)
     if spent is None:
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
@@ -179,7 +140,7 @@ def private_link(request, code: str, token: str):
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
     if request.method != "POST":
-        _give_back(spent)  # a valid link opened: its Continue is what counts
+        give_back(spent)  # a valid link opened: its Continue is what counts
         if holder is not None and holder.pk == player.pk:  # this phone is that player's already
             return redirect("phone:me", code=drive.join_code)
         return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})

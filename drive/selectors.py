@@ -246,7 +246,7 @@ class CorrectionLine:
     winner_before: str | None
     winner_after: str | None
     # The entry's answers that changed, in the form's words: (question, before, after); a
-    # seat's question starts with its player's name ("Gus: Pairs taken").
+    # seat's question starts with its player's name ("Gus: " and the question).
     answers: list[tuple[str, str, str]]
     # The dispute this correction settled: the disputing player's reason ("" when none).
     dispute: str = ""

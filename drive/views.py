@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from common.bidi import bdi
 from common.db import write_sync
+from common.ratelimit import rate_limited
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
@@ -369,9 +370,7 @@ class SignInView(auth_views.LoginView):
     template_name = "registration/login.html"
 
     def post(self, request, *args, **kwargs):
-        from drive.phone_views import _rate_limited
-
-        if _rate_limited(request, "sign-in", SIGN_IN_ATTEMPTS_PER_MINUTE):
+        if rate_limited(request, "sign-in", SIGN_IN_ATTEMPTS_PER_MINUTE):
             context = self.get_context_data(form=self.form_class(request), limited=True)
             return self.render_to_response(context, status=429)
         return super().post(request, *args, **kwargs)

@@ -228,8 +228,10 @@ class Game:
 
     def entry_spec(self, players: int) -> dict[str, Any]:
         """The questions about a hand played with cards: ``{"table": [field...], "seat":
-        [field...]}``, each field ``{"name", "label", "type": "seat" | "choice", "choices",
-        "default", "optional", "none_label", "help", "missing"}`` (scoring/forms.py renders it)."""
+        [field...]}`` and optionally ``"seat_help"`` (a line above the players' rows), each field
+        ``{"name", "label", "type": "seat" | "choice", "choices", "default", "optional",
+        "none_label", "help", "missing", "after_seats", "asked_if"}`` (scoring/forms.py renders
+        it; docs/games.md says what each key does)."""
         raise NotImplementedError
 
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:

@@ -85,7 +85,7 @@ class ResultForm(forms.Form):
 
     def closing_fields(self):
         """The table's questions asked after the players' rows (``"after_seats": True``: one
-        that reads the rows' answers, as Alice's "who laid a set last" of the tied players)."""
+        that reads the rows' answers, as a question about the players tied on them)."""
         return [self[f["name"]] for f in self.spec["table"] if f.get("after_seats")]
 
     def seat_rows(self):
@@ -124,8 +124,8 @@ def answer_words(spec: dict, players: Sequence[str], summary: dict | None, *, qu
     the spec does not ask (a digital hand's extras) and values it does not know are left out, as
     is the answer to a question asked only once another was (``asked_if``) when that one's
     answer is "nobody". ``quiet``: a question left at its default "nobody" is left out too
-    (Alice's "Tied on most sets: who laid a set last? No tie for most sets" said nothing to
-    the player checking; the correction log keeps it, to show a change).
+    (a tie question answered "no tie" says nothing to the player checking; the correction log
+    keeps it, to show a change).
     Plain lookups, no form: the phones' live fragments show it for every table."""
     summary = summary or {}
 

@@ -21,8 +21,8 @@ bots run in the process that applied the last action; a move scheduled twice is 
 Where no server loop is known (a management command, a sync test) a small daemon thread with
 its own loop runs the bots.
 
-The answer clock runs on the same loop: a decision the game times (``Game.awaited``: in Alice
-the seat asked for a card, or the asker choosing whether to play a Cat) has a deadline in the
+The answer clock runs on the same loop: a decision the game times (``Game.awaited``: a seat asked
+to answer another's move, say) has a deadline in the
 hand's state, set with the move that asked. After each move the process that applied it sets
 one timer per table for that deadline (``table_moved``; a move that leaves none cancels it);
 when it fires, ``clock_step`` applies the game's default answer through ``apply_action``

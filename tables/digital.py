@@ -412,7 +412,7 @@ def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:
     """The finished hand in the game's entry format (so a correction form starts from it), with
     the engine's own points alongside under ``digital``."""
     summary = (game or game_for(table.hand.drive)).hand_summary(state)
-    summary["digital"] = {"points": list(state.points or []), "ended_by": state.ended_by, "version": state.version}
+    summary["digital"] = {"points": list(state.outcome().points), "ended_by": state.ended_by, "version": state.version}
     return summary
 
 

@@ -1,6 +1,6 @@
 """The drive, the tables, the scoring and the generic pages know only the game contract
-(games/base.py): no game's own words there. Film Fantasy's words live in games/film_fantasy/,
-templates/games/film-fantasy/ and static/games/film-fantasy/, like every game's."""
+(games/base.py): no game's own words there. A game's words live in games/<game>/,
+templates/games/<slug>/ and static/games/<slug>/."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = ["drive", "tables", "scoring", "config", "common", "templates", "static"]
 GAME_FOLDERS = [ROOT / "templates" / "games", ROOT / "static" / "games"]
-# Any case, with a space, "-" or "_" inside: "Ice Follies", "nine_card", "NINE-CARD"; "declar"
-# covers declare, declarer, declared and declaration.
-WORDS = re.compile(r"film|joker|ice[\s_-]*follies|auction|nine[\s_-]*card|declar", re.IGNORECASE)
+# Each game's own words (its name, its cards, its moves), in any case, with a space, "-" or "_"
+# inside: "Ice Follies", "nine_card", "NINE-CARD"; "declar" covers declare, declarer, declared and
+# declaration. Film Fantasy; Alice; The Game of Alice in Wonderland.
+WORDS = re.compile(
+    r"film|joker|ice[\s_-]*follies|auction|nine[\s_-]*card|declar"
+    r"|alice|white[\s_-]*rabbit|cheshire|\bcats?\b|sets?[\s_-]*laid|\blaid[\s_-]*sets?"
+    r"|wonderland|pool[\s_-]*of[\s_-]*tears|\btricks?\b|star[\s_-]*pictures?|plain[\s_-]*pictures?",
+    re.IGNORECASE)
 
 
 def generic_files() -> list[Path]:
@@ -38,6 +43,7 @@ def test_the_generic_layers_hold_no_game_words():
 
 def test_the_check_finds_each_word_in_any_spelling():
     for text in ("Film", "JOKER", "Ice Follies", "ice_follies", "ice-follies", "auction", "Nine-card",
-                 "nine_card", "nine card", "declaration", "Declarer"):
+                 "nine_card", "nine card", "declaration", "Declarer", "Alice", "White Rabbit", "Cheshire Cat",
+                 "a Cat", "sets_laid", "Wonderland", "Pool of Tears", "pool_of_tears", "trick", "Star picture"):
         assert WORDS.search(text), text
     assert len(generic_files()) > 50  # the folders are where the check looks

@@ -1,6 +1,6 @@
 """The code's layers, checked: the import-linter contracts in .importlinter (games pure, then
 common helpers, tables' and scoring's services, the drive's services, views and consumers as
-leaves; config imported by no app), and no import cycle between two modules of the project."""
+leaves; config imported by no app; no app importing a game's own package), and no import cycle between two modules of the project."""
 
 from __future__ import annotations
 

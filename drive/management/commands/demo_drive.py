@@ -33,7 +33,7 @@ PREFERRED_TABLE_SIZE = 4
 
 # Sixty first names of a 1930s British village hall.
 FIRST_NAMES = [
-    "Ada", "Agatha", "Albert", "Alfred", "Alice", "Archie", "Arthur", "Beatrice", "Bertie", "Cecil",
+    "Ada", "Agatha", "Albert", "Alfred", "Alma", "Archie", "Arthur", "Beatrice", "Bertie", "Cecil",
     "Charlotte", "Clara", "Clarence", "Cyril", "Daisy", "Dorothy", "Edith", "Edmund", "Edna", "Elsie",
     "Ernest", "Ethel", "Evelyn", "Florence", "Frank", "Freda", "Gertrude", "Gladys", "Harold", "Hilda",
     "Horace", "Ida", "Irene", "Ivy", "Jack", "Kathleen", "Leonard", "Lilian", "Mabel", "Margaret",
