@@ -50,12 +50,10 @@ def without_phone(table) -> list[str]:
 
 
 @register.simple_tag
-def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
+def entry_answers(result, game, table=None, tables: int = 0) -> dict:
     """What a result's entry answered, in its form's words (``scoring.forms.answer_words``), for
     the player asked to confirm it: ``table`` (question, answer) pairs, ``rows`` (score, its
-    seat's pairs) in seat order, and ``moves``, what
-    the result does at Table ``number`` of ``tables`` (drive/movement.py): (name, "moves up")
-    and (the name on the mover's left, "moves down"), "stays" at the top and the last table.
+    seat's pairs) in seat order, and ``moves``: ``result_moves`` at ``table``, one of ``tables``.
     No query: the scores and their players are read with the result, in seat order."""
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]
@@ -63,25 +61,31 @@ def entry_answers(result, game, number: int = 0, tables: int = 0) -> dict:
         spec = game.entry_spec(len(names))
     except ValueError:  # (a GameError: a table size the game does not play)
         spec = {"table": [], "seat": []}
-    table, seats = answer_words(spec, names, result.summary, quiet=True)
-    return {"table": table, "rows": list(zip(scores, seats)), "moves": result_moves(result, number, tables)}
+    answers, seats = answer_words(spec, names, result.summary, quiet=True)
+    return {"table": answers, "rows": list(zip(scores, seats)),
+            "moves": result_moves(result, table, tables) if table is not None else []}
 
 
 @register.simple_tag
-def result_moves(result, number: int, tables: int) -> list[tuple[str, str]]:
-    """What a result does at Table ``number`` of ``tables`` (drive/movement.py): (the mover's
+def result_moves(result, table, tables: int) -> list[tuple[str, str]]:
+    """What a result does at ``table``, one of ``tables`` (drive/movement.py): (the mover's
     name, "moves up") and (the name on the mover's left, "moves down"); "stays" at the top and
-    the last table; nothing at a lone table, or a table not played. No query: the scores and
-    their players are read with the result, in seat order."""
+    the last table; nothing at a lone table, or a table not played. Once the hand is closed,
+    the moves the close made (``TableHand.moved_up``: a correction after it changes the points,
+    not the moves), said as done. No query: the scores and their players are read with the
+    result, in seat order."""
     if result.summary.get("not_played"):
         return []
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]
-    at = next((i for i, s in enumerate(scores) if s.player_id == result.mover_id), None)
+    made = table.moved_up_id is not None
+    mover = table.moved_up_id if made else result.mover_id
+    at = next((i for i, s in enumerate(scores) if s.player_id == mover), None)
     if at is None or tables < 2 or len(names) < 2:
         return []
-    return [(names[at], "stays at the top table" if number == 1 else "moves up"),
-            (names[(at + 1) % len(names)], "stays at the last table" if number == tables else "moves down")]
+    up, down, stays = ("moved up", "moved down", "stayed") if made else ("moves up", "moves down", "stays")
+    return [(names[at], f"{stays} at the top table" if table.number == 1 else up),
+            (names[(at + 1) % len(names)], f"{stays} at the last table" if table.number == tables else down)]
 
 
 @register.filter

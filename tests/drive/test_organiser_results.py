@@ -203,6 +203,13 @@ def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stan
             "if they should sit otherwise.") in page
     assert Result.objects.get(table=t1).mover_id == seated[3].pk
     assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
+    # The closed hand's page says the moves as made, not as the corrected result would make them
+    # (found by QA: it named the corrected declarer as staying, and the player on their left).
+    hand_page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    card = hand_page[hand_page.index('id="table-1"'):]
+    card = card[:card.index("</article>")]
+    assert (f'<strong><bdi>{seated[1].name}</bdi></strong> stayed at the top table · '
+            f'<strong><bdi>{seated[2].name}</bdi></strong> moved down') in card
     # The hands' export says who moved (found by QA: it named the corrected declarer).
     rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
                                        .content.decode("utf-8-sig"))))
