@@ -55,7 +55,10 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     }
     players = players.values_list("pk", "name", "active", "bot").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
-        n_hands=Count("scores", filter=counted),
+        # A table recorded as not played (a close that found no result) is no hand played: its
+        # zeros count, but they win no booby prize and show no place (a correction replaces the
+        # summary, and with it the flag).
+        n_hands=Count("scores", filter=counted & ~Q(scores__result__summary__has_key="not_played")),
         **totals,
     )
     # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not

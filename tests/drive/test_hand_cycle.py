@@ -104,6 +104,14 @@ def test_forced_close_records_missing_tables_as_not_played(organiser):
     assert list(Score.objects.filter(result__table=second).values_list("points", flat=True)) == [0, 0, 0, 0]
     # The no-declaration rule with everyone on 0: the player on seat 1's left (seat 2) counts as declarer.
     assert second.result.mover == second.seats.get(position=1).player
+    # No hand played at Table 2 (found by QA: a late arrival whose one table was not played took
+    # the booby prize): its players show no place and win no prize; Table 1's have played.
+    played = {r.row.player_id: r.row.hands_played for r in standings(drive)}
+    assert {played[s.player_id] for s in second.seats.all()} == {0}
+    assert {played[s.player_id] for s in hand.tables.get(number=1).seats.all()} == {1}
+    services.end_drive(drive)
+    booby = selectors_prizes(drive, standings(drive))
+    assert not {r.row.player_id for p in booby for r in p.ranked} & {s.player_id for s in second.seats.all()}
 
 
 def test_disputed_table_blocks_close_even_when_forced(organiser):
