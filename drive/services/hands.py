@@ -190,6 +190,19 @@ def _not_played(drive: Drive, table: TableHand) -> None:
     table.save(update_fields=["status", "updated_at"])
 
 
+def _waiting_words(waiting: list[TableHand], results: dict[int, Result]) -> str:
+    """Why a close waits, and what closing anyway does to each table waited for."""
+    entered = [t.number for t in waiting if t.pk in results]
+    empty = [t.number for t in waiting if t.pk not in results]
+    anyway = []
+    if entered:
+        anyway.append(f"accept the result{'s' if len(entered) > 1 else ''} entered at {live.table_words(entered)} "
+                      f"as {'they stand' if len(entered) > 1 else 'it stands'}")
+    if empty:
+        anyway.append(f"record {live.table_words(empty)} as not played")
+    return f"Waiting for {live.table_words([t.number for t in waiting])}. Close anyway to {' and '.join(anyway)}."
+
+
 @transaction.atomic
 def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = None) -> Hand | None:
     """Close the hand in play: apply the movement and show the next hand's seating.
@@ -213,11 +226,10 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     results = {r.table_id: r for r in Result.objects.filter(table__hand=hand)}
     disputed = [t.number for t in tables if t.status == TableHand.Status.DISPUTED]
     if disputed:
-        raise DriveError(f"Settle the dispute at Table {', '.join(map(str, disputed))} first.")
+        raise DriveError(f"Settle the dispute{'s' if len(disputed) > 1 else ''} at {live.table_words(disputed)} first.")
     waiting = [t for t in tables if not t.is_done]
     if waiting and not force:
-        names = ", ".join(str(t.number) for t in waiting)
-        raise DriveError(f"Waiting for Table {names}. Close anyway to record them as not played.")
+        raise DriveError(_waiting_words(waiting, results))
     for table in waiting:
         result = results.get(table.pk)
         if result is None:

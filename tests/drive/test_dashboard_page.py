@@ -53,7 +53,7 @@ def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
 def test_close_with_missing_tables_says_which(organiser_client, organiser):
     drive = seated_drive(organiser, 8)
     response = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True)
-    assert "Waiting for Table 1, 2" in response.content.decode()
+    assert "Waiting for Tables 1 and 2. Close anyway to record Tables 1 and 2 as not played." in response.content.decode()
 
 
 def test_player_names_are_escaped(organiser_client, organiser):

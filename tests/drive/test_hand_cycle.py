@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from drive import movement, services
+from drive import results as phone_results
+from drive.results import Shown
 from drive.models import Drive, Player
 from drive.selectors import prizes as selectors_prizes, standings, tables_of
 from drive.services import DriveError
@@ -75,10 +77,26 @@ def test_closing_needs_every_table_done(organiser):
     hand = drive.hands.get()
     first = hand.tables.get(number=1)
     services.organiser_result(drive, first, declared(4, 0), organiser)
-    with pytest.raises(DriveError, match="Waiting for Table 2"):
+    with pytest.raises(DriveError, match="^Waiting for Table 2. Close anyway to record Table 2 as not played.$"):
         services.close_hand(drive)
     hand.refresh_from_db()
     assert hand.status == Hand.Status.PLAYING
+
+
+def test_the_close_says_what_closing_anyway_does_to_each_table_waited_for(organiser):
+    """Found by QA: a table whose entry nobody had confirmed was said to be recorded as not
+    played, when closing anyway accepts its entry as it stands."""
+    drive = seated_drive(organiser, 12, preferred_table_size=4)
+    first = drive.hands.get().tables.get(number=1)
+    enterer = first.seats.get(position=0).player
+    phone_results.enter(drive, enterer, declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, enterer.pk))
+    with pytest.raises(DriveError, match=r"^Waiting for Tables 1, 2 and 3\. Close anyway to accept the result entered "
+                                         r"at Table 1 as it stands and record Tables 2 and 3 as not played\.$"):
+        services.close_hand(drive)
+    services.close_hand(drive, force=True)
+    assert [t.status for t in drive.hands.get(number=1).tables.order_by("number")] == [
+        TableHand.Status.CONFIRMED, TableHand.Status.NOT_PLAYED, TableHand.Status.NOT_PLAYED]
 
 
 def test_close_applies_the_movement_rule(organiser):
