@@ -15,7 +15,9 @@ from drive import selectors, services
 from drive.models import Drive
 from scoring.models import Result
 from tests.factories import make_drive, shown_for
-from tests.test_game_words import WORDS
+from tests.test_game_words import other_games_words
+
+WORDS = other_games_words("wonderland")
 
 pytestmark = pytest.mark.django_db
 

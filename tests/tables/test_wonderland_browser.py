@@ -10,7 +10,9 @@ from playwright.sync_api import expect
 
 from tests.browser_support import chromium, live_server
 from tests.tables.test_play_browser import sign_in_as_olive
-from tests.test_game_words import WORDS
+from tests.test_game_words import other_games_words
+
+WORDS = other_games_words("wonderland")
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
