@@ -28,6 +28,13 @@ class LiveConsumer(JsonFrameConsumer):
         self.audience = kwargs["audience"]
         allowed = await database_sync_to_async(self._authorise)(kwargs["code"])
         if not allowed:
+            if self.audience == "phone" and self.drive_id is not None:
+                # A page whose phone was signed out (or left) while it was away: told as an open
+                # socket is, so that the page reloads and goes to joining, not retrying for good.
+                await self.accept()
+                await self.error("This phone is not signed in to this drive (any more): join it again.")
+                await self.close(code=broadcast.SIGNED_OUT)
+                return
             await self.close(code=4403)
             return
         if self.audience == "phone":  # its own part of each update, a close's instructions, sign-out

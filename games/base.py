@@ -201,7 +201,7 @@ class Game:
     )
     # A few sentences for the phones and the table cards: how a hand is played, in brief.
     how_to_play: ClassVar[str] = ""
-    # The drive form's suggested total to reach ("first to …"): the design's default where it
+    # The drive form's suggested total to reach ("first to …"): the leaflet's default where it
     # names one, else about seven hands of an average player's points (``manage.py simulate``),
     # so an evening is not over after two hands.
     target_total: ClassVar[int] = 50

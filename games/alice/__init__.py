@@ -1,5 +1,5 @@
 """Alice (the Disney card game, 2-6 players): ask for cards, collect sets of five. Rules:
-docs/rules.md, "Alice" (authority shared/design/ALICE.md, from the leaflet 000_60e1d3982d3b7949).
+docs/rules.md, "Alice", from the leaflet "Introduction to the Card Game Alice" (Walt Disney Productions).
 
 Public API: ``deck``, ``hand_size``, ``AliceHand`` (digital play; its module docstring describes
 the actions, the pending ask and the timeouts), ``bot_action``, ``simulate``, ``card_name`` and the
@@ -40,7 +40,7 @@ class Alice(Game):
             choices=tuple((s, f"{s} seconds") for s in ANSWER_SECONDS_CHOICES),
         ),
     )
-    # Standings: points, then hands won (ALICE.md: hands in which the player was the mover, a hand
+    # Standings: points, then hands won (docs/rules.md: hands in which the player was the mover, a hand
     # nobody laid a set in too), then the most sets laid in one hand. A hand's note says "mover",
     # not "won the hand" (nobody won a hand with no set) nor "moves up" (not at the top table).
     facts = (
@@ -57,7 +57,7 @@ class Alice(Game):
         "it, a Cheshire Cat lets you go on all the same. A set of five cards of one letter is laid at "
         "once: 5 points each."
     )
-    target_total = 50  # ALICE.md: "the first to the agreed total (default 50)"
+    target_total = 50  # the leaflet: "the first to the agreed total (default 50)"
     # View keys that change without changing what a seat decides on (tables.digital.seat_basis):
     # the log (and where the view's part of it starts), the version, the server's deadline.
     chatter_keys = ("version", "log", "log_from", "deadline")

@@ -3,7 +3,7 @@
 A card is a code string: ``"<set><n>"`` (set letter A-H, n 1-5; card 1 of every set pictures
 Alice herself), ``"WR"`` for a White Rabbit or ``"CC"`` for a Cheshire Cat. The pack holds every
 set card once and two of each special card: 44 cards. (The leaflet prints "1 Cheshire Cat" but
-counts 44 cards; shared/design/ALICE.md settles on two Cats.)
+counts 44 cards; this project plays with two Cats: docs/rules.md.)
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ A pending decision: ``turn`` stays the asker's; ``pending`` is the ask waiting f
 or rabbit; "cat": the asker a chooses cat or pass), and ``answering`` is the seat that must
 answer (b, or a), None when nothing is pending. ``waiting_for()`` returns ``answering``.
 
-Timeouts (digital play; shared/design/ALICE.md: 20 s by default). The engine keeps no clock.
+Timeouts (digital play; docs/rules.md: 20 s by default). The engine keeps no clock.
 The server reads ``waiting_for()``, may store its own deadline (any float, e.g. a Unix time) in
 ``deadline`` (kept by ``to_json``/``load``, shown in views, never read by the engine), and when
 that time has passed applies ``{"type": "timeout"}`` for that seat: the asked seat hands the card

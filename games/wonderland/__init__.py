@@ -1,5 +1,5 @@
 """The Game of Alice in Wonderland (Selchow & Righter, 1882): a trick-taking game of pairs.
-Rules: docs/rules.md, "The Game of Alice in Wonderland" (authority: shared/design/WONDERLAND.md).
+Rules: docs/rules.md, "The Game of Alice in Wonderland".
 
 Public API: ``deck``, ``deals``, ``legal_plays``, ``trick_winner``, ``count``, ``WonderlandHand``,
 ``bot_action``, ``simulate`` and the game object ``WONDERLAND``, registered as "wonderland". Nothing here imports Django.

@@ -19,7 +19,7 @@ PLAINS = [f"P{n}" for n in range(1, 17)]
 NUMBERS = [f"N{n}" for n in range(1, 21)]
 PACK: list[str] = STARS + PLAINS + NUMBERS
 PICTURES = frozenset(STARS + PLAINS)
-DEFAULT_POOL_OF_TEARS = "P16"  # "Alice and the Pool of Tears": the design's reading (WONDERLAND.md)
+DEFAULT_POOL_OF_TEARS = "P16"  # "Alice and the Pool of Tears": the project's reading (docs/rules.md)
 
 # Rank: every star beats every plain and number card, every plain every number card; within one
 # set the higher number wins (leaflet: "Each set takes by its number ...").
@@ -190,7 +190,7 @@ def count(taken: Sequence[Sequence[str]], pool_of_tears: str = DEFAULT_POOL_OF_T
 
 def choose_mover(points: Sequence[int], cards_taken: Sequence[int], dealer: int) -> int:
     """The hand's top scorer; ties to more cards taken, then the first clockwise from the
-    dealer's left (WONDERLAND.md, "Drive movement")."""
+    dealer's left (docs/rules.md)."""
     n = len(points)
     order = [(dealer + k) % n for k in range(1, n + 1)]
     return max(order, key=lambda s: (points[s], cards_taken[s], -order.index(s)))

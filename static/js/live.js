@@ -143,7 +143,10 @@
   function poll() {
     var url = root.dataset.fallback;
     if (!url) return;
-    fetch(url, {credentials: "same-origin"}).then(function (r) { return r.ok ? r.text() : null; })
+    fetch(url, {credentials: "same-origin"}).then(function (r) {
+      if (r.redirected) { location.href = r.url; return null; }   // signed out meanwhile: the page it is sent to
+      return r.ok ? r.text() : null;
+    })
       .then(function (html) { if (html !== null) { var p = {}; p[root.dataset.live] = html; apply(p, 0); } })
       .catch(function () {});
   }

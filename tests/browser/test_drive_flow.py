@@ -32,7 +32,7 @@ def organiser_sets_up(page, url) -> str:
     page.select_option("select[name=game]", "wonderland")
     expect(total).to_have_value("180")  # about seven hands, as Film Fantasy's 50
     page.select_option("select[name=game]", "alice")
-    expect(total).to_have_value("50")  # ALICE.md's default
+    expect(total).to_have_value("50")  # Alice's
     total.fill("60")
     page.select_option("select[name=game]", "film-fantasy")
     expect(total).to_have_value("60")

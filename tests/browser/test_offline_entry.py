@@ -210,3 +210,33 @@ def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(
     expect(stale).to_be_visible(timeout=15000)
     expect(stale).to_contain_text("this form is out of date")
     expect(send).to_be_disabled()
+
+
+def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(server, browser, phone_page):
+    """Found by QA: the page of a phone signed out while it was offline retried its refused live
+    socket for good, then showed the join page's list inside the old page. Back online, its live
+    socket is told it is signed out, and the page goes to joining."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    drive_url = organiser.url.rstrip("/")
+    name = table_players(organiser, 1)[0]
+    phone = phone_page()
+    # The page's sockets, kept where the test can drop them (going offline leaves an open one be).
+    phone.add_init_script("""(function () {
+      var Native = window.WebSocket; window.__sockets = [];
+      window.WebSocket = function (url, protocols) { var s = new Native(url, protocols); window.__sockets.push(s); return s; };
+      window.WebSocket.prototype = Native.prototype;
+    })();""")
+    phone.goto(f"{server}/{code}")
+    phone.get_by_role("button", name=name, exact=True).click()
+    expect(phone.locator("[data-live-status]")).to_have_text("Live")
+    phone.context.set_offline(True)
+    phone.evaluate("window.__sockets.forEach(function (s) { s.close(); })")
+    expect(phone.locator("[data-live-status]")).to_contain_text("reconnecting")
+    organiser.goto(f"{drive_url}/phones")
+    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
+    expect(organiser.locator("main")).not_to_contain_text(f"{name}Sign phone out")
+    phone.context.set_offline(False)
+    expect(phone).to_have_url(re.compile(f"/{code}$"), timeout=30000)
+    expect(phone.get_by_role("button", name=name, exact=True)).to_be_visible()
+    expect(phone.locator("[data-live-status]")).to_have_count(0)

@@ -24,7 +24,7 @@ def test_new_drive_form_prefills_a_date_the_browser_understands(organiser_client
 
 def test_the_new_drive_form_suggests_each_games_own_total(organiser_client):
     """The total to reach the form fills in for each game (static/js/drive_form.js swaps it when
-    the game changes): Alice's is the design's 50 (ALICE.md, "default 50")."""
+    the game changes): Alice's is 50, the leaflet's (docs/rules.md)."""
     import html
     import json
 

@@ -78,7 +78,9 @@ async def test_phone_socket_needs_the_players_token_and_gets_only_its_own_part(d
     drive = drive_of_eight
     code = drive.join_code
     ws = socket(f"/ws/drive/{code}/phone/", f"ff_{code}=not-a-token")
-    assert not (await ws.connect(timeout=5))[0]
+    assert (await ws.connect(timeout=5))[0]  # told it holds no player, and closed: nothing sent
+    assert (await ws.receive_json_from(timeout=5))["message"].startswith("This phone is not signed in")
+    assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
     seats = await sync_to_async(lambda: [
         (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
     ])()
@@ -308,6 +310,13 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
     await again.connect(timeout=5)
     assert (await again.receive_json_from(timeout=5))["type"] == "error"
     await again.disconnect()
+    # A page that was away meanwhile (found by QA: a phone offline when it was signed out retried
+    # its refused live socket for good): its next connection is told it is signed out, as an
+    # open one is, so that the page reloads and goes to joining.
+    away = socket(f"/ws/drive/{drive.join_code}/phone/", cookie)
+    assert (await away.connect(timeout=5))[0]
+    assert (await away.receive_json_from(timeout=5))["type"] == "error"
+    assert await away.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
 
 
 async def test_a_withdrawn_players_open_phone_page_closes_at_once(organiser):

@@ -175,7 +175,7 @@ def hand_one_at_a_table_of_four(organiser_client, organiser):
 
 
 def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_client, organiser):
-    """The top scorer, who moves up (WONDERLAND.md), is the hand's winner."""
+    """The top scorer, who moves up (docs/rules.md), is the hand's winner."""
     base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
     # 10, 20, 0 and 30 points: the last seat's 2 pairs and the most cards; the second took the Pool of Tears.
     response = organiser_client.post(f"{base}/results/{table.pk}", {

@@ -178,7 +178,7 @@ def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, or
 
 def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_noted_as_its_mover_not_its_winner(organiser, organiser_client):
     """Found by QA: a hand with no set laid showed "Kim 0 (won the hand)", though nobody won it.
-    ALICE.md counts hands won as hands in which the player was the mover, so the dealer's left,
+    docs/rules.md counts hands won as hands in which the player was the mover, so the dealer's left,
     the mover, counts one; the note says just that: "mover" (not "moves up": at the top table the
     mover stays)."""
     drive = make_drive(organiser, 6, game="alice", preferred_table_size=3)

@@ -1,4 +1,4 @@
-"""Acceptance review of the Alice engine against shared/design/ALICE.md, through the public API only.
+"""Acceptance review of the Alice engine against docs/rules.md, "Alice", through the public API only.
 
 Cases not already pinned by test_alice_rules.py / test_alice_properties.py. Positions are dealt with
 ``AliceHand.from_deck`` (directly, or through tests/games/alice_support.deal) and then played; no

@@ -1,4 +1,4 @@
-"""One example test per rule of docs/rules.md, "Alice" (shared/design/ALICE.md), named after the
+"""One example test per rule of docs/rules.md, "Alice", named after the
 rule: the pack, the deal, taking, asking, laying sets, the end and the scoring. The dealer on the
 phones, refusals, views and hands entered with cards: test_alice_play_rules.py.
 
@@ -437,7 +437,7 @@ def test_with_no_set_laid_the_dealers_left_moves_up():
     h = three(dealer=1)
     h.stop()
     assert h.outcome().mover == 2 and h.outcome().points == [0, 0, 0] and h.outcome().winner is None
-    # A hand won is a hand in which the player was the mover (ALICE.md), this one too.
+    # A hand won is a hand in which the player was the mover (docs/rules.md), this one too.
     assert [f.get("hands_won", 0) for f in h.outcome().facts] == [0, 0, 1]
 
 

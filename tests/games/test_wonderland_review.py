@@ -1,4 +1,4 @@
-"""The Game of Alice in Wonderland: a review of the engine against shared/design/WONDERLAND.md,
+"""The Game of Alice in Wonderland: a review of the engine against docs/rules.md,
 through the public API only. Adds to test_wonderland_rules.py what it does not already pin:
 every set-against-set trick, the must-play rules through the hand, every table size and dealer,
 the unused cards, the Pool of Tears card under another house rule or taken by nobody, the

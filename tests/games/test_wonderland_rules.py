@@ -1,5 +1,5 @@
 """The Game of Alice in Wonderland: one example per rule (docs/rules.md, "The Game of Alice in
-Wonderland"; authority shared/design/WONDERLAND.md and the leaflet seeds/001_...)."""
+Wonderland"; from the leaflet, The Game of Alice in Wonderland, 1882)."""
 
 import json
 import random

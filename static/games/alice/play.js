@@ -284,7 +284,7 @@
         " (" + sets + " set" + (sets === 1 ? "" : "s") + " × 5)" : "no set laid";
       return " — " + why + (i === v.result.mover ? "; moves up" : "");
     }
-    // Who moves up, and by which rule (ALICE.md): the most sets; on a tie, who laid a set last;
+    // Who moves up, and by which rule (docs/rules.md): the most sets; on a tie, who laid a set last;
     // nobody laid one: the dealer's left.
     function resultMore(v) {
       var sets = v.result.sets, mover = v.result.mover, top = Math.max.apply(null, sets);
