@@ -422,6 +422,8 @@ def elsewhere(drive: Drive, player: Player) -> Elsewhere:
     hand = current_hand(drive)
     number = hand.number if hand is not None else 0
     if drive.is_finished:
+        if suspense_from(drive) is not None:  # the standings stay hidden until the prizes are revealed
+            return Elsewhere(number, "The drive has finished: the winners are revealed on the board.", "Back to the drive")
         return Elsewhere(number, "The drive has finished: your page shows your final place.", "See your final place")
     if hand is None:
         return Elsewhere(0, "The seating has not been drawn yet: your page says where to sit once it is.",

@@ -47,7 +47,8 @@ class FilmFantasy(Game):
         "Four cards each. Pass one card to your left, then draw one, until the stack runs out; then offer "
         "cards to other players in the auction. Declare as soon as you hold two complete films (the four "
         "cards of a film, twice): 15 points, 25 with the Joker and the four Ice Follies cards. The others "
-        "score 5 for each complete film they hold; a stray Joker costs 5."
+        "score 5 for each complete film they hold (the Joker may stand in with three Ice Follies cards), 10 "
+        "for the four Ice Follies cards with the Joker; a stray Joker costs 5."
     )
     # View keys that change with other seats' moves but not with what a seat decides on
     # (tables.digital.seat_basis): who has still to pass, the log (and where the view's part of

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import GameError, Outcome, and_list
 from .cards import FILM_CARDS, ICE_CARDS, JOKER, check_players, end_hand_size, packs_for, regular_sets_in_play
 from .scoring import declaration, score_hand, standing_facts
 
@@ -129,7 +129,7 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
         where = [s for s, gs in enumerate(groups) if any(ICE_GROUPS[g][1] for g in gs)]
         also = " plus the nine-card declaration" if nine else ""
         raise GameError(
-            f"{jokers} Jokers entered ({' and '.join(f'Seat {s}' for s in where)}{also}); "
+            f"{jokers} Jokers entered ({and_list([f'Seat {s}' for s in where])}{also}); "
             f"{'one pack has' if packs == 1 else 'two packs have'} "
             f"only {packs}."
         )

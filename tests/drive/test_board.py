@@ -60,7 +60,13 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
     assert "The winners are revealed on the board." in on_phone
     assert "You won" not in on_phone and "You finished" not in on_phone
+    # A game screen left open says the same, not that the phone's page shows a place it hides
+    # (found by QA).
+    from drive.selectors import elsewhere
+    assert elsewhere(drive, winner).text == "The drive has finished: the winners are revealed on the board."
     services.show_prizes(drive, True)
+    drive.refresh_from_db()
+    assert elsewhere(drive, winner).text == "The drive has finished: your page shows your final place."
     page = text(client.get(f"/{drive.join_code}/board"))
     assert "Standings after hand" not in page and "Winner" in page
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
