@@ -201,6 +201,13 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     )
 
 
+def score_card_players(drive: Drive) -> list[Player]:
+    """Who gets a paper score card: every player in the drive, and each who left after playing
+    (the card is their record); never a bot (it only plays on the phones)."""
+    played = Score.objects.filter(player=OuterRef("pk"), counted=True)
+    return list(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
+
+
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
     """Each player's paper score card: a line per hand, (hand, table, points, the game's facts,
     running total) as the drive recorded them (confirmed results), blank where nothing is

@@ -415,11 +415,12 @@ def print_tables(request, drive_id: int):
 
 @login_required
 def print_scorecards(request, drive_id: int):
-    """A paper score card for each active player; none for a bot (it only plays on the phones)."""
+    """A paper score card for each player in the drive, and each who left after playing (the card
+    is their record); none for a bot (it only plays on the phones)."""
     drive = drive_for_organiser(request, drive_id)
     played = drive.hands.count()
     hands = range(1, max(drive.target_hands if drive.target != drive.Target.TOTAL else 12, played, 1) + 1)
-    players = list(drive.players.filter(active=True, bot__isnull=True))
+    players = selectors.score_card_players(drive)
     return render(request, "drive/print_scorecards.html", {
         "drive": drive, "cards": selectors.score_cards(drive, players, hands), "facts": drive.game_rules.facts,
     })

@@ -192,6 +192,13 @@ def test_score_cards_carry_the_games_facts_and_the_recorded_hands(organiser_clie
     first = re.search(r"<tr><td>1</td>(.*?)</tr>", card).group(1)
     assert first.startswith(f"<td>1</td><td>{score.points}</td>") and first.endswith(f"<td>{score.points}</td>")
     assert "<tr><td>2</td><td></td><td></td>" in card  # hand 2 not played yet: blank, to fill in
+    # A player who left after playing keeps their card, their record (found by QA: it was gone);
+    # one who left before playing has none.
+    services.withdraw_player(drive, score.player)
+    services.withdraw_player(drive, services.add_players(drive, ["Late Larry"])[0])
+    cards = organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    assert cards.count('class="print-card"') == 4 and "Late Larry" not in cards
+    assert f"<bdi>{score.player.name}</bdi> <span class=\"small muted\">(left)</span>" in cards
 
 
 def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organiser_client, organiser):
