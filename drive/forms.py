@@ -107,12 +107,20 @@ class DriveForm(forms.ModelForm):
                 self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
         # The number boxes offer the model's own bounds (a box that offered 0 hands, refused
-        # on saving, puzzled a tester).
+        # on saving, puzzled a tester), and a number outside them is refused naming them (not
+        # the "0" of a positive number field: found by QA).
         for name in ("target_hands", "target_total", "preferred_table_size", "suspense_hands"):
-            for validator in Drive._meta.get_field(name).validators:
-                if isinstance(validator, (MinValueValidator, MaxValueValidator)):
-                    key = "min" if isinstance(validator, MinValueValidator) else "max"
-                    self.fields[name].widget.attrs[key] = validator.limit_value
+            field = self.fields[name]
+            bounds = [v for v in Drive._meta.get_field(name).validators
+                      if isinstance(v, (MinValueValidator, MaxValueValidator))]
+            # (Players per table: the chosen game's bounds, checked in ``clean``, say it best.)
+            kinds = {MinValueValidator, MaxValueValidator} if name == "preferred_table_size" else {type(v) for v in bounds}
+            field.validators = [v for v in field.validators if type(v) not in kinds]
+            if name != "preferred_table_size":
+                field.validators += bounds
+            for validator in bounds:
+                key = "min" if isinstance(validator, MinValueValidator) else "max"
+                field.widget.attrs[key] = validator.limit_value
 
     def game_of_field(self, name: str) -> str:
         """The slug of the game a house-rule field belongs to ("" for the drive's own fields)."""
