@@ -170,7 +170,7 @@ class DriveForm(forms.ModelForm):
                     if self.game_of_field(name) == game.slug:
                         self.add_error(name, fixed)
         size = data.get("preferred_table_size")
-        if game is not None and size and not game.min_players <= size <= game.max_players:
+        if game is not None and size is not None and not game.min_players <= size <= game.max_players:
             self.add_error("preferred_table_size", f"{game.name} is played by {game.min_players} to "
                                                    f"{game.max_players} players at a table.")
         suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")

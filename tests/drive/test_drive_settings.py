@@ -226,6 +226,7 @@ def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser
     ("target_hands", "-3", "Ensure this value is greater than or equal to 1."),
     ("target_hands", "201", "Ensure this value is less than or equal to 200."),
     ("preferred_table_size", "-1", "Film Fantasy is played by 2 to 10 players at a table"),
+    ("preferred_table_size", "0", "Film Fantasy is played by 2 to 10 players at a table"),
     ("suspense_hands", "10", "Hide at most 9 of the 10 hands"),  # found by a tester: the board stayed blank
 ])
 def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value, message):
