@@ -284,3 +284,23 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     client.force_login(organiser)
     log = client.get(f"/drives/{drive.pk}/log").content.decode()
     assert "checked: he did" in log and "It settled a dispute: “<bdi>Bob did not declare</bdi>”" in log
+
+
+def test_a_finished_drives_result_page_shows_the_result_with_no_form_to_change_it(organiser_client, organiser):
+    """Found by QA: after the drive ended, a result's page still offered the whole correction
+    form, refused only once filled in and saved. It shows the result, final."""
+    drive = seated_drive(organiser, 4, target="hands", target_hands=1)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 1), organiser)
+    services.close_hand(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert "The drive has finished: its results are final. This one was entered by the organiser from paper." in page
+    assert "data-preview=" not in page and "Save the correction" not in page and 'name="reason"' not in page
+    declarer = table.seats.get(position=1).player
+    assert f"<bdi>{declarer.name}</bdi>: <strong>15</strong>" in page
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "late", "seen_revision": "1",
+            **{f"seat{i}_sets": "0" for i in range(4)}, **{f"seat{i}_ice": "none" for i in range(4)}}
+    organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
+    assert Result.objects.get(table=table).summary["declarer"] == 1  # still refused, changing nothing
