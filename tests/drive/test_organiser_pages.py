@@ -223,3 +223,12 @@ def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organ
     page = organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
     cards = re.findall(r'<section class="print-card.*?</section>', page, re.S)
     assert "score-grid" in cards[0] and "score-grid" not in cards[1] and "Played on the phones" in cards[1]
+
+
+def test_an_organisers_page_not_found_gives_the_organiser_advice_not_a_phones(organiser_client, organiser, client):
+    """Found by QA: a stale table's page told the organiser to check the join code."""
+    drive = seated_drive(organiser, 4)
+    page = organiser_client.get(f"/drives/{drive.pk}/results/999999").content.decode()
+    assert "No such table in this drive." in page and "its dashboard links to each of its hands and tables" in page
+    assert "five letters" not in page
+    assert "five letters, like" in client.get("/QQQQQ/me").content.decode()  # a phone's: the join code
