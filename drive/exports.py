@@ -41,17 +41,27 @@ def hands_csv(request, drive_id: int):
     # close leaving the moves as made; until the close, whom the result moves up.
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
-    # organiser's bell); blank for a hand played with cards.
+    # organiser's bell); blank for a hand played with cards. ``confirmed_by``: the player who
+    # confirmed a phone's entry, or "close" when the close accepted it unconfirmed.
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
-                     "corrected", "ended_by"])
+                     "corrected", "ended_by", "confirmed_by"])
     for s in selectors.hand_scores(drive):
         moved_up = s.result.table.moved_up_id or s.result.mover_id
         writer.writerow([
             s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
             *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-            s.result.status, s.result.source, int(s.corrected), _ended_by(s.result),
+            s.result.status, s.result.source, int(s.corrected), _ended_by(s.result), _confirmed_by(s.result, s.corrected),
         ])
     return response
+
+
+def _confirmed_by(result, corrected: bool) -> str:
+    if result.confirmed_by is not None:
+        return _cell(result.confirmed_by.name)
+    # A phone's entry confirmed by nobody, and not corrected: the close accepted it (as the
+    # result page says, templates/scoring/partials/result_origin.html).
+    accepted = result.entered_by_id is not None and result.status == result.Status.CONFIRMED and not corrected
+    return "close" if accepted else ""
 
 
 def _ended_by(result) -> str:

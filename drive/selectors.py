@@ -195,7 +195,7 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     table's in seat order (a result's scores are written in seat order: their ids)."""
     return (
         Score.objects.filter(drive=drive)
-        .select_related("player", "result", "result__table")
+        .select_related("player", "result", "result__table", "result__confirmed_by")
         .annotate(corrected=Exists(Correction.objects.filter(result=OuterRef("result"))))
         .order_by("hand_number", "result__table__number", "pk")
     )

@@ -3,7 +3,9 @@ corrected it, each once: a corrected phone entry said "entered by the organiser 
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 
 import pytest
@@ -50,12 +52,19 @@ def test_a_phones_entry_names_its_player_and_a_correction_the_organiser(organise
     assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (waiting for confirmation)"
     phone(drive, confirmer).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(confirmer)})
     assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (confirmed)"
+    assert confirmed_by_column(organiser_client, drive) == {confirmer.name}
     correct(drive, table, organiser, 1)
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
     correct(drive, table, organiser, 2)  # corrected again: still said once
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+
+
+def confirmed_by_column(organiser_client, drive) -> set[str]:
+    rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
+                                       .content.decode("utf-8-sig"))))
+    return {row[rows[0].index("confirmed_by")] for row in rows[1:]}
 
 
 @pytest.mark.django_db
@@ -70,7 +79,9 @@ def test_a_phone_entry_nobody_confirmed_says_the_close_accepted_it(organiser, or
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, accepted when the hand was closed before anyone confirmed it "
         "(confirmed)")
+    assert confirmed_by_column(organiser_client, drive) == {"close"}  # the export says so too (found by QA)
     correct(drive, table, organiser, 1)
+    assert confirmed_by_column(organiser_client, drive) == {""}
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
 
