@@ -56,7 +56,9 @@ def build_drive(players: int, index: int = 0) -> dict:
     users = get_user_model().objects
     user = users.filter(username="bench-organiser").first() or users.create_user("bench-organiser",
                                                                                password="bench-password-123")
-    drive = Drive.objects.create(organiser=user, name=f"Bench hall {index + 1}", target=Drive.Target.HANDS, target_hands=50,
+    # Film Fantasy, named: the hall's and entry_burst's POSTs are its result form.
+    drive = Drive.objects.create(organiser=user, name=f"Bench hall {index + 1}", game="film-fantasy",
+                                 target=Drive.Target.HANDS, target_hands=50,
                                  preferred_table_size=PHONES_PER_TABLE, seed=4242)
     services.add_players(drive, [f"Player {i:03d}" for i in range(1, players + 1)])
     services.draw_seating(drive, random.Random(7 + index))
