@@ -172,11 +172,12 @@ def _keep_draft(request, drive, text: str | None = None) -> None:
 def player_withdraw(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
-    stays = _run(request, drive, lambda: services.withdraw_player(drive, player))
-    if stays is not None:  # (None: refused, and the message says why)
+    withdrawn = _run(request, drive, lambda: services.withdraw_player(drive, player))
+    if withdrawn is not None:  # (None: refused, and the message says why)
         messages.success(request, format_html(
-            "{} has left the drive; their points stay in the standings." if stays else
-            "{} has left the drive (no hand played: they are in no standings).", bdi(player.name)))
+            "{} has left the drive; their points stay in the standings. {}" if withdrawn.stays else
+            "{} has left the drive (no hand played: they are in no standings). {}", bdi(player.name),
+            withdrawn.reseated))
     return _back(drive)
 
 
@@ -185,7 +186,9 @@ def player_withdraw(request, drive_id: int, player_id: int):
 def player_rejoin(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
-    _run(request, drive, lambda: services.rejoin_player(drive, player), format_html("{} is back.", bdi(player.name)))
+    reseated = _run(request, drive, lambda: services.rejoin_player(drive, player))
+    if reseated is not None:
+        messages.success(request, format_html("{} is back. {}", bdi(player.name), reseated))
     return _back(drive)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 import unicodedata
+from dataclasses import dataclass
 from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
@@ -203,10 +204,19 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
 
 
 @transaction.atomic
-def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> bool:
+@dataclass(frozen=True)
+class Withdrawn:
+    """A player taken out: ``stays``, whether they stay in the standings (they have played);
+    ``reseated``, what the seating shown between hands changed for the others, in words ("")."""
+
+    stays: bool
+    reseated: str
+
+
+def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> Withdrawn:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close.
-    True when they stay in the standings (they have played: ``has_played``); a player withdrawn
-    before playing any hand is in none. ``by_phone``: the name's own phone left it
+    ``Withdrawn.stays`` when they stay in the standings (they have played: ``has_played``); a
+    player withdrawn before playing any hand is in none. ``by_phone``: the name's own phone left it
     (``leave_phone``); taken out by the organiser, a name a phone added is the organiser's from
     then on (``added_by_phone`` cleared): typed again on a phone it is refused, not brought back
     (a rude name came back as often as any phone typed it, found by probing)."""
@@ -223,18 +233,20 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     player.active = False
     player.added_by_phone = player.added_by_phone and by_phone
     player.save(update_fields=["active", "added_by_phone"])
-    reseat_if_between_hands(drive)
+    reseated = reseat_if_between_hands(drive)
     _bot_plays_for(drive, player)
     live.drive_changed(drive.pk)
     # Its open pages close (and, reloaded, say the organiser took the player out): left open,
     # the phone's page would go on as if the player were waiting for the next hand.
     withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
     transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
-    return played
+    return Withdrawn(played, reseated)
 
 
 @transaction.atomic
-def rejoin_player(drive: Drive, player: Player) -> None:
+def rejoin_player(drive: Drive, player: Player) -> str:
+    """A player who left comes back: seated at once between hands, else at the next close.
+    Returns what the seating shown changed for the others, in words ("" for nothing)."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished: its final standings are frozen.")
@@ -242,8 +254,9 @@ def rejoin_player(drive: Drive, player: Player) -> None:
         raise DriveError("That player is already playing.")
     player.active = True
     player.save(update_fields=["active"])
-    reseat_if_between_hands(drive)
+    reseated = reseat_if_between_hands(drive)
     live.drive_changed(drive.pk)
+    return reseated
 
 
 def _bot_plays_for(drive: Drive, player: Player) -> None:

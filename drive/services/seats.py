@@ -14,6 +14,7 @@ from django.db.models import Count, Prefetch
 
 from common.bidi import isolate
 from drive import live, seating
+from games.base import and_list
 from drive.selectors import current_hand
 from drive.models import Drive, Player, new_seed
 from tables.models import BotPlayer, Hand, Seat, TableHand
@@ -59,14 +60,43 @@ def _reseat(drive: Drive, hand: Hand, seating_: Sequence[Sequence[str]], modes: 
     _seat(drive, hand, seating_, modes)
 
 
-def reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> None:
+def reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> str:
+    """The seating shown re-formed for who is in the drive now (``rebalance``); what that changed
+    for the players already seated, in words ("" when nothing: see ``_changes``)."""
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.SEATING:
-        return
+        return ""
     seating_, modes = seating_of(hand)
     rebalanced = rebalance(drive, seating_, resize=resize)
-    if rebalanced != seating_:
-        _reseat(drive, hand, rebalanced, modes)
+    if rebalanced == seating_:
+        return ""
+    _reseat(drive, hand, rebalanced, modes)
+    return _changes(drive, hand, seating_, rebalanced, modes)
+
+
+MOVES_NAMED = 6  # more moves than this are counted, not named (the dashboard shows the seating)
+
+
+def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list[str]], modes: dict[int, str]) -> str:
+    """What a re-formed seating changed for the players seated before it: who changes table, and
+    the tables that play on the phones now because a bot sits there (found by QA: a player taken
+    out moved a bot to a table with cards, which turned digital with nothing said)."""
+    was = {pid: number for number, table in enumerate(before, start=1) for pid in table}
+    moved = [(pid, number) for number, table in enumerate(after, start=1) for pid in table
+             if pid in was and was[pid] != number]
+    now = dict(hand.tables.values_list("number", "play_mode"))
+    phones = [n for n, mode in sorted(now.items()) if mode == TableHand.PlayMode.DIGITAL and modes.get(n) != mode]
+    words = []
+    if len(moved) > MOVES_NAMED:
+        words.append(f"The seating shown for hand {hand.number} changed: {len(moved)} players change tables.")
+    elif moved:
+        names = dict(drive.players.filter(pk__in=[int(pid) for pid, _ in moved]).values_list("pk", "name"))
+        words.append(f"The seating shown for hand {hand.number} changed: "
+                     f"{and_list([f'{isolate(names[int(pid)])} to Table {number}' for pid, number in moved])}.")
+    if phones:
+        words.append(f"{live.table_words(phones)} now play{'s' if len(phones) == 1 else ''} on the phones: "
+                     "a bot sits there, and a bot holds no cards.")
+    return " ".join(words)
 
 
 def table_limits(drive: Drive) -> tuple[int, int]:

@@ -4,6 +4,7 @@ stayed in standings they were not in (docs/drive-rules.md, "The hand cycle")."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from common.bidi import isolate
 from drive import live, selectors, services
 from drive.access import player_cookie_name
-from tests.factories import finish_all_tables, make_drive
+from tests.factories import finish_all_tables, make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +121,21 @@ def test_a_phone_asks_before_it_leaves_its_player(organiser, client):
     page = client.get(f"/{drive.join_code}/me").content.decode()
     form = re.search(r'<form[^>]*class="small leave-phone"[^>]*>', page).group(0)
     assert f"return confirm('Leave this phone? It will no longer be {isolate('P001')}\\'s" in form
+
+
+def test_taking_a_player_out_says_who_the_seating_moved_and_which_table_went_to_the_phones(organiser, organiser_client):
+    """Found by QA: a player taken out between hands moved a bot to a table with cards, which
+    then played on the phones, and the message said only that the player had left."""
+    drive = seated_drive(organiser, 7, start=False)
+    hand = drive.hands.get()
+    services.set_table_mode(drive, 2, "digital")
+    bot = services.add_bot(drive, hand.tables.get(number=2).pk)
+    first, second = [s.player for s in hand.tables.get(number=1).seats.order_by("position")][:2]
+    page = organiser_client.post(f"/drives/{drive.pk}/players/{first.pk}/withdraw", follow=True).content.decode()
+    assert f"<bdi>{first.name}</bdi> has left the drive (no hand played: they are in no standings). </" in page
+    page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/withdraw", follow=True).content.decode()
+    assert (f"The seating shown for hand 1 changed: \u2068{bot.name}\u2069 to Table 1. Table 1 now plays on the "
+            "phones: a bot sits there, and a bot holds no cards.") in html.unescape(page)
+    assert hand.tables.get(number=1).play_mode == "digital"
+    page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/rejoin", follow=True).content.decode()
+    assert f"<bdi>{second.name}</bdi> is back." in page
