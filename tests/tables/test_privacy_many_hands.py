@@ -101,12 +101,19 @@ def check_alice(frames_by_seat, states, names) -> int:
     return checked
 
 
-# game: (players at the table, the frames' check)
+# game: (players at the table, the frames' check). Every registered game needs one: a game
+# registered without it fails here, not left out unchecked.
 GAMES = {
     "film-fantasy": (2, card_check(codes_in, lambda state: set())),
     "wonderland": (2, card_check(wonderland_support.cards_in, lambda state: set(state.stock))),
     "alice": (2, check_alice),
 }
+
+
+def test_every_registered_game_has_its_privacy_check():
+    from games import all_games
+
+    assert sorted(g.slug for g in all_games()) == sorted(GAMES)
 
 
 # A Wonderland or Alice hand is played out move by move (about 50 moves): 200 of them take one to
