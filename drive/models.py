@@ -59,9 +59,9 @@ class Drive(models.Model):
     target_total = models.PositiveSmallIntegerField(
         default=50, validators=[MinValueValidator(5), MaxValueValidator(10000)]
     )
-    preferred_table_size = models.PositiveSmallIntegerField(
-        default=4, validators=[MinValueValidator(2), MaxValueValidator(10)]
-    )
+    # At least two; the most a table seats is the drive's game's (``Game.max_players``, checked by
+    # the drive form and the seating), so a game that seats more needs no change here.
+    preferred_table_size = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(2)])
     play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
     house_rules = JSONField(default=dict, blank=True)
     allow_self_join = models.BooleanField(
@@ -82,10 +82,7 @@ class Drive(models.Model):
     class Meta:
         ordering = ["-date", "-id"]
         constraints = [
-            models.CheckConstraint(
-                condition=models.Q(preferred_table_size__gte=2, preferred_table_size__lte=10),
-                name="drive_table_size_2_to_10",
-            ),
+            models.CheckConstraint(condition=models.Q(preferred_table_size__gte=2), name="drive_table_size_at_least_2"),
         ]
 
     @cached_property
