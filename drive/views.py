@@ -401,7 +401,13 @@ def hand_detail(request, drive_id: int, number: int):
     drive = drive_for_organiser(request, drive_id)
     hand = drive.hands.filter(number=number).first()
     if hand is None:
-        messages.error(request, f"There is no hand {number} yet." if number > 0 else f"There is no hand {number}.")
+        if number <= 0:
+            said = f"There is no hand {number}."
+        elif drive.is_finished:
+            said = f"There is no hand {number}: the drive ended after hand {selectors.latest_hand_number(drive)}."
+        else:
+            said = f"There is no hand {number} yet."
+        messages.error(request, said)
         return _back(drive)
     return render(request, "drive/hand.html",
                   {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand), "Hand": Hand})

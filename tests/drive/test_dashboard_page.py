@@ -245,6 +245,9 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     anyway = re.search(r"<form[^>]*>(?:(?!</form>).)*Close anyway", page, re.S).group(0)
     assert "This is the last hand: the drive ends, and no result can be entered or changed after it." in anyway
     assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does
+    services.close_hand(drive, force=True)  # the last hand: the drive ends
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/3", follow=True).content.decode()
+    assert "There is no hand 3: the drive ended after hand 2." in page  # not "yet" (found by QA)
 
 
 def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, organiser):
