@@ -32,7 +32,8 @@ def refused(message: str, status: int = 400, **more) -> JsonResponse:
 def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = False) -> JsonResponse:
     """The points ``data`` (a result form's answers) give each player at ``table``, as JSON:
     ``{"ok": true, "points": [{"name": …, "points": …, "won": …}, …]}`` in seat order (``won``:
-    that player wins the hand with these answers). With ``beside_recorded`` (the organiser
+    that player wins the hand with these answers; when nobody does, the one who moves has
+    ``moves``, the words of it, at a table that is not alone). With ``beside_recorded`` (the organiser
     correcting a result), each row also has ``recorded`` and ``was_won``: that player's points
     in the table's result as it stands and whether they won it (absent when there is none yet).
 
@@ -51,6 +52,11 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
         return refused(str(exc))
     rows = [{"name": p.name, "points": points, "won": seat == outcome.winner}
             for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
+    if outcome.winner is None:  # nobody won: who moves up is the game's choice, said (found by QA)
+        tables = table.hand.tables.count()
+        if tables > 1:
+            rows[outcome.mover]["moves"] = ("stays at the top table" if table.number == 1 else "moves up") + \
+                " (nobody won the hand)"
     if beside_recorded:
         result = Result.objects.filter(table=table).prefetch_related("scores").first()
         recorded = {s.player_id: s.points for s in result.scores.all()} if result else {}

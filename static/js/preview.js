@@ -37,8 +37,9 @@
   function winChanged(row) { return row.recorded !== undefined && !!row.won !== !!row.was_won; }
   function changed(row) { return row.recorded !== undefined && (row.recorded !== row.points || winChanged(row)); }
   function winText(row) {
-    if (winChanged(row)) return row.won ? "; now wins the hand" : "; no longer wins the hand";
-    return row.won ? "; won the hand" : "";
+    var moves = row.moves ? "; " + row.moves : "";   // nobody won: who moves all the same
+    if (winChanged(row)) return row.won ? "; now wins the hand" : "; no longer wins the hand" + moves;
+    return row.won ? "; won the hand" : moves;
   }
   function pointsText(row) {
     if (row.recorded === undefined) return ": " + row.points + " points" + winText(row);

@@ -50,6 +50,20 @@ def test_the_preview_gives_each_players_points_by_the_rules_and_saves_nothing(or
     assert snapshot() == before
 
 
+def test_a_hand_nobody_won_says_who_moves_all_the_same(organiser_client, organiser):
+    """Found by QA: with "Nobody declared" the preview showed the points and nobody moving; the
+    mover was said only once the result was saved."""
+    drive = seated_drive(organiser, 8)
+    first, second = drive.hands.get().tables.order_by("number")
+    data = answers(4, "none", seat2_sets="1")  # nobody declared; seat 2 the top scorer
+    rows = organiser_client.post(preview_url(drive, second), data).json()["points"]
+    assert [row.get("moves") for row in rows] == [None, None, "moves up (nobody won the hand)", None]
+    rows = organiser_client.post(preview_url(drive, first), data).json()["points"]
+    assert rows[2]["moves"] == "stays at the top table (nobody won the hand)"
+    rows = organiser_client.post(preview_url(drive, first), answers(4, 2, seat2_sets="0")).json()["points"]
+    assert not any("moves" in row for row in rows)  # a winner: "won the hand" says it
+
+
 def test_an_unanswered_question_is_a_hint_and_an_impossible_answer_says_why(organiser_client, table_of_four):
     drive, table, _players = table_of_four
     before = snapshot()
