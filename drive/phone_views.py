@@ -9,7 +9,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -90,25 +89,16 @@ def claim(request, code: str):
             if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
                 raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
                                  if "," in unicodedata.normalize("NFKC", new_name) else "Type just your own name.")
-            player = services.add_players(drive, names, by_phone=True)[0]
+            player = services.join_phone(drive, new_name=names[0])
         except DriveError as exc:
             messages.error(request, str(exc))
             return redirect("phone:join", code=drive.join_code)
-        Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
     else:
         try:
-            player = drive.players.get(pk=int(request.POST.get("player", "")), active=True, bot__isnull=True)
-        except (ValueError, Player.DoesNotExist):
-            messages.error(request, "Pick your name from the list.")
+            player = services.join_phone(drive, player_id=posted_number(request.POST, "player"))
+        except DriveError as exc:
+            messages.error(request, str(exc))
             return redirect("phone:join", code=drive.join_code)
-        # Taken only if nobody took it meanwhile (two phones tapping the same name at once).
-        if not Player.objects.filter(pk=player.pk, phone_joined_at__isnull=True).update(phone_joined_at=timezone.now()):
-            messages.error(
-                request, format_html("{} has already joined on a phone. If that is you on a new phone, "
-                                     "ask the organiser for your private link.", bdi(player.name))
-            )
-            return redirect("phone:join", code=drive.join_code)
-    live.drive_changed(drive.pk)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 
@@ -146,7 +136,7 @@ def private_link(request, code: str, token: str):
         return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
-    Player.objects.filter(pk=player.pk).update(phone_joined_at=timezone.now())
+    services.join_phone(drive, player_id=player.pk, taking_over=True)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from common.bidi import isolate
 from drive import broadcast, live
@@ -155,6 +156,33 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
 
 
 @transaction.atomic
+def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | None = None,
+               taking_over: bool = False) -> Player:
+    """A phone joins the drive as a player, in one transaction under the drive's lock: the name
+    tapped in the join list (``player_id``: refused when it has left, or a phone has taken it
+    meanwhile: two phones tapping one name at once), a name the phone adds itself (``new_name``,
+    one cleaned name; ``add_players``), or ``taking_over``: the player of a private link, whose
+    earlier phone (if any) was signed out by the caller (after the drive has finished too: the
+    phone then keeps the player's final place)."""
+    drive = lock(drive)
+    if drive.is_finished and not taking_over:
+        raise DriveError("This drive has finished.")
+    if new_name is not None:
+        player = add_players(drive, [new_name], by_phone=True)[0]
+    else:
+        player = drive.players.filter(pk=player_id, bot__isnull=True).first()
+        if player is None or (not player.active and not taking_over):
+            raise DriveError("Pick your name from the list.")
+        if player.phone_joined_at is not None and not taking_over:
+            raise DriveError(f"{isolate(player.name)} has already joined on a phone. If that is you on a new phone, "
+                             "ask the organiser for your private link.")
+    player.phone_joined_at = timezone.now()
+    player.save(update_fields=["phone_joined_at"])
+    live.drive_changed(drive.pk)
+    return player
+
+
+@transaction.atomic
 def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -> list[Player]:
     """Add players by name. Names already in the drive (any case) are refused, not duplicated.
 
@@ -203,7 +231,6 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
     return players
 
 
-@transaction.atomic
 @dataclass(frozen=True)
 class Withdrawn:
     """A player taken out: ``stays``, whether they stay in the standings (they have played);
@@ -213,6 +240,7 @@ class Withdrawn:
     reseated: str
 
 
+@transaction.atomic
 def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> Withdrawn:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close.
     ``Withdrawn.stays`` when they stay in the standings (they have played: ``has_played``); a

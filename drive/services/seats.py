@@ -84,8 +84,10 @@ def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list
     was = {pid: number for number, table in enumerate(before, start=1) for pid in table}
     moved = [(pid, number) for number, table in enumerate(after, start=1) for pid in table
              if pid in was and was[pid] != number]
-    now = dict(hand.tables.values_list("number", "play_mode"))
-    phones = [n for n, mode in sorted(now.items()) if mode == TableHand.PlayMode.DIGITAL and modes.get(n) != mode]
+    # A table with cards before (or a new one, in a drive with cards) where a bot sits now.
+    bots = {str(pid) for pid in BotPlayer.objects.filter(player__drive=drive).values_list("player_id", flat=True)}
+    phones = [n for n, table in enumerate(after, start=1)
+              if bots.intersection(table) and modes.get(n, drive.play_mode) != TableHand.PlayMode.DIGITAL]
     words = []
     if len(moved) > MOVES_NAMED:
         words.append(f"The seating shown for hand {hand.number} changed: {len(moved)} players change tables.")

@@ -24,10 +24,10 @@ def mid_minute(monkeypatch):
     these tests fail now and then."""
     import datetime
 
-    from drive import phone_views
+    from common import ratelimit
 
     now = datetime.datetime(2026, 12, 2, 9, 0, 30, tzinfo=datetime.timezone.utc)
-    monkeypatch.setattr(phone_views.timezone, "now", lambda: now)
+    monkeypatch.setattr(ratelimit.timezone, "now", lambda: now)
 
 
 @pytest.mark.usefixtures("mid_minute")
@@ -108,13 +108,13 @@ def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser
     two minutes later the address may try again."""
     import datetime
 
-    from drive import phone_views
+    from common import ratelimit
 
     drive = make_drive(organiser, 2)
     player = drive.players.first()
     start = datetime.datetime(2026, 12, 1, 20, 0, 59, 500000, tzinfo=datetime.timezone.utc)
     clock = {"now": start}
-    monkeypatch.setattr(phone_views.timezone, "now", lambda: clock["now"])
+    monkeypatch.setattr(ratelimit.timezone, "now", lambda: clock["now"])
     for i in range(20):
         client.get(f"/{drive.join_code}/p/{'x' * 31}{i:01d}")
     clock["now"] = start + datetime.timedelta(seconds=1)  # 20:01:00.5, a new minute

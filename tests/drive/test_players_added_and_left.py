@@ -139,3 +139,15 @@ def test_taking_a_player_out_says_who_the_seating_moved_and_which_table_went_to_
     assert hand.tables.get(number=1).play_mode == "digital"
     page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/rejoin", follow=True).content.decode()
     assert f"<bdi>{second.name}</bdi> is back." in page
+
+
+def test_a_new_table_of_a_drive_on_the_phones_is_not_said_to_have_a_bot(organiser, organiser_client):
+    """Found by a review: a drive on the phones whose seating grew a table was told "a bot sits
+    there" with no bot in the drive."""
+    drive = seated_drive(organiser, 7, start=False, play_mode="digital", preferred_table_size=2)
+    leavers = list(drive.players.order_by("pk")[:3])
+    for player in leavers:
+        services.withdraw_player(drive, player)
+    said = [services.rejoin_player(drive, player) for player in leavers]
+    assert any("changed:" in words for words in said), said  # the seating did change
+    assert not any("bot" in words for words in said), said
