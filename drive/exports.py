@@ -41,8 +41,8 @@ def hands_csv(request, drive_id: int):
     # close leaving the moves as made; until the close, whom the result moves up.
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
-    # organiser's bell); blank for a hand played with cards. ``confirmed_by``: the player who
-    # confirmed a phone's entry, or "close" when the close accepted it unconfirmed.
+    # organiser's bell); blank for a hand played with cards, and once the organiser corrected
+    # it (their answers replace the engine's record). ``confirmed_by``: see ``_confirmed_by``.
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
                      "corrected", "ended_by", "confirmed_by"])
     for s in selectors.hand_scores(drive):
@@ -56,12 +56,13 @@ def hands_csv(request, drive_id: int):
 
 
 def _confirmed_by(result, corrected: bool) -> str:
-    if result.confirmed_by is not None:
-        return _cell(result.confirmed_by.name)
-    # A phone's entry confirmed by nobody, and not corrected: the close accepted it (as the
-    # result page says, templates/scoring/partials/result_origin.html).
-    accepted = result.entered_by_id is not None and result.status == result.Status.CONFIRMED and not corrected
-    return "close" if accepted else ""
+    """A phone's entry as it stands, confirmed: by whom, or "close" when nobody did (as the result
+    page says, templates/scoring/partials/result_origin.html). Blank otherwise: not confirmed, or
+    the organiser's answers (a correction), or no phone's entry ("confirmed_by" also holds who
+    disputed an entry)."""
+    if corrected or result.status != result.Status.CONFIRMED or result.entered_by_id is None:
+        return ""
+    return _cell(result.confirmed_by.name) if result.confirmed_by is not None else "close"
 
 
 def _ended_by(result) -> str:

@@ -171,10 +171,7 @@ class DriveForm(forms.ModelForm):
                 for name in self.changed_data:
                     if self.game_of_field(name) == game.slug:
                         self.add_error(name, fixed)
-        size = data.get("preferred_table_size")
-        if game is not None and size is not None and not game.min_players <= size <= game.max_players:
-            self.add_error("preferred_table_size", f"{game.name} is played by {game.min_players} to "
-                                                   f"{game.max_players} players at a table.")
+        # (Players per table within the game's sizes: ``Drive.clean``.)
         suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
             self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "

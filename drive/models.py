@@ -7,14 +7,14 @@ import secrets
 from functools import cached_property
 
 from django.conf import settings
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
 from common.jsoncodec import JSONField
-from games import Game, default_slug, get_game
+from games import Game, GameError, default_slug, get_game
 from tables.models import TableHand
 
 # Letters nobody confuses when read off a projector or typed on a phone (no I, L, O, 0, 1, U/V).
@@ -89,6 +89,17 @@ class Drive(models.Model):
     def game_rules(self) -> Game:
         """The drive's game as it plays here: the registered game with the drive's house rules."""
         return get_game(self.game, self.house_rules)
+
+    def clean(self) -> None:
+        """Players per table within the game's table sizes (the drive's form, the admin)."""
+        try:
+            game = get_game(self.game)
+        except GameError:
+            raise ValidationError({"game": f"Unknown game {self.game!r}."}) from None
+        size = self.preferred_table_size
+        if size is not None and not game.min_players <= size <= game.max_players:
+            raise ValidationError({"preferred_table_size": f"{game.name} is played by {game.min_players} to "
+                                                           f"{game.max_players} players at a table."})
 
     def __str__(self) -> str:
         return f"{self.name} ({self.date:%d %b %Y})"

@@ -55,9 +55,10 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     }
     players = players.values_list("pk", "name", "active", "bot").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
+        n_scores=Count("scores", filter=counted),
         # A table recorded as not played (a close that found no result) is no hand played: its
-        # zeros count, but they win no booby prize and show no place (a correction replaces the
-        # summary, and with it the flag).
+        # zeros count, and keep a player who left in the standings, but they win no booby prize
+        # and show no place (a correction replaces the summary, and with it the flag).
         n_hands=Count("scores", filter=counted & ~Q(scores__result__summary__has_key="not_played")),
         **totals,
     )
@@ -67,8 +68,8 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     return [
         ranking.Row(name=name, total=total, facts=tuple(fact_totals), hands_played=hands, player_id=pk,
                     left=not active, bot=bot is not None)
-        for pk, name, active, bot, total, hands, *fact_totals in players
-        if active or hands
+        for pk, name, active, bot, total, scores, hands, *fact_totals in players
+        if active or scores
     ]
 
 
@@ -429,7 +430,8 @@ def elsewhere(drive: Drive, player: Player) -> Elsewhere:
     hand = current_hand(drive)
     number = hand.number if hand is not None else 0
     if drive.is_finished:
-        if suspense_from(drive) is not None:  # the standings stay hidden until the prizes are revealed
+        frozen = suspense_from(drive)
+        if frozen is not None and number > frozen:  # hidden until the prizes are revealed, as drive_view says
             return Elsewhere(number, "The drive has finished: the winners are revealed on the board.", "Back to the drive")
         return Elsewhere(number, "The drive has finished: your page shows your final place.", "See your final place")
     if hand is None:

@@ -15,10 +15,10 @@ import orjson
 KEEP_CLIENT_KEYS = 64  # per table; a resend older than that also carries a stale version: refused
 MAX_KEY_LENGTH = 64
 KEY_REUSED = "That move's key was already used for another move: reload to see the table."
-CONTROL_FIELDS = ("version", "key", "seat", "basis")
+CONTROL_FIELDS = ("version", "key", "seat", "basis")  # what the socket adds around an engine action
 # What a player's screens say while a bot plays their seat (``digital.set_stand_in``): the
 # drive's page, and the play page (static/js/play_client.js reads it from the page).
-STOOD_IN = "A bot is playing your seat for now: ask the organiser to give it back to you."  # what the socket adds around an engine action
+STOOD_IN = "A bot is playing your seat for now: ask the organiser to give it back to you."
 
 
 class DigitalError(Exception):

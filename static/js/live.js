@@ -144,7 +144,7 @@
     var url = root.dataset.fallback;
     if (!url) return;
     fetch(url, {credentials: "same-origin"}).then(function (r) {
-      if (r.redirected) { location.href = r.url; return null; }   // signed out meanwhile: the page it is sent to
+      if (r.redirected && r.url.indexOf(url) === -1) { location.href = r.url; return null; }   // signed out meanwhile: where it is sent
       return r.ok ? r.text() : null;
     })
       .then(function (html) { if (html !== null) { var p = {}; p[root.dataset.live] = html; apply(p, 0); } })

@@ -157,3 +157,20 @@ def test_board_shows_the_first_hands_seating(client, organiser):
         for seat in table.seats.all():
             assert f"><bdi>{seat.player.name}</bdi></span>" in movement
     assert "+" not in movement and "↑" not in movement
+
+
+def test_a_drive_ended_before_its_hidden_hands_hides_nothing_on_a_game_screen_either(organiser):
+    """Found by a review: ended by the organiser before its last hands (those hidden), the phone's
+    page showed the final place and the game screen said the winners were still to be revealed."""
+    from drive.selectors import elsewhere
+
+    drive = seated_drive(organiser, 4, target="hands", target_hands=10, suspense_hands=3)
+    services.organiser_result(drive, drive.hands.get().tables.get(), declared(4, 0), organiser)
+    services.close_hand(drive)
+    services.end_drive(drive)
+    drive.refresh_from_db()
+    player = drive.players.first()
+    assert elsewhere(drive, player).text == "The drive has finished: your page shows your final place."
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = player.token
+    assert "You finished" in text(phone.get(f"/{drive.join_code}/me")) or "You won" in text(phone.get(f"/{drive.join_code}/me"))

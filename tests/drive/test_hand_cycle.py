@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from drive import movement, services
 from drive import results as phone_results
@@ -127,9 +128,19 @@ def test_forced_close_records_missing_tables_as_not_played(organiser):
     played = {r.row.player_id: r.row.hands_played for r in standings(drive)}
     assert {played[s.player_id] for s in second.seats.all()} == {0}
     assert {played[s.player_id] for s in hand.tables.get(number=1).seats.all()} == {1}
+    # One of them leaves: still in the standings (0 points, no place), as the organiser is told.
+    leaver = second.seats.get(position=0).player
+    assert services.withdraw_player(drive, leaver).stays
+    row = next(r for r in standings(drive) if r.row.player_id == leaver.pk)
+    assert (row.label, row.total, row.row.left) == ("–", 0, True)
     services.end_drive(drive)
     booby = selectors_prizes(drive, standings(drive))
     assert not {r.row.player_id for p in booby for r in p.ranked} & {s.player_id for s in second.seats.all()}
+    # At the end, a player who played no hand has no place, and their phone says why.
+    stayer = second.seats.get(position=1).player
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = stayer.token
+    assert "You played no hand, so you have no place in its standings." in phone.get(f"/{drive.join_code}/me").content.decode()
 
 
 def test_disputed_table_blocks_close_even_when_forced(organiser):

@@ -95,6 +95,7 @@ def test_a_disputed_phone_entry_says_so(organiser, organiser_client):
     phone(drive, other).post(f"/{drive.join_code}/dispute",
                              {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
     assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (disputed)"
+    assert confirmed_by_column(organiser_client, drive) == {""}  # not the one who disputed it
     # The disputing phone learns that the organiser settled it, and how.
     page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
     assert "corrected by the organiser" not in page
@@ -102,6 +103,7 @@ def test_a_disputed_phone_entry_says_so(organiser, organiser_client):
     page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
     assert "confirmed" in page
     assert f"Entered by {sidney.name} on their phone, corrected by the organiser: these points count." in page
+    assert confirmed_by_column(organiser_client, drive) == {""}  # the organiser's answers now (found by a review)
 
 
 @pytest.mark.django_db
