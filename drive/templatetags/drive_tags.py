@@ -209,6 +209,21 @@ def _spread(wanted: list[float], gap: float, lowest: float, highest: float) -> l
     return [placed[i] for i in range(len(wanted))]
 
 
+@register.simple_tag
+def board_moves(table, moves: dict, hand_number: int) -> list[tuple[str, str]]:
+    """A table's line on the board while the room takes its seats, in seat order: everyone who
+    sits there at hand 1; after it, who came to it (up, down, new): those who stay are told so
+    on their phones, and ten tables of every name, a line each, took half the projector
+    (three standings rows a page). (name, direction) pairs."""
+    shown = []
+    for seat in table.seats.all():
+        move = moves.get(seat.player_id)
+        direction = move.direction if move is not None else "new"
+        if hand_number == 1 or direction != "stay":
+            shown.append((seat.player.name, direction))
+    return shown
+
+
 @register.filter
 def get_item(mapping, key):
     """``{{ moves|get_item:player_id }}``: a dict lookup by a variable key."""

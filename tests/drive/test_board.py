@@ -139,10 +139,16 @@ def test_board_shows_the_movement_after_a_hand(client, organiser):
         services.organiser_result(drive, table, declared(4, 0), organiser)
     up = hand.tables.get(number=2).seats.get(position=0).player.name
     down = hand.tables.get(number=1).seats.get(position=1).player.name
+    stays = hand.tables.get(number=1).seats.get(position=0).player.name  # the top table's declarer
     services.close_hand(drive)
     page = text(client.get(f"/{drive.join_code}/board"))
     assert f'<span class="mv-up">↑<bdi>{up}</bdi></span>' in page
     assert f'<span class="mv-down">↓<bdi>{down}</bdi></span>' in page
+    # Only who moved is named (found by QA: ten tables of every name took half the projector,
+    # leaving three standings rows a page); those who stay are told so on their phones.
+    movement = page[page.index("data-movement"):]
+    movement = movement[:movement.index("</div>")]
+    assert "<strong>Table 1:</strong>" in movement and stays not in movement
 
 
 def test_board_shows_the_first_hands_seating(client, organiser):
