@@ -263,7 +263,8 @@ def hand_close(request, drive_id: int):
     if next_hand is None:
         messages.success(request, "The drive has reached its target: the final standings are frozen.")
         return redirect("drive:standings", drive_id=drive.pk)
-    messages.success(request, f"Hand closed. The seating for hand {next_hand.number} is shown.")
+    messages.success(request, f"Hand closed. The seating for hand {next_hand.number} is shown. "
+                              f"{services.hand_sent_to_the_phones(drive, next_hand)}".strip())
     return _back(drive)
 
 

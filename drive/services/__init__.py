@@ -12,12 +12,12 @@ from drive.services.hands import (close_hand, end_drive, organiser_result, outco
 from drive.services.players import (MAX_NAME, MAX_PLAYERS, add_bot, add_names, add_players, clean_name, join_phone, has_played, leave_phone, leaving_leaves_drive, name_key,
                                     parse_names, rejoin_player, revoke_phone, sort_names, typed_too_long, withdraw_player)
 from drive.services.seats import (current_hand, draw_seating, drive_game_changed, drive_play_mode_changed,
-                                  drive_table_size_changed, set_table_mode, swap_players)
+                                  drive_table_size_changed, hand_sent_to_the_phones, set_table_mode, swap_players)
 
 __all__ = [
     "MAX_NAME", "MAX_PLAYERS", "DriveError", "ImpossibleAnswers", "NotThisPlayersForm", "StaleForm", "add_bot", "add_players", "join_phone", "typed_too_long",
     "check_shown_hand", "clean_name", "lock", "close_hand", "current_hand", "draw_seating", "drive_game_changed",
-    "drive_play_mode_changed", "drive_table_size_changed", "end_drive", "has_played", "leave_phone", "leaving_leaves_drive", "name_key", "organiser_result",
+    "drive_play_mode_changed", "drive_table_size_changed", "end_drive", "hand_sent_to_the_phones", "has_played", "leave_phone", "leaving_leaves_drive", "name_key", "organiser_result",
     "outcome_for", "parse_names", "sort_names", "add_names", "refuse_paper_result_on_the_phones", "rejoin_player", "revoke_phone",
     "set_table_mode", "show_prizes", "start_hand", "swap_players", "withdraw_player",
 ]

@@ -84,10 +84,6 @@ def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list
     was = {pid: number for number, table in enumerate(before, start=1) for pid in table}
     moved = [(pid, number) for number, table in enumerate(after, start=1) for pid in table
              if pid in was and was[pid] != number]
-    # A table with cards before (or a new one, in a drive with cards) where a bot sits now.
-    bots = {str(pid) for pid in BotPlayer.objects.filter(player__drive=drive).values_list("player_id", flat=True)}
-    phones = [n for n, table in enumerate(after, start=1)
-              if bots.intersection(table) and modes.get(n, drive.play_mode) != TableHand.PlayMode.DIGITAL]
     words = []
     if len(moved) > MOVES_NAMED:
         words.append(f"The seating shown for hand {hand.number} changed: {len(moved)} players change tables.")
@@ -95,10 +91,30 @@ def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list
         names = dict(drive.players.filter(pk__in=[int(pid) for pid, _ in moved]).values_list("pk", "name"))
         words.append(f"The seating shown for hand {hand.number} changed: "
                      f"{and_list([f'{isolate(names[int(pid)])} to Table {number}' for pid, number in moved])}.")
-    if phones:
-        words.append(f"{live.table_words(phones)} now play{'s' if len(phones) == 1 else ''} on the phones: "
-                     "a bot sits there, and a bot holds no cards.")
-    return " ".join(words)
+    words.append(sent_to_the_phones(drive, after, modes))
+    return " ".join(w for w in words if w)
+
+
+def sent_to_the_phones(drive: Drive, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> str:
+    """In words, the tables of ``seating_`` that play on the phones because a bot sits there and
+    that played with cards (``modes``, by table number; a new table: the drive's mode); "" for
+    none. Said after a close or a re-formed seating (found by QA: a bot moved to a table with
+    cards turned it digital, and nothing said so)."""
+    bots = {str(pid) for pid in BotPlayer.objects.filter(player__drive=drive).values_list("player_id", flat=True)}
+    phones = [n for n, table in enumerate(seating_, start=1)
+              if bots.intersection(table) and modes.get(n, drive.play_mode) != TableHand.PlayMode.DIGITAL]
+    if not phones:
+        return ""
+    return (f"{live.table_words(phones)} now play{'s' if len(phones) == 1 else ''} on the phones: a bot sits "
+            f"there, and a bot holds no cards.")
+
+
+def hand_sent_to_the_phones(drive: Drive, hand: Hand) -> str:
+    """``sent_to_the_phones`` for a hand's seating against the hand before it."""
+    before = drive.hands.filter(number=hand.number - 1).first()
+    if before is None:
+        return ""
+    return sent_to_the_phones(drive, seating_of(hand)[0], seating_of(before)[1])
 
 
 def table_limits(drive: Drive) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import pytest
 from common.bidi import isolate
 from drive import live, selectors, services
 from drive.access import player_cookie_name
-from tests.factories import finish_all_tables, make_drive, seated_drive
+from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
 
@@ -151,3 +151,22 @@ def test_a_new_table_of_a_drive_on_the_phones_is_not_said_to_have_a_bot(organise
     said = [services.rejoin_player(drive, player) for player in leavers]
     assert any("changed:" in words for words in said), said  # the seating did change
     assert not any("bot" in words for words in said), said
+
+
+def test_a_close_that_seats_a_bot_at_a_table_with_cards_says_it_now_plays_on_the_phones(organiser, organiser_client):
+    """Found by QA: a close moved a bot to a table with cards, which then played on the phones,
+    and the close said only that the seating was shown."""
+    from tables.models import BotPlayer, TableHand
+
+    drive = seated_drive(organiser, 8)
+    hand = drive.hands.get()
+    for table in hand.tables.all():
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    bot = hand.tables.get(number=2).seats.get(position=0).player  # the declarer: moves up, to Table 1
+    BotPlayer.objects.create(player=bot)
+    page = organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"}, follow=True).content.decode()
+    assert ("Hand closed. The seating for hand 2 is shown. Table 1 now plays on the phones: a bot sits there, "
+            "and a bot holds no cards.") in html.unescape(page)
+    assert TableHand.objects.get(hand__number=2, hand__drive=drive, number=1).play_mode == "digital"
+    # A close that moves no bot to a table with cards says nothing of it.
+    assert services.hand_sent_to_the_phones(drive, drive.hands.get(number=1)) == ""
