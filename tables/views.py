@@ -87,6 +87,6 @@ def stand_in(request, code: str, table_id: int):
         # For this hand: the next one seats people, not bots (``digital.set_stand_in``).
         messages.success(request, format_html(
             "A bot plays for {} until you give the seat back, at the latest until this hand ends. "
-            "Gone for good? Take them out of the drive on the Players page, so the next seating leaves them out."
+            "Gone for good? Take them out of the drive in the dashboard’s Players list, so the next seating leaves them out."
             if playing else "{} plays their own seat again.", bdi(name)))
     return redirect("drive:dashboard", drive_id=drive.pk)

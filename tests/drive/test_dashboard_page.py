@@ -267,8 +267,14 @@ def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, o
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = page[page.index('id="table-2"'):]
     card = card[:card.index("</article>")]
-    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on" in card
+    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on: switch the table to cards" in card
     assert 'data-no-phone' not in page[page.index('id="table-1"'):page.index('id="table-2"')]  # cards: no phones needed
+    # With a bot seated there the table cannot go to cards: only the bot's help is offered (found by QA).
+    services.add_bot(drive, table.pk)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-2"'):]
+    card = card[:card.index("</article>")]
+    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on: let a bot play for them" in card
     services.start_hand(drive)
     digital.set_stand_in(drive, table.pk, 0, True)  # a bot plays for him: nothing to wait for
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()

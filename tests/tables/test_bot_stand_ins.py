@@ -33,7 +33,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     # a player gone for good (found by QA: "until you give the seat back", and the next hand's
     # table waited for that seat).
     assert (f"A bot plays for <bdi>{players[2].name}</bdi> until you give the seat back, at the latest until this "
-            "hand ends. Gone for good? Take them out of the drive on the Players page") in page
+            "hand ends. Gone for good? Take them out of the drive in the dashboard’s Players list") in page
     card = page[page.index('id="table-1"'):]
     card = card[:card.index("</article>")]
     assert "(a bot plays for them)" in card and f"Give <bdi>{players[2].name}</bdi> the seat back" in card
