@@ -2,8 +2,8 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but two things: a websocket message or frame over 64 KiB drops the connection
-(``WEBSOCKET_MAX_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
+websockets) but two things: a websocket frame over 64 KiB drops the connection
+(``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
 ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
 the connection closed, and the server logs one line (logger ``config.server``). A
 ``Content-Length`` over the limit is refused as soon as the headers are in, before a byte of the
@@ -102,12 +102,13 @@ class Server(daphne.server.Server):
         super().run()
 
 
-# The longest websocket message (and frame) a client may send, in bytes: daphne's own options
-# (``--websocket-max-message-size``, ``--websocket-max-frame-size``), given a default of ours.
-# Every socket here refuses a frame over 4,096 characters anyway (``common.consumers``); daphne's
-# default of 1 MiB let a stranger hold about a megabyte of the server's memory per socket, for
-# as long as the socket stayed open, with a message sent in fragments and never finished.
-WEBSOCKET_MAX_BYTES = 64 * 1024
+# The longest websocket frame a client may send, in bytes: daphne's own option
+# (``--websocket-max-frame-size``), given a default of ours; every socket here refuses a frame
+# over 4,096 characters anyway (``common.consumers``). A message, whole or in fragments, keeps
+# daphne's limit of 1 MiB (``--websocket-max-message-size``): autobahn holds the server's own
+# messages to it too, and a board's or a dashboard's full update of a big drive is over 64 KiB
+# (74 KB at 200 players; a message limit of 64 KiB dropped them, found by `make bench`).
+WEBSOCKET_MAX_FRAME_BYTES = 64 * 1024
 
 
 class CommandLine(CommandLineInterface):
@@ -115,8 +116,7 @@ class CommandLine(CommandLineInterface):
 
     def __init__(self):
         super().__init__()
-        self.parser.set_defaults(websocket_max_message_size=WEBSOCKET_MAX_BYTES,
-                                 websocket_max_frame_size=WEBSOCKET_MAX_BYTES)
+        self.parser.set_defaults(websocket_max_frame_size=WEBSOCKET_MAX_FRAME_BYTES)
 
 
 if __name__ == "__main__":
