@@ -56,9 +56,8 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     players = players.values_list("pk", "name", "active", "bot").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         n_scores=Count("scores", filter=counted),
-        # A table recorded as not played (a close that found no result) is no hand played: its
-        # zeros count, and keep a player who left in the standings, but they win no booby prize
-        # and show no place (a correction replaces the summary, and with it the flag).
+        # A table recorded as not played is no hand played (no place, no prize), but its zeros
+        # count and keep a leaver listed (a correction replaces the summary, and the flag).
         n_hands=Count("scores", filter=counted & ~Q(scores__result__summary__has_key="not_played")),
         **totals,
     )
@@ -203,16 +202,14 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 
 
 def score_card_players(drive: Drive) -> list[Player]:
-    """Who gets a paper score card: every player in the drive, and each who left after playing
-    (the card is their record); never a bot (it only plays on the phones)."""
+    """Paper score cards: for every player in the drive and each who left after playing; no bot."""
     played = Score.objects.filter(player=OuterRef("pk"), counted=True)
     return list(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
 
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
     """Each player's paper score card: a line per hand, (hand, table, points, the game's facts,
-    running total) as the drive recorded them (confirmed results), blank where nothing is
-    recorded yet: printed before the evening for the paper fallback, after it as a record."""
+    running total) of confirmed results, blank where none is yet (paper fallback, or record)."""
     facts = drive.game_rules.facts
     recorded: dict[int, dict[int, Score]] = {}
     for score in Score.objects.filter(drive=drive, counted=True).select_related("result__table"):
