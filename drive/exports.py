@@ -38,7 +38,8 @@ def hands_csv(request, drive_id: int):
     facts = drive.game_rules.facts  # a column for each of the game's standings facts
     # A table's players in seat order; ``mover``: 1 for the player who moved up from the table
     # (at the top table: stayed there) as its close recorded it, a correction made after the
-    # close leaving the moves as made; until the close, whom the result moves up.
+    # close leaving the moves as made; until the close (and for the drive's last hand, which
+    # moves nobody), whom the result names to move up.
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
     # organiser's bell); blank for a hand played with cards, and once the organiser corrected

@@ -64,6 +64,7 @@ class TableHand(models.Model):
     client_keys = JSONField(default=list, blank=True)
     # Who moved up from this table when its hand closed, as the result then said: a correction
     # made after the close changes the result, not the moves made (drive.views._say_the_moves_stand).
+    # Empty until the close, and after the drive's last hand, whose close moves nobody.
     moved_up = models.ForeignKey("drive.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -238,18 +238,18 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
             scoring.set_status(result, Result.Status.CONFIRMED)
             table.status = TableHand.Status.CONFIRMED
             table.save(update_fields=["status", "updated_at"])
-    movers = dict(Result.objects.filter(table__hand=hand).values_list("table__number", "mover_id"))
-    for table in tables:
-        table.moved_up_id = movers[table.number]
-    TableHand.objects.bulk_update(tables, ["moved_up"])
     hand.status = Hand.Status.CLOSED
     hand.closed_at = timezone.now()
     hand.save(update_fields=["status", "closed_at"])
     live.drive_changed(drive.pk)
 
     if _target_reached(drive, hand.number):
-        _finish(drive)
+        _finish(drive)  # nobody moves: the drive's last hand leaves ``moved_up`` empty
         return None
+    movers = dict(Result.objects.filter(table__hand=hand).values_list("table__number", "mover_id"))
+    for table in tables:
+        table.moved_up_id = movers[table.number]
+    TableHand.objects.bulk_update(tables, ["moved_up"])
     seating_, modes = seating_of(hand)
     next_seating = movement.move(seating_, [str(movers[n]) for n in range(1, len(seating_) + 1)])
     next_hand = create_hand(drive, hand.number + 1, rebalance(drive, next_seating), modes)

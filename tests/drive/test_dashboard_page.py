@@ -305,3 +305,22 @@ def test_a_swap_from_a_page_showing_an_older_seating_is_refused(organiser_client
     assert "Swapped" in said and seats() != swapped
     assert "Swapped" not in organiser_client.post(f"/drives/{drive.pk}/swap", {**data, "seating": ""},
                                                   follow=True).content.decode()  # a form that says nothing of it
+
+
+def test_a_closed_hands_cards_say_who_moved_and_the_drives_last_hand_moves_nobody(organiser_client, organiser):
+    drive = seated_drive(organiser, 8, target="hands", target_hands=2)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    services.close_hand(drive)
+    first = drive.hands.get(number=1).tables.get(number=2)
+    mover = first.seats.get(position=1).player.name
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    assert f"<strong><bdi>{mover}</bdi></strong> moved up" in page
+    services.start_hand(drive)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    services.close_hand(drive)
+    drive.refresh_from_db()
+    assert drive.is_finished
+    # Nobody moved after the last hand: its cards give the points and name no move.
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/2").content.decode()
+    assert page.count("data-points") == 2 and "data-mover" not in page
+    assert "data-mover" in organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
