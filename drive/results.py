@@ -69,7 +69,7 @@ def _check_player_shown(player: Player, shown: Shown) -> None:
 
 def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
     if shown.hand is None or shown.table is None:
-        raise StaleForm(f"This page is out of date: it does not say which hand it was for. {LOOK_NOW}")
+        raise StaleForm(f"This page is out of date: it does not say which hand and table it was for. {LOOK_NOW}")
     if hand is None or shown.hand != hand.number:
         over = ", which is over" if hand is not None and shown.hand < hand.number else ""
         raise StaleForm(f"This was for hand {shown.hand}{over}: {hand_now(hand)}. {LOOK_NOW}")

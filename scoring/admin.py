@@ -1,25 +1,23 @@
+"""Raw data (Django admin), read-only: see ``common.admin``."""
+
 from django.contrib import admin
 
+from common.admin import RawDataAdmin, RawDataInline
 from scoring.models import Correction, Result, Score
 
 
-class ScoreInline(admin.TabularInline):
+class ScoreInline(RawDataInline):
     model = Score
     fields = ("player", "points", "details", "counted")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):
+class ResultAdmin(RawDataAdmin):
     list_display = ("table", "drive", "source", "status", "winner", "revision", "updated_at")
     list_filter = ("source", "status")
-    readonly_fields = ("summary", "client_key", "revision")
     inlines = [ScoreInline]
 
 
 @admin.register(Correction)
-class CorrectionAdmin(admin.ModelAdmin):
+class CorrectionAdmin(RawDataAdmin):
     list_display = ("at", "drive", "result", "by", "reason")
-    readonly_fields = ("result", "drive", "by", "at", "old", "new", "reason")

@@ -149,9 +149,9 @@ def test_an_entry_for_another_table_or_naming_none_is_refused(table_of_four, org
         data = {k: v for k, v in entry_data(4, 1, by=players[0]).items() if k != missing}
         answer = ann.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
         assert answer.status_code == 409 and answer.json()["stale"] is True
-        assert "does not say which hand it was for" in answer.json()["message"]
+        assert "does not say which hand and table it was for" in answer.json()["message"]
         response = ann.post(f"/{drive.join_code}/enter", {**data, "hand": "x" if missing == "hand" else "1"}, follow=True)
-        assert "does not say which hand it was for" in text(response)
+        assert "does not say which hand and table it was for" in text(response)
     assert not Result.objects.exists()
 
 
