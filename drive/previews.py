@@ -37,11 +37,11 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
     correcting a result), each row also has ``recorded`` and ``was_won``: that player's points
     in the table's result as it stands and whether they won it (absent when there is none yet).
 
-    Not yet: a 200 with ``{"ok": false, "incomplete": true, "message": …}`` when a question is
-    unanswered or its answer is not one of the choices (the form shows a hint, not an error; a
-    form just opened is asked this, and a 400 there put an error in every phone's console).
-    Refused with a 400 and ``{"ok": false, "message": …}``: the game's reason why the answers
-    are impossible."""
+    Not yet: ``{"ok": false, "incomplete": true, "message": …}`` when a question is unanswered
+    or its answer is not one of the choices (the form shows a hint, not an error). Impossible:
+    ``{"ok": false, "message": …}``, the game's reason why (the form shows it as an error).
+    Both are answers to the question asked, so a 200: a 4xx put an error in the browser's
+    console at every tap of a form being filled in."""
     players, spec = entry_questions(drive, table)
     form = ResultForm(spec, [p.name for p in players], data)
     if not form.is_valid():
@@ -49,7 +49,7 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
     try:
         outcome = outcome_for(drive, len(players), form.summary(), [p.name for p in players])
     except DriveError as exc:
-        return refused(str(exc))
+        return refused(str(exc), status=200)
     rows = [{"name": p.name, "points": points, "won": seat == outcome.winner}
             for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
     if outcome.winner is None:  # nobody won: who moves up is the game's choice, said (found by QA)

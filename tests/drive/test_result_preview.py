@@ -72,8 +72,10 @@ def test_an_unanswered_question_is_a_hint_and_an_impossible_answer_says_why(orga
         assert response.status_code == 200  # not a refusal: no error in the browser's console
         assert response.json() == {"ok": False, "incomplete": True, "message": "Answer every question."}
     response = organiser_client.post(preview_url(drive, table), answers(4, 0, nine=True, seat2_ice="joker"))
-    assert response.status_code == 400 and "Joker" in response.json()["message"]
-    assert "incomplete" not in response.json()  # a contradiction: the page shows it as an error
+    # A contradiction: the page shows it as an error; still a 200 (an answer, not a refusal of
+    # the request: a 400 put an error in the browser's console at each tap, found by a tester).
+    assert response.status_code == 200 and "Joker" in response.json()["message"]
+    assert response.json()["ok"] is False and "incomplete" not in response.json()
     assert snapshot() == before
 
 
@@ -83,7 +85,7 @@ def test_an_impossible_answer_names_the_player_not_a_seat_number(organiser_clien
     drive, table, players = table_of_four
     response = organiser_client.post(preview_url(drive, table), answers(4, 0, seat2_sets="2", seat2_ice="four"))
     message = response.json()["message"]
-    assert response.status_code == 400 and message.startswith(f"\u2068{players[2].name}\u2069: ")
+    assert response.status_code == 200 and message.startswith(f"\u2068{players[2].name}\u2069: ")
     assert "Seat 2" not in message
 
 
