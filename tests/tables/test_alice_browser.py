@@ -197,10 +197,12 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         for page in pages:
             expect(page.locator("#result")).to_contain_text("The hand is over")
             expect(page.locator("#status")).to_have_text("All eight sets are laid: the hand is over.")
-            # Who moves up, by the rule that decided it (a tester read "the most sets" for a tie).
+            # The mover, by the rule that decided it (a tester read "the most sets" for a tie), and
+            # what a mover does: not "moves up", which a top table's mover does not (a tester).
             expect(page.locator("#result")).to_contain_text(
-                re.compile(r"(laid the most sets and|laid a set last and|on the dealer's left,) moves up\."))
+                re.compile(r"(laid the most sets and|laid a set last and|on the dealer's left,) is the mover\. "
+                           r"The mover moves up a table \(at the top table, stays there\)\."))
             assert page.locator("#hand .c.missing:not([disabled])").count() == 0
-        assert "moves up" in first.inner_text("#result")
+        assert "; the mover" in first.inner_text("#result") and "; moves up" not in first.inner_text("#result")
         expect(organiser.locator("#result")).to_contain_text("The hand is over")
         assert first.text_content("#alice-log").count("laid set") == 8

@@ -277,22 +277,24 @@
     setInterval(tick, 500);
 
     // --- the result box (the shared client lists each seat's points) ----------------------
-    // Each seat's points with their reasons: the sets it laid (5 each), and who moves up.
+    // Each seat's points with their reasons: the sets it laid (5 each), and the hand's mover
+    // (docs/rules.md: "mover", not "moves up": at the top table the mover stays).
     function resultNote(v, i) {
       var sets = v.result.sets[i], laid = v.laid[i] || [];
       var why = sets ? "laid " + (sets === 1 ? "set " : "sets ") + client.joined(laid, ", ", " and ").join("") +
         " (" + sets + " set" + (sets === 1 ? "" : "s") + " × 5)" : "no set laid";
-      return " — " + why + (i === v.result.mover ? "; moves up" : "");
+      return " — " + why + (i === v.result.mover ? "; the mover" : "");
     }
-    // Who moves up, and by which rule (docs/rules.md): the most sets; on a tie, who laid a set last;
+    // The mover, and by which rule (docs/rules.md): the most sets; on a tie, who laid a set last;
     // nobody laid one: the dealer's left.
     function resultMore(v) {
       var sets = v.result.sets, mover = v.result.mover, top = Math.max.apply(null, sets);
       var tied = sets.filter(function (s) { return s === top; }).length > 1;
       var why = mover === null || mover === undefined ? []
-        : !top ? [" Nobody laid a set: ", nameOf(mover), ", on the dealer's left, moves up."]
-        : tied ? [" Tied on most sets: ", nameOf(mover), " laid a set last and moves up."]
-        : [" ", nameOf(mover), " laid the most sets and moves up."];
+        : (!top ? [" Nobody laid a set: ", nameOf(mover), ", on the dealer's left, is the mover."]
+          : tied ? [" Tied on most sets: ", nameOf(mover), " laid a set last and is the mover."]
+          : [" ", nameOf(mover), " laid the most sets and is the mover."])
+          .concat([" The mover moves up a table (at the top table, stays there)."]);
       return el("p", ["Each set laid scores 5 points."].concat(why), "small muted");
     }
 
