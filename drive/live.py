@@ -27,7 +27,7 @@ from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
 from common.bidi import isolate
-from drive import broadcast, render, seating, selectors
+from drive import broadcast, charts, render, seating, selectors
 from drive.models import Drive
 from games.base import and_list
 from tables.models import Hand, TableHand
@@ -356,7 +356,7 @@ def _stamp() -> int:
 
 
 def board_parts(view: selectors.DriveView) -> dict[str, str]:
-    chart = selectors.leaders_chart(view.drive, view.ranked, up_to=view.frozen_at)
+    chart = charts.leaders_chart(view.drive, view.ranked, up_to=view.frozen_at)
     html = get_template(BOARD_TEMPLATE).render({"v": view, "drive": view.drive, "chart": chart, "Hand": Hand})
     return {"board": html}
 

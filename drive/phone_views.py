@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
 from common.ratelimit import give_back, rate_limited, spend_try
-from drive import live, phone_links, previews, results, selectors, services
+from drive import charts, live, phone_links, previews, results, selectors, services
 from drive.access import (
     TAKEN_OUT, drive_by_code, player_by_token, player_cookie_name, player_for_request, taken_out_name,
 )
@@ -387,6 +387,6 @@ def board(request, code: str):
     url = phone_links.join_url(request, drive)
     return render(request, "board/board.html", {
         **{"v": view, "drive": drive, "Hand": Hand},
-        "chart": selectors.leaders_chart(drive, view.ranked, up_to=view.frozen_at),
+        "chart": charts.leaders_chart(drive, view.ranked, up_to=view.frozen_at),
         "join_url": url, "qr_svg": phone_links.qr_svg(url),
     })

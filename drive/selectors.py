@@ -347,9 +347,12 @@ class PhoneState:
     move: Move | None
     ranked: ranking.Ranked | None
     standings_frozen: bool
-    # The drive over: the player wins the winner's prize (``winners``: with how many). Bots are
-    # ranked like anyone but win no prize, so a player ranked behind a bot may still win it.
+    # The drive over: the player wins the winner's prize (``winners``: with how many), and the
+    # titles of the other prizes they take (``prizes``). Bots and leavers are ranked like anyone
+    # but win none (``ahead_win_none``: one of them is ranked above the player).
     winners: int = 0
+    prizes: tuple[str, ...] = ()
+    ahead_win_none: bool = False
 
     @property
     def with_text(self) -> str:
@@ -404,10 +407,12 @@ class DriveView:
         table = self._table_of.get(player.pk)
         mates = [s.player.name for s in table.seats.all() if s.player_id != player.pk] if table else []
         ranked = self._ranked_of.get(player.pk)
-        winners = self.prizes[0].ranked if self.drive.is_finished and ranked is not None else []
-        won = len(winners) if any(r.row.player_id == player.pk for r in winners) else 0
+        won = [p for p in self.prizes if any(r.row.player_id == player.pk for r in p.ranked)] if (
+            self.drive.is_finished and ranked is not None) else []
+        winners = len(won[0].ranked) if won and won[0].key == "winners" else 0
         return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None,
-                          won)
+                          winners, tuple(p.title for p in won[1 if winners else 0:]),
+                          bool(won) and any(r.rank < ranked.rank and (r.row.bot or r.row.left) for r in self.ranked))
 
 
 @dataclass
@@ -476,25 +481,3 @@ def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
         drive=drive, hand=hand, tables=tables, progress=progress(tables), ranked=ranked,
         frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=players,
     )
-
-
-def leaders_chart(drive: Drive, ranked: list[ranking.Ranked], leaders: int = 5, *, up_to: int | None = None) -> dict:
-    """Cumulative totals hand by hand of the top ``leaders`` players (one query), for an SVG chart."""
-    top = [r for r in ranked[:leaders]]
-    ids = [r.row.player_id for r in top]
-    scores = Score.objects.filter(drive=drive, counted=True, player_id__in=ids)
-    if up_to is not None:
-        scores = scores.filter(hand_number__lte=up_to)
-    per_hand: dict[int, dict[int, int]] = {}
-    last_hand = 0
-    for player_id, hand_number, points in scores.values_list("player_id", "hand_number", "points"):
-        per_hand.setdefault(player_id, {})[hand_number] = points
-        last_hand = max(last_hand, hand_number)
-    series = []
-    for r in top:
-        total, points = 0, [0]
-        for n in range(1, last_hand + 1):
-            total += per_hand.get(r.row.player_id, {}).get(n, 0)
-            points.append(total)
-        series.append({"name": r.name, "points": points})
-    return {"hands": last_hand, "series": series}

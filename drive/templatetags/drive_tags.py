@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolate
 from drive.selectors import entry_state
+from games.base import and_list
 from scoring.forms import answer_words
 
 register = template.Library()
@@ -18,6 +19,7 @@ register = template.Library()
 # (a title, an attribute, an <option>).
 register.filter("bdi", bdi)
 register.filter("isolate", isolate)
+register.filter("and_list", lambda words: and_list(list(words)))  # "A, B and C" (escaped as any text)
 
 
 LEFT_TAG = SafeString(' <span class="tag-left" title="Left the drive: ranked by the points scored">left</span>')

@@ -65,3 +65,30 @@ def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_
         on_phone = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
         assert "You share first place, with" in on_phone and "You finished" not in on_phone
         assert "(Those ranked above you, bots or players who left, win no prize.)" in on_phone
+
+
+def test_each_prize_winners_phone_names_their_prizes(organiser, organiser_client):
+    """Found in a browser: only the winner's phone spoke of a prize; the runner-up's said "You
+    finished 3rd of 11" beside "Runner-up: Di" on the board, a bot ranked above them."""
+    from tests.drive.phones_support import phone_for, text
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    top, second = drive.hands.get().tables.order_by("number")
+    services.organiser_result(drive, top, declared(4, 0, nine=True, sets={1: 1}), organiser)  # 25, 5, 0, 0
+    services.organiser_result(drive, second, declared(4, 0, sets={1: 2}), organiser)  # 15, 10, 0, 0
+    services.close_hand(drive)
+    seat = {(t.number, s.position): s.player for t in (top, second) for s in t.seats.all()}
+
+    def phone(table: int, position: int) -> str:
+        player = seat[table, position]
+        return text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
+
+    # 25 and a declaration; 15 and a declaration; 10; 5; the four on 0 share the booby.
+    assert "You won, with 25 points! Your prize too: Most declarations." in phone(1, 0)
+    assert "You finished 2nd of 8, with 15 points. Your prizes: Runner-up and Most declarations!" in phone(2, 0)
+    assert "You finished 3rd of 8, with 10 points." in phone(2, 1) and "Your prize" not in phone(2, 1)
+    assert "Your prize" not in phone(1, 1)
+    for position in (2, 3):
+        assert "Your prize: Booby prize!" in phone(1, position) and "Your prize: Booby prize!" in phone(2, position)
+    assert not any("ranked above you" in phone(t, p) for t in (1, 2) for p in range(4))  # no bot, nobody left
