@@ -107,6 +107,14 @@ def test_the_organiser_adds_a_bot_between_hands(organiser_client, organiser):
     assert BotPlayer.objects.filter(player__drive=drive).count() == 1
     assert table_of(drive).seats.count() == 4
     assert "Add a bot to this table" in organiser_client.get(reverse("drive:dashboard", args=[drive.pk])).content.decode()
+    # Found in a browser: a full table still offered the button, which only said it was full.
+    game = drive.game_rules
+    for _ in range(game.max_players - 4):
+        organiser_client.post(reverse("tables:add_bot", args=[drive.join_code, table.pk]))
+    assert table_of(drive).seats.count() == game.max_players
+    page = organiser_client.get(reverse("drive:dashboard", args=[drive.pk])).content.decode()
+    assert "Add a bot to this table" not in page
+    assert f"Full: {game.name} is played by at most {game.max_players} at a table." in page
 
 
 def test_strangers_cannot_add_bots_or_watch(client, organiser, django_user_model):
