@@ -72,13 +72,14 @@ def entry_answers(result, game, table=None, tables: int = 0) -> dict:
 def result_moves(result, table, tables: int, hand=None) -> list[tuple[str, str]]:
     """What a result does at ``table``, one of ``tables`` (drive/movement.py): (the mover's
     name, "moves up") and (the name on the mover's left, "moves down"); "stays" at the top and
-    the last table; nothing at a lone table, or a table not played. Once the hand is closed,
+    the last table (a table not played too: its players move as when nobody won, the game's
+    ``mover_without_winner``); nothing at a lone table. Once the hand is closed,
     the moves the close made (``TableHand.moved_up``: a correction after it changes the points,
     not the moves), said as done; nothing after the drive's last hand (``hand``, closed with no
     move made). No query: the scores and their players are read with the result, in seat
     order."""
     made = table.moved_up_id is not None
-    if result.summary.get("not_played") or (not made and hand is not None and hand.status == hand.Status.CLOSED):
+    if not made and hand is not None and hand.status == hand.Status.CLOSED:
         return []
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]

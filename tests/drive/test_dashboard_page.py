@@ -324,3 +324,21 @@ def test_a_closed_hands_cards_say_who_moved_and_the_drives_last_hand_moves_nobod
     page = organiser_client.get(f"/drives/{drive.pk}/hands/2").content.decode()
     assert page.count("data-points") == 2 and "data-mover" not in page
     assert "data-mover" in organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+
+
+def test_a_table_closed_unplayed_says_who_moved_from_it(organiser_client, organiser):
+    """Found in a browser: a table closed with no result showed "Not played" and no move, though
+    a player of it was told to move up (the game names who moves, as when nobody won)."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3)
+    hand = drive.hands.get()
+    services.organiser_result(drive, hand.tables.get(number=1), declared(4, 0), organiser)
+    services.close_hand(drive, force=True)
+    table = hand.tables.get(number=2)
+    assert table.status == "not_played"
+    mover, left = (table.seats.get(position=k).player for k in (1, 2))
+    assert table.moved_up_id == mover.pk  # the close moved them, as the phones were told
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    card = page[page.index('id="table-2"'):]
+    assert "Not played" in card
+    assert (f"<strong><bdi>{mover.name}</bdi></strong> moved up · <strong><bdi>{left.name}</bdi></strong> stayed at "
+            "the last table") in card
