@@ -274,14 +274,18 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     phone_results.dispute(drive, seated[1], seen_revision=1, shown=Shown(1, 1, seated[1].pk), reason="Bob did not declare")
     result = Result.objects.get()
     assert result.status == Result.Status.DISPUTED
+    # The page says how (found in a browser: only "Save the correction" was offered).
+    client = Client()
+    client.force_login(organiser)
+    page = client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert "<span data-uphold>To uphold the entry as it stands, save it unchanged, with a reason.</span>" in page
     services.organiser_result(drive, table, result.summary, organiser, reason="checked: he did",
                               seen_revision=result.revision)
     result.refresh_from_db()
     assert result.status == Result.Status.CONFIRMED and result.summary == declared(4, 1)
     assert Correction.objects.get().reason == "checked: he did"
     # The result no longer holds the dispute; the log keeps what the player said.
-    client = Client()
-    client.force_login(organiser)
+    assert "data-uphold" not in client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
     log = client.get(f"/drives/{drive.pk}/log").content.decode()
     assert "checked: he did" in log and "It settled a dispute: “<bdi>Bob did not declare</bdi>”" in log
 
