@@ -54,9 +54,13 @@ def test_a_bad_gil_switch_interval_is_a_clear_error(tmp_path):
     from pathlib import Path
 
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DATA_DIR": str(tmp_path), "LIVE_RENDER_PROCESS": "0"})
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "LIVE_RENDER_PROCESS": "0"})
     script = "import sys, config.asgi; print(sys.getswitchinterval())"
-    servers = {raw: subprocess.Popen([sys.executable, "-c", script], env={**env, "GIL_SWITCH_INTERVAL": raw},
+    # Each its own data directory: four processes making one new SQLite file WAL at once meet
+    # "database is locked" on a busy machine (a server's file is made by `migrate` first).
+    dirs = {raw: tmp_path / f"data{i}" for i, raw in enumerate(("abc", "0", "5", "0.002"))}
+    servers = {raw: subprocess.Popen([sys.executable, "-c", script],
+                                     env={**env, "GIL_SWITCH_INTERVAL": raw, "DATA_DIR": str(dirs[raw])},
                                      cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
                for raw in ("abc", "0", "5", "0.002")}
