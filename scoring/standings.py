@@ -116,6 +116,12 @@ def rank(rows: Iterable[Row]) -> list[Ranked]:
     return ranked
 
 
+def wins_prizes(r: Ranked) -> bool:
+    """Whether a ranked player may win a prize: a person (no bot) who played a hand and has not
+    left the drive."""
+    return bool(r.row.hands_played) and not r.row.left and not r.row.bot
+
+
 def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()) -> dict[str, list[Ranked]]:
     """The prize lists, each in standings order, each possibly empty (with no players, say),
     among the people who played a hand and have not left the drive (bots win none).
@@ -125,7 +131,7 @@ def prizes(ranked: Sequence[Ranked], game_prizes: Sequence[tuple[str, int]] = ()
     """
     result: dict[str, list[Ranked]] = {"winners": [], "runner_up": [], "booby": []}
     result.update({key: [] for key, _index in game_prizes})
-    ranked = [r for r in ranked if r.row.hands_played and not r.row.left and not r.row.bot]
+    ranked = [r for r in ranked if wins_prizes(r)]
     if not ranked:
         return result
     best = ranked[0].rank
