@@ -76,6 +76,9 @@ class Drive(models.Model):
     # Frozen when the drive ends: the standings as they stood, so later edits cannot change them.
     final_standings = JSONField(null=True, blank=True)
     show_prizes = models.BooleanField(default=False, help_text="The board shows the prize-giving.")
+    # Once the prize-giving has been shown, suspense is over: the board's way back to the
+    # standings shows them final, not frozen as before the reveal.
+    prizes_revealed = models.BooleanField(default=False, help_text="The prize-giving has been shown once.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

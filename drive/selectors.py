@@ -455,8 +455,9 @@ def elsewhere(drive: Drive, player: Player) -> Elsewhere:
 
 def suspense_from(drive: Drive) -> int | None:
     """With suspense on, the board's (and phones') standings stay as after this hand number,
-    until the organiser reveals the prizes once the drive has finished."""
-    if not drive.suspense_hands or drive.target == Drive.Target.TOTAL or (drive.is_finished and drive.show_prizes):
+    until the organiser reveals the prizes once the drive has finished (and after that, also
+    while the board is back on the standings)."""
+    if not drive.suspense_hands or drive.target == Drive.Target.TOTAL or (drive.is_finished and drive.prizes_revealed):
         return None
     last_open = drive.target_hands - drive.suspense_hands
     return max(last_open, 0)

@@ -308,5 +308,6 @@ def show_prizes(drive: Drive, show: bool) -> None:
     if show and not drive.final_standings:  # ended before any hand was played
         raise DriveError("No hand was played in this drive: there are no prizes to reveal.")
     drive.show_prizes = show
-    drive.save(update_fields=["show_prizes"])
+    drive.prizes_revealed = drive.prizes_revealed or show
+    drive.save(update_fields=["show_prizes", "prizes_revealed"])
     live.drive_changed(drive.pk)

@@ -71,6 +71,16 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     assert "Standings after hand" not in page and "Winner" in page
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
     assert "You won" in on_phone or "You finished" in on_phone or "You share first place" in on_phone
+    # Back to the standings on the board: the secret is out, so they are the final ones (they
+    # were the frozen standings of hand 2 again, found by QA), on the board and the phones.
+    services.show_prizes(drive, False)
+    drive.refresh_from_db()
+    page = text(client.get(f"/{drive.join_code}/board"))
+    assert "Final standings" in page and "Standings after hand" not in page and "revealed next" not in page
+    assert "Winner" not in page
+    on_phone = text(phone.get(f"/{drive.join_code}/me"))
+    assert "The winners are revealed on the board." not in on_phone
+    assert "You won" in on_phone or "You finished" in on_phone or "You share first place" in on_phone
 
 
 def test_prize_giving_view(client, organiser, organiser_client):
