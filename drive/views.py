@@ -300,7 +300,9 @@ def result_edit(request, drive_id: int, table_id: int):
     initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
     reason_form = ReasonForm(request.POST or None)
-    error, about_answers = None, False  # about_answers: the refusal is of the answers themselves
+    # about_answers: the refusal is of the answers themselves; stale: of the page (the result
+    # changed since it was opened), which no answers can mend: it must be opened again.
+    error, about_answers, stale = None, False, False
     # The revision the form was first shown with (0: no result yet) stays in it after a
     # refusal: sent again, a result changed meanwhile is refused again until the organiser
     # opens it anew.
@@ -312,6 +314,7 @@ def result_edit(request, drive_id: int, table_id: int):
             )
         except DriveError as exc:
             error, about_answers = str(exc), isinstance(exc, services.ImpossibleAnswers)
+            stale = isinstance(exc, StaleForm)
         else:
             messages.success(request, f"Table {table.number}, hand {table.hand.number}: result saved.")
             _say_the_moves_stand(request, drive, table, existing, result)
@@ -322,7 +325,7 @@ def result_edit(request, drive_id: int, table_id: int):
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
-        "existing": existing, "error": error, "about_answers": about_answers, "corrections": existing.corrections.all() if existing else [],
+        "existing": existing, "error": error, "about_answers": about_answers, "stale": stale, "corrections": existing.corrections.all() if existing else [],
     })
 
 

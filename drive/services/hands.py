@@ -24,7 +24,7 @@ from scoring import services as scoring
 from scoring.models import Result, Score
 from tables import digital
 from tables.models import Hand, TableHand
-from drive.services.base import DriveError, ImpossibleAnswers, check_shown_hand, lock
+from drive.services.base import DriveError, ImpossibleAnswers, StaleForm, check_shown_hand, lock
 from drive.services.players import clean_name
 from drive.services.seats import create_hand, current_hand, rebalance, seating_of
 
@@ -143,11 +143,11 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
         if seen_revision == 0:  # typed into an empty form: a result came meanwhile
             if as_it_stands and existing.source == Result.Source.ORGANISER:
                 return existing  # this very result sent twice (a double click): saved once, nothing more
-            raise DriveError(f"Table {table.number} has a result now that it did not have when you opened this "
+            raise StaleForm(f"Table {table.number} has a result now that it did not have when you opened this "
                              "page (entered on a phone, or recorded as not played at a close): open it again to "
                              "see it, then correct it if it is wrong.")
         if seen_revision is not None and seen_revision != existing.revision:
-            raise DriveError("This result was changed while you were looking at it (a new entry, or this "
+            raise StaleForm("This result was changed while you were looking at it (a new entry, or this "
                              "correction sent twice): open it again to see it as it stands, then correct it if "
                              "it is still wrong.")
         if as_it_stands:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.contrib.messages import get_messages
@@ -149,6 +150,10 @@ def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_co
     assert (result.summary["declarer"], result.status, result.revision) == (1, Result.Status.ENTERED, 1)
     assert Correction.objects.count() == 0
     assert 'name="seen_revision" value="0"' in response.content.decode()  # sent again: refused again
+    # So the page says so and offers no save that must fail, only the way to open it again
+    # (its button stayed enabled, and every save failed the same way: found by QA).
+    assert re.search(r'<button class="primary big" disabled>', response.content.decode())
+    assert f'<a href="/drives/{drive.pk}/results/{table.pk}" data-open-again>Open it again</a>' in response.content.decode()
     # Opened anew, it shows the phone's entry: corrected from there, with a reason.
     page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
     assert 'name="seen_revision" value="1"' in page
