@@ -118,6 +118,10 @@ class Player(models.Model):
     active = models.BooleanField(default=True, help_text="False once the player has left the drive.")
     token = models.CharField(max_length=64, unique=True, default=new_token)
     phone_joined_at = models.DateTimeField(null=True, blank=True)
+    # The organiser signed the player's phone out (a lost phone, a link shown to the wrong
+    # person): the name can no longer be tapped in the join list, only the new private link
+    # joins as them (which clears this).
+    link_only = models.BooleanField(default=False, help_text="Only the player's private link joins as them.")
     added_by_phone = models.BooleanField(
         default=False, help_text="The player added their own name on a phone (self-join)."
     )

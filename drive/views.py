@@ -464,9 +464,9 @@ def phone_revoke(request, drive_id: int, player_id: int):
     player = player_of_drive(drive, player_id)
     joined = player.phone_joined_at is not None
     services.revoke_phone(drive, player)
-    messages.success(request, format_html("{}'s phone is signed out. Their new private link is below." if joined
-                                          else "{} has a new private link (the old one no longer works): it is below.",
-                                          bdi(player.name)))
+    messages.success(request, format_html("{}'s phone is signed out. Only their new private link, below, joins as "
+                                          "them now." if joined else "{} has a new private link (the old one no longer "
+                                          "works): it is below. Only it joins as them now.", bdi(player.name)))
     return redirect(f"{reverse('drive:phones', args=[drive.pk])}?show={player.pk}")
 
 

@@ -176,8 +176,12 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
         if player.phone_joined_at is not None and not taking_over:
             raise DriveError(f"{isolate(player.name)} has already joined on a phone. If that is you on a new phone, "
                              "ask the organiser for your private link.")
+        if player.link_only and not taking_over:
+            raise DriveError(f"The organiser signed {isolate(player.name)}'s phone out: only {isolate(player.name)}'s "
+                             "private link joins as them now. If that is you, ask the organiser for it.")
     player.phone_joined_at = timezone.now()
-    player.save(update_fields=["phone_joined_at"])
+    player.link_only = False
+    player.save(update_fields=["phone_joined_at", "link_only"])
     live.drive_changed(drive.pk)
     return player
 
@@ -212,6 +216,10 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
             # (One the organiser took out is no longer a phone's: ``withdraw_player``.)
             rejoin_player(drive, same)
             return [same]
+        if same.active and same.link_only:
+            raise DriveError(f"{isolate(same.name)} is on the list already, and only their private link joins as "
+                             "them now: if that is you, ask the organiser for it. If not, add an initial to tell "
+                             "you apart.")
         if same.active and same.phone_joined_at is None:  # most likely that very player, typing instead of tapping
             raise DriveError(f"{isolate(same.name)} is on the list already: if that is you, tap your name "
                              "in the list. If not, add an initial to tell you apart.")
@@ -309,15 +317,19 @@ def _bot_plays_for(drive: Drive, player: Player) -> None:
 
 @transaction.atomic
 def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Player:
-    """Sign the player's phone out: a new token, so the old cookie and private link stop working,
-    and the name is free to be picked on a phone again. ``by_phone``: the phone left by itself
-    (``leave_phone``), which its open pages are told instead of "the organiser signed it out"."""
+    """Sign the player's phone out: a new token, so the old cookie and private link stop working.
+    By the organiser, only the new private link joins as the player after that (``link_only``:
+    the name cannot be tapped in the join list, or a lost phone would tap it and be theirs
+    again). ``by_phone``: the phone left by itself (``leave_phone``): the name is free to be
+    picked on a phone again, and its open pages are told so instead of "the organiser signed it
+    out"."""
     drive = lock(drive)
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
     player.token = new_token()
     player.phone_joined_at = None
-    player.save(update_fields=["token", "phone_joined_at"])
+    player.link_only = not by_phone
+    player.save(update_fields=["token", "phone_joined_at", "link_only"])
     # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
     revoked = broadcast.signed_out_message(player.pk, left=by_phone)
     transaction.on_commit(lambda: broadcast.send_many([revoked]), robust=True)

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from common.bidi import isolate
 from drive.access import player_cookie_name
 from drive.models import Player
 from tests.drive.phones_support import phone_for, text
@@ -129,14 +130,30 @@ def test_a_burst_across_the_turn_of_a_minute_is_limited_as_one(client, organiser
 def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, organiser):
     drive = make_drive(organiser, 3)
     player = drive.players.get(name="P001")
-    old_phone = phone_for(drive, player)
+    old_phone = Client()
+    assert old_phone.post(f"/{drive.join_code}/join", {"player": player.pk})["Location"] == f"/{drive.join_code}/me"
     assert old_phone.get(f"/{drive.join_code}/me").status_code == 200
-    organiser_client.post(f"/drives/{drive.pk}/phones/{player.pk}/revoke")
+    page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{player.pk}/revoke", follow=True))
+    assert "<bdi>P001</bdi>'s phone is signed out. Only their new private link, below, joins as them now." in page
+    assert "signed out: only the private link joins" in page
+    assert old_phone.get(f"/{drive.join_code}/me").status_code == 302
+    # The lost phone (or anyone) can no longer tap the name, nor type it, and be them again
+    # (it could, landing on the join page with the name free: found by QA). Nothing changes.
+    assert "<bdi>P001</bdi> <span class=\"small\">(private link only)</span>" in text(old_phone.get(f"/{drive.join_code}"))
+    refused = text(old_phone.post(f"/{drive.join_code}/join", {"player": player.pk}, follow=True))
+    assert f"The organiser signed {isolate('P001')}'s phone out: only {isolate('P001')}'s private link joins" in refused
+    drive.allow_self_join = True
+    drive.save(update_fields=["allow_self_join"])
+    refused = text(old_phone.post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True))
+    assert "only their private link joins as them now" in refused
     assert old_phone.get(f"/{drive.join_code}/me").status_code == 302
     player.refresh_from_db()
+    assert player.phone_joined_at is None and player.link_only and drive.players.count() == 3
     new_phone = Client()
     new_phone.post(f"/{drive.join_code}/p/{player.token}")
     assert new_phone.get(f"/{drive.join_code}/me").status_code == 200
+    player.refresh_from_db()
+    assert player.phone_joined_at is not None and not player.link_only
 
 
 def test_a_private_link_opened_on_a_phone_that_was_someone_elses_releases_them(organiser):
