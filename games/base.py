@@ -116,6 +116,12 @@ class Fact:
         object.__setattr__(self, "hand_label", self.hand_label or self.label)
 
 
+def short(text: str) -> str:
+    """Something a frame named, in a refusal: as given when short, else cut (a frame may be
+    4,000 characters long, and a refusal goes back to the phone whole)."""
+    return text if len(text) <= 24 else text[:20] + "…"
+
+
 def and_list(words: list[str]) -> str:
     """Words as players read a list: "A", "A and B", "A, B and C" (for a game's messages)."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

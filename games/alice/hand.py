@@ -42,7 +42,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import GameError, Outcome, short
 from . import storage
 from .cards import (
     CARD_SET,
@@ -79,11 +79,6 @@ _ACTION_KEYS = {
 
 def _is_int(x: Any) -> bool:
     return type(x) is int
-
-
-def _short(text: str) -> str:
-    """Something a frame named, in a refusal: as given when short, else cut (a frame may be long)."""
-    return text if len(text) <= 24 else text[:20] + "…"
 
 
 def _seat_words(seat: int) -> str:
@@ -203,9 +198,9 @@ class AliceHand:
         kind = action.get("type")
         allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
         if allowed is None:
-            raise GameError(f"Unknown action type {_short(repr(kind))}.")
+            raise GameError(f"Unknown action type {short(repr(kind))}.")
         if len(action) != len(allowed) or not allowed.issuperset(action):
-            extra = sorted(_short(str(k)) for k in action if k not in allowed)
+            extra = sorted(short(str(k)) for k in action if k not in allowed)
             missing = sorted(allowed.difference(action))
             raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
         _HANDLERS[kind](self, seat, action)

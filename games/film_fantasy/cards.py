@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from typing import Any, Iterable
 
-from ..base import GameError
+from ..base import GameError, short
 
 FILM_NAMES: list[str] = [
     "Lucky Night",
@@ -146,7 +146,7 @@ def card_counts(cards: Any, max_copies: int, whose: str = "The hand") -> Counter
     counts = Counter()
     for c in cards:
         if not isinstance(c, str) or c not in CARD_FILM:
-            raise GameError(f"{whose} holds {c!r}, which is not a Film Fantasy card code.")
+            raise GameError(f"{whose} holds {short(repr(c))}, which is not a Film Fantasy card code.")
         counts[c] += 1
     for c, k in counts.items():
         if k > max_copies:

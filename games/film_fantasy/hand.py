@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import GameError, Outcome, short
 from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
                     packs_for)
 from .entry import summary_of_hand
@@ -140,15 +140,15 @@ class FilmFantasyHand:
         if self.phase == FINISHED:
             raise GameError("The hand is over.")
         if type(seat) is not int or not 0 <= seat < self.players:  # bool and int subclasses refused
-            raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {seat!r}.")
+            raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {short(repr(seat))}.")
         if type(action) is not dict:
             raise GameError("An action must be an object with a 'type'.")
         kind = action.get("type")
         allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
         if allowed is None:
-            raise GameError(f"Unknown action type {kind!r}.")
+            raise GameError(f"Unknown action type {short(repr(kind))}.")
         if len(action) != len(allowed) or not allowed.issuperset(action):
-            extra = sorted(str(k) for k in action if k not in allowed)
+            extra = sorted(short(str(k)) for k in action if k not in allowed)
             missing = sorted(allowed.difference(action))
             raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
         _HANDLERS[kind](self, seat, action)
@@ -233,7 +233,7 @@ class FilmFantasyHand:
         oid = action["offer"]
         offer = self.offers.get(oid) if _is_int(oid) else None
         if offer is None:
-            raise GameError(f"There is no pending offer {oid!r}.")
+            raise GameError(f"There is no pending offer {short(repr(oid))}.")
         return offer
 
     def _do_offer(self, seat: int, action: dict[str, Any]) -> None:
@@ -241,7 +241,7 @@ class FilmFantasyHand:
             raise GameError("Offers are made only once the auction is open.")
         to = action["to"]
         if not _is_int(to) or not 0 <= to < self.players or to == seat:
-            raise GameError(f"An offer goes to another seat from 0 to {self.players - 1}, not {to!r}.")
+            raise GameError(f"An offer goes to another seat from 0 to {self.players - 1}, not {short(repr(to))}.")
         if self.offers_left(seat) <= 0:
             raise GameError(f"You have made {MAX_OFFERS_PER_SEAT} offers this hand, the most one player may: "
                             "answer the offers made to you, or declare.")
