@@ -15,6 +15,7 @@ from games import GameError, all_games, default_slug, get_game
 from games.simulate import parse_bots, progress_bar, report_lines, simulate
 
 PROGRESS_MIN_HANDS = 2000
+MAX_HANDS = 1_000_000  # minutes for any game's bots: more would run for hours, unasked
 DEFAULT_PLAYERS = 4
 
 
@@ -25,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--game", default=None, help="the game's slug (default: the default game)")
         parser.add_argument("--players", type=int, default=None,
                             help=f"table size, within the game's range (default {DEFAULT_PLAYERS}, or the nearest allowed)")
-        parser.add_argument("--hands", type=int, default=1000, help="hands to play (default 1000)")
+        parser.add_argument("--hands", type=int, default=1000, help=f"hands to play, 1 to {MAX_HANDS:,} (default 1000)")
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
         parser.add_argument("--bots", default=None,
                             help="one bot per seat, comma separated (default: the game's first bot at every seat)")
@@ -45,8 +46,8 @@ class Command(BaseCommand):
             players = min(max(DEFAULT_PLAYERS, low), high)
         if not low <= players <= high:
             raise CommandError(f"--players must be from {low} to {high} for {chosen.name}, not {players}.")
-        if hands < 1:
-            raise CommandError(f"--hands must be at least 1, not {hands}.")
+        if not 1 <= hands <= MAX_HANDS:
+            raise CommandError(f"--hands must be from 1 to {MAX_HANDS:,}, not {hands}.")
         if turn_cap is not None and turn_cap < 1:
             raise CommandError(f"--turn-cap must be at least 1, not {turn_cap}.")
         try:
