@@ -36,10 +36,13 @@ def hand_now(hand: Hand | None) -> str:
     return f"hand {hand.number} is over"
 
 
-def check_shown_hand(hand: Hand | None, shown: int | None) -> None:
+def check_shown_hand(drive: Drive, hand: Hand | None, shown: int | None) -> None:
     """The organiser's form acts on the hand it showed (``shown``; 0 before any seating), or on
     nothing: a stale page (a second tab, the back button) is refused. ``None``: no form (the
-    demo, the tests' set-ups), nothing to check."""
+    demo, the tests' set-ups), nothing to check. A finished drive is refused first, saying so
+    (a page left open as it ended was told which hand it had shown)."""
+    if drive.is_finished:
+        raise DriveError("This drive has finished.")
     current = hand.number if hand is not None else 0
     if shown is not None and shown != current:
         raise StaleForm(f"{hand_now(hand).capitalize()}; this page showed hand {shown}. Look again.")

@@ -37,7 +37,7 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
     hand = current_hand(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished.")
-    check_shown_hand(hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)
     if hand is None:
         raise DriveError("Draw the seating first.")
     if hand.status != Hand.Status.SEATING:
@@ -217,7 +217,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     """
     drive = lock(drive)
     hand = current_hand(drive)
-    check_shown_hand(hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("There is no hand in play to close.")
 

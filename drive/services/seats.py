@@ -193,7 +193,7 @@ def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: 
     if drive.is_finished:
         raise DriveError("This drive has finished: no seating is drawn for it.")
     hand = current_hand(drive)
-    check_shown_hand(hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)
     if hand is not None and (hand.number > 1 or hand.status != Hand.Status.SEATING):
         raise DriveError("The seating can only be drawn before the first hand starts.")
     game = drive.game_rules
@@ -226,7 +226,7 @@ def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None =
     swap from another tab, which the same swap again would undo; an arrival) is refused."""
     drive = lock(drive)
     hand = current_hand(drive)
-    check_shown_hand(hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)
     if hand is None or hand.status != Hand.Status.SEATING:
         raise DriveError("Players can be swapped only between hands, before the next hand starts.")
     seating_, modes = seating_of(hand)
@@ -244,7 +244,7 @@ def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None =
 def set_table_mode(drive: Drive, table_number: int, mode: str, *, shown_hand: int | None = None) -> None:
     drive = lock(drive)
     hand = current_hand(drive)
-    check_shown_hand(hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)
     if hand is None or hand.status != Hand.Status.SEATING:
         raise DriveError("A table's mode can be changed only between hands.")
     if mode not in TableHand.PlayMode.values:

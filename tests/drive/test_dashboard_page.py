@@ -8,6 +8,7 @@ import re
 import pytest
 
 from drive import services
+from tables.models import Seat
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
@@ -342,3 +343,25 @@ def test_a_table_closed_unplayed_says_who_moved_from_it(organiser_client, organi
     assert "Not played" in card
     assert (f"<strong><bdi>{mover.name}</bdi></strong> moved up · <strong><bdi>{left.name}</bdi></strong> stayed at "
             "the last table") in card
+
+
+def test_a_page_left_open_as_the_drive_ended_is_told_it_has_finished(organiser_client, organiser):
+    """Found by a fuzz from outside: a drive ended during hand 1's seating, a swap, a table's
+    mode or a close from a page still showing hand 1 was told "No seating has been drawn; this
+    page showed hand 1. Look again.", as if the page were merely stale. Nothing changes."""
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    a = hand.tables.get(number=1).seats.get(position=0).player
+    b = hand.tables.get(number=2).seats.get(position=0).player
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    shown = re.search(r'name="seating" value="([0-9a-f]+)"', page).group(1)
+    services.end_drive(drive)
+    state = lambda: (list(drive.hands.values_list("number", "status")),  # noqa: E731
+                     sorted(Seat.objects.filter(hand__drive=drive).values_list("player_id", "table__play_mode")))
+    before = state()
+    for url, data in (("swap", {"a": a.pk, "b": b.pk, "hand": "1", "seating": shown}),
+                      ("tables/1/mode", {"hand": "1", "mode": "digital"}),
+                      ("close", {"hand": "1"})):
+        said = organiser_client.post(f"/drives/{drive.pk}/{url}", data, follow=True).content.decode()
+        assert "This drive has finished." in said and "Look again" not in said, url
+    assert state() == before
