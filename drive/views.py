@@ -221,9 +221,11 @@ def seating_swap(request, drive_id: int):
     form = SwapForm(drive, request.POST)
     if form.is_valid():
         a, b = form.cleaned_data["a"], form.cleaned_data["b"]
-        _run(request, drive, lambda: services.swap_players(drive, a, b, shown_hand=_shown_hand(request),
-                                                           shown_seating=request.POST.get("seating", "")),
-             format_html("Swapped {} and {}.", bdi(a.name), bdi(b.name)))
+        phones = _run(request, drive, lambda: services.swap_players(drive, a, b, shown_hand=_shown_hand(request),
+                                                                    shown_seating=request.POST.get("seating", "")))
+        if phones is not None:  # (a refusal: said by _run)
+            swapped = format_html("Swapped {} and {}.", bdi(a.name), bdi(b.name))
+            messages.success(request, format_html("{} {}", swapped, phones) if phones else swapped)
     else:
         messages.error(request, "Pick two different players still in the drive to swap.")
     return _back(drive)

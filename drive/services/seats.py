@@ -220,10 +220,12 @@ def draw_seating(drive: Drive, rng: random.Random | None = None, *, shown_hand: 
 
 @transaction.atomic
 def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None = None,
-                 shown_seating: str | None = None) -> None:
+                 shown_seating: str | None = None) -> str:
     """Swap two players' seats in the seating shown before a hand starts. ``shown_seating``: the
     seating's ``seating.stamp`` as the organiser's page showed it; a seating changed since (a
-    swap from another tab, which the same swap again would undo; an arrival) is refused."""
+    swap from another tab, which the same swap again would undo; an arrival) is refused.
+    Returns, in words, a table with cards that a bot swapped to sends to the phones
+    (``sent_to_the_phones``; "" for none)."""
     drive = lock(drive)
     hand = current_hand(drive)
     check_shown_hand(drive, hand, shown_hand)
@@ -234,10 +236,12 @@ def swap_players(drive: Drive, a: Player, b: Player, *, shown_hand: int | None =
         raise StaleForm(f"The seating for hand {hand.number} has changed since this page showed it (a swap from "
                         "another page, a player arriving or leaving): nothing was swapped. Look again.")
     try:
-        _reseat(drive, hand, seating.swap(seating_, str(a.pk), str(b.pk)), modes)
+        swapped = seating.swap(seating_, str(a.pk), str(b.pk))
     except ValueError:
         raise DriveError("Pick two different players who are both seated.") from None
+    _reseat(drive, hand, swapped, modes)
     live.drive_changed(drive.pk)
+    return sent_to_the_phones(drive, swapped, modes)
 
 
 @transaction.atomic

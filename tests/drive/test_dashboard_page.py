@@ -365,3 +365,28 @@ def test_a_page_left_open_as_the_drive_ended_is_told_it_has_finished(organiser_c
         said = organiser_client.post(f"/drives/{drive.pk}/{url}", data, follow=True).content.decode()
         assert "This drive has finished." in said and "Look again" not in said, url
     assert state() == before
+
+
+def test_a_bot_swapped_to_a_table_with_cards_says_that_table_plays_on_the_phones(organiser_client, organiser):
+    """Found by a fuzz from outside: the swap said only "Swapped Bot 1 and Ann.", and Ann's table
+    with cards had turned to the phones (a bot holds no cards), as a re-formed seating says."""
+    from html import unescape
+
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    services.set_table_mode(drive, 1, "digital")
+    bot = services.add_bot(drive, hand.tables.get(number=1).pk)
+    ann = hand.tables.get(number=2).seats.get(position=0).player
+
+    def swap(a, b):
+        page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+        shown = re.search(r'name="seating" value="([0-9a-f]+)"', page).group(1)
+        data = {"a": a.pk, "b": b.pk, "hand": "1", "seating": shown}
+        return unescape(organiser_client.post(f"/drives/{drive.pk}/swap", data, follow=True).content.decode())
+
+    said = swap(hand.tables.get(number=2).seats.get(position=1).player, ann)  # two people: nothing more to say
+    assert re.search(r"Swapped <bdi>[^<]+</bdi> and <bdi>[^<]+</bdi>\.</li>", said)
+    said = swap(bot, ann)
+    assert f"Swapped <bdi>{bot.name}</bdi> and <bdi>{ann.name}</bdi>. Table 2 now plays on the phones: a bot sits " \
+           "there, and a bot holds no cards." in said
+    assert drive.hands.get().tables.get(number=2).play_mode == "digital"
