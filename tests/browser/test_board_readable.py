@@ -1,8 +1,8 @@
 """The board read from the back of a hall, on a 1920x1080 and a 1280x720 projector, for every
 game: the chart's words no smaller than the standings' smallest, no name over another where
 totals are equal (and their lines side by side), long names shortened with an ellipsis while
-the points stay whole, the whole width used, the Live marker as large as the notes; and the
-prize reveal across the width. Screenshots of each are kept under the test's tmp path."""
+the points stay whole, the whole width used, the Live marker as large as the notes; the
+printed score cards, each table within its card; and the prize reveal across the width. Screenshots of each are kept under the test's tmp path."""
 
 from __future__ import annotations
 
@@ -94,6 +94,43 @@ def check_board(m: dict, where: str) -> None:
     assert m["rightTop"] >= 0.9 * m["width"] and m["rightBottom"] >= 0.9 * m["width"], f"{where}: the right of the screen is empty"
 
 
+# Each score card's box, and the furthest right any of its contents reaches.
+CARDS = """() => [...document.querySelectorAll(".print-card")].map(card => {
+  const box = card.getBoundingClientRect();
+  const right = Math.max(...[...card.querySelectorAll("*")].map(el => el.getBoundingClientRect().right));
+  return {left: box.left, right: box.right, top: box.top, bottom: box.bottom, content: right};
+})"""
+
+
+def check_score_cards(browser, server, tmp_path) -> None:
+    """The printed score cards, on the laptop's screen and on A4 paper, for every game: each
+    card's hands table within the card (a game's facts make 6-8 columns; they ran under the
+    next card: found by QA), no card over another."""
+    ids = server.shell_json("from drive.models import Drive\n"
+                            "print(json.dumps({d.game: d.pk for d in Drive.objects.all()}))")
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(f"{server.url}/login/")
+    page.fill("input[name=username]", "olive")
+    page.fill("input[name=password]", "organiser-pass-123")
+    page.click("button")
+    expect(page.locator("h1")).to_be_visible()
+    for game, pk in ids.items():
+        for media, width in (("screen", 1366), ("print", 718)):  # 718 px: an A4 page's printable width
+            page.set_viewport_size({"width": width, "height": 900})
+            page.emulate_media(media=media)
+            page.goto(f"{server.url}/drives/{pk}/print/scorecards")
+            expect(page.locator(".print-card").first).to_be_visible()
+            page.screenshot(path=str(tmp_path / f"scorecards-{game}-{media}.png"))
+            cards = page.evaluate(CARDS)
+            assert len(cards) == 40, game
+            for i, card in enumerate(cards):
+                assert card["content"] <= card["right"] + 0.5, f"{game} ({media}): a score card's table runs out of it"
+                assert card["right"] <= width, f"{game} ({media}): a score card off the page"
+                assert not any(overlap(card, other) for other in cards[i + 1:]), f"{game} ({media}): cards overlap"
+    context.close()
+
+
 @pytest.mark.timeout(900)  # a backstop: servers started and drives played on a busy machine
 def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
@@ -118,6 +155,8 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
                 page.screenshot(path=str(tmp_path / f"board-{game}-{width}x{height}.png"))
                 check_board(page.evaluate(MEASURE), f"{game} at {width}x{height}")
                 page.close()
+
+        check_score_cards(browser, server, tmp_path)
 
         # The prizes revealed: across the width, each on the screen.
         server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
