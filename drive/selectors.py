@@ -349,7 +349,8 @@ class PhoneState:
     standings_frozen: bool
     # The drive over: the player wins the winner's prize (``winners``: with how many), and the
     # titles of the other prizes they take (``prizes``). Bots and leavers are ranked like anyone
-    # but win none (``ahead_win_none``: one who may not, ``ranking.wins_prizes``, is ranked above).
+    # but win none (``ahead_win_none``: one who may not, ``ranking.wins_prizes``, is ranked above
+    # a winner or the runner-up, the prizes given from the top; the booby prize's, say, it is not).
     winners: int = 0
     prizes: tuple[str, ...] = ()
     ahead_win_none: bool = False
@@ -412,7 +413,8 @@ class DriveView:
         winners = len(won[0].ranked) if won and won[0].key == "winners" else 0
         return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None,
                           winners, tuple(p.title for p in won[1 if winners else 0:]),
-                          bool(won) and any(r.rank < ranked.rank and not ranking.wins_prizes(r) for r in self.ranked))
+                          any(p.key in ("winners", "runner_up") for p in won)
+                          and any(r.rank < ranked.rank and not ranking.wins_prizes(r) for r in self.ranked))
 
 
 @dataclass

@@ -92,3 +92,28 @@ def test_each_prize_winners_phone_names_their_prizes(organiser, organiser_client
     for position in (2, 3):
         assert "Your prize: Booby prize!" in phone(1, position) and "Your prize: Booby prize!" in phone(2, position)
     assert not any("ranked above you" in phone(t, p) for t in (1, 2) for p in range(4))  # no bot, nobody left
+
+
+def test_the_booby_prizes_phone_says_nothing_of_a_leaver_ranked_above(organiser):
+    """Found by QA: the booby prize's phone said "(Those ranked above you, bots or players who
+    left, win no prize.)", a leaver being ranked above: true, and nothing to do with the lowest
+    total. The note is for a winner or the runner-up, whose place it explains."""
+    from tests.drive.phones_support import phone_for, text
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    top, second = drive.hands.get().tables.order_by("number")
+    services.organiser_result(drive, top, declared(4, 0, nine=True, sets={1: 1}), organiser)  # 25, 5, 0, 0
+    services.organiser_result(drive, second, declared(4, 0, sets={1: 2}), organiser)  # 15, 10, 0, 0
+    seat = {(t.number, s.position): s.player for t in (top, second) for s in t.seats.all()}
+    services.withdraw_player(drive, seat[2, 0])  # 15 points, second: leaves before the close
+    services.close_hand(drive)
+
+    def phone(table: int, position: int) -> str:
+        return text(phone_for(drive, seat[table, position]).get(f"/{drive.join_code}/me"))
+
+    note = "(Those ranked above you, bots or players who left, win no prize.)"
+    assert "You finished 3rd of 8, with 10 points. Your prize: Runner-up!" in phone(2, 1)
+    assert note in phone(2, 1)  # the runner-up, ranked third: why is said
+    for position in (2, 3):
+        assert "Your prize: Booby prize!" in phone(1, position) and note not in phone(1, position)
