@@ -45,6 +45,23 @@ def player_cookie_name(drive: Drive) -> str:
     return f"ff_{drive.join_code}"
 
 
+# A phone also remembers every player it has been in the drive (signed, so it cannot be
+# forged, and kept when the phone leaves a player): a result it entered as Pat is not
+# confirmed by it as Quinn after "Leave this phone" (found by QA).
+HELD_SALT = "drive.phone-held"
+HELD_KEPT = 20  # players one phone has been in a drive: more is a phone passed round the hall
+
+
+def held_cookie_name(drive: Drive) -> str:
+    return f"ff_{drive.join_code}_held"
+
+
+def players_held(request, drive: Drive) -> frozenset[int]:
+    """The players this phone has been in ``drive`` (none when its cookie is missing or forged)."""
+    raw = request.get_signed_cookie(held_cookie_name(drive), default="", salt=HELD_SALT)
+    return frozenset(int(part) for part in raw.split(",") if part.isdigit())
+
+
 def drive_by_code(code: str) -> Drive:
     """The drive with that join code (case-insensitive); 404 for anything else."""
     code = (code or "").strip().upper()

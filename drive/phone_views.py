@@ -17,7 +17,8 @@ from common.db import one_or_none, write_sync
 from common.ratelimit import give_back, rate_limited, spend_try
 from drive import charts, live, phone_links, previews, results, selectors, services
 from drive.access import (
-    TAKEN_OUT, drive_by_code, player_by_token, player_cookie_name, player_for_request, taken_out_name,
+    HELD_KEPT, HELD_SALT, TAKEN_OUT, drive_by_code, held_cookie_name, player_by_token, player_cookie_name,
+    player_for_request, players_held, taken_out_name,
 )
 from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
@@ -30,11 +31,13 @@ COOKIE_AGE = 60 * 60 * 24 * 7
 JOIN_ATTEMPTS_PER_MINUTE = 20
 
 
-def _remember(response, drive: Drive, player: Player):
-    response.set_cookie(
-        player_cookie_name(drive), player.token, max_age=COOKIE_AGE, httponly=True, samesite="Lax",
-        secure=settings.SESSION_COOKIE_SECURE,
-    )
+def _remember(request, response, drive: Drive, player: Player):
+    """The phone is the player's now (their token in its cookie), and it remembers it has been
+    them (``players_held``)."""
+    options = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax", "secure": settings.SESSION_COOKIE_SECURE}
+    response.set_cookie(player_cookie_name(drive), player.token, **options)
+    held = [pk for pk in sorted(players_held(request, drive)) if pk != player.pk][-(HELD_KEPT - 1):] + [player.pk]
+    response.set_signed_cookie(held_cookie_name(drive), ",".join(map(str, held)), salt=HELD_SALT, **options)
     return response
 
 
@@ -99,7 +102,7 @@ def claim(request, code: str):
         except DriveError as exc:
             messages.error(request, str(exc))
             return redirect("phone:join", code=drive.join_code)
-    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
+    return _remember(request, redirect("phone:me", code=drive.join_code), drive, player)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -137,7 +140,7 @@ def private_link(request, code: str, token: str):
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
     services.join_phone(drive, player_id=player.pk, taking_over=True)
-    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
+    return _remember(request, redirect("phone:me", code=drive.join_code), drive, player)
 
 
 @require_POST
@@ -364,7 +367,8 @@ def _judge(request, code: str, action):
 @require_POST
 def confirm(request, code: str):
     def act(drive, player, seen, shown):
-        write_sync(results.confirm, drive, player, seen_revision=seen, shown=shown)
+        write_sync(results.confirm, drive, player, seen_revision=seen, shown=shown,
+                   held=players_held(request, drive))
         messages.success(request, "Confirmed. Thank you!")
 
     return _judge(request, code, act)

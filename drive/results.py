@@ -281,9 +281,18 @@ def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Sh
 
 
 @transaction.atomic
-def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown) -> Result:
+def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown,
+            held: frozenset[int] = frozenset()) -> Result:
+    """``player`` confirms their table's entry. ``held``: the players the confirming phone has
+    been (``access.players_held``): a phone that entered the result as another player may not
+    confirm it, or one person could enter, leave the phone, take a name nobody holds and
+    confirm."""
     drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
+    if result.entered_by_id in held:
+        entered_by = result.entered_by.name if result.entered_by_id else "another player"
+        raise DriveError(f"This phone entered that result as {isolate(entered_by)}: another player must confirm "
+                         "it on their own phone.")
     scoring.set_status(result, Result.Status.CONFIRMED, confirmed_by=player)
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])

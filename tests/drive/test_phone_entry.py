@@ -43,6 +43,31 @@ def test_a_player_cannot_confirm_their_own_entry(table_of_four):
     assert Result.objects.get().status == "entered"
 
 
+def test_a_phone_that_entered_a_result_cannot_confirm_it_as_another_player(table_of_four):
+    """Found by QA: Pat's phone entered the result, left Pat ("Not Pat? Leave this phone"),
+    tapped Quinn, who had no phone, and confirmed it: one person both entered and confirmed.
+    The phone remembers the players it has been (a signed cookie, kept when it leaves one); a
+    forged or missing one remembers nobody. Another player's own phone confirms it."""
+    from django.test import Client
+
+    drive, table, players = table_of_four
+    pat, quinn, other = players[0], players[1], players[2]
+    phone = Client()
+    assert phone.post(f"/{drive.join_code}/join", {"player": pat.pk})["Location"] == f"/{drive.join_code}/me"
+    assert phone.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=pat)).status_code == 302
+    phone.post(f"/{drive.join_code}/forget")
+    assert phone.post(f"/{drive.join_code}/join", {"player": quinn.pk})["Location"] == f"/{drive.join_code}/me"
+    response = phone.post(f"/{drive.join_code}/confirm", {**shown_for(quinn), "seen_revision": 1}, follow=True)
+    assert "This phone entered that result as" in text(response) and "another player must confirm it" in text(response)
+    assert Result.objects.get().status == "entered"
+    # Another player's own phone confirms; one whose memory was forged (unsigned: read as
+    # nobody) is not held up by it.
+    other_phone = phone_for(drive, other)
+    other_phone.cookies[f"ff_{drive.join_code}_held"] = str(pat.pk)
+    other_phone.post(f"/{drive.join_code}/confirm", {**shown_for(other), "seen_revision": 1})
+    assert Result.objects.get().status == "confirmed"
+
+
 def test_a_player_of_another_table_cannot_confirm(organiser):
     drive = seated_drive(organiser, 8)
     t1, t2 = drive.hands.get().tables.order_by("number")
