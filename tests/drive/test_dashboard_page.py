@@ -151,6 +151,15 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     mover, below = (last.seats.get(position=k).player.name for k in (0, 1))
     assert (f"<strong><bdi>{mover}</bdi></strong> moves up · <strong><bdi>{below}</bdi></strong> stays at the last "
             "table") in card
+    # A player taken out during the hand still sits there until the close: the card says so
+    # (it named them as any other, found by QA).
+    gone = last.seats.get(position=3).player
+    assert "data-left" not in page
+    services.withdraw_player(drive, gone)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = page[page.index('id="table-2"'):]
+    assert (f'<bdi>{gone.name}</bdi> <span class="small muted" data-left>(has left the drive: unseated at the '
+            'close)</span>') in card
 
 
 def test_the_dashboards_hand_forms_carry_the_hand_they_showed(organiser_client, organiser):
