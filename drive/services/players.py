@@ -7,6 +7,7 @@ message meant for the organiser (or the phone), and nothing is changed then.
 from __future__ import annotations
 
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -88,6 +89,11 @@ def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     return names, refused
 
 
+# "Bot 1", "bot2": the names ``add_bot`` gives the server's bots, never a person's (a phone
+# typing "Bot 1" passed for a bot on the board and in the CSV: found by a fuzz from outside).
+_BOT_NAME = re.compile(r"bot\s*\d+")
+
+
 def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
     """``sort_names``' names and refusals, and the repeats it dropped, each with the name it
     repeats as first written: ``[(repeat, first), ...]`` ("zed" after "Zed": ``("zed", "Zed")``)."""
@@ -101,6 +107,8 @@ def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
             continue
         if len(name) > MAX_NAME:
             refused.append((name, f"“{isolate(name[:20] + '…')}” is too long: names have at most {MAX_NAME} characters."))
+        elif _BOT_NAME.fullmatch(name_key(name)):
+            refused.append((name, f"“{isolate(name)}” is how the server names its bots: add an initial or another word."))
         elif name_key(name) in seen:
             repeats.append((name, seen[name_key(name)]))
         else:

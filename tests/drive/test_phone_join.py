@@ -97,6 +97,21 @@ def test_a_typed_name_is_one_name_and_a_comma_is_explained(client, organiser):
     assert drive.players.filter(name="John Smith").exists()
 
 
+def test_a_bots_name_is_no_persons(client, organiser, organiser_client):
+    """Found by a fuzz from outside: a phone joined as "Bot 1", passing for a bot on the board
+    and in the standings' CSV (the next real bot was "Bot 3"). "Bot" and a number is the
+    server's way of naming its bots: refused, typed on a phone or in the organiser's list;
+    other names with "Bot" in them are anyone's."""
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    for typed in ("Bot 1", "bot2", "BOT 7", "Ｂｏｔ ３"):
+        said = text(client.post(f"/{drive.join_code}/join", {"new_name": typed}, follow=True))
+        assert "is how the server names its bots: add an initial or another word." in said, typed
+    page = text(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Bot 4\nAnn"}, follow=True))
+    assert "Added 1 player." in page and "is how the server names its bots" in page
+    assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "P001", "P002", "P003"]
+    assert client.post(f"/{drive.join_code}/join", {"new_name": "Bot Bobby"})["Location"] == f"/{drive.join_code}/me"
+
+
 def test_a_phone_whose_player_was_withdrawn_or_signed_out_may_join_again(organiser_client, organiser):
     drive = make_drive(organiser, 4)
     ann, bob, cy = drive.players.order_by("name")[:3]
