@@ -211,6 +211,10 @@ class Game:
     # names one, else about seven hands of an average player's points (``manage.py simulate``),
     # so an evening is not over after two hands.
     target_total: ClassVar[int] = 50
+    # A home game (a drive of one table) that reaches its total with players level at the top:
+    # True, they play another hand (Film Fantasy's leaflet); False, the tie-breaks decide, as in
+    # a drive of several tables.
+    level_at_the_total_plays_on: ClassVar[bool] = False
     chatter_keys: ClassVar[tuple[str, ...]] = ("version",)
 
     def rules(self) -> dict[str, Any]:

@@ -258,12 +258,19 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
 
 
 def _target_reached(drive: Drive, hands_played: int) -> bool:
+    """Whether the drive ends after hand ``hands_played``: its agreed hands played, or its
+    agreed total reached. A home game (one table) whose game plays on when players are level
+    at the top (``Game.level_at_the_total_plays_on``) plays another hand then, unless its
+    agreed hands end it."""
     by_hands = hands_played >= drive.target_hands
-    top = (
+    top = list(
         Score.objects.filter(drive=drive, counted=True).values("player").annotate(t=Sum("points"))
-        .order_by("-t").values_list("t", flat=True).first()
-    ) or 0
-    by_total = top >= drive.target_total
+        .order_by("-t").values_list("t", flat=True)[:2]
+    ) or [0]
+    by_total = top[0] >= drive.target_total
+    if (by_total and len(top) == 2 and top[0] == top[1] and drive.game_rules.level_at_the_total_plays_on
+            and TableHand.objects.filter(hand__drive=drive, hand__number=hands_played).count() == 1):
+        by_total = False
     return {
         Drive.Target.HANDS: by_hands,
         Drive.Target.TOTAL: by_total,

@@ -42,6 +42,7 @@ class FilmFantasy(Game):
     )
     prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations"),)
     tie_break_words = "Level on points? More declarations first, then more nine-card ones."
+    level_at_the_total_plays_on = True  # "a tie at the top plays another hand" (home game)
     movement_words = "After each hand the declarer moves UP a table, the player on the declarer's left moves DOWN."
     how_to_play = (
         "Four cards each. Pass one card to your left, then draw one, until the stack runs out; then offer "

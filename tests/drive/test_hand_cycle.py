@@ -202,6 +202,32 @@ def test_drive_ends_when_someone_reaches_the_total(organiser):
     assert drive.is_finished
 
 
+def test_a_home_game_level_at_the_top_at_its_total_plays_another_hand(organiser):
+    """Film Fantasy's leaflet: "a tie at the top plays another hand" (a home game, one table;
+    found by a review of the rules: the drive ended, the tie-breaks deciding). A drive of
+    several tables ends there, its tie-breaks deciding; so does its agreed number of hands."""
+    level = {**declared(4, 0, sets={0: 2, 1: 2}), "declarer": None}  # nobody declared: 10, 10, 0, 0
+    drive = seated_drive(organiser, 4, target="total", target_total=10)
+    services.organiser_result(drive, drive.hands.get().tables.get(), level, organiser)
+    assert services.close_hand(drive) is not None  # 10 and 10: level at the top, at the total
+    drive.refresh_from_db()
+    assert not drive.is_finished
+    services.start_hand(drive)
+    services.organiser_result(drive, drive.hands.get(number=2).tables.get(), declared(4, 0), organiser)
+    assert services.close_hand(drive) is None  # one of them ahead now
+    drive.refresh_from_db()
+    assert drive.is_finished
+
+    either = seated_drive(organiser, 4, target="either", target_hands=1, target_total=10)
+    services.organiser_result(either, either.hands.get().tables.get(), level, organiser)
+    assert services.close_hand(either) is None  # its one hand played: the end, level or not
+
+    hall = seated_drive(organiser, 8, target="total", target_total=10)
+    for table in hall.hands.get().tables.all():
+        services.organiser_result(hall, table, level, organiser)
+    assert services.close_hand(hall) is None  # a drive of two tables: the tie-breaks decide
+
+
 def test_whichever_comes_first(organiser):
     drive = seated_drive(organiser, 4, target="either", target_hands=2, target_total=500)
     finish_all_tables(drive, organiser)
