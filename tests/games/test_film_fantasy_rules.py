@@ -65,6 +65,13 @@ def test_four_and_five_players_use_one_whole_pack(players):
 def test_six_players_two_packs_minus_six_regular_sets():
     cards = deck(6, random.Random(7))
     assert len(cards) == 66 and _removed_sets(cards, 2) == 6
+    # The six are drawn from the 20 sets of both packs, so a film may lose both its sets (were
+    # they drawn from the ten films, it never could: found by a review of the rules).
+    from games.film_fantasy.cards import choose_removed_films
+
+    draws = [choose_removed_films(6, random.Random(seed)) for seed in range(200)]
+    assert all(len(films) == 6 and max(Counter(films).values()) <= 2 for films in draws)
+    assert any(max(Counter(films).values()) == 2 for films in draws)
 
 
 @pytest.mark.parametrize("players", [7, 8, 9, 10])
@@ -252,10 +259,12 @@ def test_auction_opens_at_once_after_the_final_draw():
 
 
 def test_offer_is_one_to_three_cards(auction_hand):
-    auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1", "1-2", "2-1"]})
-    for cards in ([], ["3-1", "1-1", "1-2", "2-1"]):
-        with pytest.raises(GameError):
+    # Four free cards (none in a pending offer: the count alone refuses them), and none.
+    for cards in (["3-1", "1-1", "1-2", "2-1"], []):
+        with pytest.raises(GameError, match="must be a list of 1 to 3 cards"):
             auction_hand.apply(0, {"type": "offer", "to": 1, "cards": cards})
+    assert auction_hand.version == 0 and not auction_hand.view(0)["offers"]
+    auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1", "1-2", "2-1"]})
 
 
 def test_offer_shows_only_count(auction_hand):
@@ -403,6 +412,13 @@ def test_declarer_joker_outside_declaration_costs_five():
 
 def test_declarer_joker_with_three_different_ice_follies_outside_costs_nothing():
     assert score_hand([s(1) + s(2) + ["J", "11-1", "11-2", "11-4"], []], 0) == [15, 0]
+
+
+def test_declarer_joker_is_not_sheltered_by_ice_follies_inside_the_declaration():
+    """Two packs: the declarer lays both Ice Follies fours, one with a Joker (nine cards, 25);
+    the other Joker stands with no Ice Follies outside the declaration, so it costs 5 (the ones
+    inside it shelter nothing: found by a review of the rules, which no test pinned)."""
+    assert score_hand([IF4 * 2 + ["J", "J"]] + [[]] * 6, 0)[0] == 20
 
 
 def test_declarer_joker_penalty_is_the_house_rule_that_can_be_switched_off():

@@ -50,6 +50,10 @@ def test_no_declarer_top_scorer_moves_ties_from_dealers_left():
     assert FILM_FANTASY.outcome_from_summary(4, summary).mover == 0
     summary["dealer"] = 1
     assert FILM_FANTASY.outcome_from_summary(4, summary).mover == 3
+    # The dealer tied with the player on their left: the left one, counting from the dealer's
+    # left (counting from the dealer would name the dealer; found by a review of the rules).
+    summary = {**entry(4, s1={"sets": 1}, s2={"sets": 1}), "dealer": 1}
+    assert FILM_FANTASY.outcome_from_summary(4, summary).mover == 2
 
 
 def test_two_packs_allow_a_second_ice_follies_group():
