@@ -19,6 +19,7 @@ from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
 from drive.services import DriveError, StaleForm
 from scoring.forms import ResultForm
+from scoring.standings import name_order
 from tables.models import Hand
 
 
@@ -446,7 +447,8 @@ def phones(request, drive_id: int):
     """Which players have a phone joined; revoke a phone; a private link (and QR) per player."""
     drive = drive_for_organiser(request, drive_id)
     players = [
-        (p, phone_links.private_url(request, p)) for p in drive.players.filter(bot__isnull=True).order_by("name")
+        (p, phone_links.private_url(request, p))
+        for p in sorted(drive.players.filter(bot__isnull=True), key=lambda p: name_order(p.name))
     ]
     show = request.GET.get("show")
     shown = next(((p, url) for p, url in players if str(p.pk) == show), None)

@@ -9,7 +9,8 @@ Order (docs/drive-rules.md, "Tie-breaks"):
 3. players still level share the rank ("=3"): competition ranking, so after two players at
    =3 the next is 5th.
 
-Within a shared rank the display order is by name (case-insensitive), then by player id, so
+Within a shared rank the display order is by name (ignoring case and accents: "Élodie" among
+the E's, not after the Z's), then by player id, so
 the board never reshuffles between refreshes. Hands played, and whether the player has left
 the drive, are carried for display: neither breaks ties nor changes a rank.
 
@@ -26,6 +27,7 @@ it is above zero; it may go to a winner, a runner-up or the booby too).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -90,13 +92,18 @@ def tie_key(row: Row) -> tuple[int, ...]:
     return (row.total, *row.facts)
 
 
+def name_order(name: str) -> str:
+    """A name as a list orders it: without case or accents ("Élodie" as "elodie")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()
+
+
 def rank(rows: Iterable[Row]) -> list[Ranked]:
     """Rank ``rows`` best first (see the module docstring for the order and tie-breaks)."""
     ordered = sorted(
         rows,
         key=lambda r: (
             tuple(-v for v in tie_key(r)),
-            r.name.casefold(),
+            name_order(r.name),
             r.name,
             str(r.player_id),
         ),

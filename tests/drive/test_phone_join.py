@@ -22,6 +22,11 @@ def test_join_code_is_case_insensitive_and_lists_names(client, organiser):
     assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}"
     page = text(client.get(f"/{drive.join_code}"))
     assert "P001" in page and "P003" in page
+    # In the order people look for their names: accents and case aside ("Élodie" came after
+    # "P003", by the letters' codes).
+    services.add_players(drive, ["\u00c9lodie", "zed"])
+    page = text(client.get(f"/{drive.join_code}"))
+    assert page.index("\u00c9lodie") < page.index("P001") < page.index("P003") < page.index("zed")
 
 
 def test_join_code_alphabet_has_no_confusable_letters(organiser):

@@ -70,6 +70,9 @@ def test_shared_rank_is_shown_in_name_order_ignoring_case():
     ranked = rank([R("carol", 5), R("Bob", 5), R("alice", 5)])
     assert names_in_order(ranked) == ["alice", "Bob", "carol"]
     assert all(r.rank == 1 and r.tied for r in ranked)
+    # And accents: Élodie among the E's (she came after Jack, by the letters' codes: found by QA).
+    ranked = rank([R("Jack", 0), R("\u00c9lodie", 0), R("Edith", 0), R("E\u0301mile", 0), R("Zoë", 0)])
+    assert names_in_order(ranked) == ["Edith", "\u00c9lodie", "E\u0301mile", "Jack", "Zoë"]
 
 
 def test_hands_played_does_not_break_ties():
