@@ -302,9 +302,15 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown,
 
 @transaction.atomic
 def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, reason: str) -> Result:
+    """``player`` disputes their table's entry, saying what is wrong (``reason``, cleaned as a
+    name is: nothing invisible). One with no reason is refused: the organiser needs it to
+    settle the dispute, and a stray tap on *Dispute* filed one that could not be taken back."""
     drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
-    reason = clean_name(reason or "")[:200] or "No reason given"  # as a name: nothing invisible
+    reason = clean_name(reason or "")[:200]
+    if not reason:
+        raise DriveError("Say what is wrong (in the box above Dispute): the organiser reads it to settle the "
+                         "dispute. Nothing was disputed.")
     scoring.set_status(result, Result.Status.DISPUTED, confirmed_by=player, reason=reason)
     table.status = TableHand.Status.DISPUTED
     table.save(update_fields=["status", "updated_at"])
