@@ -193,7 +193,11 @@
      chart && getComputedStyle(chart).position !== "absolute" ? chart : null].forEach(function (el) {
       if (el) last = Math.max(last, el.getBoundingClientRect().bottom);
     });
-    var room = window.innerHeight - box.top - (last - box.bottom) - 16;
+    // Down to the bottom of the board's column (the board's padding below it is not room: the
+    // tie-break's note was cut there, found by QA), a few pixels spare.
+    var main = table.closest(".main");
+    var bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
+    var room = Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
     var fit = Math.max(3, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / fit);
     // With the chart below the standings, pages of even length (8 rows that fit 6 at a time:

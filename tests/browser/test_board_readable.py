@@ -37,6 +37,8 @@ MEASURE = """() => {
   const half = innerHeight / 2;
   return {
     width: innerWidth, height: innerHeight, rows: rows.length,
+    notesBottom: Math.max(...notes.map(n => box(n).bottom)),
+    mainBottom: Math.min(innerHeight, box(document.querySelector(".board .main")).bottom),
     smallest: Math.min(...standings.map(size)),
     chartSmallest: Math.min(...words.map(size)),
     live: size(document.querySelector("[data-live-status]")),
@@ -69,6 +71,9 @@ def overlap(a: dict, b: dict) -> bool:
 def check_board(m: dict, where: str) -> None:
     screen = {"left": 0, "top": 0, "right": m["width"], "bottom": m["height"]}
     assert m["rows"] >= 3, where
+    # The notes under the standings whole, within the board's column (the tie-break's was cut
+    # by the board's padding below it: found by QA).
+    assert m["notesBottom"] <= m["mainBottom"] + 0.5, f"{where}: the notes under the standings are cut"
     assert m["chartSmallest"] >= m["smallest"] - 0.01, f"{where}: the chart's words are smaller than the standings'"
     assert m["live"] >= m["smallest"] - 0.01, f"{where}: the Live marker is smaller than the notes"
     labels = m["labels"]
