@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from common.bidi import bdi
@@ -175,10 +175,12 @@ def player_withdraw(request, drive_id: int, player_id: int):
     player = player_of_drive(drive, player_id)
     withdrawn = _run(request, drive, lambda: services.withdraw_player(drive, player))
     if withdrawn is not None:  # (None: refused, and the message says why)
-        messages.success(request, format_html(
-            "{} has left the drive; their points stay in the standings. {}" if withdrawn.stays else
-            "{} has left the drive (no hand played: they are in no standings). {}", bdi(player.name),
-            withdrawn.reseated))
+        left = format_html("{} has left the drive; their points stay in the standings." if withdrawn.stays else
+                           "{} has left the drive (no hand played: they are in no standings).", bdi(player.name))
+        bot = (f"A bot plays their seat at Table {withdrawn.bot_at} for the rest of this hand."
+               if withdrawn.bot_at is not None else "")
+        messages.success(request, format_html_join(" ", "{}", ((part,) for part in (left, bot, withdrawn.reseated)
+                                                               if part)))
     return _back(drive)
 
 

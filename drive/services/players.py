@@ -250,10 +250,12 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
 @dataclass(frozen=True)
 class Withdrawn:
     """A player taken out: ``stays``, whether they stay in the standings (they have played);
-    ``reseated``, what the seating shown between hands changed for the others, in words ("")."""
+    ``reseated``, what the seating shown between hands changed for the others, in words ("");
+    ``bot_at``, the table whose seat of theirs a bot now plays out (a hand on the phones), or None."""
 
     stays: bool
     reseated: str
+    bot_at: int | None = None
 
 
 @transaction.atomic
@@ -278,13 +280,13 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     player.added_by_phone = player.added_by_phone and by_phone
     player.save(update_fields=["active", "added_by_phone"])
     reseated = reseat_if_between_hands(drive)
-    _bot_plays_for(drive, player)
+    bot_at = _bot_plays_for(drive, player)
     live.drive_changed(drive.pk)
     # Its open pages close (and, reloaded, say the organiser took the player out): left open,
     # the phone's page would go on as if the player were waiting for the next hand.
     withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
     transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
-    return Withdrawn(played, reseated)
+    return Withdrawn(played, reseated, bot_at)
 
 
 @transaction.atomic
@@ -303,24 +305,26 @@ def rejoin_player(drive: Drive, player: Player) -> str:
     return reseated
 
 
-def _bot_plays_for(drive: Drive, player: Player) -> None:
+def _bot_plays_for(drive: Drive, player: Player) -> int | None:
     """A player who leaves in the middle of a hand played on the phones: a bot plays their seat
     for the rest of it (the seat and its score stay theirs; their phone can no longer move, as
     a withdrawn player's can enter or confirm no result), so the table is not left waiting for
     them. Rejoining does not give it back by itself (the organiser may have had a bot play it
     before, for a phone that died): the table's "A player has left?" does, as for any stand-in.
-    (A bot's own seat is always the server's.)"""
+    (A bot's own seat is always the server's.) Returns the table's number, or None when no
+    bot plays for them."""
 
     hand = current_hand(drive)
     if hand is None or hand.status != Hand.Status.PLAYING or BotPlayer.objects.filter(player=player).exists():
-        return
-    seat = Seat.objects.filter(hand=hand, player=player).first()
+        return None
+    seat = Seat.objects.filter(hand=hand, player=player).select_related("table").first()
     if seat is None:
-        return
+        return None
     try:
         digital.set_stand_in(drive, seat.table_id, seat.position, True)
     except digital.DigitalError:  # a table with cards, or its hand is over: nothing to play for them
-        pass
+        return None
+    return seat.table.number
 
 
 @transaction.atomic

@@ -132,7 +132,7 @@ def test_taking_a_player_out_says_who_the_seating_moved_and_which_table_went_to_
     bot = services.add_bot(drive, hand.tables.get(number=2).pk)
     first, second = [s.player for s in hand.tables.get(number=1).seats.order_by("position")][:2]
     page = organiser_client.post(f"/drives/{drive.pk}/players/{first.pk}/withdraw", follow=True).content.decode()
-    assert f"<bdi>{first.name}</bdi> has left the drive (no hand played: they are in no standings). </" in page
+    assert f"<bdi>{first.name}</bdi> has left the drive (no hand played: they are in no standings).</" in page
     page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/withdraw", follow=True).content.decode()
     assert (f"The seating shown for hand 1 changed: \u2068{bot.name}\u2069 to Table 1. Table 1 now plays on the "
             "phones: a bot sits there, and a bot holds no cards.") in html.unescape(page)
