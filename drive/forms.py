@@ -121,7 +121,8 @@ class DriveForm(forms.ModelForm):
             for validator in bounds:
                 key = "min" if isinstance(validator, MinValueValidator) else "max"
                 field.widget.attrs[key] = validator.limit_value
-        # The most players any game seats at a table (``clean`` checks the chosen game's).
+        # The fewest and most players any game seats at a table (``clean`` checks the chosen game's).
+        self.fields["preferred_table_size"].widget.attrs["min"] = min(g.min_players for g in all_games())
         self.fields["preferred_table_size"].widget.attrs["max"] = max(g.max_players for g in all_games())
 
     def game_of_field(self, name: str) -> str:

@@ -61,7 +61,9 @@ class Drive(models.Model):
     )
     # At least two; the most a table seats is the drive's game's (``Game.max_players``, checked by
     # the drive form and the seating), so a game that seats more needs no change here.
-    preferred_table_size = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(2)])
+    # Within the game's table sizes (``clean``, which says so in the game's words; a validator of
+    # its own here said "at least 2" beside it), and never under 2 (the constraint below).
+    preferred_table_size = models.PositiveSmallIntegerField(default=4)
     play_mode = models.CharField(max_length=10, choices=PlayMode.choices, default=PlayMode.PHYSICAL)
     house_rules = JSONField(default=dict, blank=True)
     allow_self_join = models.BooleanField(
