@@ -160,11 +160,15 @@ def drive_table_size_changed(drive: Drive) -> str | None:
                                  "is closed, and the seating shown for the next hand is re-formed.")
     if hand is None:
         return None
+    modes = seating_of(hand)[1]
     reseat_if_between_hands(drive, resize=True)
     live.drive_changed(drive.pk)
     sizes = [str(n) for n in hand.tables.order_by("number").annotate(n=Count("seats")).values_list("n", flat=True)]
     listed = sizes[0] if len(sizes) == 1 else f"{', '.join(sizes[:-1])} and {sizes[-1]}"
-    return f"Saved: the seating for hand {hand.number} now has tables of {listed}."
+    # A bot now at a table that played with cards sends it to the phones: said, as a swap says it.
+    phones = sent_to_the_phones(drive, seating_of(hand)[0], modes)
+    return " ".join(part for part in (f"Saved: the seating for hand {hand.number} now has tables of {listed}.", phones)
+                    if part)
 
 
 def drive_game_changed(drive: Drive) -> str | None:

@@ -338,3 +338,19 @@ def test_a_hand_with_a_table_its_game_cannot_seat_does_not_start(organiser):
         services.start_hand(drive)
     hand.refresh_from_db()
     assert hand.status == "seating"
+
+
+def test_new_table_sizes_that_put_a_bot_at_a_table_with_cards_say_it_plays_on_the_phones(organiser_client, organiser):
+    """Found by a fuzz from outside: bigger tables merged a bot into a table with cards, which
+    then played on the phones (a bot holds no cards), and the message said only the new sizes."""
+    drive = seated_drive(organiser, 8, start=False)
+    hand = drive.hands.get()
+    services.set_table_mode(drive, 1, "digital")
+    services.add_bot(drive, hand.tables.get(number=1).pk)
+    data = {"name": "Test drive", "date": "2026-12-05", "game": "film-fantasy", "target": "hands", "target_hands": 5,
+            "target_total": 50, "preferred_table_size": 3, "play_mode": "physical", "suspense_hands": 0}
+    page = organiser_client.post(f"/drives/{drive.pk}/edit", data, follow=True).content.decode()
+    bots_table = drive.hands.get().seats.get(player__bot__isnull=False).table
+    assert bots_table.number != 1 and bots_table.play_mode == "digital"  # (a table of the drive's cards before)
+    assert re.search(rf"Saved: the seating for hand 1 now has tables of [0-9, and]+\. Table {bots_table.number} now "
+                     r"plays on the phones: a bot sits there, and a bot holds no cards\.", page)
