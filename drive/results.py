@@ -234,7 +234,9 @@ def enter(
     existing = one_or_none(Result.objects.select_for_update(of=("self",)).select_related("entered_by").filter(table=table))
     if existing is None:
         if seen_revision:
-            raise DriveError("That result was withdrawn meanwhile; check the form and send it again.")
+            # (No result is ever taken back: only a form made or kept by hand says it saw one.)
+            raise DriveError(f"This form showed a result that Table {table.number} does not have: nothing was "
+                             "saved. Reload the page and send it again.")
         result = scoring.record_result(
             table=table, players=players, hand_number=table.hand.number, outcome=outcome, summary=summary,
             source=Result.Source.PHONE, confirmed=False, entered_by=player, client_key=key,

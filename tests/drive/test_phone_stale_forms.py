@@ -286,3 +286,14 @@ def test_a_confirmation_naming_a_revision_that_is_not_plain_digits_is_refused(ta
         f"/{drive.join_code}/confirm", {"seen_revision": revision, **shown_for(players[0])}, follow=True)
     assert "The page is out of date; it has been refreshed." in text(response)
     assert Result.objects.get().status == Result.Status.ENTERED
+
+
+def test_an_entry_saying_it_saw_a_result_the_table_has_not_is_told_so(table_of_four):
+    """Found by a fuzz from outside: an entry naming revision 999999999 of a table with no result
+    was told "That result was withdrawn meanwhile", though no result had ever been there (none is
+    ever taken back). Nothing written."""
+    drive, table, players = table_of_four
+    response = phone_for(drive, players[0]).post(
+        f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0], seen=999999999), follow=True)
+    assert "This form showed a result that Table 1 does not have: nothing was saved." in text(response)
+    assert not Result.objects.exists()
