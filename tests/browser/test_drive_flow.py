@@ -21,6 +21,9 @@ def organiser_opens_a_new_drive(page, url, name: str) -> None:
     page.fill("input[name=password]", ORGANISER_PASSWORD)
     page.click("button:has-text('Sign in')")
     page.click("text=New drive")
+    # Its script loaded (deferred: on a busy machine a choice made before it ran was not seen,
+    # the game's total left as it was).
+    page.wait_for_load_state("load")
     page.fill("input[name=name]", name)
 
 
