@@ -45,21 +45,24 @@ def player_cookie_name(drive: Drive) -> str:
     return f"ff_{drive.join_code}"
 
 
-# A phone also remembers every player it has been in the drive (signed, so it cannot be
-# forged, and kept when the phone leaves a player): a result it entered as Pat is not
-# confirmed by it as Quinn after "Leave this phone" (found by QA).
-HELD_SALT = "drive.phone-held"
-HELD_KEPT = 20  # players one phone has been in a drive: more is a phone passed round the hall
+# A phone also remembers the entries it made in the drive, each a result's id and revision
+# (signed, so it cannot be forged, and kept whoever the phone is after): a result it entered as
+# Pat is not confirmed by it as Quinn after "Leave this phone" (found by QA). Only its own
+# entries: one made on another phone, by a player this phone once was, it may confirm.
+ENTERED_SALT = "drive.phone-entered"
+ENTERED_KEPT = 20  # the latest entries: a phone enters one a hand
 
 
-def held_cookie_name(drive: Drive) -> str:
-    return f"ff_{drive.join_code}_held"
+def entered_cookie_name(drive: Drive) -> str:
+    return f"ff_{drive.join_code}_entered"
 
 
-def players_held(request, drive: Drive) -> frozenset[int]:
-    """The players this phone has been in ``drive`` (none when its cookie is missing or forged)."""
-    raw = request.get_signed_cookie(held_cookie_name(drive), default="", salt=HELD_SALT)
-    return frozenset(int(part) for part in raw.split(",") if part.isdigit())
+def entries_made(request, drive: Drive) -> tuple[tuple[int, int], ...]:
+    """(result id, revision) of the entries this phone made in ``drive``, oldest first (none
+    when its cookie is missing or forged)."""
+    raw = request.get_signed_cookie(entered_cookie_name(drive), default="", salt=ENTERED_SALT)
+    pairs = (part.split("_") for part in raw.split("."))
+    return tuple((int(p[0]), int(p[1])) for p in pairs if len(p) == 2 and p[0].isdigit() and p[1].isdigit())
 
 
 def drive_by_code(code: str) -> Drive:

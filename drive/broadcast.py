@@ -109,11 +109,14 @@ def signed_out_message(player_id: int, *, left: bool = False, withdrawn: bool = 
                                     "withdrawn": withdrawn}
 
 
-def signed_out_reason(message: dict[str, Any]) -> str:
-    """What a socket closed by ``signed_out_message`` tells its page."""
+def signed_out_reason(message: dict[str, Any], then: str) -> str:
+    """What a socket closed by ``signed_out_message`` tells its page; ``then``, what to do, but
+    after the organiser's sign-out, where only the player's new private link joins as them."""
     if message.get("withdrawn"):
-        return "The organiser has taken you out of the drive."
-    return "This phone has left the drive." if message.get("left") else "The organiser signed this phone out."
+        return f"The organiser has taken you out of the drive. {then}"
+    if message.get("left"):
+        return f"This phone has left the drive. {then}"
+    return "The organiser signed this phone out: ask them for your private link to join again."
 
 
 def send_many(messages: list[tuple[str, dict[str, Any]]], *, wait: bool = False, bulk: bool = False) -> bool:

@@ -91,7 +91,7 @@ class LiveConsumer(JsonFrameConsumer):
         await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": event["html"]})
 
     async def phone_signed_out(self, event):
-        await self.error(f"{broadcast.signed_out_reason(event)} Join again to follow the drive.")
+        await self.error(broadcast.signed_out_reason(event, "Join again to follow the drive."))
         await self.close(code=broadcast.SIGNED_OUT)
 
     async def drive_result(self, event):

@@ -17,8 +17,8 @@ from common.db import one_or_none, write_sync
 from common.ratelimit import give_back, rate_limited, spend_try
 from drive import charts, live, phone_links, previews, results, selectors, services
 from drive.access import (
-    HELD_KEPT, HELD_SALT, TAKEN_OUT, drive_by_code, held_cookie_name, player_by_token, player_cookie_name,
-    player_for_request, players_held, taken_out_name,
+    ENTERED_KEPT, ENTERED_SALT, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made, player_by_token,
+    player_cookie_name, player_for_request, taken_out_name,
 )
 from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
@@ -29,16 +29,23 @@ from scoring.standings import name_order
 from tables.models import Hand
 
 COOKIE_AGE = 60 * 60 * 24 * 7
+COOKIE_OPTIONS = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax"}
 JOIN_ATTEMPTS_PER_MINUTE = 20
 
 
-def _remember(request, response, drive: Drive, player: Player):
-    """The phone is the player's now (their token in its cookie), and it remembers it has been
-    them (``players_held``)."""
-    options = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax", "secure": settings.SESSION_COOKIE_SECURE}
-    response.set_cookie(player_cookie_name(drive), player.token, **options)
-    held = [pk for pk in sorted(players_held(request, drive)) if pk != player.pk][-(HELD_KEPT - 1):] + [player.pk]
-    response.set_signed_cookie(held_cookie_name(drive), ",".join(map(str, held)), salt=HELD_SALT, **options)
+def _remember(response, drive: Drive, player: Player):
+    """The phone is the player's now: their token in its cookie."""
+    response.set_cookie(player_cookie_name(drive), player.token, secure=settings.SESSION_COOKIE_SECURE,
+                        **COOKIE_OPTIONS)
+    return response
+
+
+def _remember_entry(request, response, drive: Drive, result: Result):
+    """The phone remembers it made this entry (``entries_made``), the latest ``ENTERED_KEPT``."""
+    made = [pair for pair in entries_made(request, drive) if pair[0] != result.pk][-(ENTERED_KEPT - 1):]
+    made.append((result.pk, result.revision))
+    response.set_signed_cookie(entered_cookie_name(drive), ".".join(f"{pk}_{rev}" for pk, rev in made),
+                               salt=ENTERED_SALT, secure=settings.SESSION_COOKIE_SECURE, **COOKIE_OPTIONS)
     return response
 
 
@@ -104,7 +111,7 @@ def claim(request, code: str):
         except DriveError as exc:
             messages.error(request, str(exc))
             return redirect("phone:join", code=drive.join_code)
-    return _remember(request, redirect("phone:me", code=drive.join_code), drive, player)
+    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -142,7 +149,7 @@ def private_link(request, code: str, token: str):
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
     services.join_phone(drive, player_id=player.pk, taking_over=True)
-    return _remember(request, redirect("phone:me", code=drive.join_code), drive, player)
+    return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 
 @require_POST
@@ -182,7 +189,8 @@ def _why_no_player(request, drive: Drive) -> str:
     signed out (or never joined)."""
     gone = taken_out_name(request, drive)
     return (TAKEN_OUT.format(isolate(gone)) if gone is not None
-            else "This phone is no longer joined to the drive: pick your name to join again.")
+            else "This phone is no longer joined to the drive: pick your name to join again (if the organiser "
+                 "signed it out, ask them for your private link).")
 
 
 def _no_player_answer(request, drive: Drive) -> JsonResponse:
@@ -320,7 +328,8 @@ def enter(request, code: str):
                 error = str(exc) if isinstance(exc, DriveError) else "The form is out of date; reload the page."
                 about_answers = isinstance(exc, services.ImpossibleAnswers)
             else:
-                return _entry_answer(request, drive, wants_json, repeated=submitted.repeated)
+                return _remember_entry(request, _entry_answer(request, drive, wants_json, repeated=submitted.repeated),
+                                       drive, submitted.result)
         else:
             error, about_answers = form.unanswered() or "Check the highlighted answers.", True
         if wants_json:
@@ -370,7 +379,7 @@ def _judge(request, code: str, action):
 def confirm(request, code: str):
     def act(drive, player, seen, shown):
         write_sync(results.confirm, drive, player, seen_revision=seen, shown=shown,
-                   held=players_held(request, drive))
+                   made_here=entries_made(request, drive))
         messages.success(request, "Confirmed. Thank you!")
 
     return _judge(request, code, act)

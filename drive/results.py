@@ -284,14 +284,14 @@ def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Sh
 
 @transaction.atomic
 def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown,
-            held: frozenset[int] = frozenset()) -> Result:
-    """``player`` confirms their table's entry. ``held``: the players the confirming phone has
-    been (``access.players_held``): a phone that entered the result as another player may not
-    confirm it, or one person could enter, leave the phone, take a name nobody holds and
-    confirm."""
+            made_here: tuple[tuple[int, int], ...] = ()) -> Result:
+    """``player`` confirms their table's entry. ``made_here``: the entries the confirming phone
+    made (``access.entries_made``, result id and revision): the phone that entered this one, as
+    another player, may not confirm it, or one person could enter, leave the phone, take a name
+    nobody holds and confirm."""
     drive = lock(drive)
     table, result = _result_to_judge(drive, player, seen_revision, shown)
-    if result.entered_by_id in held:
+    if (result.pk, result.revision) in made_here:
         entered_by = result.entered_by.name if result.entered_by_id else "another player"
         raise DriveError(f"This phone entered that result as {isolate(entered_by)}: another player must confirm "
                          "it on their own phone.")

@@ -472,7 +472,7 @@ def phone_revoke(request, drive_id: int, player_id: int):
     services.revoke_phone(drive, player)
     messages.success(request, format_html("{}'s phone is signed out. Only their new private link, below, joins as "
                                           "them now." if joined else "{} has a new private link (the old one no longer "
-                                          "works): it is below. Only it joins as them now.", bdi(player.name)))
+                                          "works): it is below.", bdi(player.name)))
     return redirect(f"{reverse('drive:phones', args=[drive.pk])}?show={player.pk}")
 
 

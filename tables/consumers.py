@@ -319,7 +319,7 @@ class PlayConsumer(_TableSocket):
         await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": event["html"]})
 
     async def phone_signed_out(self, event):
-        await self.error(f"{broadcast.signed_out_reason(event)} Join the drive again to play.")
+        await self.error(broadcast.signed_out_reason(event, "Join the drive again to play."))
         await self.close(code=broadcast.SIGNED_OUT)
 
     def identify(self) -> "Seated | Elsewhere | str":

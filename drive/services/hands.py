@@ -263,14 +263,13 @@ def _target_reached(drive: Drive, hands_played: int) -> bool:
     at the top (``Game.level_at_the_total_plays_on``) plays another hand then, unless its
     agreed hands end it."""
     by_hands = hands_played >= drive.target_hands
-    top = list(
-        Score.objects.filter(drive=drive, counted=True).values("player").annotate(t=Sum("points"))
-        .order_by("-t").values_list("t", flat=True)[:2]
-    ) or [0]
-    by_total = top[0] >= drive.target_total
-    if (by_total and len(top) == 2 and top[0] == top[1] and drive.game_rules.level_at_the_total_plays_on
+    totals = Score.objects.filter(drive=drive, counted=True).values("player").annotate(t=Sum("points")).order_by("-t")
+    by_total = (totals.values_list("t", flat=True).first() or 0) >= drive.target_total
+    if (by_total and drive.game_rules.level_at_the_total_plays_on
             and TableHand.objects.filter(hand__drive=drive, hand__number=hands_played).count() == 1):
-        by_total = False
+        # Level at the top among those who can win (a player who left, or a bot, cannot).
+        top = list(totals.filter(player__active=True, player__bot__isnull=True).values_list("t", flat=True)[:2])
+        by_total = not (len(top) == 2 and top[0] == top[1] >= drive.target_total)
     return {
         Drive.Target.HANDS: by_hands,
         Drive.Target.TOTAL: by_total,

@@ -338,9 +338,13 @@ def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Pla
     drive = lock(drive)
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
+    if by_phone and not drive.players.filter(pk=player.pk, token=player.token).exists():
+        return player  # signed out by the organiser meanwhile: the phone holds them no longer
     player.token = new_token()
+    # Only a phone that held the name is locked out; a new link for a player who never joined
+    # leaves the name free to tap (no phone held it).
+    player.link_only = not by_phone and (player.link_only or player.phone_joined_at is not None)
     player.phone_joined_at = None
-    player.link_only = not by_phone
     player.save(update_fields=["token", "phone_joined_at", "link_only"])
     # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
     revoked = broadcast.signed_out_message(player.pk, left=by_phone)
@@ -371,6 +375,8 @@ def leave_phone(drive: Drive, player: Player) -> bool:
     if drive.is_finished:
         raise DriveError(f"The drive has finished: this phone stays {isolate(player.name)}'s, to show the final "
                          "place. Nobody can join now, so there is nothing to leave.")
+    if not drive.players.filter(pk=player.pk, token=player.token).exists():
+        return False  # the organiser signed the phone out meanwhile: it holds nobody to leave
     revoke_phone(drive, player, by_phone=True)
     if not leaving_leaves_drive(player):
         return False

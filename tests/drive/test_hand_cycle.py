@@ -222,6 +222,13 @@ def test_a_home_game_level_at_the_top_at_its_total_plays_another_hand(organiser)
     services.organiser_result(either, either.hands.get().tables.get(), level, organiser)
     assert services.close_hand(either) is None  # its one hand played: the end, level or not
 
+    # Level only with a player who has left (who can neither win nor break the tie): it ends.
+    left = seated_drive(organiser, 4, target="total", target_total=10)
+    table = left.hands.get().tables.get()
+    services.organiser_result(left, table, level, organiser)
+    services.withdraw_player(left, table.seats.get(position=1).player)
+    assert services.close_hand(left) is None
+
     hall = seated_drive(organiser, 8, target="total", target_total=10)
     for table in hall.hands.get().tables.all():
         services.organiser_result(hall, table, level, organiser)

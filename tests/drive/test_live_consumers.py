@@ -273,7 +273,7 @@ def _leave_the_phone(drive, player) -> None:
 
 
 @pytest.mark.parametrize("by,said", [
-    (services.revoke_phone, "The organiser signed this phone out"),
+    (services.revoke_phone, "The organiser signed this phone out: ask them for your private link to join again."),
     (_leave_the_phone, "This phone has left the drive"),
 ])
 async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by, said):

@@ -61,10 +61,30 @@ def test_a_phone_that_entered_a_result_cannot_confirm_it_as_another_player(table
     assert "This phone entered that result as" in text(response) and "another player must confirm it" in text(response)
     assert Result.objects.get().status == "entered"
     # Another player's own phone confirms; one whose memory was forged (unsigned: read as
-    # nobody) is not held up by it.
+    # nothing entered) is not held up by it.
     other_phone = phone_for(drive, other)
-    other_phone.cookies[f"ff_{drive.join_code}_held"] = str(pat.pk)
+    other_phone.cookies[f"ff_{drive.join_code}_entered"] = f"{Result.objects.get().pk}_1"
     other_phone.post(f"/{drive.join_code}/confirm", {**shown_for(other), "seen_revision": 1})
+    assert Result.objects.get().status == "confirmed"
+
+
+def test_a_phone_that_was_once_the_enterer_but_did_not_enter_may_confirm(table_of_four):
+    """Found by a review: the phone remembered the players it had been, not the entries it
+    made, so Bob's phone, on which Ann had once tapped her name by mistake and left, could never
+    confirm Ann's entries, made on her own phone."""
+    from django.test import Client
+
+    drive, table, players = table_of_four
+    ann, bob = players[0], players[1]
+    bobs_phone = Client()
+    bobs_phone.post(f"/{drive.join_code}/join", {"player": ann.pk})  # Ann's name, tapped on Bob's phone
+    bobs_phone.post(f"/{drive.join_code}/forget")
+    assert bobs_phone.post(f"/{drive.join_code}/join", {"player": bob.pk})["Location"] == f"/{drive.join_code}/me"
+    ann.refresh_from_db()
+    anns_phone = Client()
+    assert anns_phone.post(f"/{drive.join_code}/join", {"player": ann.pk})["Location"] == f"/{drive.join_code}/me"
+    assert anns_phone.post(f"/{drive.join_code}/enter", entry_data(4, 2, by=ann)).status_code == 302
+    bobs_phone.post(f"/{drive.join_code}/confirm", {**shown_for(bob), "seen_revision": 1})
     assert Result.objects.get().status == "confirmed"
 
 

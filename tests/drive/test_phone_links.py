@@ -205,6 +205,22 @@ def test_opening_a_private_link_only_says_whose_the_phone_will_be(organiser):
     assert fresh.get(link)["Location"] == f"/{drive.join_code}/me"  # opened again on Ann's phone: her page
 
 
+def test_a_leave_racing_the_organisers_sign_out_leaves_the_name_for_the_private_link(organiser):
+    """Found by a review: "Leave this phone" read its player before the organiser's sign-out
+    committed, then freed the name again (the lost phone's case). It finds the phone holds
+    nobody now and changes nothing."""
+    from drive import services
+
+    drive = make_drive(organiser, 3)
+    player = drive.players.get(name="P001")
+    services.join_phone(drive, player_id=player.pk)
+    as_the_phone_read_it = drive.players.get(pk=player.pk)
+    services.revoke_phone(drive, drive.players.get(pk=player.pk))
+    assert services.leave_phone(drive, as_the_phone_read_it) is False
+    player.refresh_from_db()
+    assert player.link_only and player.active
+
+
 def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_client, organiser):
     """A player whose phone has not joined has no phone to sign out: the button gives them a new
     private link (the old one stops working), and says so."""
@@ -222,6 +238,10 @@ def test_the_phones_page_offers_to_sign_out_only_phones_that_joined(organiser_cl
     other = drive.players.get(name="P002")
     page = text(organiser_client.post(f"/drives/{drive.pk}/phones/{other.pk}/revoke", follow=True))
     assert "<bdi>P002</bdi> has a new private link (the old one no longer works)" in page
+    # No phone held the name, so it stays free to tap (found by a review: it was kept for the
+    # link alone, sending the player to the organiser for nothing).
+    other.refresh_from_db()
+    assert not other.link_only and "(private link only)" not in text(Client().get(f"/{drive.join_code}"))
     # The QR shown says whose link it is (found in a browser: "Private link", for anyone's).
     assert "<h2><bdi>P002</bdi>’s private link</h2>" in page and "<svg" in page
 

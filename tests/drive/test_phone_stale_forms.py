@@ -28,7 +28,8 @@ def test_an_entry_sent_by_script_from_a_phone_holding_no_player_now_says_why(org
     services.withdraw_player(drive, ann)
     services.revoke_phone(drive, bob)  # signed out: a new token, the phone's cookie opens nothing
     for player, why in ((ann, f"The organiser has taken \u2068{ann.name}\u2069 out of the drive. Ask the organiser"),
-                        (bob, "This phone is no longer joined to the drive: pick your name to join again.")):
+                        (bob, "This phone is no longer joined to the drive: pick your name to join again (if the "
+                              "organiser signed it out, ask them for your private link).")):
         answer = phones[player].post(f"/{drive.join_code}/enter", entry_data(4, 1, by=player),
                                      HTTP_ACCEPT="application/json")
         assert answer.status_code == 403 and answer.json()["ok"] is False
