@@ -16,7 +16,6 @@ text that is not JSON (which PostgreSQL refused)."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -36,12 +35,20 @@ class Encoder(json.JSONEncoder):
 
 
 # 19 digits or more in a row: maybe an integer beyond 64 bits, which orjson reads as a float.
-_LONG_NUMBER = re.compile(r"[0-9]{19}")
+# Found by mapping every digit to "0" and every other byte to a space, then looking for 19 zeros:
+# both steps in C, about 25 times as fast as a regular expression's search (which took 0.1-0.4
+# ms for an Alice table's state, more than orjson's decoding of it).
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def has_long_number(text: str) -> bool:
+    return _LONG_NUMBER in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZEROS)
 
 
 class Decoder(json.JSONDecoder):
     def decode(self, s: str, _w: Any = None) -> Any:  # the standard library's signature
-        if _LONG_NUMBER.search(s):
+        if has_long_number(s):
             return super().decode(s)
         try:
             return orjson.loads(s)

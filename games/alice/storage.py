@@ -35,7 +35,7 @@ def to_json(h: AliceHand) -> dict[str, Any]:
         "answering": h.answering,
         "rabbit_this_turn": h.rabbit_this_turn,
         "cat_this_turn": h.cat_this_turn,
-        "log": [dict(e) for e in h.log],
+        "log": list(h.log),  # its entries are never changed once appended: shared, not copied
         "version": h.version,
         "ended_by": h.ended_by,
         "deadline": h.deadline,
@@ -64,7 +64,9 @@ def load(cls: type[AliceHand], data: dict[str, Any]) -> AliceHand:
         h.answering = None if data["answering"] is None else int(data["answering"])
         h.rabbit_this_turn = bool(data["rabbit_this_turn"])
         h.cat_this_turn = bool(data["cat_this_turn"])
-        h.log = [dict(e) for e in data["log"]]
+        h.log = list(data["log"])  # (a long hand's log is hundreds of entries, read on every move)
+        if not all(type(e) is dict for e in h.log):
+            raise GameError("Not a stored Alice hand: a log entry is not an object.")
         h.version = int(data["version"])
         h.ended_by = None if data["ended_by"] is None else str(data["ended_by"])
         d = data["deadline"]

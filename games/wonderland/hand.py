@@ -217,7 +217,7 @@ class WonderlandHand:
             "taken_counts": [len(t) for t in self.taken],
             "last_trick": None if last is None else {"winner": last["winner"], "trick": [dict(p) for p in last["trick"]],
                                                      "cards": list(last["cards"])},
-            "log": [_copy_entry(e) for e in self.log[-VIEW_LOG:]],
+            "log": self.log[-VIEW_LOG:],  # its entries are never changed once appended: shared, not copied
             "log_from": max(0, len(self.log) - VIEW_LOG),
         }
         if seat is not None:
@@ -252,7 +252,7 @@ class WonderlandHand:
             "taken": [list(t) for t in self.taken],
             "last_trick": None if last is None else {"winner": last["winner"], "trick": [dict(p) for p in last["trick"]],
                                                      "cards": list(last["cards"])},
-            "log": [_copy_entry(e) for e in self.log],
+            "log": list(self.log),
             "version": self.version,
             "ended_by": self.ended_by,
             "points": None if self.points is None else list(self.points),
@@ -281,7 +281,9 @@ class WonderlandHand:
                 "winner": int(last["winner"]),
                 "trick": [{"seat": int(p["seat"]), "card": str(p["card"])} for p in last["trick"]],
                 "cards": [str(c) for c in last["cards"]]}
-            h.log = [_copy_entry(e) for e in data["log"]]
+            h.log = list(data["log"])  # (read on every move: a copy of each entry cost 0.5 ms of it)
+            if not all(type(e) is dict for e in h.log):
+                raise GameError("Not a stored Wonderland hand: a log entry is not an object.")
             h.version = int(data["version"])
             h.ended_by = None if data["ended_by"] is None else str(data["ended_by"])
             h.points = None if data["points"] is None else [int(p) for p in data["points"]]
@@ -308,6 +310,3 @@ class WonderlandHand:
 
     __hash__ = None  # type: ignore[assignment]
 
-
-def _copy_entry(e: dict[str, Any]) -> dict[str, Any]:
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in e.items()}
