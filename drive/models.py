@@ -95,6 +95,18 @@ class Drive(models.Model):
         """The drive's game as it plays here: the registered game with the drive's house rules."""
         return get_game(self.game, self.house_rules)
 
+    def clean_fields(self, exclude=None) -> None:
+        """As Django's, but players per table out of range is said once, in the game's words
+        (``clean``), not also as the column's "greater than or equal to 0"."""
+        try:
+            super().clean_fields(exclude)
+        except ValidationError as exc:
+            size = self.preferred_table_size
+            if isinstance(size, int) and size < 0:
+                exc.error_dict.pop("preferred_table_size", None)
+            if exc.error_dict:
+                raise
+
     def clean(self) -> None:
         """Players per table within the game's table sizes (the drive's form, the admin)."""
         try:
