@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Sequence
+from typing import Any, ClassVar, Mapping, Protocol, Sequence
 
 
 class GameError(ValueError):
@@ -125,6 +125,28 @@ def short(text: str) -> str:
 def and_list(words: list[str]) -> str:
     """Words as players read a list: "A", "A and B", "A, B and C" (for a game's messages)."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def action_type(action: Any, shapes: Mapping[str, frozenset[str]]) -> str:
+    """The ``type`` of an engine action, once the action is an object with exactly the fields
+    its type takes (``shapes``: each type's fields, ``type`` included); else a ``GameError``
+    that says what is wrong in words (a phone never sends such an action; a hand-made frame may)."""
+    if type(action) is not dict:
+        raise GameError("An action must be an object with a 'type'.")
+    kind = action.get("type")
+    allowed = shapes.get(kind) if isinstance(kind, str) else None
+    if allowed is None:
+        raise GameError(f"There is no action {short(repr(kind))} in this game: "
+                        f"its actions are {and_list(sorted(shapes))}.")
+    if len(action) != len(allowed) or not allowed.issuperset(action):
+        fields = sorted(allowed - {"type"})
+        named = f"names {and_list(fields)}" if fields else "names nothing more"
+        missing = sorted(allowed.difference(action))
+        if missing:
+            raise GameError(f"The action '{kind}' {named}: this one lacks {and_list(missing)}.")
+        extra = sorted(short(str(k)) for k in action if k not in allowed)
+        raise GameError(f"The action '{kind}' {named}: this one also has {and_list(extra)}.")
+    return kind
 
 
 @dataclass(frozen=True)

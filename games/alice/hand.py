@@ -42,7 +42,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome, short
+from ..base import GameError, Outcome, action_type
 from . import storage
 from .cards import (
     CARD_SET,
@@ -65,6 +65,8 @@ GIVE, CAT_CHOICE = "give", "cat"  # the two kinds of pending decision
 VIEW_LOG = 100  # entries of the public log a view carries: the newest
 _PACK_COUNT = Counter(PACK)
 _SET_OF = {c: CARD_SET.get(c, "") for c in PACK}.__getitem__  # a card's set letter, "" for WR and CC
+
+_CARD_SET_OR_SPECIAL = frozenset(PACK)  # (a code that is none: "There is no card 'ZZ' in the row.")
 
 _ACTION_KEYS = {
     "take": {"type", "card"},
@@ -193,17 +195,7 @@ class AliceHand:
             raise GameError("The hand is over.")
         if type(seat) is not int or not 0 <= seat < self.players:
             raise GameError(f"That seat is not at this table of {self.players} players.")
-        if type(action) is not dict:
-            raise GameError("An action must be an object with a 'type'.")
-        kind = action.get("type")
-        allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
-        if allowed is None:
-            raise GameError(f"Unknown action type {short(repr(kind))}.")
-        if len(action) != len(allowed) or not allowed.issuperset(action):
-            extra = sorted(short(str(k)) for k in action if k not in allowed)
-            missing = sorted(allowed.difference(action))
-            raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
-        _HANDLERS[kind](self, seat, action)
+        _HANDLERS[action_type(action, _ACTION_KEYS)](self, seat, action)
         self.version += 1
 
     def _check_turn(self, seat: int) -> None:
@@ -223,8 +215,11 @@ class AliceHand:
             self._check_turn(seat)
         card = action["card"]
         if not isinstance(card, str) or card not in self.row:
-            raise GameError(f"{card_name(card)[0].upper()}{card_name(card)[1:]} is not in the row."
-                            if isinstance(card, str) else "Name a card of the row to take.")
+            if not isinstance(card, str):
+                raise GameError("Name a card of the row to take.")
+            if card in _CARD_SET_OR_SPECIAL:
+                raise GameError(f"{card_name(card)[0].upper()}{card_name(card)[1:]} is not in the row.")
+            raise GameError(f"There is no card {card_name(card)} in the row.")
         row = self.row
         i = row.index(card)
         if self.stock:

@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome, short
+from ..base import GameError, Outcome, action_type, short
 from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
                     packs_for)
 from .entry import summary_of_hand
@@ -141,17 +141,7 @@ class FilmFantasyHand:
             raise GameError("The hand is over.")
         if type(seat) is not int or not 0 <= seat < self.players:  # bool and int subclasses refused
             raise GameError(f"Seat must be a number from 0 to {self.players - 1}, not {short(repr(seat))}.")
-        if type(action) is not dict:
-            raise GameError("An action must be an object with a 'type'.")
-        kind = action.get("type")
-        allowed = _ACTION_KEYS.get(kind) if isinstance(kind, str) else None
-        if allowed is None:
-            raise GameError(f"Unknown action type {short(repr(kind))}.")
-        if len(action) != len(allowed) or not allowed.issuperset(action):
-            extra = sorted(short(str(k)) for k in action if k not in allowed)
-            missing = sorted(allowed.difference(action))
-            raise GameError(f"The {kind!r} action takes {sorted(allowed)}; extra {extra}, missing {missing}.")
-        _HANDLERS[kind](self, seat, action)
+        _HANDLERS[action_type(action, _ACTION_KEYS)](self, seat, action)
         self.version += 1
 
     def _do_pass(self, seat: int, action: dict[str, Any]) -> None:

@@ -183,7 +183,7 @@ def count(taken: Sequence[Sequence[str]], pool_of_tears: str = DEFAULT_POOL_OF_T
     points = [10 * pairs_in(p) + (20 if pool_of_tears in p else 0) for p in piles]
     sizes = [len(p) for p in piles]
     most = max(sizes, default=0)
-    if sizes.count(most) == 1:
+    if most and sizes.count(most) == 1:  # (no cards taken is never "the most")
         points[sizes.index(most)] += 10
     return points
 

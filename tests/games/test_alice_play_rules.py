@@ -27,8 +27,10 @@ def test_on_the_phones_the_drive_draws_the_dealer_seeded_and_logged():
 
 def test_a_refused_action_says_why_and_changes_nothing():
     h = three()
-    refused(h, 0, {"type": "ask", "to": 1}, "The 'ask' action takes ['card', 'to', 'type']; extra [], missing ['card']")
-    refused(h, 0, {"type": "dance"}, "Unknown action")
+    refused(h, 0, {"type": "ask", "to": 1}, "The action 'ask' names card and to: this one lacks card.")
+    refused(h, 0, {"type": "pass", "to": 1}, "The action 'pass' names nothing more: this one also has to.")
+    refused(h, 0, {"type": "take", "card": "ZZ"}, "There is no card 'ZZ' in the row.")
+    refused(h, 0, {"type": "dance"}, "There is no action 'dance' in this game: its actions are ask, cat, give, pass, rabbit, take and timeout.")
     refused(h, 0, "take", "object")
     refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
     refused(h, 0, {"type": "give"}, "Nobody is waiting")

@@ -279,6 +279,11 @@ def test_a_tie_for_the_most_cards_scores_nobody():
     assert count([["N1", "N2"], ["N4", "N5"], []]) == [0, 0, 0]
 
 
+def test_nobody_scores_the_most_cards_with_none_taken():
+    assert count([[]]) == [0] and count([]) == []
+    assert count([["N1"], []]) == [10, 0]
+
+
 def test_count_refuses_unknown_and_repeated_cards():
     with pytest.raises(GameError):
         count([["S1"], ["S1"]])
