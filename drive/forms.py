@@ -103,7 +103,12 @@ class DriveForm(forms.ModelForm):
                 if name != "name":
                     field.disabled = True
         elif self.instance.pk and self._played:
+            # An entry's points are computed when it is sent, a correction's when it is saved: a
+            # rule (or game) changed after the first hand started would score the drive's tables
+            # (even one hand's) by two rules. Shown disabled, so the rest of the form still saves
+            # (Django keeps a disabled field's initial value, whatever a page sends).
             for name in ["game", *self.rule_fields]:
+                self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
         # The number boxes offer the model's own bounds (a box that offered 0 hands, refused
@@ -159,19 +164,6 @@ class DriveForm(forms.ModelForm):
         data = super().clean()
         if self.instance.pk and self.instance.is_finished:
             return data  # only the name is read (the rest is disabled): nothing else to check together
-        game = get_game(data["game"]) if data.get("game") else None
-        if self.instance.pk and self._played:
-            # An entry's points are computed when it is sent, a correction's when it is saved: a
-            # rule (or game) changed after the first hand started would score the drive's tables
-            # (even one hand's) by two rules.
-            fixed = "The game and its house rules are fixed once the first hand has started: every table " \
-                    "of the drive is scored by the same rules, corrections too."
-            if game is not None and game.slug != self.instance.game:
-                self.add_error("game", fixed)
-            elif game is not None:
-                for name in self.changed_data:
-                    if self.game_of_field(name) == game.slug:
-                        self.add_error(name, fixed)
         # (Players per table within the game's sizes: ``Drive.clean``.)
         suspense, hands = data.get("suspense_hands") or 0, data.get("target_hands")
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
