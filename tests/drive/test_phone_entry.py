@@ -209,6 +209,18 @@ def test_a_player_whose_own_entry_came_from_another_page_is_told_it_was_theirs(t
     assert Result.objects.get().winner == players[2] and Result.objects.get().revision == 1
 
 
+def test_the_entry_page_says_you_of_the_players_own_entry_and_names_anyone_elses(table_of_four):
+    """Found by a tester: after sending, "Change my entry" read "Élodie has entered a result" on
+    Élodie's own phone."""
+    drive, table, players = table_of_four
+    ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
+    ann.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
+    assert "You have entered a result; your answers here replace it until someone confirms." in text(
+        ann.get(f"/{drive.join_code}/enter"))
+    said = text(bob.get(f"/{drive.join_code}/enter"))
+    assert f"<bdi>{players[0].name}</bdi> has entered a result" in said and "You have entered" not in said
+
+
 @pytest.mark.parametrize("change,message", [
     ({"declarer": "7"}, "Choose one of the answers shown."),
     ({"declarer": ""}, "Choose one"),
