@@ -376,6 +376,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # Each hand before this one has a page of its own, where its results are corrected.
         "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
         "disputes": [t for t in view.tables if t.status == "disputed"],
+        "dispute_words": table_words([t.number for t in view.tables if t.status == "disputed"]),
         "waiting": view.waiting(),
         "players": view.players,
         # The players still in the drive, and those who left (listed too, marked "left").
@@ -388,8 +389,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "bell_words": table_words([t.number for t in view.tables if t.on_the_phones]),
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive (its number of hands reached; a total is known only then).
-        "last_hand": bool(view.hand and view.drive.target != Drive.Target.TOTAL
-                          and view.hand.number >= view.drive.target_hands),
+        "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
         # The two "swap" lists hold every seated player: built once, in Python, for both. (An
         # <option> holds text only: its name is isolated with characters, not <bdi>.) Escaped
         # as format_html_join would, without its cost per option (400 of them).

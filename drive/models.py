@@ -121,6 +121,11 @@ class Drive(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.date:%d %b %Y})"
 
+    def is_last_hand(self, number: int) -> bool:
+        """No hand follows hand ``number``: the drive ends after a number of hands and this is the
+        last of them (at a total, nobody knows which hand is the last until its close)."""
+        return self.target != self.Target.TOTAL and number >= self.target_hands
+
     @property
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED

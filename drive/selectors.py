@@ -204,7 +204,8 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 def score_card_players(drive: Drive) -> list[Player]:
     """Paper score cards: for every player in the drive and each who left after playing; no bot."""
     played = Score.objects.filter(player=OuterRef("pk"), counted=True)
-    return list(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
+    return sorted(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True),
+                  key=lambda p: ranking.name_order(p.name))  # as every list of names: "Élodie" among the E's
 
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
@@ -472,7 +473,8 @@ def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
 def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     """``public``: as the room sees it (the board, phones), with suspense applied."""
     hand = current_hand(drive)
-    players = list(drive.players.select_related("bot"))
+    # In the order every list of names has ("Élodie" among the E's: ``name_order``).
+    players = sorted(drive.players.select_related("bot"), key=lambda p: ranking.name_order(p.name))
     tables = tables_of(hand, players)
     frozen_at = suspense_from(drive) if public else None
     if frozen_at is not None and hand is not None and hand.number > frozen_at:

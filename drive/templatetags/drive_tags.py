@@ -52,7 +52,7 @@ def without_phone(table) -> list[str]:
 
 
 @register.simple_tag
-def entry_answers(result, game, table=None, tables: int = 0) -> dict:
+def entry_answers(result, game, table=None, tables: int = 0, hand=None, drive=None) -> dict:
     """What a result's entry answered, in its form's words (``scoring.forms.answer_words``), for
     the player asked to confirm it: ``table`` (question, answer) pairs, ``rows`` (score, its
     seat's pairs) in seat order, and ``moves``: ``result_moves`` at ``table``, one of ``tables``.
@@ -65,21 +65,22 @@ def entry_answers(result, game, table=None, tables: int = 0) -> dict:
         spec = {"table": [], "seat": []}
     answers, seats = answer_words(spec, names, result.summary, quiet=True)
     return {"table": answers, "rows": list(zip(scores, seats)),
-            "moves": result_moves(result, table, tables) if table is not None else []}
+            "moves": result_moves(result, table, tables, hand, drive) if table is not None else []}
 
 
 @register.simple_tag
-def result_moves(result, table, tables: int, hand=None) -> list[tuple[str, str]]:
+def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tuple[str, str]]:
     """What a result does at ``table``, one of ``tables`` (drive/movement.py): (the mover's
     name, "moves up") and (the name on the mover's left, "moves down"); "stays" at the top and
     the last table (a table not played too: its players move as when nobody won, the game's
     ``mover_without_winner``); nothing at a lone table. Once the hand is closed,
     the moves the close made (``TableHand.moved_up``: a correction after it changes the points,
     not the moves), said as done; nothing after the drive's last hand (``hand``, closed with no
-    move made). No query: the scores and their players are read with the result, in seat
+    move made) nor during it (``hand`` of ``drive``, the last by its number of hands). No query: the scores and their players are read with the result, in seat
     order."""
     made = table.moved_up_id is not None
-    if not made and hand is not None and hand.status == hand.Status.CLOSED:
+    if not made and hand is not None and (hand.status == hand.Status.CLOSED
+                                          or (drive is not None and drive.is_last_hand(hand.number))):
         return []
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]

@@ -399,3 +399,41 @@ def test_a_bot_swapped_to_a_table_with_cards_says_that_table_plays_on_the_phones
     assert f"Swapped <bdi>{bot.name}</bdi> and <bdi>{ann.name}</bdi>. Table 2 now plays on the phones: a bot sits " \
            "there, and a bot holds no cards." in said
     assert drive.hands.get().tables.get(number=2).play_mode == "digital"
+
+
+def test_the_dashboards_players_and_the_score_cards_list_names_as_the_standings_do(organiser_client, organiser):
+    """Found by a tester: the dashboard's players and the score cards put "Élodie" after "Zoë"
+    (by the letters' codes), where the standings and the join list put her among the E's."""
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["Zoë", "élodie B", "Élodie", "Frank", "ann"])
+    expected = ["ann", "Élodie", "élodie B", "Frank", "Zoë"]
+
+    def order(page: str) -> list[str]:
+        return sorted(expected, key=page.index)
+
+    dashboard = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert order(dashboard[dashboard.index('<div data-live="players">'):]) == expected
+    assert order(organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()) == expected
+
+
+def test_nobody_is_said_to_move_during_the_drives_last_hand(organiser_client, organiser):
+    """Found by a tester: in the last hand of a drive of 3 hands, the table cards and the phones
+    said "Frank stays at the top table · Eve moves down", though no move follows it. A drive
+    that ends at a total may go on, so its hands say who moves."""
+    from tests.drive.phones_support import entry_data, phone_for
+    from tests.drive.test_result_preview import answers, preview_url
+
+    for target, said in (("hands", False), ("total", True)):
+        drive = seated_drive(organiser, 8, target=target, target_hands=1, target_total=500)
+        first, second = drive.hands.get().tables.order_by("number")
+        services.organiser_result(drive, first, declared(4, 2), organiser)
+        seated = [s.player for s in second.seats.order_by("position")]
+        sent = phone_for(drive, seated[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key=f"last-{target}", table=2, by=seated[0]))
+        assert sent.status_code == 302, re.findall(r"(?:msg|errorlist)[^>]*>([^<]+)", sent.content.decode())
+        page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+        assert page.count("data-points") == 2 and ("data-mover" in page) is said, target
+        home = phone_for(drive, seated[1]).get(f"/{drive.join_code}/me").content.decode()
+        assert "data-confirm" in home or "Confirm" in home, target
+        assert ("data-mover" in home) is said, target
+        rows = organiser_client.post(preview_url(drive, second), answers(4, "none", seat2_sets="1")).json()["points"]
+        assert any("moves" in row for row in rows) is said, (target, rows)

@@ -156,6 +156,9 @@ def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
                                                                    "reason": "Cy had 9 cards"})
     page = text(organiser_client.get(f"/drives/{drive.pk}/"))
     assert "Disputed" in page and "Cy had 9 cards" in page
+    # The close would be refused until it is settled (found by a tester: "Close anyway" promised
+    # to close, then said "Settle the dispute at Table 2 first"): no such button meanwhile.
+    assert "Settle the dispute at Table 1 first, then close the hand." in page and "Close anyway" not in page
 
 
 def test_a_reason_of_invisible_characters_is_no_reason(table_of_four):

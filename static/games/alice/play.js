@@ -82,7 +82,7 @@
         case "timeout": return ["Time ran out for ", who(e.seat), "."];
         case "laid": return [who(e.seat, true), " laid set " + e.set + "."];
         case "skipped": return [who(e.seat, true), " could do nothing and " + (e.seat === v.seat ? "were" : "was") + " skipped."];
-        case "stopped": return "The organiser ended the hand.";
+        case "stopped": return "The organiser rang the bell: the sets laid so far count.";  // (the status line says the hand ended)
         case "ended": return e.by === "all_laid" ? "The last set is laid." : null;  // (the status line says the hand is over)
         default: return null;   // "turn": the status line says whose turn it is
       }

@@ -190,7 +190,7 @@
         case "deal": return ["Deal " + e.deal + ": " + plural(e.cards_each, "card") + " each; ", whose(e.leader), " lead."];
         case "play": return [who(e.seat, true), " played ", cardName(e.card, v), "."];
         case "took": return [who(e.seat, true), " took the trick: " + e.cards.map(short).join(" ") + "."];
-        case "stopped": return "The organiser ended the hand.";
+        case "stopped": return "The organiser rang the bell: the cards taken so far count.";  // (the status line says the hand ended)
         case "end":  // after the bell the "stopped" line has said it; cards were left in hands
           return v.log.some(function (x) { return x.type === "stopped"; }) ? null : "Every card has been played.";
         default: return null;
