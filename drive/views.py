@@ -11,13 +11,14 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from common.bidi import bdi
+from common.bidi import bdi, isolate
 from common.db import write_sync
 from common.ratelimit import rate_limited
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
 from drive.services import DriveError, StaleForm
+from games.base import and_list
 from scoring.forms import ResultForm
 from scoring.standings import name_order
 from tables.models import Hand
@@ -145,7 +146,10 @@ def players_add(request, drive_id: int):
         return _back(drive)
     added, refused = outcome
     if added:
-        messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}.")
+        # Named, so that a list split where it should not be shows ("O'Neil, Jr." is two names:
+        # commas separate them): the first twelve, then how many more.
+        shown = [isolate(p.name) for p in added[:12]] + ([f"{len(added) - 12} more"] if len(added) > 12 else [])
+        messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}: {and_list(shown)}.")
     if refused:
         # What could not be added stays in the box, each name with its reason in the message
         # (a reason shared by several said once; the first ten reasons, then how many more).
