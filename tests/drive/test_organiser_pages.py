@@ -244,3 +244,15 @@ def test_an_organisers_page_not_found_gives_the_organiser_advice_not_a_phones(or
     assert "No such table in this drive." in page and "its dashboard links to each of its hands and tables" in page
     assert "five letters" not in page
     assert "five letters, like" in client.get("/QQQQQ/me").content.decode()  # a phone's: the join code
+
+
+def test_an_earlier_hands_page_offers_no_watch_link(organiser_client, organiser):
+    """Found by a tester: "Watch Table 1" on hand 2's page opened the watch page of the current
+    hand, hand 3. The watch page shows the drive's current hand: offered on the dashboard only."""
+    drive = seated_drive(organiser, 8, play_mode="digital", target="hands", target_hands=5)
+    watch = f"/{drive.join_code}/tables/1/watch"
+    assert watch in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    services.close_hand(drive, force=True)
+    services.start_hand(drive)
+    assert watch not in organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    assert watch in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
