@@ -243,6 +243,16 @@ class Game:
         """The house rules this game object plays by, every one named."""
         return {rule.key: getattr(self, rule.key) for rule in self.house_rules}
 
+    def rules_in_words(self) -> list[str]:
+        """Each house rule as this game object plays it, in the drive form's words
+        ("Declarer's stray Joker costs 5: yes"), for the organiser's pages."""
+        said = []
+        for rule in self.house_rules:
+            value = getattr(self, rule.key)
+            words = ("yes" if value else "no") if rule.kind == "bool" else dict(rule.choices).get(value, str(value))
+            said.append(f"{rule.label}: {words}")
+        return said
+
     def with_rules(self, rules: dict[str, Any]) -> "Game":
         """This game with a drive's house rules (a dict by ``HouseRule.key``; a rule left out
         keeps its current value). An unknown rule or a value not allowed is a ``GameError``."""

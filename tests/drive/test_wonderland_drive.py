@@ -69,6 +69,8 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     assert count([["S16", "N1"], ["P16", "N2"]]) == [0, 20]  # the default card, plain 16
 
     base = f"/drives/{drive.pk}"
+    # The dashboard says the rule it plays by (a tester found it only on the forms).
+    assert "The Pool of Tears card (20 points): Star picture 16" in text(organiser_client.get(f"{base}/"))
     organiser_client.post(f"{base}/players", {"names": "\n".join(NAMES)})
     organiser_client.post(f"{base}/draw", {"hand": "0"})
     assert organiser_client.post(f"{base}/start", {"hand": "1"}).status_code == 302
