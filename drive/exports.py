@@ -11,6 +11,7 @@ from django.utils.text import slugify
 
 from drive import selectors
 from drive.access import drive_for_organiser
+from scoring.forms import answer_words
 
 
 def _csv_response(drive, what: str) -> tuple[HttpResponse, "csv._writer"]:
@@ -44,16 +45,50 @@ def hands_csv(request, drive_id: int):
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
     # organiser's bell); blank for a hand played with cards, and once the organiser corrected
     # it (their answers replace the engine's record). ``confirmed_by``: see ``_confirmed_by``.
+    # ``answers``: what the result answered, in its form's words (the table's questions, then
+    # this player's), so that each row's points can be explained: who dealt, who took the Pool
+    # of Tears card, the player's pairs and cards taken (a tester could not tell from the rest).
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
-                     "corrected", "ended_by", "confirmed_by"])
-    for s in selectors.hand_scores(drive):
-        moved_up = s.result.table.moved_up_id or s.result.mover_id
-        writer.writerow([
-            s.hand_number, s.result.table.number, _cell(s.player.name), s.points,
-            *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-            s.result.status, s.result.source, int(s.corrected), _ended_by(s.result), _confirmed_by(s.result, s.corrected),
-        ])
+                     "corrected", "ended_by", "confirmed_by", "answers"])
+    game = drive.game_rules
+    for result_scores in _by_result(selectors.hand_scores(drive)):
+        result = result_scores[0].result
+        answers = _answers(game, result, [s.player.name for s in result_scores])
+        moved_up = result.table.moved_up_id or result.mover_id
+        for s, said in zip(result_scores, answers):
+            writer.writerow([
+                s.hand_number, result.table.number, _cell(s.player.name), s.points,
+                *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
+                result.status, result.source, int(s.corrected), _ended_by(result), _confirmed_by(result, s.corrected),
+                _cell(said),
+            ])
     return response
+
+
+def _by_result(scores):
+    """The scores, in their order, a list for each result (a table's scores come together)."""
+    group: list = []
+    for score in scores:
+        if group and score.result_id != group[0].result_id:
+            yield group
+            group = []
+        group.append(score)
+    if group:
+        yield group
+
+
+def _answers(game, result, names: list[str]) -> list[str]:
+    """Each seat's ``answers`` cell: the table's answers, then the seat's own."""
+    try:
+        spec = game.entry_spec(len(names))
+    except ValueError:  # (a GameError: a table size the game does not play)
+        return [""] * len(names)
+    table, seats = answer_words(spec, names, result.summary, quiet=True)
+
+    def said(pairs) -> list[str]:
+        return [f"{question} {answer}" if question.endswith("?") else f"{question}: {answer}" for question, answer in pairs]
+
+    return ["; ".join([*said(table), *said(seat)]) for seat in seats]
 
 
 def _confirmed_by(result, corrected: bool) -> str:

@@ -56,6 +56,11 @@ def test_exports(organiser_client, organiser):
     assert [r[2].lstrip("'") for r in rows[1:] if r[moved] == "1"] == [table.result.mover.name]
     corrected = rows[0].index("corrected")
     assert {r[corrected] for r in rows[1:]} == {"1"}  # the organiser's correction shows
+    # What the result answered, in its form's words: the table's answers, then the player's own.
+    answers = [r[rows[0].index("answers")] for r in rows[1:]]
+    declarer = seat_order[0].lstrip("'")
+    assert all(a.startswith(f"Who declared? {declarer}; ") for a in answers), answers
+    assert "; Complete sets of other films (+5 each): 1; " in answers[1], answers
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["rank", "tied", "player"]

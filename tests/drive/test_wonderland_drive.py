@@ -5,7 +5,9 @@ scores by; and no Film Fantasy word on any of its pages."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 
 import pytest
@@ -149,6 +151,13 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     assert {name: (r.total, *r.facts) for name, r in by_name.items()} == expected
     assert sum(pairs for _, pairs, _ in expected.values()) == 2 + 1 + 3 + 1 + 2 * 2
     assert sum(cards for _, _, cards in expected.values()) == 52 + 52 + 2 * 52
+    # The hands' export explains each row's points by what was answered (a tester could not).
+    rows = list(csv.reader(io.StringIO(organiser_client.get(f"{base}/export/hands.csv").content.decode("utf-8-sig"))))
+    said = [row[rows[0].index("answers")] for row in rows[1:]]
+    assert len(said) == 4 * 4 and all(re.fullmatch(r"Who dealt\? .+; Who took the Pool of Tears card \(Star picture "
+                                                   r"16\)\? .+; Pairs taken \(\+10 each\): \d+; Cards taken: \d+", a)
+                                      for a in said), said
+    no_film_fantasy_words(" ".join(said), "the hands' export")
     page = text(organiser_client.get(f"{base}/standings"))
     assert "Pairs" in page and "Cards taken" in page and "Most pairs" in page
     assert "More pairs first, then more cards taken." in page
