@@ -176,6 +176,21 @@ class DriveForm(forms.ModelForm):
                                              "comes first).")
         return data
 
+    def kept_fixed(self) -> bool:
+        """The page sent a changed game or house rule that the form kept as it was (the first
+        hand started after the page was shown with them open to change: a page that shows them
+        disabled does not send them at all)."""
+        if not (self.instance.pk and not self.instance.is_finished and self._played and "game" in self.data):
+            return False
+        if self.data.get("game") != self.instance.game:
+            return True
+        for name, (game, _rule) in self.rule_fields.items():
+            field = self.fields[name]
+            if game.slug == self.instance.game and str(field.to_python(self.data.get(name))) != str(
+                    field.to_python(field.initial)):
+                return True
+        return False
+
     @cached_property
     def _played(self) -> bool:
         """The first hand has started (one query, asked once per form: shown and checked)."""

@@ -97,12 +97,13 @@ class Drive(models.Model):
 
     def clean_fields(self, exclude=None) -> None:
         """As Django's, but players per table out of range is said once, in the game's words
-        (``clean``), not also as the column's "greater than or equal to 0"."""
+        (``clean``), not also as the column's range ("greater than or equal to 0", "less than or
+        equal to 32767" on PostgreSQL)."""
         try:
             super().clean_fields(exclude)
         except ValidationError as exc:
             size = self.preferred_table_size
-            if isinstance(size, int) and size < 0:
+            if isinstance(size, int):  # (``clean`` says any size out of the game's range)
                 exc.error_dict.pop("preferred_table_size", None)
             if exc.error_dict:
                 raise

@@ -54,7 +54,8 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
             for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
     if outcome.winner is None:  # nobody won: who moves up is the game's choice, said (found by QA)
         tables = table.hand.tables.count()
-        if tables > 1 and not drive.is_last_hand(table.hand.number):  # no move after the last hand
+        # No move after the last hand, nor by a correction once the close has moved everybody.
+        if tables > 1 and not drive.is_last_hand(table.hand.number) and table.hand.status != table.hand.Status.CLOSED:
             rows[outcome.mover]["moves"] = ("stays at the top table" if table.number == 1 else "moves up") + \
                 " (nobody won the hand)"
     if beside_recorded:

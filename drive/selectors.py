@@ -205,7 +205,7 @@ def score_card_players(drive: Drive) -> list[Player]:
     """Paper score cards: for every player in the drive and each who left after playing; no bot."""
     played = Score.objects.filter(player=OuterRef("pk"), counted=True)
     return sorted(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True),
-                  key=lambda p: ranking.name_order(p.name))  # as every list of names: "Élodie" among the E's
+                  key=lambda p: (ranking.name_order(p.name), p.name, p.pk))  # as every list of names: "Élodie" among the E's
 
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
@@ -474,7 +474,7 @@ def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     """``public``: as the room sees it (the board, phones), with suspense applied."""
     hand = current_hand(drive)
     # In the order every list of names has ("Élodie" among the E's: ``name_order``).
-    players = sorted(drive.players.select_related("bot"), key=lambda p: ranking.name_order(p.name))
+    players = sorted(drive.players.select_related("bot"), key=lambda p: (ranking.name_order(p.name), p.name, p.pk))
     tables = tables_of(hand, players)
     frozen_at = suspense_from(drive) if public else None
     if frozen_at is not None and hand is not None and hand.number > frozen_at:

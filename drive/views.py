@@ -113,6 +113,9 @@ def drive_edit(request, drive_id: int):
                 notes = [n.removeprefix("Saved: ") for n in notes if n]
                 said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
                 messages.success(request, f"Saved: {said}" if said else "Saved.")
+                if form.kept_fixed():
+                    messages.warning(request, "The game and its house rules stay as they were: they are fixed once "
+                                              "the first hand has started (every table is scored by the same rules).")
                 return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
 
@@ -148,7 +151,7 @@ def players_add(request, drive_id: int):
     if added:
         # Named, so that a list split where it should not be shows ("O'Neil, Jr." is two names:
         # commas separate them): the first twelve, then how many more.
-        shown = [isolate(p.name) for p in added[:12]] + ([f"{len(added) - 12} more"] if len(added) > 12 else [])
+        shown = [f"“{isolate(p.name)}”" for p in added[:12]] + ([f"{len(added) - 12} more"] if len(added) > 12 else [])
         messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}: {and_list(shown)}.")
     if refused:
         # What could not be added stays in the box, each name with its reason in the message

@@ -27,6 +27,7 @@ it is above zero; it may go to a winner, a runner-up or the booby too).
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ def tie_key(row: Row) -> tuple[int, ...]:
     return (row.total, *row.facts)
 
 
+@functools.lru_cache(maxsize=4096)  # every live update sorts a drive's players by it
 def name_order(name: str) -> str:
     """A name as a list orders it: without case or accents ("Élodie" as "elodie")."""
     return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()

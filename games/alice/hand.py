@@ -219,7 +219,8 @@ class AliceHand:
                 raise GameError("Name a card of the row to take.")
             if card in _CARD_SET_OR_SPECIAL:
                 raise GameError(f"{card_name(card)[0].upper()}{card_name(card)[1:]} is not in the row.")
-            raise GameError(f"There is no card {card_name(card)} in the row.")
+            raise GameError(f"There is no card {card_name(card)} in the row." if len(card) <= 12
+                            else "There is no such card in the row.")
         row = self.row
         i = row.index(card)
         if self.stock:

@@ -221,7 +221,7 @@ def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_w
     response = organiser_client.post(f"/drives/{drive.pk}/players", {"names": pasted}, follow=True)
     page = response.content.decode()
     assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob", "Cy", "Dee"]
-    assert "Added 3 players: \u2068Ann\u2069, \u2068Bob\u2069 and \u2068Cy\u2069." in page
+    assert "Added 3 players: “\u2068Ann\u2069”, “\u2068Bob\u2069” and “\u2068Cy\u2069”." in page
     assert "Not added (2)" in page and "is too long: names have at most 40 characters" in page
     assert "is in this drive already (as \u2068Dee\u2069)" in page
     box = page[page.index('<textarea'):page.index('</textarea>')]

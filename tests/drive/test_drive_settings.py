@@ -153,15 +153,17 @@ def test_the_house_rule_cannot_change_once_a_hand_has_started(organiser_client, 
     # A page that sends them changed anyway (a tester changed the game and the suspense at once,
     # and lost the suspense with the refusal): they are kept, and the rest is saved.
     response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Renamed", "game": "alice",
-                                                                   "suspense_hands": 1})
-    assert response.status_code == 302
+                                                                   "suspense_hands": 1}, follow=True)
+    assert "The game and its house rules stay as they were: they are fixed once the first hand has started" in \
+        response.content.decode()
     drive.refresh_from_db()
     assert drive.house_rules["declarer_joker_penalty"] is True and drive.game == "film-fantasy"
     assert drive.name == "Renamed" and drive.suspense_hands == 1
     finish_all_tables(drive, organiser)
     services.close_hand(drive)
-    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Again"})  # between hands too
-    assert response.status_code == 302
+    kept = {**data, "game": "film-fantasy", "rule_film_fantasy_declarer_joker_penalty": "on"}  # sent as they are
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**kept, "name": "Again"}, follow=True)  # between hands too
+    assert "Saved." in response.content.decode() and "stay as they were" not in response.content.decode()
     drive.refresh_from_db()
     assert drive.name == "Again" and drive.house_rules["declarer_joker_penalty"] is True
 

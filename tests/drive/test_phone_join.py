@@ -112,7 +112,7 @@ def test_a_bots_name_is_no_persons(client, organiser, organiser_client):
         said = text(client.post(f"/{drive.join_code}/join", {"new_name": typed}, follow=True))
         assert "is how the server names its bots: add an initial or another word." in said, typed
     page = text(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Bot 4\nAnn"}, follow=True))
-    assert "Added 1 player: \u2068Ann\u2069." in page and "is how the server names its bots" in page
+    assert "Added 1 player: “\u2068Ann\u2069”." in page and "is how the server names its bots" in page
     assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "P001", "P002", "P003"]
     assert client.post(f"/{drive.join_code}/join", {"new_name": "Bot Bobby"})["Location"] == f"/{drive.join_code}/me"
 

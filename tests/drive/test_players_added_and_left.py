@@ -27,7 +27,7 @@ def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_dr
     page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Zed\nzed"}, follow=True).content.decode()
     assert list(drive.players.values_list("name", flat=True)) == ["Zed"]
     text = shown(page)
-    assert "Added 1 player: Zed." in text
+    assert "Added 1 player: “Zed”." in text
     assert "Not added (1), back in the box to mend: zed is in this list already (as Zed): add an initial" in text
     box = page[page.index("<textarea"):page.index("</textarea>")]
     assert box.split(">", 1)[1].strip() == "zed"
@@ -36,7 +36,7 @@ def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_dr
     again = {"names": "Zed\nzed\nAmy"}
     page = organiser_client.post(f"/drives/{drive.pk}/players", again, follow=True).content.decode()
     text = shown(page)
-    assert "Added 1 player: Amy." in text and "Not added (2)" in text
+    assert "Added 1 player: “Amy”." in text and "Not added (2)" in text
     assert "Zed is in this drive already: add an initial" in text and "zed is in this drive already (as Zed)" in text
     assert "Zed is in this drive already (as Zed)" not in text  # a tester read "Ann … (as Ann)"
 
@@ -177,7 +177,7 @@ def test_the_players_added_are_named_so_a_list_split_at_a_comma_shows(organiser,
     and the page said only "Added 5 players." (commas separate names, as the box says)."""
     drive = make_drive(organiser, 0)
     page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "O'Neil, Jr.\nAnn"}, follow=True).content.decode()
-    assert "Added 3 players: O&#x27;Neil, Jr. and Ann." in shown(page)
+    assert "Added 3 players: “O&#x27;Neil”, “Jr.” and “Ann”." in shown(page)
     many = "\n".join(f"Player {n}" for n in range(1, 16))
     page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": many}, follow=True).content.decode()
-    assert "Added 15 players: Player 1, Player 2," in shown(page) and "Player 12 and 3 more." in shown(page)
+    assert "Added 15 players: “Player 1”, “Player 2”," in shown(page) and "“Player 12” and 3 more." in shown(page)

@@ -62,6 +62,12 @@ def test_a_hand_nobody_won_says_who_moves_all_the_same(organiser_client, organis
     assert rows[2]["moves"] == "stays at the top table (nobody won the hand)"
     rows = organiser_client.post(preview_url(drive, first), answers(4, 2, seat2_sets="0")).json()["points"]
     assert not any("moves" in row for row in rows)  # a winner: "won the hand" says it
+    # Once the close has moved everybody, a correction moves nobody: nothing said (a review).
+    for table in (first, second):
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    services.close_hand(drive)
+    rows = organiser_client.post(preview_url(drive, second), data).json()["points"]
+    assert rows[2]["points"] == max(row["points"] for row in rows) and not any("moves" in row for row in rows)
 
 
 def test_an_unanswered_question_is_a_hint_and_an_impossible_answer_says_why(organiser_client, table_of_four):

@@ -30,6 +30,7 @@ def test_a_refused_action_says_why_and_changes_nothing():
     refused(h, 0, {"type": "ask", "to": 1}, "The action 'ask' names card and to: this one lacks card.")
     refused(h, 0, {"type": "pass", "to": 1}, "The action 'pass' names nothing more: this one also has to.")
     refused(h, 0, {"type": "take", "card": "ZZ"}, "There is no card 'ZZ' in the row.")
+    refused(h, 0, {"type": "take", "card": "Z" * 13}, "There is no such card in the row.")
     refused(h, 0, {"type": "dance"}, "There is no action 'dance' in this game: its actions are ask, cat, give, pass, rabbit, take and timeout.")
     refused(h, 0, "take", "object")
     refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
