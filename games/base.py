@@ -173,7 +173,12 @@ class HandState(Protocol):
     """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
     (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards. ``players``
     is the number of seats. ``ended_by`` is None until the hand ends, then how it ended in the
-    game's own code; ``stop()`` (the organiser's bell) makes it ``"stopped"``."""
+    game's own code; ``stop()`` (the organiser's bell) makes it ``"stopped"``.
+
+    What ``view`` and ``to_json`` return is read, never changed, by their callers (views go to
+    JSON text at once): a game may share parts of its state with them rather than copy them.
+    Alice and Wonderland share their public log's entries, which they never change once
+    appended (a long hand's log is hundreds of entries, read on every move)."""
 
     players: int
     version: int
