@@ -37,7 +37,7 @@ class Encoder(json.JSONEncoder):
 # 19 digits or more in a row: maybe an integer beyond 64 bits, which orjson reads as a float.
 # Found by mapping every digit to "0" and every other byte to a space, then looking for 19 zeros:
 # both steps in C, about 25 times as fast as a regular expression's search (which took 0.1-0.4
-# ms for an Alice table's state, more than orjson's decoding of it).
+# ms for a digital table's largest state, more than orjson's decoding of it).
 _DIGITS_AS_ZEROS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG_NUMBER = b"0" * 19
 
