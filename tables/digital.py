@@ -157,9 +157,11 @@ def seat_names(table: TableHand, seats: list[Seat] | None = None) -> list[dict[s
 
 
 def table_facts(table_id: int) -> dict[str, Any]:
-    """What a table's sockets show beside a view: its number, the hand's, who sits where."""
-    table = TableHand.objects.select_related("hand").get(pk=table_id)
-    return {"id": table.pk, "table": table.number, "hand": table.hand.number, "seats": seat_names(table)}
+    """What a table's sockets show beside a view: its number, the hand's, whether that hand is
+    the drive's last (nobody moves after it), who sits where."""
+    table = TableHand.objects.select_related("hand__drive").get(pk=table_id)
+    return {"id": table.pk, "table": table.number, "hand": table.hand.number,
+            "last": table.hand.drive.is_last_hand(table.hand.number), "seats": seat_names(table)}
 
 
 def digital_seat_of(drive, player) -> Seat | None:
