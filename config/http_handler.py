@@ -9,11 +9,7 @@ waits no socket hears anything. Here each request gets a single-thread executor 
 (asgiref's public ``ThreadSensitiveContext(executor=…)``, which does not shut it down): the same
 isolation, one request at a time on a thread, without starting one. The pool grows to the most
 requests served at once, as Django's threads would, and keeps them: an idle thread costs
-nothing. The middleware chain is built sync (``load_middleware``): the URL's resolution, every
-middleware and the view run in that thread, one hop from the loop and back. Django's async
-chain would run each middleware that can go either way in async mode, each of its hooks a hop
-to the thread and back, and resolve the URL on the loop (GET /login/ 2.4 ms of the server's CPU
-against 3.1 with only the middleware in the thread; docs/benchmarks.md).
+nothing.
 
 At most ``REQUEST_THREADS`` requests (1 on SQLite, 2 on PostgreSQL) run their middleware and
 view at once; the others wait on the event loop, their bodies read, for one to finish. The
@@ -46,7 +42,7 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
@@ -91,15 +87,6 @@ class KeptThreadsASGIHandler(ASGIHandler):
                 self._at_once[address] -= 1
                 if not self._at_once[address]:
                     del self._at_once[address]
-
-    def load_middleware(self, is_async=False):
-        """The whole chain sync: every middleware and the view run in the request's thread."""
-        super().load_middleware(is_async=False)
-
-    async def get_response_async(self, request):
-        """The sync chain (``BaseHandler.get_response``: the URL resolved, every middleware, the
-        view, a 4xx or 5xx logged) in the request's kept thread, one hop from the loop and back."""
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
     async def refuse(self, address: str, send) -> None:
         """429, unread, and one line in the log per address every ten seconds at most."""

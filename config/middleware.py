@@ -1,5 +1,5 @@
-"""Requests refused before any view: a method no page answers, a Host whose port is not a port,
-a form body Django will not read."""
+"""Requests refused before any view (a method no page answers, a form body Django will not
+read), and the middleware chain kept in one thread."""
 
 from __future__ import annotations
 
@@ -95,3 +95,22 @@ def _refused(request, message: str, status: int, what: str) -> HttpResponse:
     response = HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
     log_response("%s (%s): %s %s", what, message, request.method, request.path, response=response, request=request)
     return response
+
+
+class SyncChain:
+    """Last in MIDDLEWARE, sync only: under ASGI every middleware above it then runs in sync
+    mode, called directly in the request's thread.
+
+    Django runs a middleware that can be either in the mode of the one after it, the view's
+    handler being async under ASGI. WhiteNoise, ``KnownMethods`` and ``UnreadableForm`` are sync
+    only, so without this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
+    mode, and each of their hooks was handed to the request's thread and back: some ten hops
+    between the event loop and a thread for every request. Measured: 5.8 ms of the server's CPU
+    for a page (GET /login/) with it, 7.1-9.2 without (docs/benchmarks.md). Tested by
+    tests/test_foundation.py."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)

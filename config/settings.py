@@ -81,7 +81,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-]  # all run in the request's thread, in sync mode (config/http_handler.py)
+    "config.middleware.SyncChain",  # last: every middleware above runs in the request's thread
+]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"

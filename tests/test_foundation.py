@@ -6,13 +6,11 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
-from django.urls import path
 
 from config import env
 
@@ -330,11 +328,9 @@ def test_a_forged_host_is_refused_and_logged_in_one_line_without_its_traceback(c
 
 
 class _ModeProbe:
-    """A middleware that can run either way (as Django's own), recording the mode Django gave it
-    and the thread it ran in."""
+    """A middleware that can run either way (as Django's own), recording the mode Django gave it."""
 
     modes: list[str] = []
-    threads: list[int] = []
 
     sync_capable = True
     async_capable = True
@@ -349,39 +345,22 @@ class _ModeProbe:
         _ModeProbe.modes.append("async" if self.is_async else "sync")
 
     def __call__(self, request):
-        _ModeProbe.threads.append(threading.get_ident())
         return self._acall(request) if self.is_async else self.get_response(request)
 
     async def _acall(self, request):
         return await self.get_response(request)
 
 
-def _probe_view(request):
-    from django.http import HttpResponse
+@pytest.mark.django_db
+async def test_under_asgi_every_middleware_runs_in_the_request_s_thread(settings):
+    """``config.middleware.SyncChain``, last: a middleware that can run either way, placed just
+    above it, runs in sync mode under ASGI (in async mode each of its hooks would be a hop
+    between the event loop and a thread), and the page is served."""
+    from django.test import AsyncClient
 
-    return HttpResponse(str(threading.get_ident()))
-
-
-urlpatterns = [path("probe", _probe_view)]
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_under_asgi_the_middleware_and_the_view_run_in_the_request_s_thread(settings):
-    """``config.http_handler``: under the server's ASGI handler every middleware runs in sync
-    mode (in async mode each of its hooks would be a hop between the event loop and a thread),
-    and the URL's resolution, the middleware and the view all run in the request's thread, not
-    on the loop."""
-    from channels.testing import HttpCommunicator
-
-    from config.http_handler import KeptThreadsASGIHandler
-
-    settings.ROOT_URLCONF = __name__
-    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.test_foundation._ModeProbe"]
+    assert settings.MIDDLEWARE[-1] == "config.middleware.SyncChain"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE[:-1], "tests.test_foundation._ModeProbe", settings.MIDDLEWARE[-1]]
     _ModeProbe.modes.clear()
-    _ModeProbe.threads.clear()
-    response = await HttpCommunicator(KeptThreadsASGIHandler(), "GET", "/probe",
-                                      headers=[(b"host", b"localhost")]).get_response(timeout=30)
-    assert response["status"] == 200
+    response = await AsyncClient().get("/login/")
+    assert response.status_code == 200
     assert _ModeProbe.modes == ["sync"]
-    view_thread = int(response["body"])
-    assert _ModeProbe.threads == [view_thread] and view_thread != threading.get_ident()
