@@ -106,8 +106,11 @@ class SyncChain:
     only, so without this the middleware after them (CSRF, authentication, messages, clickjacking) ran in async
     mode, and each of their hooks was handed to the request's thread and back: some ten hops
     between the event loop and a thread for every request. Measured: 5.8 ms of the server's CPU
-    for a page (GET /login/) with it, 7.1-9.2 without (docs/benchmarks.md). Tested by
-    tests/test_foundation.py."""
+    for a page (GET /login/) with it, 7.1-9.2 without (docs/benchmarks.md). The URL is still
+    resolved on the loop, between two hops: the whole request in its thread saved 0.7 ms a page
+    but let a request's Python hold the interpreter in one stretch, and a 1,000-phone hall's
+    result messages, sent by the loop, waited behind it (docs/benchmarks.md, "Alternatives
+    measured"). Tested by tests/test_foundation.py."""
 
     def __init__(self, get_response):
         self.get_response = get_response
