@@ -109,13 +109,19 @@ def _legal(hand: list[str], trick: Sequence[str]) -> list[str]:
     return follow or hand  # rule 3: otherwise any card
 
 
+def _trick_cards(trick: Sequence[Any]) -> list[Any]:
+    """A trick's cards in the order played: codes, or a hand's ``trick`` as it stands
+    (``[{"seat": s, "card": c}]``), whose cards are taken."""
+    return [c["card"] if isinstance(c, dict) and "card" in c else c for c in trick]
+
+
 def legal_plays(hand: Iterable[str], trick: Sequence[str]) -> list[str]:
     """The cards of ``hand`` (in its order) that may be played on ``trick`` (cards in the order
-    played, ``[]`` when leading): the mate of a picture in the trick if held (with mates to
-    several, the mate of the earliest played); otherwise a card of the led card's set if held;
-    otherwise any card."""
+    played, ``[]`` when leading; a hand's ``trick``, with who played each, is taken as its
+    cards): the mate of a picture in the trick if held (with mates to several, the mate of the
+    earliest played); otherwise a card of the led card's set if held; otherwise any card."""
     hand = list(hand)
-    trick = list(trick)
+    trick = _trick_cards(trick)
     _check_codes(hand, "The hand")
     _check_codes(trick, "The trick")
     return _legal(hand, trick)
@@ -148,8 +154,9 @@ def rule_in_force(hand: list[str], trick: Sequence[str]) -> dict[str, str] | Non
 
 
 def trick_winner(trick: Sequence[str]) -> int:
-    """Index in ``trick`` of the card that takes it: the highest-ranked card."""
-    trick = list(trick)
+    """Index in ``trick`` (codes, or a hand's ``trick`` with who played each) of the card that
+    takes it: the highest-ranked card."""
+    trick = _trick_cards(trick)
     if not trick:
         raise GameError("An empty trick has no winner.")
     _check_codes(trick, "The trick")

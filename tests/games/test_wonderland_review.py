@@ -112,6 +112,17 @@ def test_legal_plays_refuses_cards_that_do_not_exist():
             legal_plays(hand, trick)
 
 
+def test_legal_plays_and_trick_winner_take_a_hand_s_trick_as_it_stands():
+    """A hand's ``trick`` holds who played each card; passed as it is, its cards are read."""
+    h = three_hand()
+    play(h, "N1", "N5")
+    assert [p["seat"] for p in h.trick] == [0, 1]
+    assert legal_plays(h.hands[h.turn], h.trick) == legal_plays(h.hands[h.turn], ["N1", "N5"]) == ["S1", "S2", "S3", "S5", "S6", "S7", "S8"]
+    assert trick_winner(h.trick) == trick_winner(["N1", "N5"]) == 1
+    with pytest.raises(ValueError):
+        trick_winner([{"seat": 0, "card": "N21"}])
+
+
 # ---------------------------------------------------------------- the rules through the hand
 THREE = [
     ["S4", "N1", "N2", "P9", "P10", "N3", "N4"],
