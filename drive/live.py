@@ -370,13 +370,15 @@ def table_words(numbers: list[int]) -> str:
 
 def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     """The context of the dashboard's live part: the page and the push render the same thing."""
+    disputes = [t for t in view.tables if t.status == "disputed"]
+    bell_tables = [t.number for t in view.tables if t.on_the_phones]
     return {
         "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
         "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
         # Each hand before this one has a page of its own, where its results are corrected.
         "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
-        "disputes": [t for t in view.tables if t.status == "disputed"],
-        "dispute_words": table_words([t.number for t in view.tables if t.status == "disputed"]),
+        "disputes": disputes,
+        "dispute_words": table_words([t.number for t in disputes]),
         "waiting": view.waiting(),
         "players": view.players,
         # The players still in the drive, and those who left (listed too, marked "left").
@@ -385,8 +387,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "players_left": sum(not p.active for p in view.players),
         # Digital tables still playing: closing the hand rings the bell on them (asked first,
         # unless tables with cards are still waiting: then the close is refused, nothing rung).
-        "bell_tables": [t.number for t in view.tables if t.on_the_phones],
-        "bell_words": table_words([t.number for t in view.tables if t.on_the_phones]),
+        "bell_tables": bell_tables,
+        "bell_words": table_words(bell_tables),
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive (its number of hands reached; a total is known only then).
         "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
