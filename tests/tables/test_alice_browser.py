@@ -206,3 +206,14 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         assert "; the mover" in first.inner_text("#result") and "; moves up" not in first.inner_text("#result")
         expect(organiser.locator("#result")).to_contain_text("The hand is over")
         assert first.text_content("#alice-log").count("laid set") == 8
+        # Everything that happened, unfolded: the box holds the widest of its numbers (a view
+        # keeps the newest 100 entries), which it would clip (it scrolls: nothing outside shows).
+        first.click("#alice-history summary")
+        fits = first.evaluate("""() => {
+          const ol = document.querySelector('#alice-log'), li = ol.querySelector('li');
+          const ctx = document.createElement('canvas').getContext('2d');
+          ctx.font = getComputedStyle(li).font;
+          return {count: ol.children.length, pad: parseFloat(getComputedStyle(ol).paddingLeft),
+                  widest: ctx.measureText('100. ').width};
+        }""")
+        assert fits["count"] >= 10 and fits["pad"] >= fits["widest"], fits

@@ -117,6 +117,17 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
             expect(page.locator("#status")).to_have_text("The hand is played out.")
             expect(page.locator("#trick-box")).to_be_hidden()  # no "No cards on the table." left
             assert page.evaluate(HAND) == 0
+        # The moves so far, unfolded: the box holds the widest of its numbers (a view keeps the
+        # newest 100 entries), which it would clip (it scrolls: nothing outside it shows).
+        first.click("#history-box summary")
+        fits = first.evaluate("""() => {
+          const ol = document.querySelector('#history'), li = ol.querySelector('li');
+          const ctx = document.createElement('canvas').getContext('2d');
+          ctx.font = getComputedStyle(li).font;
+          const widest = ctx.measureText('100. ').width;
+          return {count: ol.children.length, pad: parseFloat(getComputedStyle(ol).paddingLeft), widest};
+        }""")
+        assert fits["count"] >= 10 and fits["pad"] >= fits["widest"], fits
         expect(first.locator("#taken li")).to_have_count(4)
         taken = [int(re.search(r": (\d+) cards?", t).group(1)) for t in first.locator("#taken li").all_inner_texts()]
         assert sum(taken) == 52
