@@ -133,3 +133,41 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
         assert sum(taken) == 52
         expect(organiser.locator("#result")).to_contain_text("The hand is over")
         assert not WORDS.search(organiser.inner_text("body"))
+
+
+LAST_DEAL = """
+from django.contrib.auth import get_user_model
+from drive import services
+from drive.models import Drive
+from games import get_game
+from tables.models import TableHand
+import random
+user = get_user_model().objects.create_user(username="olive", password="organiser-pass-123")
+drive = Drive.objects.create(organiser=user, name="Three at a table", game="wonderland", play_mode="digital",
+                             seed=12, preferred_table_size=3)
+services.add_players(drive, ["Ann", "Bob", "Cy"])
+services.draw_seating(drive, random.Random(1))
+services.start_hand(drive)
+table = drive.hands.get().tables.get()
+state = get_game("wonderland").load_hand(table.state)
+while state.deal < len(state.plan):  # the first card of each seat's legal ones, to the last deal
+    state.apply(state.turn, {"type": "play", "card": state.legal(state.turn)[0]})
+TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=state.version)
+print(json.dumps({"code": drive.join_code, "token": table.seats.get(position=state.turn).player.token,
+                  "deals": state.plan}))
+"""
+
+
+def test_in_the_last_deal_the_cards_left_are_said_never_to_be_dealt(tmp_path):
+    """Three at a table: 51 cards are dealt in three deals, one card stays out. Before the last
+    deal it is "not dealt yet"; in the last it will never be dealt, and the phone says so."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        data = server.shell_json(LAST_DEAL)
+        assert data["deals"] == [7, 7, 3]
+        context = browser.new_context(viewport=SMALL_PHONE, is_mobile=True, has_touch=True)
+        context.add_cookies([{"name": f"ff_{data['code']}", "value": data["token"], "url": server.url}])
+        page = context.new_page()
+        page.goto(f"{server.url}/{data['code']}/play")
+        expect(page.locator("#deal-info")).to_contain_text("Deal 3 of 3 (3 cards each). ")
+        expect(page.locator("#deal-info")).to_contain_text("1 card never dealt.")
+        assert "not dealt yet" not in page.inner_text("#deal-info")

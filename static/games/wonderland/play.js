@@ -91,7 +91,8 @@
       var parts = ["Deal " + v.deal + " of " + v.deals.length + " (" + plural(v.deals[v.deal - 1], "card") + " each). ",
         "Dealer: ", nameOf(v.dealer), ". "];
       if (!v.result) parts.push(v.leader === v.seat ? "You lead" : [nameOf(v.leader), " leads"], " this trick.");
-      if (v.undealt) parts.push(" " + plural(v.undealt, "card") + (v.result ? " never dealt." : " not dealt yet."));
+      // In the last deal (or once the hand is over) the cards left are never dealt (docs/rules.md: the cards over stay unused).
+      if (v.undealt) parts.push(" " + plural(v.undealt, "card") + (v.result || v.deal >= v.deals.length ? " never dealt." : " not dealt yet."));
       put($("deal-info"), parts);
     }
 
