@@ -49,7 +49,8 @@ class Wonderland(Game):
     @property
     def how_to_play(self) -> str:  # type: ignore[override]  (names the drive's Pool of Tears card)
         return (
-            "Play one card to each trick; the highest card takes it. If a picture lies in the trick and you hold "
+            "Play one card to each trick; the highest card takes it (star pictures beat plain pictures, which beat "
+            "numbers; in a set the higher number wins). If a picture lies in the trick and you hold "
             "its mate, you must play the mate; otherwise follow the led set if you can. At the end: 10 points a "
             f"pair taken, 20 for the Pool of Tears card ({self.pool_of_tears_name}), 10 for the most cards."
         )

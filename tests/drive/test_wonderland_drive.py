@@ -127,6 +127,8 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     }
     for where, response in pages.items():
         no_film_fantasy_words(text(response), where)
+    # The table card's how-to says which card takes a trick (a tester asked: which is highest?).
+    assert "star pictures beat plain pictures, which beat numbers" in text(pages["print table cards"])
     assert organiser_client.post(f"{base}/close", {"hand": "1"}).status_code == 302
 
     # Hand 2: every table entered by the organiser, then the standings.
