@@ -229,7 +229,8 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 0
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"without_traceback": {"()": "config.log_filters.WithoutTraceback"}},
+    "filters": {"without_traceback": {"()": "config.log_filters.WithoutTraceback"},
+                "client_error_without_traceback": {"()": "config.log_filters.ClientErrorWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))},
     "loggers": {
@@ -239,8 +240,12 @@ LOGGING = {
         # the root's: every line twice. The root's handler alone.
         "django": {"handlers": []},
         # A client's mistake is one line, not a traceback: a forged Host header; a body read
-        # past its limits by something other than config.middleware.UnreadableForm.
+        # past its limits by something other than config.middleware.UnreadableForm; a lookup or
+        # a field the admin refuses in an address; any request answered 4xx.
         **{f"django.security.{name}": {"filters": ["without_traceback"]}
-           for name in ("DisallowedHost", "RequestDataTooBig", "TooManyFieldsSent", "TooManyFilesSent")},
+           for name in ("DisallowedHost", "RequestDataTooBig", "TooManyFieldsSent", "TooManyFilesSent",
+                        "DisallowedModelAdminLookup", "DisallowedModelAdminToField", "DisallowedRedirect",
+                        "SuspiciousMultipartForm", "SuspiciousSession", "csrf")},
+        "django.request": {"filters": ["client_error_without_traceback"]},
     },
 }

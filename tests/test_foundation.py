@@ -327,6 +327,36 @@ def test_a_forged_host_is_refused_and_logged_in_one_line_without_its_traceback(c
     assert all(r.exc_info is None and not r.exc_text for r in records)
 
 
+@pytest.mark.django_db
+def test_pages_an_organiser_may_not_open_are_logged_in_one_line_without_a_traceback(organiser, organiser_client,
+                                                                                   caplog):
+    """Found by probing: admin pages an organiser may not open (403), and lookups or fields the
+    admin refuses in an address (400), logged a full traceback each, DEBUG off. A client's
+    mistake is one line; a server error keeps its traceback."""
+    urls = ["/admin/drive/drive/add/", "/admin/drive/player/?_to_field=token",
+            "/admin/drive/player/?drive__organiser__password__startswith=p", "/admin/autocomplete/?app_label=x"]
+    organiser.is_staff = organiser.is_superuser = True  # as `manage.py ensure_organiser` makes them
+    organiser.save()
+    with caplog.at_level(logging.WARNING):
+        statuses = [organiser_client.get(url).status_code for url in urls]
+    assert all(400 <= s < 500 for s in statuses), statuses
+    records = [r for r in caplog.records if r.name == "django.request" or r.name.startswith("django.security.")]
+    assert len(records) >= len(urls)
+    assert all(r.exc_info is None and not r.exc_text for r in records), [r.name for r in records if r.exc_info]
+    # A server error (5xx) keeps its traceback.
+    from config.log_filters import ClientErrorWithoutTraceback
+
+    try:
+        raise RuntimeError("a bug")
+    except RuntimeError:
+        import sys
+
+        failed = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "Internal Server Error", None,
+                                   sys.exc_info())
+    failed.status_code = 500
+    assert ClientErrorWithoutTraceback().filter(failed) and failed.exc_info is not None
+
+
 class _ModeProbe:
     """A middleware that can run either way (as Django's own), recording the mode Django gave it."""
 
