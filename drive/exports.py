@@ -59,7 +59,7 @@ def hands_csv(request, drive_id: int):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-                result.status, result.source, int(s.corrected), _ended_by(result), _confirmed_by(result, s.corrected),
+                result.status, result.source, int(s.corrected), _ended_by(result), _confirmed_by(result, s.corrected, s.reviewed),
                 _cell(said),
             ])
     return response
@@ -91,13 +91,17 @@ def _answers(game, result, names: list[str]) -> list[str]:
     return ["; ".join([*said(table), *said(seat)]) for seat in seats]
 
 
-def _confirmed_by(result, corrected: bool) -> str:
-    """A phone's entry as it stands, confirmed: by whom, or "close" when nobody did (as the result
-    page says, templates/scoring/partials/result_origin.html). Blank otherwise: not confirmed, or
-    the organiser's answers (a correction), or no phone's entry ("confirmed_by" also holds who
+def _confirmed_by(result, corrected: bool, reviewed: bool) -> str:
+    """A phone's entry as it stands, confirmed: by whom, "organiser" when the organiser saved it
+    as it stood (``reviewed`` and not ``corrected``: confirmed, or upheld against a dispute), or
+    "close" when nobody did (as the result page says,
+    templates/scoring/partials/result_origin.html). Blank otherwise: not confirmed, or the
+    organiser's answers (a correction), or no phone's entry ("confirmed_by" also holds who
     disputed an entry)."""
     if corrected or result.status != result.Status.CONFIRMED or result.entered_by_id is None:
         return ""
+    if reviewed:
+        return "organiser"
     return _cell(result.confirmed_by.name) if result.confirmed_by is not None else "close"
 
 

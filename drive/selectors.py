@@ -113,7 +113,8 @@ def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
 
 def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[TableHand]:
     """The hand's tables with their seated players and results: three queries, any size. Each
-    table's ``result_corrected``: the organiser has corrected its result (the phones say so).
+    table's ``result_reviewed``: the organiser has saved its result (the phones say so), and
+    ``result_corrected``: with other answers (not an entry confirmed or upheld as it stood).
 
     Without each table's digital state and recent client keys (JSON the pages never show; a
     dealt table's state is the whole hand's): ``TableHand.is_dealt`` reads the annotation
@@ -133,7 +134,8 @@ def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[Ta
         hand.tables.order_by("number")
         .defer("state", "client_keys")
         .annotate(state_stored=ExpressionWrapper(Q(state__isnull=False), output_field=BooleanField()),
-                  result_corrected=Exists(Correction.objects.filter(result__table=OuterRef("pk"))))
+                  result_reviewed=Exists(Correction.objects.filter(result__table=OuterRef("pk"))),
+                  result_corrected=Exists(Correction.objects.filter(result__table=OuterRef("pk"), changed=True)))
         .select_related("result", "result__entered_by")
         .prefetch_related(Prefetch("seats", queryset=seats), Prefetch("result__scores", queryset=scores))
     )
@@ -196,7 +198,8 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     return (
         Score.objects.filter(drive=drive)
         .select_related("player", "result", "result__table", "result__confirmed_by")
-        .annotate(corrected=Exists(Correction.objects.filter(result=OuterRef("result"))))
+        .annotate(reviewed=Exists(Correction.objects.filter(result=OuterRef("result"))),
+                  corrected=Exists(Correction.objects.filter(result=OuterRef("result"), changed=True)))
         .order_by("hand_number", "result__table__number", "pk")
     )
 

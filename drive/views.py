@@ -334,10 +334,12 @@ def result_edit(request, drive_id: int, table_id: int):
     elif request.method == "POST":
         about_answers = bool(form.unanswered())
         error = form.unanswered() or " ".join(reason_form.errors.get("reason", [])) or None
+    corrections = list(existing.corrections.all()) if existing else []
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
-        "existing": existing, "error": error, "about_answers": about_answers, "stale": stale, "corrections": existing.corrections.all() if existing else [],
+        "existing": existing, "error": error, "about_answers": about_answers, "stale": stale, "corrections": corrections,
+        "corrected": any(c.changed for c in corrections),  # (else saved as it stood: confirmed by the organiser)
     })
 
 

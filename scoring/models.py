@@ -79,6 +79,10 @@ class Correction(models.Model):
     old = JSONField()
     new = JSONField()
     reason = models.CharField(max_length=300)
+    # Whether the answers changed: False when the organiser saved an entry as it stood, to
+    # confirm it or to uphold it against a dispute (the pages then say "confirmed by the
+    # organiser", not "corrected").
+    changed = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-at", "-id"]

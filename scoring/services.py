@@ -7,6 +7,7 @@ only, so an entered-but-unconfirmed result shows as pending and never changes th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -99,9 +100,11 @@ def replace_result(
 ) -> Result:
     """Organiser's correction: new outcome, confirmed, with an audit record of old and new. The
     result keeps its ``source`` and ``entered_by``: how it was entered and by whom (the result
-    page says so, and that the organiser corrected it)."""
+    page says so, and that the organiser corrected it, or confirmed it unchanged: the
+    correction's ``changed``)."""
     result = Result.objects.select_for_update().get(pk=result.pk)
     old = result_snapshot(result)
+    changed = old["summary"] != json.loads(json.dumps(summary))  # (compared as stored)
     result.summary = summary
     result.status = Result.Status.CONFIRMED
     result.winner = _winner(players, outcome)
@@ -112,7 +115,8 @@ def replace_result(
     result.scores.all().delete()
     Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, True))
     Correction.objects.create(
-        result=result, drive_id=result.drive_id, by=by_user, old=old, new=result_snapshot(result), reason=reason
+        result=result, drive_id=result.drive_id, by=by_user, old=old, new=result_snapshot(result), reason=reason,
+        changed=changed,
     )
     return result
 

@@ -137,3 +137,32 @@ def test_a_hand_played_on_the_phones_is_scored_there_and_its_correction_is_the_o
     correct(drive, table, organiser, 3)
     assert origin(organiser_client, drive, table) == (
         "played and scored on the phones, corrected by the organiser (confirmed)")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("disputed", [False, True])
+def test_an_entry_the_organiser_saves_as_it_stands_is_confirmed_by_them_not_corrected(organiser, organiser_client,
+                                                                                       disputed):
+    """The result page offers to confirm an entry waiting for it, or to uphold a disputed one,
+    by saving it unchanged: it was said "corrected by the organiser" and exported corrected=1
+    (found by probing). Changed later, it is corrected."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, other = seated_players(table)[:2]
+    phone_entry(drive, sidney, 0, "sidney-5")
+    if disputed:
+        phone(drive, other).post(f"/{drive.join_code}/dispute",
+                                 {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
+    correct(drive, table, organiser, 0)  # the same answers
+    said = f"entered by {sidney.name} on their phone, confirmed by the organiser"
+    assert origin(organiser_client, drive, table) == f"{said} (confirmed)"
+    page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
+    assert f"{said[0].upper()}{said[1:]}: these points count." in page and "corrected" not in page
+    rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
+                                       .content.decode("utf-8-sig"))))
+    assert {(row[rows[0].index("corrected")], row[rows[0].index("confirmed_by")]) for row in rows[1:]} == {
+        ("0", "organiser")}
+    correct(drive, table, organiser, 1)  # now other answers
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+    assert confirmed_by_column(organiser_client, drive) == {""}
