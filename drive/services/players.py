@@ -39,8 +39,9 @@ MAX_NAME = 40
 # Text typed into one field is read no further than this: Unicode's normalisation (NFKC) takes
 # time that grows with the square of a run of combining marks, in C, holding the interpreter
 # (a name of 126,000 accents froze the whole server for 11 s). Every field's own limit, counted
-# once cleaned (a name's 40, a reason's 300), is far below it. (The organiser's pasted list is held
-# to 20,000 characters by its form: read whole, at worst about 0.3 s.)
+# once cleaned (a name's 40, a reason's 300), is far below it. (The organiser's pasted list, held
+# to 20,000 characters by its form, is folded a line, or a piece between commas, at a time:
+# ``_pieces``.)
 MAX_TYPED = 1000
 # Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
 # benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
@@ -94,6 +95,23 @@ def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:
 _BOT_NAME = re.compile(r"bot\s*\d+")
 
 
+# A comma, and what the compatibility fold (NFKC) turns into one ("，", "﹐", "︐").
+_COMMAS = re.compile("[,\ufe10\ufe50\uff0c]")
+
+
+def _pieces(text: str) -> Iterable[str]:
+    """The pasted text's lines, split at commas too, each folded (NFKC) on its own. The fold's
+    time grows with the square of a run of combining marks: folded whole, a pasted list of
+    20,000 accents held the server for 4 s; a piece longer than any name (``MAX_TYPED``) comes
+    as typed, unread, to be refused as too long. (The fold makes no line break, and a comma only
+    of the characters split here or where it makes one inside a piece, split after it.)"""
+    for piece in _COMMAS.sub("\n", text).splitlines():
+        if typed_too_long(piece):
+            yield piece
+        else:
+            yield from unicodedata.normalize("NFKC", piece).replace(",", "\n").splitlines()
+
+
 def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
     """``sort_names``' names and refusals, and the repeats it dropped, each with the name it
     repeats as first written: ``[(repeat, first), ...]`` ("zed" after "Zed": ``("zed", "Zed")``)."""
@@ -101,7 +119,7 @@ def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     refused: list[tuple[str, str]] = []
     repeats: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
-    for raw in unicodedata.normalize("NFKC", text).replace(",", "\n").splitlines():
+    for raw in _pieces(text):
         name = raw if typed_too_long(raw) else clean_name(raw)  # (refused below, as too long)
         if not name:
             continue
