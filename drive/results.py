@@ -253,10 +253,13 @@ def enter(
                 "page; these answers were not saved. Reload to see it, and change it there if it is wrong."
             )
         if existing.revision != seen_revision:
-            raise DriveError(
-                f"{who} sent Table {table.number}'s result first (version {existing.revision}); "
-                "yours was not saved. Check theirs, then confirm or dispute it."
-            )
+            # Replaced since it was first sent (this phone's own entry may have been the first:
+            # its resend is not known by its key then), it is no longer "first".
+            if existing.revision == 1:
+                raise DriveError(f"{who} sent Table {table.number}'s result first; yours was not saved. Check theirs "
+                                 "on your page, then confirm or dispute it.")
+            raise DriveError(f"Table {table.number}'s result stands as {who} last sent it; these answers were not "
+                             "saved. Check it on your page, then confirm or dispute it.")
         result = scoring.replace_phone_entry(
             existing, players=players, hand_number=table.hand.number, outcome=outcome,
             summary=summary, entered_by=player, client_key=key,

@@ -189,6 +189,22 @@ def test_repeated_submission_is_recorded_once(table_of_four):
     assert result.revision == 1 and result.scores.count() == 4
 
 
+def test_an_entry_resent_after_another_player_replaced_it_is_not_told_the_other_came_first(table_of_four):
+    """Ann's entry is stored; Bob, shown it, replaces it with his answers; Ann's phone then sends
+    hers again (its offline queue): her key is no longer the result's, so it is refused, but
+    not as "Bob sent the result first", which is false (found by probing)."""
+    drive, table, players = table_of_four
+    ann, bob = players[0], players[1]
+    first = entry_data(4, 2, key="ann-1", by=ann)
+    assert phone_for(drive, ann).post(f"/{drive.join_code}/enter", first).status_code == 302
+    phone_for(drive, bob).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="bob-1", seen=1, by=bob))
+    assert Result.objects.get().revision == 2 and Result.objects.get().entered_by == bob
+    said = text(phone_for(drive, ann).post(f"/{drive.join_code}/enter", first))
+    assert "result first" not in said
+    assert f"Table 1's result stands as \u2068{bob.name}\u2069 last sent it; these answers were not saved." in said
+    assert Result.objects.get().winner == players[3] and Result.objects.get().revision == 2
+
+
 def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     drive, table, players = table_of_four
     phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
