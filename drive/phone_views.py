@@ -140,6 +140,9 @@ def private_link(request, code: str, token: str):
     if player is None:
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
+    if not player.active:  # taken out of the drive: said at once, and nothing is written
+        messages.warning(request, format_html(TAKEN_OUT, bdi(player.name)))
+        return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
     if request.method != "POST":
         give_back(spent)  # a valid link opened: its Continue is what counts

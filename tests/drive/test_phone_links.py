@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from common.bidi import isolate
@@ -275,3 +276,26 @@ def test_a_join_address_no_qr_code_holds_is_shown_without_one(client, organiser,
     assert response.status_code == 200 and f"http://{host}/{drive.join_code}" in text(response)
     assert "<svg" not in text(response)
     assert "<svg" in text(client.get(f"/{drive.join_code}/board", HTTP_HOST="testserver"))
+
+
+def test_the_private_link_of_a_player_taken_out_says_so_and_writes_nothing(organiser):
+    """Found by probing: a withdrawn player's link offered "Continue as …", which marked the
+    player joined on the phone and then sent it to the join page, saying twice that the
+    organiser had taken them out. Opened or continued, it now says so once and writes nothing;
+    brought back, the link works again."""
+    from drive import services
+
+    drive = make_drive(organiser, 3)
+    ann = drive.players.get(name="P001")
+    services.withdraw_player(drive, ann)
+    before = list(Player.objects.order_by("pk").values("token", "phone_joined_at", "active"))
+    link = f"/{drive.join_code}/p/{ann.token}"
+    phone = Client()
+    for response in (phone.get(link, follow=True), phone.post(link, follow=True)):
+        page = text(response)
+        assert page.count("The organiser has taken <bdi>P001</bdi> out of the drive.") == 1, page
+        assert "Continue as" not in page and response.redirect_chain[-1][0] == reverse("phone:join", args=[drive.join_code])
+    assert f"ff_{drive.join_code}" not in phone.cookies
+    assert list(Player.objects.order_by("pk").values("token", "phone_joined_at", "active")) == before
+    services.rejoin_player(drive, ann)
+    assert "Continue as <bdi>P001</bdi>" in text(phone.get(link))
