@@ -8,9 +8,9 @@
    data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody";
    its answer is then moot, and sent as it stands.
    A refusal of the answers themselves (the page's [data-entry-error][data-about-answers], and
-   the questions it marked) goes once the answers differ from those refused and the preview
-   finds them whole: it said what was wrong with answers no longer there. Any other refusal
-   ("Ann sent the result first") stays. */
+   the questions it marked) goes once the answers differ from those refused and the preview has
+   answered for them: it said what was wrong with answers no longer there, and the preview says
+   what is wrong with these, if anything. Any other refusal ("Ann sent the result first") stays. */
 (function () {
   "use strict";
   var form = document.querySelector("form[data-preview]");
@@ -48,6 +48,12 @@
   }
   function show(data) {
     box.textContent = "";
+    var now = answersOf(form);
+    document.querySelectorAll("[data-entry-error][data-about-answers]").forEach(function (e) {
+      if (now === (e.dataset.answers === undefined ? shownWith : e.dataset.answers)) return;  // still those refused
+      e.hidden = true;
+      form.querySelectorAll("fieldset.invalid").forEach(function (f) { f.classList.remove("invalid"); });
+    });
     if (!data.ok) {
       // Not answered yet is no error: a hint, not red. A contradiction in the answers is one.
       box.appendChild(data.incomplete
@@ -55,12 +61,6 @@
         : paragraph(data.message, "error"));
       return;
     }
-    var now = answersOf(form);
-    document.querySelectorAll("[data-entry-error][data-about-answers]").forEach(function (e) {
-      if (now === (e.dataset.answers === undefined ? shownWith : e.dataset.answers)) return;  // still those refused
-      e.hidden = true;
-      form.querySelectorAll("fieldset.invalid").forEach(function (f) { f.classList.remove("invalid"); });
-    });
     var recorded = data.points.some(function (row) { return row.recorded !== undefined; });
     box.appendChild(paragraph(recorded ? "Points as recorded → with these answers" : "Points with these answers",
                               "small muted"));

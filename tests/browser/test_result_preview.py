@@ -61,15 +61,20 @@ def test_the_organiser_sees_the_points_before_saving_and_what_a_correction_chang
     expect(box.locator(".error")).to_contain_text("Joker")
     expect(box.locator("li")).to_have_count(0)
     assert console_errors == []  # the preview answered (a tester saw a 400 logged at each tap)
-    # Saved all the same, it is refused, saying why; once the answers are mended and whole,
-    # the refusal goes (QA: it stayed above a preview of valid points).
+    # Saved all the same, it is refused, saying why; once the answers differ from those, the
+    # refusal goes (QA: it stayed above a preview of valid points; a tester: it stayed above
+    # the preview of what was still wrong after a first fix), the preview saying what is wrong
+    # now, if anything.
     organiser.fill("[name=reason]", "Cy declared")
     organiser.click("button:has-text('Save the correction')")
     refusal = organiser.locator("p.msg-error")
     expect(refusal).to_contain_text("Joker")
-    organiser.locator("fieldset[data-seat='1'] label:has-text('No Ice Follies group')").click()
-    expect(box).to_contain_text(f"{cy}: 0 → 25 points")
+    organiser.locator("fieldset[data-seat='2'] label:has-text('The Joker alone')").click()  # still wrong
     expect(refusal).to_be_hidden()
+    expect(box.locator(".error")).to_contain_text("Joker")
+    for seat in ("1", "2"):
+        organiser.locator(f"fieldset[data-seat='{seat}'] label:has-text('No Ice Follies group')").click()
+    expect(box).to_contain_text(f"{cy}: 0 → 25 points")
 
     # The same page on a 360-px phone: the preview shows, and nothing is wider than the screen.
     phone = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True,
