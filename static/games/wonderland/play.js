@@ -212,8 +212,12 @@
     function resultMore(v) {
       // The Pool of Tears card named as the drive's form and the page's rules name it ("Plain picture 16").
       var pool = (v.pool_of_tears[0] === "S" ? "Star" : "Plain") + " picture " + num(v.pool_of_tears);
-      return [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + pool +
+      var more = [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + pool +
         "), 10 for the most cards taken (nobody on a tie).", "small muted")];
+      // Who moves after the hand (docs/rules.md), except in the drive's last: nobody moves then.
+      if (!client.lastHand()) more.push(el("p", "The top scorer moves up a table (at the top table, stays there); " +
+        "ties go to more cards taken, then the first on the dealer's left.", "small muted"));
+      return more;
     }
 
     return {
