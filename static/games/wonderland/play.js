@@ -29,9 +29,9 @@
     function num(c) { return parseInt(c.slice(1), 10); }
     function rank(c) { return SET[c[0]].rank * 100 + num(c); }
     function mate(c) { return c[0] === "S" ? "P" + num(c) : c[0] === "P" ? "S" + num(c) : null; }
-    // "star 7", "plain 16 (the Pool of Tears)", "number 12": a card in a sentence.
+    // "star 7", "plain 16, the Pool of Tears", "number 12": a card in a sentence (its notes follow in brackets).
     function cardName(c, v) {
-      return SET[c[0]].name + " " + num(c) + (v && c === v.pool_of_tears ? " (the Pool of Tears)" : "");
+      return SET[c[0]].name + " " + num(c) + (v && c === v.pool_of_tears ? ", the Pool of Tears" : "");
     }
     function short(c) { return SET[c[0]].mark + num(c); }   // "★7": a card in a list
     function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
