@@ -103,8 +103,9 @@ def _pieces(text: str) -> Iterable[str]:
     """The pasted text's lines, split at commas too, each folded (NFKC) on its own. The fold's
     time grows with the square of a run of combining marks: folded whole, a pasted list of
     20,000 accents held the server for 4 s; a piece longer than any name (``MAX_TYPED``) comes
-    as typed, unread, to be refused as too long. (The fold makes no line break, and a comma only
-    of the characters split here or where it makes one inside a piece, split after it.)"""
+    as typed, unread, to be refused as too long. (The fold makes no line break; the commas it
+    makes come from the characters split here, or inside a piece, which is split again after
+    it: "🄂" folds to "1,".)"""
     for piece in _COMMAS.sub("\n", text).splitlines():
         if typed_too_long(piece):
             yield piece
