@@ -59,7 +59,8 @@ def hands_csv(request, drive_id: int):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-                result.status, result.source, int(s.corrected), _ended_by(result), _confirmed_by(result, s.corrected, s.reviewed),
+                result.status, result.source, int(s.corrected), _ended_by(result),
+                _confirmed_by(result, s.corrected, s.reviewed),
                 _cell(said),
             ])
     return response

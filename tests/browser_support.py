@@ -94,3 +94,19 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+LIST_NUMBERS = """selector => {
+  const ol = document.querySelector(selector), li = ol.querySelector('li');
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = getComputedStyle(li).font;
+  return {count: ol.children.length, pad: parseFloat(getComputedStyle(ol).paddingLeft),
+          widest: ctx.measureText('100. ').width};
+}"""
+
+
+def list_numbers_room(page, selector: str) -> dict:
+    """A numbered list's items (``count``), the room left of them for their numbers (``pad``, px)
+    and the width of the widest number a game's log shows (``widest``: "100. ", a view keeping the
+    newest 100 entries). A list that scrolls clips numbers wider than its room."""
+    return page.evaluate(LIST_NUMBERS, selector)

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
+from tests.browser_support import chromium, list_numbers_room, live_server
 from tests.tables.test_play_browser import sign_in_as_olive
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -209,11 +209,5 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         # Everything that happened, unfolded: the box holds the widest of its numbers (a view
         # keeps the newest 100 entries), which it would clip (it scrolls: nothing outside shows).
         first.click("#alice-history summary")
-        fits = first.evaluate("""() => {
-          const ol = document.querySelector('#alice-log'), li = ol.querySelector('li');
-          const ctx = document.createElement('canvas').getContext('2d');
-          ctx.font = getComputedStyle(li).font;
-          return {count: ol.children.length, pad: parseFloat(getComputedStyle(ol).paddingLeft),
-                  widest: ctx.measureText('100. ').width};
-        }""")
+        fits = list_numbers_room(first, "#alice-log")
         assert fits["count"] >= 10 and fits["pad"] >= fits["widest"], fits

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
+from tests.browser_support import chromium, list_numbers_room, live_server
 from tests.tables.test_play_browser import sign_in_as_olive
 from tests.test_game_words import other_games_words
 
@@ -123,13 +123,7 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
         # The moves so far, unfolded: the box holds the widest of its numbers (a view keeps the
         # newest 100 entries), which it would clip (it scrolls: nothing outside it shows).
         first.click("#history-box summary")
-        fits = first.evaluate("""() => {
-          const ol = document.querySelector('#history'), li = ol.querySelector('li');
-          const ctx = document.createElement('canvas').getContext('2d');
-          ctx.font = getComputedStyle(li).font;
-          const widest = ctx.measureText('100. ').width;
-          return {count: ol.children.length, pad: parseFloat(getComputedStyle(ol).paddingLeft), widest};
-        }""")
+        fits = list_numbers_room(first, "#history")
         assert fits["count"] >= 10 and fits["pad"] >= fits["widest"], fits
         expect(first.locator("#taken li")).to_have_count(4)
         taken = [int(re.search(r": (\d+) cards?", t).group(1)) for t in first.locator("#taken li").all_inner_texts()]
