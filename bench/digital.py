@@ -62,6 +62,8 @@ drive = Drive.objects.create(organiser=user, name="Bench", game={game!r}, play_m
                              preferred_table_size=4, target="hands", target_hands=50)
 services.add_players(drive, ["P%03d" % i for i in range(1, {players} + 1)])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 hand = drive.hands.get(number=1)
 tables = [[s.player.token for s in t.seats.select_related("player").order_by("position")]

@@ -91,8 +91,15 @@ def table_group(table_id: int) -> str:
 
 
 def seats_message(table_id: int) -> dict[str, Any]:
-    """Who sits where, or which seats the bots play, changed at the table."""
+    """Who sits where, which seats the bots play, or whose phone is away, changed at the table."""
     return {"type": "table.seats", "table": table_id}
+
+
+def tell_seats(table_id: int) -> None:
+    """Once the transaction commits, every socket of the table reads its seats again and sends
+    its view (``seats_message``)."""
+    message = seats_message(table_id)
+    transaction.on_commit(lambda: layer.send(table_group(table_id), message), robust=True)
 
 
 def state_message(table_id: int, state: Any) -> dict[str, Any]:
@@ -148,12 +155,16 @@ def seat_view(table: TableHand, seat: int | None) -> dict[str, Any] | None:
     return load_state(table).view(seat)
 
 
-def seat_names(table: TableHand, seats: list[Seat] | None = None) -> list[dict[str, Any]]:
-    """Who sits where, for the phones: position, name, and whether the server plays the seat."""
+def seat_names(table: TableHand) -> list[dict[str, Any]]:
+    """Who sits where, for the phones: position, name, whether the server plays the seat
+    (``bot``), and ``away``: a person whose phone has not joined the drive (or was signed out),
+    whom no bot plays for; the hand waits for them, and the phones say so (the organiser can have
+    a bot stand in). Told again when such a phone joins or is signed out (``seats_message``)."""
     bots = set(table.bots or [])
-    if seats is None:
-        seats = list(table.seats.select_related("player").order_by("position"))
-    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots} for s in seats]
+    seats = table.seats.select_related("player", "player__bot").order_by("position")
+    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots,
+             "away": s.position not in bots and not s.player.is_bot and s.player.phone_joined_at is None}
+            for s in seats]
 
 
 def table_facts(table_id: int) -> dict[str, Any]:
@@ -482,7 +493,6 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
                               robust=True)
     # Who plays which seat changed, not the hand's version: every socket of the table reads
     # the seats again and sends its view (the player's own phone then says a bot plays it).
-    message = seats_message(table.pk)
-    transaction.on_commit(lambda: layer.send(table_group(table.pk), message), robust=True)
+    tell_seats(table.pk)
     _drive_changed(drive.pk)
     return found.player.name

@@ -210,7 +210,16 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     player.link_only = False
     player.save(update_fields=["phone_joined_at", "link_only"])
     live.drive_changed(drive.pk)
+    _tell_table_of(drive, player)
     return player
+
+
+def _tell_table_of(drive: Drive, player: Player) -> None:
+    """The player's phone joined or was signed out: their table on the phones, if they sit at
+    one now, shows whether the hand waits for a player with no phone (``digital.seat_names``)."""
+    seat = digital.digital_seat_of(drive, player)
+    if seat is not None:
+        digital.tell_seats(seat.table_id)
 
 
 @transaction.atomic
@@ -365,9 +374,11 @@ def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Pla
     player.link_only = not by_phone and (player.link_only or player.phone_joined_at is not None)
     player.phone_joined_at = None
     player.save(update_fields=["token", "phone_joined_at", "link_only"])
-    # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect.
+    # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect;
+    # then the rest of its table hears that the seat waits for a phone.
     revoked = broadcast.signed_out_message(player.pk, left=by_phone)
     transaction.on_commit(lambda: broadcast.send_many([revoked]), robust=True)
+    _tell_table_of(drive, player)
     return player
 
 

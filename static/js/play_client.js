@@ -244,11 +244,13 @@
     var v = view, me = v.seat;
     var ul = $("seats"), scrolled = ul.scrollTop;   // the chips are drawn again: where the box was scrolled stays
     ul.textContent = "";
+    var away = [];   // seats waited for whose player has no phone in the drive (tables.digital.seat_names)
     seats.forEach(function (s, i) {
       var about = (screen.seat && screen.seat(v, i)) || {};
-      var li = el("li", [bdi(s.name), (s.bot ? " (bot)" : "") + (about.after || "")]);
+      var li = el("li", [bdi(s.name), (s.bot ? " (bot)" : s.away ? " (no phone)" : "") + (about.after || "")]);
       if (i === me) li.className = "me";
       if (about.waiting) li.className += " waiting";
+      if (about.waiting && s.away && !finished(v)) away.push(i);
       ul.appendChild(li);
     });
     // The chips may wrap past their bounded box (long names, a game's notes): the one waited
@@ -261,9 +263,17 @@
       if (r && (r.top < box.top || r.bottom > box.bottom)) ul.scrollTop += r.top - box.top;
     }
     if (screen.render) screen.render(v);
-    put($("status"), [statusLine(v), pending ? " — sending…" : ""]);
+    put($("status"), [statusLine(v), pending ? " — sending…" : "", awayLine(away)]);
     renderLog(v);
     renderResult(v);
+  }
+
+  // Why the hand may not move on: a seat it waits for has no phone (never joined, or signed
+  // out). The table can tell the player, or the organiser can have a bot play the seat.
+  function awayLine(away) {
+    if (!away.length) return "";
+    return [" ", listNames(away), away.length > 1 ? " have" : " has",
+            " no phone in the drive, so the hand waits. Ask them to join on their phone, or the organiser to have a bot play for them."];
   }
 
   function statusLine(v) {
@@ -350,7 +360,7 @@
     render: render,           // draw the current view again (after a local choice changed)
     message: message,         // the one line under the actions ("" clears it)
     view: function () { return view; },
-    seats: function () { return seats; },   // [{name, bot}], by seat
+    seats: function () { return seats; },   // [{position, name, bot, away}], by seat
     lastHand: function () { return lastHand; },   // the drive's last hand: nobody moves after it
     // A bot plays this phone's seat now (the organiser's stand-in): nothing on the screen is the
     // player's to do, so the game's screen offers nothing (the status line says why).

@@ -303,7 +303,10 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
         frame = await ws.receive_json_from(timeout=5)
         assert frame["type"] == "error" and frame["message"].startswith(said)
         assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
-    assert await others.receive_nothing(timeout=0.3)  # another player's phone is not touched
+    # Another player's phone at the table is not closed; it is told that the seat now waits for a phone.
+    frame = await others.receive_json_from(timeout=5)
+    assert frame["type"] == "state" and frame["seats"][0]["away"]
+    assert await others.receive_nothing(timeout=0.3)
     await others.disconnect()
     # and the old cookie cannot come back
     again = socket(f"/ws/play/{drive.join_code}/", cookie)

@@ -24,6 +24,8 @@ drive = Drive.objects.create(organiser=user, name="Screens %(tag)s", game="%(gam
                              seed=%(seed)d, preferred_table_size=%(players)d)
 services.add_players(drive, %(names)r)
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 table = drive.hands.get().tables.get()
 seats = [s.player for s in table.seats.select_related("player").order_by("position")]
@@ -77,6 +79,12 @@ def ff_seed() -> int:
 def ff_three_offers(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
                       "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + _SAVE
+
+
+# Film Fantasy: the dealt hand as it is (every seat's first pass awaited).
+def ff_dealt(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4,
+                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _SAVE
 
 
 # Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).

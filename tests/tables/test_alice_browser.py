@@ -33,6 +33,8 @@ drive = Drive.objects.create(organiser=user, name="Alice hand", game="alice", pl
                              preferred_table_size=3)
 services.add_players(drive, ["Ann", "Bob", "%s"])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 table = drive.hands.get().tables.get()
 state = deal(3, [["A1", "A2", "A3", "A4", "C1", "CC", "D1"], ["A5", "WR", "E1", "E2", "F1", "F2", "G1"],

@@ -181,3 +181,27 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
     frame = await until(own, lambda f: f["type"] == "state")
     assert not frame["seats"][2]["bot"]
     await own.disconnect()
+
+
+async def test_the_table_shows_whose_phone_has_not_joined_and_hears_when_it_joins_or_is_signed_out(organiser):
+    """The hand waits for a seat whose player has no phone in the drive (never joined, or signed
+    out) and no bot playing it: the table's phones say so (``away``), and hear at once when that
+    phone joins, is signed out, or a bot stands in."""
+    from drive.services import players as names
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 4)
+    table = await database_sync_to_async(table_of)(drive)
+    players = await database_sync_to_async(seated_players)(table)
+    for player in players[:3]:
+        await database_sync_to_async(names.join_phone)(drive, player_id=player.pk)
+    socket, first = await connected(drive, players[0])
+    assert [s["away"] for s in first["seats"]] == [False, False, False, True]
+    await database_sync_to_async(names.join_phone)(drive, player_id=players[3].pk)
+    await until(socket, lambda f: f["type"] == "state" and not f["seats"][3]["away"])
+    await database_sync_to_async(names.revoke_phone)(drive, await database_sync_to_async(
+        lambda: drive.players.get(pk=players[3].pk))())
+    await until(socket, lambda f: f["type"] == "state" and f["seats"][3]["away"])
+    await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 3, True)
+    frame = await until(socket, lambda f: f["type"] == "state" and f["seats"][3]["bot"])
+    assert not frame["seats"][3]["away"]  # a bot plays it: nothing waits for a phone
+    await socket.disconnect()

@@ -59,6 +59,8 @@ user = get_user_model().objects.create_user(username="olive", password="organise
 drive = Drive.objects.create(organiser=user, name="Browser hand", play_mode="digital", seed=%d, preferred_table_size=4)
 services.add_players(drive, ["Ann", "Bob", "%s", "<i>Di</i>"])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 print(json.dumps({"code": drive.join_code, "tokens": {p.name: p.token for p in drive.players.all()}}))
 """
@@ -204,6 +206,8 @@ user = get_user_model().objects.create_user(username="olive", password="organise
 drive = Drive.objects.create(organiser=user, name="Auction", play_mode="digital", seed=3, preferred_table_size=4)
 services.add_players(drive, ["Ann", "Bob", "Cy", "Di"])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 table = drive.hands.get().tables.get()
 state = get_game("film-fantasy").load_hand(table.state)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -409,4 +410,36 @@ def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser
     expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
     expect(message).to_have_text("")
     organiser.close()
+    page.context.close()
+
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_joins(server, browser):
+    """Found by QA: a hand on the phones waited for a player whose phone had been signed out (or
+    never joined), and the table's phones showed only whose turn it was: nobody at the table
+    knew why nothing moved, nor that the organiser can have a bot play the seat."""
+    data = server.shell_json(S.ff_dealt("ff-away"))
+    code = data["code"]
+    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{code}').pk))")
+    page = S.open_phone(browser, server, code, data["seats"][0][1])
+    bob = page.locator("#seats li", has_text="Bob")
+    expect(bob).to_have_class(re.compile(r"\bwaiting\b"))  # every seat's first pass is awaited
+    expect(page.locator("#status")).not_to_contain_text("no phone")
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in_as(organiser, server, "ff-away")
+    organiser.goto(f"{server.url}/drives/{drive_id}/phones")
+    organiser.locator("tr", has_text="Bob").get_by_role("button", name="Sign phone out").click()
+    expect(bob).to_contain_text("Bob (no phone)")
+    expect(page.locator("#status")).to_contain_text(
+        "Bob has no phone in the drive, so the hand waits. Ask them to join on their phone, or the organiser "
+        "to have a bot play for them.")
+    link = organiser.locator("tr", has_text="Bob").locator("input.link-box").input_value()
+    bobs_phone = browser.new_page(viewport=S.SMALL_PHONE)
+    bobs_phone.goto(server.url + urlsplit(link).path)  # (the link names the laptop's address on the hall's network)
+    bobs_phone.get_by_role("button", name="Continue").click()
+    expect(page.locator("#status")).not_to_contain_text("no phone")
+    expect(bob).not_to_contain_text("no phone")
+    for each in (organiser, bobs_phone):
+        each.close()
     page.context.close()

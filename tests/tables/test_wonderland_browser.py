@@ -28,6 +28,8 @@ drive = Drive.objects.create(organiser=user, name="Wonderland hand", game="wonde
                              seed=11, preferred_table_size=4)
 services.add_players(drive, ["Ann", "Bob", "%s", "<i>Di</i>"])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 print(json.dumps({"code": drive.join_code, "tokens": {p.name: p.token for p in drive.players.all()}}))
 """ % RTL
@@ -144,6 +146,8 @@ drive = Drive.objects.create(organiser=user, name="Three at a table", game="wond
                              seed=12, preferred_table_size=3)
 services.add_players(drive, ["Ann", "Bob", "Cy"])
 services.draw_seating(drive, random.Random(1))
+from django.utils import timezone
+drive.players.update(phone_joined_at=timezone.now())  # every player has joined on a phone
 services.start_hand(drive)
 table = drive.hands.get().tables.get()
 state = get_game("wonderland").load_hand(table.state)
