@@ -1,7 +1,7 @@
 """The ``digital`` scenario: 25 digital tables of four playing at once through real daphnes.
 
     .venv/bin/python bench/digital.py [--game SLUG]        # in-memory layer, SQLite, one daphne
-    REDIS_URL=redis://127.0.0.1:6379/0 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
+    REDIS_URL=redis://127.0.0.1:6379/5 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
         .venv/bin/python bench/digital.py                  # Redis, a fresh PostgreSQL database, two daphnes
 
 With two processes each table's seats alternate between them (as a proxy spreads phones), so
@@ -16,7 +16,7 @@ and half after it. Play starts when every table's phones are connected and hold 
 The tables play ``--game`` (default: the default game; any registered game whose simulation hook
 has a ``view_bot``, games/simulate.py). Each phone chooses its moves with that bot from its own
 view only. A table plays its hand to the end, or for ``--play-seconds`` (45) at most: a long
-hand is cut off there and counted as unfinished, so that ``make bench`` stays under five minutes.
+hand is cut off there and counted as unfinished, so that ``make bench`` stays under ten minutes.
 Appends a JSON entry to bench/results/digital.json. Only talks to 127.0.0.1.
 """
 

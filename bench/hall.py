@@ -13,7 +13,7 @@ organiser's session cookie), spread round-robin over the processes. For each of 
 
 - ``hall``: one phone at each of the 50 tables POSTs its table's result to /<CODE>/enter
   (HTTP, CSRF, like a phone), all within ``--spread`` seconds. Measured, per result: from the
-  result's commit (its first ``on_commit`` callback, recorded by config/bench_routes.py) to the
+  result's commit (its first ``on_commit`` callback, recorded by bench/routes.py) to the
   moment the LAST of the 8 boards and dashboards has received the result's own message
   (``drive.live.table_changed``; client receive time; same machine, same clock
   ``time.time_ns()``). ``full_update``: the same to the first full update built after it.
@@ -169,7 +169,7 @@ async def run(args, infos: list[dict], servers: common.Servers) -> dict:
 
 
 def breakdown(records: list[dict]) -> dict:
-    """Median milliseconds of each step of the servers' publishes (from config/bench_routes.py)."""
+    """Median milliseconds of each step of the servers' publishes (from bench/routes.py)."""
     steps: dict[str, list[float]] = defaultdict(list)
     for rec in records:
         seen: dict[str, float] = defaultdict(float)

@@ -20,7 +20,7 @@ WAIT = 30.0  # seconds: the longest any one wait for messages may take
 
 
 class ServerLog:
-    """What the servers' ``drive.live`` did (config/bench_routes.py): commits and publishes.
+    """What the servers' ``drive.live`` did (bench/routes.py): commits and publishes.
 
     drive/live.py hands each commit to a worker thread that coalesces bursts: a change is shown by
     the first publish of the same process that *started* (read the state) after its commit."""

@@ -137,8 +137,6 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channels: in-memory layer by default (one process); REDIS_URL for several processes.
-# Daphne's websocket timeout; group membership must not expire before a socket does.
-WEBSOCKET_TIMEOUT = 86400
 # Full live updates are built in a child process of the server (drive/render.py).
 LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
 # Requests running their middleware and view at once, per server process (config/http_handler.py):

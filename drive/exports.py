@@ -46,8 +46,7 @@ def hands_csv(request, drive_id: int):
     # organiser's bell); blank for a hand played with cards, and once the organiser corrected
     # it (their answers replace the engine's record). ``confirmed_by``: see ``_confirmed_by``.
     # ``answers``: what the result answered, in its form's words (the table's questions, then
-    # this player's), so that each row's points can be explained: who dealt, who took the Pool
-    # of Tears card, the player's pairs and cards taken (a tester could not tell from the rest).
+    # this player's), so that each row's points can be explained from the game's own questions.
     writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
                      "corrected", "ended_by", "confirmed_by", "answers"])
     game = drive.game_rules

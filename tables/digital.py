@@ -148,13 +148,6 @@ def load_state(table: TableHand):
         raise DigitalError(f"This table's stored hand cannot be read: {exc}") from None
 
 
-def seat_view(table: TableHand, seat: int | None) -> dict[str, Any] | None:
-    """What ``seat`` may see of the table's hand (None: a spectator), or None before the deal."""
-    if table.state is None:
-        return None
-    return load_state(table).view(seat)
-
-
 def seat_names(table: TableHand) -> list[dict[str, Any]]:
     """Who sits where, for the phones: position, name, whether the server plays the seat
     (``bot``), and ``away``: a person whose phone has not joined the drive (or was signed out),

@@ -91,7 +91,7 @@ async def test_an_idle_socket_survives_longer_than_redis_read_timeouts():
 
 async def test_a_send_from_a_thread_of_the_servers_own_reaches_a_socket_at_once():
     """The live-update worker and the apply threads are plain threads: their sends must run on
-    the server's loop, whose futures the in-memory layer sets (config/layer.py)."""
+    the server's loop, whose futures the in-memory layer sets (common/layer.py)."""
     import threading
     import time
 

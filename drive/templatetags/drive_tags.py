@@ -230,12 +230,6 @@ def board_moves(table, moves: dict, hand_number: int) -> list[tuple[str, str]]:
 
 
 @register.filter
-def get_item(mapping, key):
-    """``{{ moves|get_item:player_id }}``: a dict lookup by a variable key."""
-    return mapping.get(key) if hasattr(mapping, "get") else None
-
-
-@register.filter
 def place(ranked) -> str:
     """A player's place as a sentence says it: "19th", or "joint 19th" when shared (the board's
     short "=19" is for a column)."""

@@ -15,7 +15,6 @@ from ..base import GameError
 
 SETS = "ABCDEFGH"
 RABBIT, CAT = "WR", "CC"
-SPECIALS = (RABBIT, CAT)
 SET_CARDS: dict[str, tuple[str, ...]] = {s: tuple(f"{s}{n}" for n in range(1, 6)) for s in SETS}
 PACK: tuple[str, ...] = tuple(c for s in SETS for c in SET_CARDS[s]) + (RABBIT, RABBIT, CAT, CAT)
 CARD_SET: dict[str, str] = {c: s for s in SETS for c in SET_CARDS[s]}  # set cards only

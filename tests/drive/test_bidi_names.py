@@ -1,7 +1,7 @@
 """Typed names (players', drives') are isolated from the text around them wherever a page shows
 them: in a ``<bdi>`` in a page's content, between U+2068 and U+2069 where no element can go (a
 title, an attribute, an ``<option>``, SVG text) and in plain-text sentences (refusals), and
-always escaped (config/bidi.py). A right-to-left name, or one ending in digits, would otherwise
+always escaped (common/bidi.py). A right-to-left name, or one ending in digits, would otherwise
 reorder the words and numbers beside it."""
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ def assert_text_only(body: str, where: str) -> None:
 
 
 def assert_isolated_text(body: str, where: str) -> None:
-    """Text, and isolated from the text around it each time (config/bidi.py): in a <bdi>, or
+    """Text, and isolated from the text around it each time (common/bidi.py): in a <bdi>, or
     between the isolate characters (an attribute)."""
     assert_text_only(body, where)
     escaped = "&lt;img src=x onerror=alert(1)&gt;"
