@@ -141,8 +141,11 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
     for i in range(4):
         ice_used[i] += ice_fours_in_declaration + (1 if nine else 0)
     if max(ice_used) > packs:
+        # Said with what the declaration itself lays (its Ice Follies four, or the nine-card
+        # declaration's), which the groups entered count on top of.
+        also = " and the declaration's" if ice_fours_in_declaration or nine else ""
         raise GameError(
-            f"The Ice Follies groups entered need {sum(ice_used)} Ice Follies cards "
+            f"The Ice Follies groups entered{also} need {sum(ice_used)} Ice Follies cards "
             f"({max(ice_used)} of one card); {'one pack has' if packs == 1 else 'two packs have'} "
             f"{4 * packs}, {packs} of each card."
         )

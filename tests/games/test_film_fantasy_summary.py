@@ -84,6 +84,11 @@ def test_two_packs_allow_a_second_ice_follies_group():
         # was told of "Ice Follies groups entered"; the seat's impossible hand is said first.
         (5, entry(5, 0, s0={"sets": 2}, s1={"sets": 2}, s2={"sets": 2}, s3={"sets": 2}, s4={"sets": 2}),
          "Seat 0: what was entered needs 16 cards, but at 5 players a hand ends with 9."),
+        # Found by a rules review: the count took in the nine-card declaration's Ice Follies card
+        # without saying so (only 4 were entered in groups).
+        (2, {"declarer": 0, "nine_card": True, "dealer": 0, "holdings": [{"sets": 0, "ice": "none"},
+                                                                         {"sets": 0, "ice": "four"}]},
+         "The Ice Follies groups entered and the declaration's need 8 Ice Follies cards"),
     ],
 )
 def test_impossible_entries_are_refused_saying_what_is_wrong(players, summary, message):
