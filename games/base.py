@@ -182,6 +182,7 @@ class HandState(Protocol):
 
     players: int
     version: int
+    dealer: int
     finished: bool
     ended_by: str | None
 
@@ -287,7 +288,10 @@ class Game:
     def hand_summary(self, state: HandState) -> dict[str, Any]:
         raise NotImplementedError
 
-    def new_hand(self, players: int, rng: random.Random) -> HandState:
+    def new_hand(self, players: int, rng: random.Random, dealer: int | None = None) -> HandState:
+        """A dealt hand for ``players`` seats, shuffled with ``rng``. ``dealer``: the seat that
+        deals (a home game passes the deal to the left after each hand); None: the dealer is
+        drawn as the game's rules say (in a drive, before every hand: the people change)."""
         raise NotImplementedError
 
     def load_hand(self, data: dict[str, Any]) -> HandState:

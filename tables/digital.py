@@ -219,6 +219,25 @@ def deal_rng(drive, hand: Hand, table: TableHand) -> random.Random:
     return random.Random(f"{drive.seed}-{hand.number}-{table.number}")
 
 
+def home_dealer(hand: Hand, table: TableHand) -> int | None:
+    """A home game (a drive of one table) passes the deal to the left after each hand: the seat
+    on the left of the last hand's dealer, when that hand was played on the phones by the same
+    people in the same seats. Otherwise None, and the dealer is drawn, as before every hand of a
+    drive (its tables' people change)."""
+    if hand.number == 1 or hand.tables.count() != 1:
+        return None
+    before = list(TableHand.objects.filter(hand__drive_id=hand.drive_id, hand__number=hand.number - 1)[:2])
+    if len(before) != 1 or before[0].state is None:
+        return None
+    people = [list(t.seats.order_by("position").values_list("player_id", flat=True)) for t in (before[0], table)]
+    if people[0] != people[1]:
+        return None
+    try:
+        return (load_state(before[0]).dealer + 1) % len(people[1])
+    except (DigitalError, AttributeError):  # a stored hand that cannot be read: draw
+        return None
+
+
 @transaction.atomic
 def deal_hand(drive, hand: Hand) -> list[TableHand]:
     """Deal every digital table of ``hand`` that has no state yet; its bots start on commit.
@@ -231,7 +250,7 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
     for table in tables.order_by("number"):
         players = table.seats.count()
         try:
-            state = game.new_hand(players, deal_rng(drive, hand, table))
+            state = game.new_hand(players, deal_rng(drive, hand, table), home_dealer(hand, table))
         except GameError as exc:  # a table of one (late withdrawals): the organiser closes it
             log.warning("table %s of hand %s not dealt: %s", table.number, hand.number, exc)
             continue

@@ -78,10 +78,11 @@ class Alice(Game):
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
         return outcome_from_summary(players, summary)
 
-    def new_hand(self, players: int, rng: random.Random) -> AliceHand:
-        """A dealt hand; the dealer is drawn with ``rng`` (seeded by the drive, in the hand's log)."""
+    def new_hand(self, players: int, rng: random.Random, dealer: int | None = None) -> AliceHand:
+        """A dealt hand; the dealer given, or drawn with ``rng`` (seeded by the drive, in the hand's log)."""
         n = check_players(players)
-        dealer = rng.randrange(n)
+        if dealer is None:
+            dealer = rng.randrange(n)
         hand = AliceHand.new(n, rng, dealer)
         hand.answer_seconds = float(self.answer_seconds)
         return hand

@@ -69,8 +69,8 @@ class FilmFantasy(Game):
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
         return outcome_from_summary(players, summary, declarer_joker_penalty=self.declarer_joker_penalty)
 
-    def new_hand(self, players: int, rng: random.Random) -> FilmFantasyHand:
-        return FilmFantasyHand.new(players, rng, declarer_joker_penalty=self.declarer_joker_penalty)
+    def new_hand(self, players: int, rng: random.Random, dealer: int | None = None) -> FilmFantasyHand:
+        return FilmFantasyHand.new(players, rng, dealer=dealer, declarer_joker_penalty=self.declarer_joker_penalty)
 
     def load_hand(self, data: dict[str, Any]) -> FilmFantasyHand:
         return FilmFantasyHand.load(data)

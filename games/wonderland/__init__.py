@@ -73,10 +73,11 @@ class Wonderland(Game):
     def outcome_from_summary(self, players: int, summary: dict[str, Any]) -> Outcome:
         return outcome_from_summary(check_table_size(self, players), summary, self.pool_of_tears)
 
-    def new_hand(self, players: int, rng: random.Random) -> WonderlandHand:
-        """A shuffled hand; on the phones the drive draws the dealer (seeded, logged, public)."""
+    def new_hand(self, players: int, rng: random.Random, dealer: int | None = None) -> WonderlandHand:
+        """A shuffled hand; the dealer given, or drawn (seeded, logged, public)."""
         n = check_table_size(self, players)
-        dealer = rng.randrange(n)
+        if dealer is None:
+            dealer = rng.randrange(n)
         return WonderlandHand.new(n, rng, dealer, self.pool_of_tears)
 
     def load_hand(self, data: dict[str, Any]) -> WonderlandHand:

@@ -87,6 +87,12 @@ def ff_dealt(tag: str) -> str:
                       "names": ["Ann", "Bob", "Cy", "Di"]}) + _SAVE
 
 
+# Film Fantasy: a home game's later hand, dealt by seat 2 (the deal passed to the left: no draw).
+def ff_passed_deal(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
+            + "state = game.new_hand(4, random.Random(3), 2)\n" + _SAVE)
+
+
 # Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).
 def alice_dealt(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE
