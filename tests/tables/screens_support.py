@@ -93,6 +93,27 @@ def ff_passed_deal(tag: str) -> str:
             + "state = game.new_hand(4, random.Random(3), 2)\n" + _SAVE)
 
 
+# Film Fantasy at a table of six (two packs): the passes made until the auction opens, then
+# seat 0 given both copies of one of its cards (a card of its own swapped with the other seat
+# holding the copy). Returns the card as "copy" beside the seats.
+def ff_two_copies(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 6,
+                      "names": ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]}) + """
+rng = random.Random(3)
+while state.phase == "passing":
+    for seat in range(state.players):
+        if state.phase == "passing" and state.passes[seat] is None:
+            state.apply(seat, {"type": "pass", "card": state.view(seat)["hand"][0]})
+assert state.phase == "auction"
+mine = state.hands[0]
+copy, other = next((c, k) for c in mine if c != "J" and mine.count(c) == 1
+                   for k in range(1, 6) if c in state.hands[k])
+given = next(c for c in mine if c != copy and c not in state.hands[other])
+mine.remove(given); mine.append(copy)
+state.hands[other].remove(copy); state.hands[other].append(given)
+""" + _SAVE.replace('"seats":', '"copy": copy, "seats":')
+
+
 # Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).
 def alice_dealt(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE

@@ -453,3 +453,24 @@ def test_the_dealer_of_a_home_games_later_hand_is_said_without_a_draw(server, br
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
     expect(page.locator("#dealer-draw")).to_have_text("Dealer: Cy (a home game: the deal passes to the left)")
     page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_both_copies_of_a_card_can_be_chosen_and_offered_at_a_table_of_two_packs(server, browser):
+    """Found by QA: at a table of six (two packs) a player holding two copies of a card could not
+    choose both: the second tap unchose the first, as a card was chosen by its name."""
+    data = server.shell_json(S.ff_two_copies("ff-copies"))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    copies = page.locator(f'#hand button.c[data-card="{data["copy"]}"]')
+    expect(copies).to_have_count(2)
+    copies.nth(0).click()
+    copies.nth(1).click()
+    expect(copies.nth(0)).to_have_attribute("aria-pressed", "true")
+    expect(copies.nth(1)).to_have_attribute("aria-pressed", "true")
+    copies.nth(1).click()  # and a tap on a chosen copy unchooses one copy only
+    expect(page.locator('#hand button.c[aria-pressed="true"]')).to_have_count(1)
+    copies.nth(1).click()
+    page.locator("#offer").click()  # both copies offered: the engine takes them
+    expect(page.locator("#hand button.c.locked")).to_have_count(2)
+    expect(page.locator("#message")).not_to_have_class(re.compile("error"))
+    page.context.close()

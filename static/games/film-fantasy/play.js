@@ -177,7 +177,8 @@
           if (v.phase === "auction") b.setAttribute("aria-pressed", b.className.indexOf(" chosen") >= 0 ? "true" : "false");
           b.setAttribute("aria-label", name + (isNew ? " (new)" : "") + (notes.length ? " (" + notes.join(", ") + ")" : ""));
           b.disabled = b.disabled || v.phase === "finished" || client.benched();
-          b.addEventListener("click", function () { tap(c); });
+          var shownChosen = pi >= 0;   // this very button (a copy: two packs hold two of each card)
+          b.addEventListener("click", function () { tap(c, shownChosen); });
           row.appendChild(b);
         });
         div.appendChild(row);
@@ -185,7 +186,9 @@
       });
     }
 
-    function tap(card) {
+    // A tap chooses this button's card, or (``shownChosen``) unchooses it: by the button, not the
+    // card's name, as a seat at a table of two packs may hold two copies and give both.
+    function tap(card, shownChosen) {
       var view = client.view();
       if (!view || view.phase === "finished") return;
       if (view.phase === "passing") {
@@ -193,7 +196,7 @@
         return;
       }
       var i = chosen.indexOf(card);
-      if (i >= 0) chosen.splice(i, 1); else if (chosen.length < 3) chosen.push(card);
+      if (shownChosen && i >= 0) chosen.splice(i, 1); else if (!shownChosen && chosen.length < 3) chosen.push(card);
       client.render();
       if (accepting !== null) {
         var offer = (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
