@@ -70,9 +70,7 @@ def home(request):
 def drive_create(request):
     form = DriveForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        drive = form.save(commit=False)
-        drive.organiser = request.user
-        drive.save()
+        drive = services.create_drive(request.user, form.save(commit=False))
         messages.success(request, format_html("Drive “{}” created. Now add the players.", bdi(drive.name)))
         return _back(drive)
     return render(request, "drive/drive_form.html", {"form": form, "creating": True})

@@ -1,11 +1,12 @@
 """Every write of the drive, by sub-domain: players (``players``), the seating shown between
 hands (``seats``), the hand cycle with results, the end and the prizes (``hands``); what they
-share (refusals, the stale-page check, the drive's lock) in ``base``.
+share (refusals, the stale-page check, the drive's lock) in ``base``; a new drive (``drives``).
 
 Callers use ``from drive import services`` and ``services.<function>``: the names below are the
 whole public surface.
 """
 
+from drive.services.drives import create_drive
 from drive.services.base import DriveError, ImpossibleAnswers, NotThisPlayersForm, StaleForm, check_shown_hand, lock
 from drive.services.hands import (close_hand, end_drive, organiser_result, outcome_for,
                                   refuse_paper_result_on_the_phones, show_prizes, start_hand)
@@ -16,7 +17,7 @@ from drive.services.seats import (current_hand, draw_seating, drive_game_changed
 
 __all__ = [
     "MAX_NAME", "MAX_PLAYERS", "DriveError", "ImpossibleAnswers", "NotThisPlayersForm", "StaleForm", "add_bot", "add_players", "join_phone", "typed_too_long",
-    "check_shown_hand", "clean_name", "lock", "close_hand", "current_hand", "draw_seating", "drive_game_changed",
+    "check_shown_hand", "clean_name", "create_drive", "lock", "close_hand", "current_hand", "draw_seating", "drive_game_changed",
     "drive_play_mode_changed", "drive_table_size_changed", "end_drive", "hand_sent_to_the_phones", "has_played", "leave_phone", "leaving_leaves_drive", "name_key", "organiser_result",
     "outcome_for", "parse_names", "sort_names", "add_names", "refuse_paper_result_on_the_phones", "rejoin_player", "revoke_phone",
     "set_table_mode", "show_prizes", "start_hand", "swap_players", "withdraw_player",

@@ -145,16 +145,15 @@ class Command(BaseCommand):
         game = get_game(slug)
         # Targets out of reach of the hands played, so the demo is still running when opened.
         drive = Drive(
-            name=f"Demo drive — {game.name} night", game=slug, organiser=user, target=Drive.Target.EITHER,
+            name=f"Demo drive — {game.name} night", game=slug, target=Drive.Target.EITHER,
             target_hands=max(12, hands + 2), target_total=min(10000, max(100, 40 * (hands + 2))),
             preferred_table_size=min(max(PREFERRED_TABLE_SIZE, game.min_players), game.max_players),
             play_mode=Drive.PlayMode.PHYSICAL, house_rules={}, seed=seed,
         )
         try:
-            drive.full_clean()
+            services.create_drive(user, drive)
         except ValidationError as exc:
             raise CommandError(f"Could not create the demo drive: {exc}") from None
-        drive.save()
         services.add_players(drive, demo_names(players, rng))
         services.draw_seating(drive, random.Random(seed))
         for _ in range(hands):
