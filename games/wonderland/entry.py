@@ -3,7 +3,7 @@
 
 The summary::
 
-    {"dealer": 0,                     # who dealt (optional: without it, ties go to seat 0 first)
+    {"dealer": 0,                     # who dealt (required: it decides a tie for the mover)
      "pool_of_tears": 2 | None,       # who took the Pool of Tears card, or nobody
      "holdings": [{"pairs": 1, "cards": 12}, ...]}   # per seat: pairs and cards taken
 
@@ -148,7 +148,9 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
     most = max(cards)
     if cards.count(most) == 1:
         points[cards.index(most)] += 10
-    mover = choose_mover(points, cards, n - 1 if dealer is None else dealer)
+    if dealer is None:  # it decides a tie for the mover: asked, as Alice's and Film Fantasy's are
+        raise GameError("Say who dealt: the hand summary needs 'dealer'.")
+    mover = choose_mover(points, cards, dealer)
     winner = winner_of(points, mover)
     return Outcome(points=points, mover=mover, winner=winner, facts=standing_facts(pairs, cards),
                    details={"pairs": pairs, "cards": cards, "pool_of_tears": pool})

@@ -400,6 +400,9 @@ def test_an_entered_hand_scores_pairs_the_pool_of_tears_and_most_cards():
     (4, {"dealer": 4, "holdings": [{}, {}, {}, {}]}, "dealer"),
     (4, {"holdings": [{"pairz": 1}, {}, {}, {}]}, "unknown field"),
     (7, {"holdings": [{}] * 7}, "2 to 6 players"),
+    # Found by a rules review: a summary with no dealer was taken, its ties going to seat 0 first.
+    (4, {"pool_of_tears": None, "holdings": [{"pairs": 0, "cards": 4}, {"pairs": 0, "cards": 4}, {}, {}]},
+     "Say who dealt"),
 ])
 def test_impossible_entries_are_refused_saying_what_is_wrong(players, summary, message):
     with pytest.raises(GameError, match=message):
