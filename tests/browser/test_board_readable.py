@@ -167,6 +167,8 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
         server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
                           f"d = Drive.objects.get(join_code={codes['alice']!r})\n"
                           "services.close_hand(d, force=True); d.refresh_from_db()\n"
+                          # Names of two words, long enough to be broken at their space (QA: "Dée / O'Brien").
+                          "for p in d.players.all(): p.name = p.name + ' Oppenheimer'; p.save(update_fields=['name'])\n"
                           "services.end_drive(d); d.refresh_from_db(); services.show_prizes(d, True)\n"
                           "print('{}')")
         for width, height in SIZES:
@@ -180,10 +182,17 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
               return {width: innerWidth, height: innerHeight,
                       prizes: box(document.querySelector("[data-prizes]")),
                       each: [...document.querySelectorAll("[data-prizes] .prize")].map(box),
+                      // A name with its points on one line, where the line can hold it (found by
+                      // QA: "Dée / O'Brien" broken in the runner-up's column).
+                      broken: [...document.querySelectorAll("[data-prizes] .prize-entry")].filter(e =>
+                        e.getBoundingClientRect().width < e.closest(".prize").getBoundingClientRect().width - 2
+                        && e.getBoundingClientRect().height > 1.8 * parseFloat(getComputedStyle(e).fontSize))
+                        .map(e => e.textContent),
                       live: document.querySelector("[data-live-status]").getBoundingClientRect().toJSON()};
             }""")
             screen = {"left": 0, "top": 0, "right": width, "bottom": height}
             assert m["prizes"]["right"] - m["prizes"]["left"] >= 0.9 * width
             assert max(p["right"] for p in m["each"]) >= 0.6 * width  # not one narrow column
+            assert not m["broken"], m["broken"]
             assert all(inside(p, screen) for p in m["each"]) and inside(m["live"], screen)
             context.close()
