@@ -251,3 +251,36 @@ def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(serve
     # (Signed out by the organiser, the name now joins only by the player's new private link.)
     expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
     expect(phone.locator("[data-live-status]")).to_have_count(0)
+
+
+def test_a_confirmation_tapped_offline_is_kept_and_arrives_once_when_back_online(server, browser, phone_page):
+    """Found by probing: Confirm tapped with no connection (the Wi-Fi dropped, the laptop
+    restarting) left the page for the browser's "no internet" page, and the tap was lost. It is
+    kept on the phone and sent when the connection returns."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    first, second = table_players(organiser, 1)[:2]
+    entrant = entry_form_answered(phone_page(), server, code, first)
+    entrant.click("button:has-text('Send the result')")
+    expect(entrant.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+
+    phone = phone_page()
+    phone.goto(f"{server}/{code}")
+    phone.get_by_role("button", name=second, exact=True).click()
+    confirm = phone.get_by_role("button", name="Confirm: this is right")
+    expect(confirm).to_be_visible()
+    phone.context.set_offline(True)
+    confirm.click()
+    expect(phone.locator("[data-keep-note]")).to_be_visible()
+    assert phone.url.endswith(f"/{code}/me")  # still the page, not the browser's "no internet"
+    assert phone.evaluate("localStorage.getItem('ff-judge-queue')") is not None
+
+    phone.context.set_offline(False)
+    phone.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(phone.locator("main")).to_contain_text("Confirmed. Thank you!", timeout=15000)
+    expect(phone.locator("main")).to_contain_text("✓ confirmed")
+    assert phone.evaluate("localStorage.getItem('ff-judge-queue')") is None  # sent once: nothing kept
+    phone.reload()
+    expect(phone.locator("main")).not_to_contain_text("Confirmed. Thank you!")  # no second send
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text(re.compile("Confirmed"))
