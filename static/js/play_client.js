@@ -176,6 +176,7 @@
       if (screen.update) screen.update(msg.view, view, sameHand);
       view = msg.view;
       shownTable = msg.table; shownHand = msg.hand;
+      overScreen(false);
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;
       render();
       var hand = msg.hand;
@@ -206,8 +207,19 @@
       $("status").textContent = msg.message;
       // The next hand at a table on the phones, not started yet: said above a finished hand.
       if (view && msg.hand > shownHand) showWhere(msg.message, msg.hand, null, null);
+      // The hand shown is over though its last view never came (the server stopped just after
+      // the organiser's close): its controls can do nothing now, so none stays live.
+      if (view && msg.hand > shownHand && !finished(view)) overScreen(true);
       setTimeout(function () { if (ws && ws.readyState === 1) sendFrame({ type: "sync" }); }, 5000);
     }
+  }
+
+  // The game's screen greyed out and out of reach (``over``), or back.
+  function overScreen(over) {
+    var box = $("screen");
+    if (!box || box.inert === over) return;
+    box.inert = over;
+    box.classList.toggle("over", over);
   }
 
   // The close's movement instruction (sent to this player's phones the moment the organiser

@@ -474,3 +474,29 @@ def test_both_copies_of_a_card_can_be_chosen_and_offered_at_a_table_of_two_packs
     expect(page.locator("#hand button.c.locked")).to_have_count(2)
     expect(page.locator("#message")).not_to_have_class(re.compile("error"))
     page.context.close()
+
+
+CLOSED_ELSEWHERE = """
+from drive import services
+from drive.models import Drive
+services.close_hand(Drive.objects.get(join_code="%s"), force=True)
+print(json.dumps({"closed": True}))
+"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_hand_closed_whose_last_view_never_came_leaves_no_live_controls(server, browser):
+    """Found by probing: the server stopped just after the organiser's close had committed, and
+    the phone, reconnecting, was told only that the next hand had not started: the old hand's
+    cards and buttons stayed live on the screen beneath. Here the close is made by another
+    process, whose messages never reach this server's sockets, as a server stopped then."""
+    data = server.shell_json(S.ff_dealt("ff-lost-close"))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#hand button.c").first).to_be_enabled()
+    expect(page.locator("#screen")).not_to_have_attribute("inert", "")
+    server.shell_json(CLOSED_ELSEWHERE % data["code"])
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # the phone looks again
+    expect(page.locator("#instruction")).to_contain_text("Hand 2 has not started yet")
+    expect(page.locator("#screen")).to_have_attribute("inert", "")
+    expect(page.locator("#screen")).to_have_class(re.compile(r"\bover\b"))
+    page.context.close()
