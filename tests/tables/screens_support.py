@@ -114,6 +114,18 @@ state.hands[other].remove(copy); state.hands[other].append(given)
 """ + _SAVE.replace('"seats":', '"copy": copy, "seats":')
 
 
+# Alice: seat 0 holds a White Rabbit and takes the row's other one (seat 2 deals, seat 0 begins).
+def alice_two_rabbits(tag: str) -> str:
+    return ((_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + """
+from tests.games.alice_support import deal
+state = deal(3, [["A1", "A2", "B1", "C1", "D1", "E1", "WR"], ["A4", "B3", "C2", "E2", "F1", "F2", "G1"],
+                 ["A5", "B4", "G2", "H1", "H2", "D2", "CC"]], row=["WR", "E3", "G3", "B2", "H3", "F3", "C3"], dealer=2)
+state.answer_seconds = 600.0
+state.apply(0, {"type": "take", "card": "WR"})
+assert state.hands[0].count("WR") == 2
+""" + _SAVE)
+
+
 # Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).
 def alice_dealt(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE

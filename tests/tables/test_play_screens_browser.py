@@ -500,3 +500,14 @@ def test_a_hand_closed_whose_last_view_never_came_leaves_no_live_controls(server
     expect(page.locator("#screen")).to_have_attribute("inert", "")
     expect(page.locator("#screen")).to_have_class(re.compile(r"\bover\b"))
     page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_second_copy_taken_beside_one_held_is_the_only_one_marked_new(server, browser):
+    """Found by QA: a player holding a White Rabbit took the row's other one, and both were
+    marked "new" (and stayed so)."""
+    data = server.shell_json(S.alice_two_rabbits("alice-rabbits"))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator('#hand .held[data-card="WR"]')).to_have_count(2)
+    expect(page.locator('#hand .held.new[data-card="WR"]')).to_have_count(1)
+    page.context.close()

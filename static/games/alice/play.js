@@ -155,7 +155,9 @@
       held.title = titled(card);
       held.setAttribute("role", "img");
       var name = (special ? shortName(card) : titled(card)) + ", held";
-      if (fresh.indexOf(card) >= 0) {
+      var fi = fresh.indexOf(card);
+      if (fi >= 0) {   // one copy only: a second White Rabbit taken beside one held is the one new
+        fresh.splice(fi, 1);
         held.className += " new";
         held.appendChild(el("span", "new", "tag"));
         name += " (new)";
