@@ -144,6 +144,7 @@
     // when only other seats' simultaneous moves happened meanwhile.
     var frame = Object.assign({}, action, { version: view.version, basis: view.basis, key: key() });
     pending = { key: frame.key, frame: frame };
+    sentAt = Date.now();
     message("");
     if (ws && ws.readyState === 1) sendFrame(frame);
     else {  // kept: the socket sends it (same key, applied once) as soon as it is back
@@ -153,6 +154,14 @@
     render();
     return true;
   }
+
+  // A tap sent a move and the screen changed under the finger (a list closed, the page got
+  // shorter): a second tap of a double tap, within DOUBLE_TAP_MS, lands on nothing (found by QA:
+  // it followed "Back to the drive" below the list).
+  var sentAt = 0, DOUBLE_TAP_MS = 400;
+  if (root) root.addEventListener("click", function (e) {
+    if (Date.now() - sentAt < DOUBLE_TAP_MS) { e.preventDefault(); e.stopPropagation(); }
+  }, true);
 
   // Is a bot playing the seat of ``v`` (a view) now?
   function botted(list, v) {

@@ -511,3 +511,26 @@ def test_a_second_copy_taken_beside_one_held_is_the_only_one_marked_new(server, 
     expect(page.locator('#hand .held[data-card="WR"]')).to_have_count(2)
     expect(page.locator('#hand .held.new[data-card="WR"]')).to_have_count(1)
     page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_second_tap_of_a_double_tap_that_sent_a_move_lands_on_nothing(server, browser):
+    """Found by QA: a double tap on a player's name in Alice's ask list sent the ask, the list
+    closed, and the second tap followed "Back to the drive", which had moved up under the
+    finger. A tap within a moment of a move sent does nothing; later taps work."""
+    data = server.shell_json(S.alice_mid_hand("alice-double"))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    page.locator("#hand button.missing:not([disabled])").first.click()
+    expect(page.locator("#alice-ask button").first).to_be_visible()
+    page.evaluate("""() => {
+      document.querySelector("#alice-ask button").click();     // the ask, sent
+      document.querySelector("#play > p a[href$='/me']").click();  // the second tap, at once
+    }""")
+    expect(page.locator("#status")).not_to_have_text("")
+    assert page.url.endswith("/play")
+    # A later tap works: the guard lasts DOUBLE_TAP_MS (400 ms; a lower bound of time passed,
+    # which a slow machine only lengthens).
+    page.wait_for_timeout(600)
+    page.locator("#play > p a[href$='/me']").click()
+    expect(page).to_have_url(re.compile(r"/me$"))
+    page.context.close()
