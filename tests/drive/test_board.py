@@ -92,7 +92,9 @@ def test_prize_giving_view(client, organiser, organiser_client):
     assert "Booby prize" in page and "Winner" in page
     # Totals say what they count; a name and its number never part at a line's end (found by QA).
     winner = drive.players.get(pk=drive.hands.get().tables.get().result.mover_id)
-    assert f"Winner: <strong><bdi>{winner.name}</bdi>\xa0(15\xa0points)</strong>" in page
+    # Each winner's name with its points, kept together on a line (static/css/app.css).
+    assert (f'Winner: <strong><span class="prize-entry"><bdi>{winner.name}</bdi>\xa0(15\xa0points)</span></strong>'
+            in page)
     assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi>\xa0(1)" in page
 
 
