@@ -44,6 +44,7 @@ from scoring.models import Result
 from tables.frames import (
     KEEP_CLIENT_KEYS, KEY_REUSED, SERVER_KEY, SERVER_KEYS, DigitalError, action_digest, seen_key, split_message,
 )
+from tables.dealer import home_dealer
 from tables.models import BotPlayer, Hand, Seat, TableHand
 
 log = logging.getLogger(__name__)
@@ -217,25 +218,6 @@ def _bot_positions(table: TableHand) -> list[int]:
 def deal_rng(drive, hand: Hand, table: TableHand) -> random.Random:
     """Seeded from the drive, the hand and the table: a deal can be replayed for a dispute."""
     return random.Random(f"{drive.seed}-{hand.number}-{table.number}")
-
-
-def home_dealer(hand: Hand, table: TableHand) -> int | None:
-    """A home game (a drive of one table) passes the deal to the left after each hand: the seat
-    on the left of the last hand's dealer, when that hand was played on the phones by the same
-    people in the same seats. Otherwise None, and the dealer is drawn, as before every hand of a
-    drive (its tables' people change)."""
-    if hand.number == 1 or hand.tables.count() != 1:
-        return None
-    before = list(TableHand.objects.filter(hand__drive_id=hand.drive_id, hand__number=hand.number - 1)[:2])
-    if len(before) != 1 or before[0].state is None:
-        return None
-    people = [list(t.seats.order_by("position").values_list("player_id", flat=True)) for t in (before[0], table)]
-    if people[0] != people[1]:
-        return None
-    try:
-        return (load_state(before[0]).dealer + 1) % len(people[1])
-    except (DigitalError, AttributeError):  # a stored hand that cannot be read: draw
-        return None
 
 
 @transaction.atomic
