@@ -149,6 +149,13 @@ def load_state(table: TableHand):
         raise DigitalError(f"This table's stored hand cannot be read: {exc}") from None
 
 
+def waits_for_phone(seat: Seat, bots: set[int]) -> bool:
+    """Whether the hand waits at ``seat`` for a phone: a person (not a bot, and no bot playing
+    the seat for them, ``bots``) whose phone has not joined the drive, or was signed out. Said on
+    the table's phones (``seat_names``) and on the dashboard's table card."""
+    return seat.position not in bots and not seat.player.is_bot and seat.player.phone_joined_at is None
+
+
 def seat_names(table: TableHand) -> list[dict[str, Any]]:
     """Who sits where, for the phones: position, name, whether the server plays the seat
     (``bot``), and ``away``: a person whose phone has not joined the drive (or was signed out),
@@ -157,7 +164,7 @@ def seat_names(table: TableHand) -> list[dict[str, Any]]:
     bots = set(table.bots or [])
     seats = table.seats.select_related("player", "player__bot").order_by("position")
     return [{"position": s.position, "name": s.player.name, "bot": s.position in bots,
-             "away": s.position not in bots and not s.player.is_bot and s.player.phone_joined_at is None}
+             "away": waits_for_phone(s, bots)}
             for s in seats]
 
 

@@ -12,6 +12,7 @@ from common.bidi import bdi, isolate
 from drive.selectors import entry_state
 from games.base import and_list
 from scoring.forms import answer_words
+from tables.digital import waits_for_phone
 
 register = template.Library()
 
@@ -47,8 +48,7 @@ def without_phone(table) -> list[str]:
     if table.play_mode != table.PlayMode.DIGITAL or table.status != table.Status.PLAYING:
         return []
     bots = set(table.bots or [])
-    return [isolate(s.player.name) for s in table.seats.all()
-            if not s.player.phone_joined_at and s.position not in bots and not s.player.is_bot]
+    return [isolate(s.player.name) for s in table.seats.all() if waits_for_phone(s, bots)]
 
 
 @register.simple_tag
