@@ -131,3 +131,13 @@ def test_the_engine_bench_runs_for_every_registered_game(game):
     done = _run(["bench/bench_engine.py", "--game", game.slug, "--hands", "40", "--runs", "1", "--samples", "5"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(game.name) and "apply+view" in done.stdout and "Hands per second" in done.stdout
+
+
+def test_the_standings_bench_builds_its_drive_and_measures_every_page(tmp_path):
+    out = tmp_path / "standings.json"
+    done = _run(["bench/bench_standings.py", "--players", "12", "--hands", "2", "--requests", "5", "--json", str(out)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert result["drive"] == {"players": 12, "tables": 3, "hands_closed": 2, "scores": 24}
+    assert set(result["figures"]) == {"standings_page", "standings_selector", "dashboard_page", "standings_page_finished"}
+    assert all(f["n"] == 5 for f in result["figures"].values())
