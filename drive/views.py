@@ -401,8 +401,6 @@ def standings(request, drive_id: int):
     ranked = selectors.standings(drive)
     return render(request, "drive/standings.html", {
         "drive": drive, "ranked": ranked, "prizes": selectors.prizes(drive, ranked),
-        "anyone_left": any(r.row.left for r in ranked),
-        "any_bot": any(r.row.bot for r in ranked),
     })
 
 

@@ -24,13 +24,32 @@ register.filter("and_list", lambda words: and_list(list(words)))  # "A, B and C"
 
 
 LEFT_TAG = SafeString(' <span class="tag-left" title="Left the drive: ranked by the points scored">left</span>')
+BOT_TAG = SafeString(' <span class="tag-left" title="A bot: ranked by the points scored, wins no prize">bot</span>')
 
 
 @register.filter
 def standing_name(ranked) -> SafeString:
-    """A standings row's name, and the "left" tag of a player who left the drive. (A filter,
-    not an include: a standings page has 400 rows, and the board and each update as many.)"""
-    return SafeString(bdi(ranked.name) + LEFT_TAG) if ranked.row.left else bdi(ranked.name)
+    """A standings row's name, and the tag of a player who left the drive or of a bot, who keep
+    their place but win no prize (``no_prize_note``). (A filter, not an include: a standings page
+    has 400 rows, and the board and each update as many.)"""
+    tag = LEFT_TAG if ranked.row.left else BOT_TAG if ranked.row.bot else ""
+    return SafeString(bdi(ranked.name) + tag)
+
+
+@register.filter
+def no_prize_note(ranked) -> str:
+    """Why someone ranked may not be among the prizes, when the standings hold a bot or a player
+    who left (``scoring.standings.wins_prizes``): said under the standings page's prizes and on
+    the board, where "1 Bot 1" above "Winner: Ed" would otherwise puzzle the room."""
+    bots = any(r.row.bot for r in ranked)
+    left = any(r.row.left for r in ranked)
+    if bots and left:
+        return "Bots and players who left the drive keep their place in the standings but win no prize."
+    if bots:
+        return "Bots keep their place in the standings but win no prize: prizes go to people."
+    if left:
+        return "Players who left the drive keep their place in the standings but win no prize."
+    return ""
 
 
 @register.filter

@@ -58,6 +58,12 @@ def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_
     assert sorted(prizes["Winners"]) == sorted(people)  # level on points: joint winners among people
     assert prizes["Runner-up"] == [] and prizes["Booby prize"] == [] and prizes["Most declarations"] == []
     assert "Bots keep their place in the standings but win no prize" in page
+    # The board too: the bot's row tagged, and why it is not among the prizes (found in a browser:
+    # "1 Bot 1" on the projector above "Winner: Ed" puzzled the room).
+    board = client.get(f"/{drive.join_code}/board").content.decode()
+    bot_row = board[board.index(f'data-player="{bot.pk}"'):]
+    assert '>bot</span>' in bot_row[:bot_row.index("</tr>")]
+    assert "Bots keep their place in the standings but win no prize" in board
     # Found in a browser: the winners' phones said "You finished 2nd of 4", the bot ranked first.
     from tests.drive.phones_support import phone_for, text
 
