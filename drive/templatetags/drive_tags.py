@@ -108,8 +108,12 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     if at is None or tables < 2 or len(names) < 2:
         return []
     up, down, stays = ("moved up", "moved down", "stayed") if made else ("moves up", "moves down", "stays")
-    return [(names[at], f"{stays} at the top table" if table.number == 1 else up),
-            (names[(at + 1) % len(names)], f"{stays} at the last table" if table.number == tables else down)]
+    left = (at + 1) % len(names)
+    moves = [(at, f"{stays} at the top table" if table.number == 1 else up),
+             (left, f"{stays} at the last table" if table.number == tables else down)]
+    # A player who has left the drive moves nowhere: the seating leaves them out (a bot may have
+    # played their seat to the hand's end, and won it).
+    return [(names[i], words if scores[i].player.active else "left the drive") for i, words in moves]
 
 
 @register.filter

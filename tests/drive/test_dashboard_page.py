@@ -437,3 +437,20 @@ def test_nobody_is_said_to_move_during_the_drives_last_hand(organiser_client, or
         assert ("data-mover" in home) is said, target
         rows = organiser_client.post(preview_url(drive, second), answers(4, "none", seat2_sets="1")).json()["points"]
         assert any("moves" in row for row in rows) is said, (target, rows)
+
+
+def test_a_table_won_by_a_player_who_then_left_says_so_not_that_they_moved(organiser_client, organiser):
+    """Found in a browser: a player taken out during the hand (after their table's result) was
+    said to have "moved up" from it, though the seating left them out."""
+    drive = seated_drive(organiser, 12, target="hands", target_hands=3)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    table = drive.hands.get().tables.get(number=2)
+    mover, left = (table.seats.get(position=k).player for k in (1, 2))
+    services.withdraw_player(drive, mover)
+    services.close_hand(drive)
+    assert not drive.hands.get(number=2).seats.filter(player=mover).exists()
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    card = page[page.index('id="table-2"'):page.index('id="table-3"')]
+    assert (f"<strong><bdi>{mover.name}</bdi></strong> left the drive · <strong><bdi>{left.name}</bdi></strong> "
+            "moved down") in card
+    assert "moved up" not in card
