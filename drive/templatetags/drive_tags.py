@@ -117,6 +117,19 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
 
 
 @register.filter
+def full_stop(text: str) -> str:
+    """The full stop a sentence ending in ``text`` (a name) needs: none after "Ann B." or "Jo!"."""
+    return "" if str(text).rstrip().endswith((".", "!", "?", "…")) else "."
+
+
+@register.filter
+def is_last_of(hand, drive) -> bool:
+    """Whether ``hand`` is ``drive``'s last by its number of hands (``Drive.is_last_hand``): no
+    seating follows it, so a page says the final standings come next, not where to sit."""
+    return drive.is_last_hand(hand.number)
+
+
+@register.filter
 def game_of_field(form, name: str) -> str:
     """The game whose house rule a drive form's field is ("" for the drive's own fields)."""
     return form.game_of_field(name)

@@ -13,7 +13,7 @@ from drive import services
 from scoring.models import Result
 from tables.models import TableHand
 from tests.drive.phones_support import entry_data, phone_for, seat_players, table_of_four, text
-from tests.factories import declared, seated_drive, shown_for
+from tests.factories import declared, finish_all_tables, seated_drive, shown_for
 
 pytestmark = pytest.mark.django_db
 
@@ -447,3 +447,27 @@ def test_a_refusal_says_whether_it_is_of_the_answers_themselves(table_of_four):
     assert "sent Table 1's result first" in answer.json()["message"] and answer.json()["answers"] is False
     page = second.post(f"/{drive.join_code}/enter", late).content.decode()
     assert "sent Table 1" in page and "data-about-answers" not in page
+
+
+@pytest.mark.parametrize("hands, words", [(2, "tells you where to sit next"),
+                                          (1, "shows the final standings: this is the drive's last hand")])
+def test_a_done_tables_phone_says_what_comes_next_and_after_the_last_hand_no_seat(organiser, hands, words):
+    """Found in a browser: in the drive's last hand a phone whose table was done said the page
+    would tell them where to sit next, though nobody sits anywhere after it."""
+    from tests.drive.phones_support import phone_for, text
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=hands)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    player = drive.hands.get().tables.get(number=1).seats.get(position=0).player
+    page = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
+    assert "Your table is done" in page and words in page
+
+
+def test_a_name_that_ends_a_sentence_with_its_own_full_stop_gets_no_second(table_of_four):
+    """Found in a browser: "Entered by Ann B.." under the entry of a player named "Ann B."."""
+    drive, table, players = table_of_four
+    players[0].name = "Ann B."
+    players[0].save(update_fields=["name"])
+    assert phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0])).status_code == 302
+    page = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
+    assert "Entered by <bdi>Ann B.</bdi></p>" in page
