@@ -236,7 +236,7 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
     names = [name for name in map(clean_name, names) if name]
     if not names:
         raise DriveError("Give at least one name.")
-    existing = {name_key(n) for n in drive.players.values_list("name", flat=True)}
+    existing = {name_key(n): n for n in drive.players.values_list("name", flat=True)}
     if len(existing) >= MAX_PLAYERS:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players.")
     if len(existing) + len(names) > MAX_PLAYERS:
@@ -263,8 +263,8 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
             raise DriveError(f"Already in this drive: {isolate(same.name)}, who has left it. If that is you, ask "
                              "the organiser to bring you back (your points are kept); if not, add an initial "
                              "to tell you apart.")
-    if clashes:
-        raise DriveError(f"Already in this drive: {', '.join(map(isolate, clashes))}. "
+    if clashes:  # named as the drive holds them ("Ann", for "ann" typed)
+        raise DriveError(f"Already in this drive: {', '.join(isolate(existing[name_key(n)]) for n in clashes)}. "
                          "Add an initial to tell them apart.")
     try:
         players = [Player.objects.create(drive=drive, name=name, added_by_phone=by_phone) for name in names]

@@ -376,10 +376,10 @@ def test_swap_two_players_between_hands(organiser):
         services.swap_players(drive, a, b)
 
 
-def test_duplicate_names_are_refused(organiser):
+def test_duplicate_names_are_refused_naming_the_player_as_the_drive_holds_them(organiser):
     drive = make_drive(organiser, 0)
     services.add_players(drive, ["Ann"])
-    with pytest.raises(DriveError, match="Already in this drive: \u2068ann\u2069"):
+    with pytest.raises(DriveError, match="Already in this drive: \u2068Ann\u2069"):
         services.add_players(drive, ["ann"])
 
 
