@@ -52,12 +52,13 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
         return refused(str(exc), status=200)
     rows = [{"name": p.name, "points": points, "won": seat == outcome.winner}
             for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
-    if outcome.winner is None:  # nobody won: who moves up is the game's choice, said (found by QA)
+    if outcome.winner is None:  # nobody won outright: who moves up is the game's choice, said (a game may
+        # count that player as the hand's winner in its standings fact: "nobody won" would contradict it)
         tables = table.hand.tables.count()
         # No move after the last hand, nor by a correction once the close has moved everybody.
         if tables > 1 and not drive.is_last_hand(table.hand.number) and table.hand.status != table.hand.Status.CLOSED:
             rows[outcome.mover]["moves"] = ("stays at the top table" if table.number == 1 else "moves up") + \
-                " (nobody won the hand)"
+                " (no outright winner)"
     if beside_recorded:
         result = Result.objects.filter(table=table).prefetch_related("scores").first()
         recorded = {s.player_id: s.points for s in result.scores.all()} if result else {}

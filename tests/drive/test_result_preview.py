@@ -57,9 +57,9 @@ def test_a_hand_nobody_won_says_who_moves_all_the_same(organiser_client, organis
     first, second = drive.hands.get().tables.order_by("number")
     data = answers(4, "none", seat2_sets="1")  # nobody declared; seat 2 the top scorer
     rows = organiser_client.post(preview_url(drive, second), data).json()["points"]
-    assert [row.get("moves") for row in rows] == [None, None, "moves up (nobody won the hand)", None]
+    assert [row.get("moves") for row in rows] == [None, None, "moves up (no outright winner)", None]
     rows = organiser_client.post(preview_url(drive, first), data).json()["points"]
-    assert rows[2]["moves"] == "stays at the top table (nobody won the hand)"
+    assert rows[2]["moves"] == "stays at the top table (no outright winner)"
     rows = organiser_client.post(preview_url(drive, first), answers(4, 2, seat2_sets="0")).json()["points"]
     assert not any("moves" in row for row in rows)  # a winner: "won the hand" says it
     # Once the close has moved everybody, a correction moves nobody: nothing said (a review).
