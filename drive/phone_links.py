@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 
 import segno
+from django.http.request import split_domain_port
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from common.network import lan_address
 from drive.models import Drive, Player
 
-_LOOPBACK = {"localhost", "127.0.0.1", "[::1]", "::1"}
+def _is_loopback(name: str) -> bool:
+    """Whether a host name (as ``split_domain_port`` gives it: lower case, no trailing dot) is
+    this machine's loopback, however spelled ("LOCALHOST", "localhost.", "127.0.0.2", "[::1]"):
+    Django takes all of them, and none reaches the laptop from a phone."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def base_url(request) -> str:
     """``http://<laptop LAN address>:<port>``: the laptop's own view of itself says localhost,
-    which a phone cannot reach, so that is swapped for the LAN address."""
+    which a phone cannot reach, so that is swapped for the LAN address (with the port the
+    address was opened at)."""
     host = request.get_host()
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    if name in _LOOPBACK:
-        host = f"{lan_address()}:{request.get_port()}"
+    name, port = split_domain_port(host)
+    if _is_loopback(name):
+        host = f"{lan_address()}:{port or request.get_port()}"
     return f"{request.scheme}://{host}"
 
 

@@ -299,3 +299,19 @@ def test_the_private_link_of_a_player_taken_out_says_so_and_writes_nothing(organ
     assert list(Player.objects.order_by("pk").values("token", "phone_joined_at", "active")) == before
     services.rejoin_player(drive, ann)
     assert "Continue as <bdi>P001</bdi>" in text(phone.get(link))
+
+
+@pytest.mark.parametrize("host", ["localhost.:8101", "LOCALHOST:8101", "127.0.0.2:8101", "[::1]:8101"])
+def test_a_board_opened_at_any_spelling_of_loopback_shows_the_laptops_network_address(client, organiser, settings,
+                                                                                     monkeypatch, host):
+    """Found by probing: a board opened at "localhost." (Django takes the trailing dot, and
+    capitals) showed a join address and QR code with that name, which no phone reaches."""
+    from drive import phone_links
+
+    settings.ALLOWED_HOSTS = ["*"]
+    monkeypatch.setattr(phone_links, "lan_address", lambda: "192.0.2.7")
+    drive = make_drive(organiser, 2)
+    page = text(client.get(f"/{drive.join_code}/board", HTTP_HOST=host))
+    assert f"http://192.0.2.7:8101/{drive.join_code}" in page
+    assert f"http://192.0.2.7:8101/{drive.join_code}" not in text(
+        client.get(f"/{drive.join_code}/board", HTTP_HOST="drive.example:8101"))
