@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from common.bidi import bdi
 from drive.access import TAKEN_OUT, drive_by_code, drive_for_organiser, player_for_request, taken_out_name
 from drive import services
+from drive.forms import posted_number
 from tables import digital
 from tables.frames import STOOD_IN
 
@@ -74,12 +75,11 @@ def stand_in(request, code: str, table_id: int):
     """The organiser has a bot play a seat for its player during a hand on the phones (``playing``
     1), or gives the seat back (0)."""
     drive = drive_for_organiser(request, drive_by_code(code).pk)
-    playing = request.POST.get("playing") == "1"
+    playing = {"1": True, "0": False}.get(request.POST.get("playing"))
+    seat = posted_number(request.POST, "seat")  # the project's rule for a posted number: plain digits
     try:
-        seat = int(request.POST.get("seat", ""))
-    except ValueError:
-        seat = None
-    try:
+        if playing is None or seat is None:  # a hand-made form: changes nothing
+            raise digital.DigitalError("That form was not understood: nothing was changed. Reload the page.")
         name = digital.set_stand_in(drive, table_id, seat, playing)
     except digital.DigitalError as exc:
         messages.error(request, str(exc))

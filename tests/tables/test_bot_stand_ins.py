@@ -115,9 +115,14 @@ def test_a_stand_in_is_refused_where_it_makes_no_sense(transactional_db, organis
     client.force_login(other)
     assert client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "0", "playing": "1"}).status_code == 404
     client.force_login(organiser)
-    page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "x", "playing": "1"},
-                       follow=True).content.decode()
-    assert "has no such seat" in page
+    # Hand-made forms (found by probing: " 1" and a full-width "１" were seat 1, and any "playing"
+    # but "1", or none, gave a seat back): refused, nothing changed.
+    for data in ({"seat": "x", "playing": "1"}, {"seat": " 1", "playing": "1"}, {"seat": "\uff11", "playing": "1"},
+                 {"seat": "1", "playing": "2"}, {"seat": "1", "playing": "yes"}, {"seat": "3"}, {"playing": "1"}):
+        page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", data, follow=True).content.decode()
+        assert "That form was not understood: nothing was changed" in page, data
+    assert "has no such seat" in client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in",
+                                             {"seat": "9", "playing": "1"}, follow=True).content.decode()
     table.refresh_from_db()
     assert table.bots == [3]  # nothing changed by any of them
 
