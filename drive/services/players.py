@@ -53,13 +53,29 @@ MAX_PLAYERS = 500
 def clean_name(raw: str) -> str:
     """A name as stored: Unicode's compatibility form (NFKC: full-width letters, ligatures),
     without invisible characters (zero-width spaces, soft hyphens, direction overrides, fillers)
-    except those that shape what is shown (``_SHAPING``), single spaces. Empty when nothing
+    except those that shape what is shown (``_SHAPING``), single spaces, at most ``MOST_MARKS``
+    combining marks on a letter. Empty when nothing
     visible is left. Only the first ``MAX_TYPED`` characters are read: a caller that must not
     cut refuses longer text first (``typed_too_long``)."""
     name = "".join(c for c in unicodedata.normalize("NFKC", raw[:MAX_TYPED])
                    if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) != "Cf"))
-    name = " ".join(name.split())
+    name = " ".join(_fewer_marks(name).split())
     return name if _visible(name) else ""
+
+
+# A letter carries at most this many combining marks in a row (a Vietnamese letter two, pointed
+# Hebrew three or four); more are dropped: hundreds on one letter ("Zalgo" text) stack up over
+# the lines around a name or a dispute's reason on every screen that shows it.
+MOST_MARKS = 4
+
+
+def _fewer_marks(text: str) -> str:
+    kept, run = [], 0
+    for c in text:
+        run = run + 1 if unicodedata.category(c).startswith("M") else 0
+        if run <= MOST_MARKS:
+            kept.append(c)
+    return "".join(kept)
 
 
 def typed_too_long(raw: str) -> bool:
