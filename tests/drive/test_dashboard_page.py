@@ -454,3 +454,12 @@ def test_a_table_won_by_a_player_who_then_left_says_so_not_that_they_moved(organ
     assert (f"<strong><bdi>{mover.name}</bdi></strong> left the drive · <strong><bdi>{left.name}</bdi></strong> "
             "moved down") in card
     assert "moved up" not in card
+    assert f"{mover.name}</bdi> <span class=\"small muted\" data-left>(has since left the drive)</span>" in card
+
+
+def test_a_player_taken_out_during_a_hand_with_cards_is_said_to_be_unseated_at_its_close(organiser_client, organiser):
+    drive = seated_drive(organiser, 12, target="hands", target_hands=3)
+    leaver = drive.hands.get().tables.get(number=2).seats.get(position=1).player
+    services.withdraw_player(drive, leaver)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert f"{leaver.name}</bdi> <span class=\"small muted\" data-left>(has left the drive: unseated at the close)" in page

@@ -82,6 +82,9 @@ def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play
     assert table.bots == [1] and seated_players(table) == players
     # The organiser is told so (the message said only that their points stay: found by a fuzz).
     assert f"A bot plays their seat at Table {table.number} for the rest of this hand." in said
+    # Their seat on the table's card, in one bracket (found in a browser: two in a row).
+    assert (f"{leaver.name}</bdi> <span class=\"small muted\" data-left>(has left the drive: a bot plays for them "
+            "until the close)</span></li>") in client.get(f"/drives/{drive.pk}/").content.decode()
     state = stored_hand(table.pk)
     with pytest.raises(digital.DigitalError, match="A bot is playing your seat for now"):
         digital.apply_action(table.pk, 1, action("pass", state.version, card=state.hands[1][0]), player_id=leaver.pk)
