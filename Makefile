@@ -31,6 +31,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 password: $(STAMP)
+	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_organiser --reset
 
 demo: $(STAMP)

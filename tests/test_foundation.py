@@ -394,3 +394,18 @@ async def test_under_asgi_every_middleware_runs_in_the_request_s_thread(settings
     response = await AsyncClient().get("/login/")
     assert response.status_code == 200
     assert _ModeProbe.modes == ["sync"]
+
+
+def test_make_password_on_a_fresh_machine_sets_up_the_database_first(tmp_path):
+    """Found by a tester: `make password` before any `make run` failed with a traceback (no
+    such table: auth_user), leaving an empty database behind."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "MAKEFLAGS", "MAKELEVEL")}
+    done = subprocess.run(["make", "-s", "-o", ".venv/.installed", "password"], cwd=root, capture_output=True,
+                          text=True, env={**env, "DATA_DIR": str(tmp_path)}, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "password" in done.stdout.lower()
