@@ -11,6 +11,7 @@ from django.utils.text import slugify
 
 from drive import selectors
 from drive.access import drive_for_organiser
+from games.base import HANDS_CSV_AFTER, HANDS_CSV_BEFORE, STANDINGS_CSV_AFTER, STANDINGS_CSV_BEFORE
 from scoring.forms import answer_words
 
 
@@ -47,8 +48,7 @@ def hands_csv(request, drive_id: int):
     # it (their answers replace the engine's record). ``confirmed_by``: see ``_confirmed_by``.
     # ``answers``: what the result answered, in its form's words (the table's questions, then
     # this player's), so that each row's points can be explained from the game's own questions.
-    writer.writerow(["hand", "table", "player", "points", *(f.hand_key for f in facts), "mover", "status", "source",
-                     "corrected", "ended_by", "confirmed_by", "answers"])
+    writer.writerow([*HANDS_CSV_BEFORE, *(f.hand_key for f in facts), *HANDS_CSV_AFTER])
     game = drive.game_rules
     for result_scores in _by_result(selectors.hand_scores(drive)):
         result = result_scores[0].result
@@ -116,8 +116,7 @@ def standings_csv(request, drive_id: int):
     response, writer = _csv_response(drive, "standings")
     # The rank as a number and a tie as its own column: "=3", as the board writes it, would be
     # a formula to a spreadsheet.
-    writer.writerow(["rank", "tied", "player", "total", *(f.key for f in drive.game_rules.facts), "hands_played",
-                     "left"])
+    writer.writerow([*STANDINGS_CSV_BEFORE, *(f.key for f in drive.game_rules.facts), *STANDINGS_CSV_AFTER])
     for r in selectors.standings(drive):
         writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, *r.facts, r.row.hands_played, int(r.row.left)])
     return response

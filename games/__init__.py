@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Fact, Game, GameError, HouseRule, Outcome, Prize
+from .base import Fact, Game, GameError, HouseRule, Outcome, Prize, csv_clashes
 
 _REGISTRY: dict[str, Game] = {}
 
 
 def register(game: Game) -> Game:
+    """Register ``game`` by its slug. Refused (``ValueError``): facts whose columns would clash in
+    the CSV exports (``games.base.csv_clashes``)."""
+    clashes = csv_clashes(game.facts)
+    if clashes:
+        raise ValueError(f"{type(game).__name__} cannot be registered: {'; '.join(clashes)}.")
     _REGISTRY[game.slug] = game
     return game
 

@@ -116,6 +116,35 @@ class Fact:
         object.__setattr__(self, "hand_label", self.hand_label or self.label)
 
 
+# The drive's own columns of its CSV exports (drive/exports.py), around a game's facts: the hands
+# CSV has a column for each fact by its ``hand_key`` between ``HANDS_CSV_BEFORE`` and
+# ``HANDS_CSV_AFTER``, the standings CSV one by its ``key`` between ``STANDINGS_CSV_BEFORE`` and
+# ``STANDINGS_CSV_AFTER``. ``games.register`` refuses a game whose facts would clash with them.
+HANDS_CSV_BEFORE = ("hand", "table", "player", "points")
+HANDS_CSV_AFTER = ("mover", "status", "source", "corrected", "ended_by", "confirmed_by", "answers")
+STANDINGS_CSV_BEFORE = ("rank", "tied", "player", "total")
+STANDINGS_CSV_AFTER = ("hands_played", "left")
+
+
+def csv_clashes(facts: Sequence[Fact]) -> list[str]:
+    """What is wrong with ``facts`` as columns of the CSV exports, in words (empty: nothing): a
+    fact's ``hand_key`` that is one of the hands CSV's own columns or another fact's, a ``key``
+    that is one of the standings CSV's own columns or another fact's."""
+    said = []
+    for attribute, fixed, export in (("hand_key", HANDS_CSV_BEFORE + HANDS_CSV_AFTER, "hands"),
+                                     ("key", STANDINGS_CSV_BEFORE + STANDINGS_CSV_AFTER, "standings")):
+        seen: set[str] = set()
+        for fact in facts:
+            name = getattr(fact, attribute)
+            if name in fixed:
+                said.append(f"the fact {fact.key!r} has the {attribute} {name!r}, one of the {export} CSV's own columns "
+                            f"({', '.join(fixed)})")
+            elif name in seen:
+                said.append(f"two facts have the {attribute} {name!r}, one column of the {export} CSV")
+            seen.add(name)
+    return said
+
+
 def short(text: str) -> str:
     """Something a frame named, in a refusal: as given when short, else cut (a frame may be
     4,000 characters long, and a refusal goes back to the phone whole)."""
