@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import games
+from games.simulate import hook_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,11 +90,20 @@ def test_make_bench_judges_each_scenario_by_its_own_target():
     assert verdict({**hall, "scenario": "hall", "p95_ms": 19.0}).startswith("MISSED")  # 1.5x for the rest
 
 
-def test_make_bench_plays_every_game_that_a_phone_bot_can_play_four_at_a_table():
+def test_make_bench_plays_every_game_that_a_phone_bot_can_play_four_at_a_table(monkeypatch):
+    """A ``view_bot`` is optional (docs/games.md, step 9): a game without one, or not played four
+    at a table, is left out of the digital tables, not an error."""
     from bench.run import digital_games
-    from games import all_games
+    from games import Game, all_games
 
-    assert digital_games() == [g.slug for g in all_games()]
+    playable = [g.slug for g in all_games() if g.min_players <= 4 <= g.max_players and hook_for(g).view_bot]
+    assert playable and digital_games() == playable
+
+    class NoPhoneBot(Game):  # registered without a simulation hook of its own: no view_bot
+        slug, name, min_players, max_players = "no-phone-bot", "No phone bot", 2, 6
+
+    monkeypatch.setitem(games._REGISTRY, NoPhoneBot.slug, NoPhoneBot())
+    assert NoPhoneBot.slug in [g.slug for g in all_games()] and digital_games() == playable
 
 
 def test_the_digital_scenario_runs_without_an_error(tmp_path):
@@ -113,8 +123,8 @@ def test_the_digital_scenario_refuses_an_unknown_game_naming_the_registered_ones
     assert games.default_slug() in done.stderr
 
 
-@pytest.mark.parametrize("game", games.all_games(), ids=lambda g: g.slug)
-def test_the_move_profile_plays_a_table_of_every_registered_game_to_its_end(game):
+@pytest.mark.parametrize("game", [g for g in games.all_games() if hook_for(g).view_bot], ids=lambda g: g.slug)
+def test_the_move_profile_plays_a_table_of_every_game_with_a_view_bot_to_its_end(game):
     done = _run(["bench/profile_moves.py", "--game", game.slug, "--tables", "1", "--compare-json"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(f"{game.slug}: ") and "; 1 moves that end a hand" in done.stdout
