@@ -214,6 +214,7 @@ class HandState(Protocol):
     dealer: int
     finished: bool
     ended_by: str | None
+    hands: list[list[str]]  # each seat's cards, by the codes its views name them by (``Game.hidden_cards``)
 
     def apply(self, seat: int, action: dict[str, Any]) -> None: ...
     def view(self, seat: int | None) -> dict[str, Any]: ...
@@ -273,6 +274,10 @@ class Game:
     # a drive of several tables.
     level_at_the_total_plays_on: ClassVar[bool] = False
     chatter_keys: ClassVar[tuple[str, ...]] = ("version",)
+    # View keys whose cards say nothing of any seat's hand (Film Fantasy's dealer draw, dealt face
+    # up from a separate shuffle; Wonderland's Pool of Tears card, a house rule's): the privacy
+    # check over hundreds of hands (tests/tables/test_privacy_many_hands.py) does not look in them.
+    public_card_keys: ClassVar[tuple[str, ...]] = ()
 
     def rules(self) -> dict[str, Any]:
         """The house rules this game object plays by, every one named."""
@@ -328,6 +333,15 @@ class Game:
 
     def bot_action(self, state: HandState, seat: int, rng: random.Random) -> dict[str, Any] | None:
         raise NotImplementedError
+
+    def hidden_cards(self, state: HandState, seat: int) -> set[str]:
+        """The card codes that nothing sent to ``seat``'s phone may name in ``state`` (the privacy
+        check's reading): by default every card in another seat's hand (``state.hands``) less the
+        seat's own (two copies of a card share a code). A game adds what nobody may see yet (a
+        stock, deals to come) and leaves out what the table has seen (a card handed over in the
+        open and named by the public log)."""
+        own = set(state.hands[seat])
+        return {card for other, hand in enumerate(state.hands) if other != seat for card in hand} - own
 
     def awaited(self, state: HandState) -> Awaited | None:
         """The decision of ``state`` the server times, if any (default: none). A game that times

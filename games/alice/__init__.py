@@ -14,7 +14,7 @@ from typing import Any
 from .. import register
 from ..base import Awaited, Fact, Game, GameError, HouseRule, Outcome, Prize
 from .bots import bot_action
-from .cards import CAT, PACK, RABBIT, SETS, TITLES, card_name, check_players, deck, hand_size
+from .cards import CAT, CARD_SET, PACK, RABBIT, SET_CARDS, SETS, TITLES, card_name, check_players, deck, hand_size
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
 from .hand import DEFAULT_ANSWER_SECONDS, AliceHand
 from .simulate import parse_bots, report_lines, simulate
@@ -101,6 +101,18 @@ class Alice(Game):
         if seat is None:
             return None
         return Awaited(seat=seat, seconds=state.answer_seconds, action={"type": "timeout"})
+
+    def hidden_cards(self, state: AliceHand, seat: int) -> set[str]:
+        """Every set card (the White Rabbits and the Cheshire Cats come in twos: their codes name
+        no one card) but the seat's own and those the table has seen: the row, every card the
+        public log names (taken, turned up, asked for, handed over, refused), every card of a laid
+        set. A card asked for and handed over is known to the whole table, wherever it is now."""
+        seen = set(state.row)
+        for entry in state.log:
+            seen.update(entry[k] for k in ("card", "filled") if entry.get(k))
+            if entry["type"] == "laid":
+                seen.update(SET_CARDS[entry["set"]])
+        return set(CARD_SET) - set(state.hands[seat]) - seen
 
     def screen_data(self) -> dict[str, Any]:
         """For static/games/alice/play.js: every set card's title, the sets' letters."""

@@ -59,6 +59,8 @@ class FilmFantasy(Game):
     def __init__(self, *, declarer_joker_penalty: bool = True) -> None:
         self.declarer_joker_penalty = declarer_joker_penalty
 
+    public_card_keys = ("dealer_draw",)  # dealt face up from a separate shuffle before the deal
+
     def entry_spec(self, players: int) -> dict[str, Any]:
         return entry_spec(players)
 

@@ -86,6 +86,12 @@ class Wonderland(Game):
     def bot_action(self, state: WonderlandHand, seat: int, rng: random.Random) -> dict[str, Any] | None:
         return bot_action(state, seat, rng, "smart")
 
+    public_card_keys = ("pool_of_tears",)  # the house rule's card: a rule, not a card dealt
+
+    def hidden_cards(self, state: WonderlandHand, seat: int) -> set[str]:
+        """The other seats' cards and the deals to come (the stock)."""
+        return (super().hidden_cards(state, seat) | set(state.stock)) - set(state.hands[seat])
+
 
 WONDERLAND = register(Wonderland())
 
