@@ -11,11 +11,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from games import all_games
 from tests.axe import describe, serious_violations
 from tests.browser_support import chromium, live_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
-GAMES = ("film-fantasy", "alice", "wonderland")
+GAMES = [g.slug for g in all_games()]
 PASSWORD = "organiser-pass-123"
 
 # Every frame a page's websocket receives is counted (window.framesIn), before live.js handles it.

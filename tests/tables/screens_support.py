@@ -189,11 +189,20 @@ def wonderland_started(tag: str, moves: int = 6, until_seat_0: bool = False) -> 
             + _BOT_MOVES % {"moves": moves, "until_seat_0": until_seat_0} + _SAVE)
 
 
-def finished(tag: str, game: str) -> str:
-    """A hand of ``game`` (alice or wonderland) the bots played to its end."""
-    players, names = (3, ["Ann", "Bob", "Cy"]) if game == "alice" else (4, ["Ann", "Bob", "Cy", "Di"])
+def bots_played(tag: str, game: str, moves: int = 6) -> str:
+    """A hand of any registered ``game`` after ``moves`` of its bots' moves (past the hand's length:
+    to its end), at a table of four where the game is played four at a table, else of its fewest
+    (Alice: of three, as it was first checked)."""
+    rules = get_game(game)
+    players = 3 if game == "alice" else 4 if rules.min_players <= 4 <= rules.max_players else rules.min_players
+    names = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"][:players]
     return ((_DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names})
-            + _BOT_MOVES % {"moves": 5000, "until_seat_0": False} + "\nassert state.finished\n" + _SAVE)
+            + _BOT_MOVES % {"moves": moves, "until_seat_0": False} + _SAVE)
+
+
+def finished(tag: str, game: str) -> str:
+    """A hand of any registered ``game`` the bots played to its end."""
+    return bots_played(tag, game, moves=5000).replace(_SAVE, "\nassert state.finished\n" + _SAVE)
 
 
 def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):
