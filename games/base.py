@@ -17,7 +17,9 @@ What a game states:
   per-seat and spectator views); ``chatter_keys`` are the view keys that change with other
   seats' moves without changing what a seat decides on; ``hand_summary`` turns a finished
   digital hand into an entry summary (for the organiser's correction form); ``bot_action``
-  plays a seat; ``screen_data`` is what the game's screen script needs besides the view.
+  plays a seat; ``screen_data`` is what the game's screen script needs besides the view;
+  ``hidden_cards`` and ``public_card_keys`` say what a seat's phone may never be sent (the
+  privacy check's reading of ``HandState.hands`` and the views).
 - **Movement**: ``Outcome.mover`` is the seat that moves up; ``mover_without_winner`` picks it
   when a table's hand is closed with nobody having won.
 - **Standings**: ``facts`` are the per-hand facts kept for each player (``Score.details``) and
