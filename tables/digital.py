@@ -298,10 +298,10 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     if version > table.version:  # a hand-made frame: no phone was ever shown this version
         raise DigitalError(f"The table is at version {table.version}, not {version}: look again and choose.")
     if version != table.version and not _same_basis(state, seat, message.get("basis")):
-        raise DigitalError(
-            f"The table has moved on since your phone last looked (version {version}, now {table.version}): "
-            "look again and choose."
-        )
+        # Said in players' words: what this seat may do changed (an offer to it, a turn that
+        # passed) between what its phone showed and its move's arrival.
+        raise DigitalError("Your hand changed before your move arrived (another player's move came first): "
+                           "look at it again and choose.")
     game = get_game(table.state["game"])
     awaited = game.awaited(state)
     if clock:
