@@ -313,6 +313,9 @@ class FilmFantasyHand:
             "phase": self.phase,
             "round": self.round,
             "dealer": self.dealer,
+            # How many cards were dealt face up to find the dealer (0: a home game's dealer, given):
+            # the spectator's screen says it too, without the cards.
+            "dealer_drawn": len(self.dealer_draw),
             "removed_films": list(self.removed),
             "counts": [len(h) for h in self.hands],
             "stack": len(self.stack),

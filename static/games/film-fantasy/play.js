@@ -66,7 +66,7 @@
 
     function render(v) {
       put($("dealer-draw"), ["Dealer: ", nameOf(v.dealer),
-        v.dealer_draw && v.dealer_draw.length ? " (drew the Joker after " + cards(v.dealer_draw.length - 1) + " face up)"
+        v.dealer_drawn ? " (drew the Joker after " + cards(v.dealer_drawn - 1) + " face up)"
           : " (a home game: the deal passes to the left)"]);
       var able = canDeclare(v.hand || []), over = v.phase === "finished";
       var news = $("news");
