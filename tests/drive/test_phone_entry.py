@@ -471,3 +471,17 @@ def test_a_name_that_ends_a_sentence_with_its_own_full_stop_gets_no_second(table
     assert phone_for(drive, players[0]).post(f"/{drive.join_code}/enter", entry_data(4, 2, by=players[0])).status_code == 302
     page = text(phone_for(drive, players[1]).get(f"/{drive.join_code}/me"))
     assert "Entered by <bdi>Ann B.</bdi></p>" in page
+
+
+@pytest.mark.parametrize("players, said", [(8, True), (4, False)])
+def test_the_phones_how_to_play_says_who_moves_only_where_there_is_a_table_to_move_to(organiser, organiser_client,
+                                                                                     players, said):
+    """Found in a browser: a home game's phones (one table) said the winner "moves UP a table";
+    so did its printed table card."""
+    drive = seated_drive(organiser, players)
+    player = drive.hands.get().tables.get(number=1).seats.get(position=0).player
+    page = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
+    assert "How to play" in page
+    assert (drive.game_rules.movement_words in page) is said
+    card = organiser_client.get(f"/drives/{drive.pk}/print/tables").content.decode()
+    assert "Sit clockwise" in card and (drive.game_rules.movement_words in card) is said
