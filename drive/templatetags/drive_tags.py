@@ -117,6 +117,16 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
 
 
 @register.filter
+def level_at_the_top(prizes) -> bool:
+    """Whether the runner-up is level on points with the winners (``selectors.prizes``): the
+    tie-breaks set them apart, which the prizes' list then says (found in a browser: "Runner-up:
+    Gwen (40 points)" revealed after "Winners: Dmitri (40), Kate (40)" puzzled the room)."""
+    lists = {p.key: p.ranked for p in prizes}
+    winners, runner_up = lists.get("winners"), lists.get("runner_up")
+    return bool(winners and runner_up) and runner_up[0].total == winners[0].total
+
+
+@register.filter
 def full_stop(text: str) -> str:
     """The full stop a sentence ending in ``text`` (a name) needs: none after "Ann B." or "Jo!"."""
     return "" if str(text).rstrip().endswith((".", "!", "?", "…")) else "."

@@ -123,3 +123,20 @@ def test_the_booby_prizes_phone_says_nothing_of_a_leaver_ranked_above(organiser)
     assert note in phone(2, 1)  # the runner-up, ranked third: why is said
     for position in (2, 3):
         assert "Your prize: Booby prize!" in phone(1, position) and note not in phone(1, position)
+
+
+def test_a_runner_up_level_on_points_with_the_winners_is_explained_by_the_tie_breaks():
+    """Found in a browser: "Runner-up: Gwen (40 points)" was revealed after "Winners: Dmitri (40),
+    Kate (40)", and nothing said that Gwen had lost on the tie-breaks."""
+    from drive.selectors import PrizeList
+    from drive.templatetags.drive_tags import level_at_the_top
+    from scoring.standings import Row, rank
+
+    def prizes(*rows):
+        ranked = rank([Row(name, total, facts, hands_played=3, player_id=name) for name, total, facts in rows])
+        return [PrizeList("winners", "Winners", [r for r in ranked if r.rank == 1]),
+                PrizeList("runner_up", "Runner-up", [r for r in ranked if r.rank == 3])]
+
+    assert level_at_the_top(prizes(("Dmitri", 40, (2,)), ("Kate", 40, (2,)), ("Gwen", 40, (1,))))
+    assert not level_at_the_top(prizes(("Dmitri", 40, (2,)), ("Kate", 40, (2,)), ("Gwen", 35, (3,))))
+    assert not level_at_the_top([PrizeList("winners", "Winner", []), PrizeList("runner_up", "Runner-up", [])])
