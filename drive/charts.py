@@ -8,8 +8,10 @@ from scoring.models import Score
 
 
 def leaders_chart(drive: Drive, ranked: list[ranking.Ranked], leaders: int = 5, *, up_to: int | None = None) -> dict:
-    """Cumulative totals hand by hand of the top ``leaders`` players (one query), for an SVG chart."""
-    top = [r for r in ranked[:leaders]]
+    """Cumulative totals hand by hand of the top ``leaders`` players who have played a hand (one
+    query), for an SVG chart: one who has not (a late arrival, a bot just added, on 0) would take
+    a line from a player behind them on points who has played."""
+    top = [r for r in ranked if r.row.hands_played][:leaders]
     ids = [r.row.player_id for r in top]
     scores = Score.objects.filter(drive=drive, counted=True, player_id__in=ids)
     if up_to is not None:

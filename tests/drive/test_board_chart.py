@@ -66,3 +66,21 @@ def test_the_chart_says_in_words_who_leads_with_each_name_isolated():
     assert 'aria-label="Leaders after hand 2: \u2068Ann &lt;b&gt;\u2069 12, \u2068Bob\u2069 9"' in html
     assert '<span class="chart-name">\u2068Ann &lt;b&gt;\u2069</span> <span class="chart-points">12</span>' in html
     assert chart_svg({"hands": 0, "series": []}) == ""
+
+
+def test_the_leaders_chart_draws_only_players_who_have_played_a_hand(organiser):
+    """Found in a browser: a bot just added (on 0, no hand played) took a line of the board's
+    chart from a player who had played a hand and stood on fewer points."""
+    from drive import services
+    from drive.charts import leaders_chart
+    from drive.selectors import standings
+    from tests.factories import finish_all_tables, seated_drive
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    services.close_hand(drive)
+    late = services.add_players(drive, ["Aaron"])[0]
+    ranked = standings(drive)
+    assert any(r.row.player_id == late.pk for r in ranked)
+    chart = leaders_chart(drive, ranked, leaders=8)
+    assert len(chart["series"]) == 8 and "Aaron" not in {s["name"] for s in chart["series"]}
