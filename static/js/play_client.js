@@ -261,11 +261,10 @@
   function finished(v) { return !!v.result; }
 
   var BENCHED = root ? root.dataset.stoodIn || "" : "";   // tables.frames.STOOD_IN, from the page
-  var waitedShown = -1;   // the seat whose chip was last scrolled into sight (render)
   function render() {
     if (!view) return;
     var v = view, me = v.seat;
-    var ul = $("seats"), scrolled = ul.scrollTop;   // the chips are drawn again: where the box was scrolled stays
+    var ul = $("seats");
     ul.textContent = "";
     var away = [];   // seats waited for whose player has no phone in the drive (tables.digital.seat_names)
     seats.forEach(function (s, i) {
@@ -276,15 +275,6 @@
       if (about.waiting && s.away && !finished(v)) away.push(i);
       ul.appendChild(li);
     });
-    // The chips may wrap past their bounded box (long names, a game's notes): the one waited
-    // for is scrolled into it when the wait moves to it (a player's own scroll stays otherwise).
-    ul.scrollTop = scrolled;
-    var waited = ul.querySelector("li.waiting"), at = waited ? Array.prototype.indexOf.call(ul.children, waited) : -1;
-    if (at !== waitedShown) {
-      waitedShown = at;
-      var r = waited ? waited.getBoundingClientRect() : null, box = ul.getBoundingClientRect();
-      if (r && (r.top < box.top || r.bottom > box.bottom)) ul.scrollTop += r.top - box.top;
-    }
     if (screen.render) screen.render(v);
     put($("status"), [statusLine(v), pending ? " — sending…" : "", awayLine(away)]);
     renderLog(v);

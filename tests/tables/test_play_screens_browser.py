@@ -243,12 +243,13 @@ WAITED = """() => { const w = document.querySelector('#seats li.waiting'), b = d
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_the_player_waited_for_stays_in_sight_when_long_names_wrap_the_seats(server, browser):
     """Found by QA: at 360 px, long names wrapped the seats' chips past their two-line box, and the
-    chip of the player whose turn it was sat hidden below it, with no sign that the box scrolls."""
+    chip of the player whose turn it was sat hidden below it, with no sign that the box scrolls.
+    The seats' row no longer scrolls: every chip is in sight (test_seat_chips_browser.py)."""
     data = server.shell_json(S.alice_long_names("alice-long"))
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
     expect(page.locator("#seats li.waiting")).to_contain_text(data["seats"][2][0])  # seat 2's turn
     where = page.evaluate(WAITED)
-    assert where["scrolls"], where  # the case: the chips do not fit their box
+    assert not where["scrolls"], where
     assert where["box"][0] - 1 <= where["chip"][0] and where["chip"][1] <= where["box"][1] + 1, where
 
 
@@ -261,12 +262,11 @@ def test_alice_keeps_the_cards_and_every_question_in_reach_on_a_small_phone_and_
     expect(page.locator("#alice-row button.c:not([disabled])")).to_have_count(7)
     # Mid-hand, the log past a hundred entries: the row, all four sets held (five cards each)
     # and the Rabbit, the status and the last move in the first screen; the whole log folded
-    # (and bounded when unfolded), the seats in their own bounded box.
+    # (and bounded when unfolded). (Every seat's chip in sight: test_seat_chips_browser.py.)
     expect(page.locator("#alice-log li").nth(59)).to_be_attached()  # a hundred entries, less the turns (unsaid)
     in_reach(page, ALICE_CARDS + ", #status, #log li", 7 + 4 * 5 + 1 + 2)
     assert page.locator("#hand .c.new").count() == 0  # dealt, not received
     bounded(page, "#alice-log")
-    bounded(page, "#seats")
 
     # Asking: a card missing from a set, then whom to ask: the players' buttons in reach too.
     page.locator('#hand .c.missing[data-card="A4"]').click()
@@ -334,7 +334,6 @@ def test_wonderland_keeps_the_cards_and_the_play_in_reach_on_a_small_phone(serve
     # The trick on the table, every card of the hand and the status line in the first screen.
     in_reach(page, "#hand button.wl-card, #status, #trick li", count + 2)
     bounded(page, "#history")
-    bounded(page, "#seats")
     card = live.first.get_attribute("data-card")
     live.first.click()
     expect(page.locator(f'#hand button.wl-card[data-card="{card}"]')).to_have_count(0)

@@ -18,10 +18,6 @@
     var TITLES = client.data.titles || {}, SETS = client.data.sets || "ABCDEFGH";
     var RABBIT = "WR", CAT = "CC";
 
-    // The seats' chips scroll in their own bounded box on a small phone (play.html's styles):
-    // a keyboard reaches it, and it is named.
-    $("seats").tabIndex = 0;
-    $("seats").setAttribute("aria-label", "Players");
     var chosen = null;   // the missing card tapped, to ask for once a player is tapped
 
     function setOf(card) { return TITLES[card] ? card.charAt(0) : ""; }

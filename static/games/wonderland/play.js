@@ -14,10 +14,6 @@
     var who = client.who, whose = client.whose;
     var WATCH = client.watching;
 
-    // The seats' chips scroll in their own bounded box on a small phone (play.html's styles):
-    // a keyboard reaches it, and it is named.
-    $("seats").tabIndex = 0;
-    $("seats").setAttribute("aria-label", "Players");
     var SETS = [  // in rank order: every star beats every plain, every plain every number
       { key: "S", name: "star", heading: "Stars", mark: "★" },
       { key: "P", name: "plain", heading: "Plains", mark: "▢" },
