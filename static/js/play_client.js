@@ -267,9 +267,13 @@
     var ul = $("seats");
     ul.textContent = "";
     var away = [];   // seats waited for whose player has no phone in the drive (tables.digital.seat_names)
+    // Every seat's chip stays in sight (the row wraps; _play_style.html): a long name ends in an
+    // ellipsis there, and the chip's title says it whole.
     seats.forEach(function (s, i) {
       var about = (screen.seat && screen.seat(v, i)) || {};
-      var li = el("li", [bdi(s.name), (s.bot ? " (bot)" : s.away ? " (no phone)" : "") + (about.after || "")]);
+      var note = (s.bot ? " (bot)" : s.away ? " (no phone)" : "") + (about.after || "");
+      var li = el("li", note ? [bdi(s.name), el("span", note)] : bdi(s.name));
+      li.title = "\u2068" + s.name + "\u2069" + note;   // the name isolated in the title too (FSI, PDI)
       if (i === me) li.className = "me";
       if (about.waiting) li.className += " waiting";
       if (about.waiting && s.away && !finished(v)) away.push(i);
