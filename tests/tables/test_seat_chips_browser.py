@@ -1,0 +1,144 @@
+"""The seats' chips on a small phone (360 and 320 px wide) in Chromium, against daphne, for each
+game's largest table with long names, a right-to-left name and a player with no phone.
+
+Found by QA: at 360 px the chips scrolled in a two-line box, and a player could not see every
+seat: at a table of four the first player's chip was scrolled out of sight, with nothing showing
+it was there; at a table of five a phone said "Dora asks you for G5" while Dora's chip was
+hidden. Every chip now stands whole in the screen: inside the seats' row (which does not
+scroll), inside the screen, not cut, and on top at its centre; a name too long for its chip ends
+in an ellipsis, with the whole name in the chip's title."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from games import get_game
+from tests.browser_support import chromium, live_server
+from tests.tables import screens_support as S
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+RTL = "שרה"
+AWAY = "Hal Never-Joins"  # his phone never joined: his chip says "(no phone)"
+LONG = ["Annabelle Montgomery-Hughes", "Bartholomew Fitzgerald-Smythe", RTL, "Dora Delacroix-Vandermeer", AWAY,
+        "Cornelius Archibald Whitmore", "Maximiliana Featherstonehaugh", "Evangeline Worthington-Price",
+        "Fitzwilliam Darcy-Bennet", "Gwendolyn Ashcombe-Lyle"]
+WIDTHS = (360, 320)
+
+# Marks AWAY's phone as never joined: the table waits for it if his seat is to act.
+_AWAY = f"""
+drive.players.filter(name={AWAY!r}).update(phone_joined_at=None)
+"""
+
+# Alice at six: seat 5 (the first to play: seat 4 deals) asks seat 0 for A1; seat 0 holds it and
+# a White Rabbit, so seat 0's phone asks whether to give it. Ten minutes to answer.
+_ALICE_ASKED = """
+from tests.games.alice_support import deal
+state = deal(6, [["A1", "A2", "B1", "C1", "WR"], ["B2", "C2", "D3", "E3", "F3"], ["B3", "C3", "D4", "E4", "F4"],
+                 ["B4", "C4", "D5", "E5", "F5"], ["G1", "G2", "H1", "H2", "CC"], ["A3", "D1", "D2", "E1", "E2"]],
+             row=["G3", "G4", "H3", "H4", "G5", "H5", "A4"], dealer=4)
+state.answer_seconds = 600.0
+state.apply(5, {"type": "ask", "to": 0, "card": "A1"})
+assert state.answering == 0
+"""
+
+
+def biggest(game: str) -> int:
+    return get_game(game).max_players
+
+
+def setup(game: str, tag: str) -> str:
+    players = biggest(game)
+    script = S._DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": LONG[:players]}
+    if game == "alice":
+        script += _ALICE_ASKED
+    elif game == "wonderland":
+        script += S._BOT_MOVES % {"moves": 3, "until_seat_0": False}
+    return script + _AWAY + S._SAVE
+
+
+# Each chip's box, the seats' row's box and the screen; whether the chip's text is cut (its
+# content wider than it) and whether the chip is what shows at its centre.
+CHIPS = """() => {
+  const row = document.getElementById('seats'), b = row.getBoundingClientRect();
+  return {
+    row: {top: b.top, bottom: b.bottom, left: b.left, right: b.right,
+          scrolls: row.scrollHeight > row.clientHeight + 1 || row.scrollWidth > row.clientWidth + 1},
+    screen: {width: window.innerWidth, height: window.innerHeight, scrollWidth: document.documentElement.scrollWidth},
+    chips: [...row.children].map((li) => {
+      const r = li.getBoundingClientRect(), name = li.querySelector('bdi');
+      const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+      const hit = r.width > 0 && y >= 0 && y < window.innerHeight ? document.elementFromPoint(x, y) : null;
+      return {name: name.textContent, text: li.textContent, title: li.title, waiting: li.classList.contains('waiting'),
+              top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width,
+              cut: li.scrollWidth > li.clientWidth + 1 || li.scrollHeight > li.clientHeight + 1,
+              on_top: !!hit && (hit === li || li.contains(hit))};
+    }),
+  };
+}"""
+
+# [right edge of the name, left edge of what follows it] in the chip of ``name``.
+NAME_THEN_NOTE = """(name) => {
+  const b = [...document.querySelectorAll('#seats li bdi')].find((b) => b.textContent === name);
+  if (!b || !b.nextSibling) return null;
+  const after = document.createRange();
+  after.selectNodeContents(b.nextSibling);
+  return [b.getBoundingClientRect().right, after.getBoundingClientRect().left];
+}"""
+
+
+def every_chip_in_sight(page, names: list[str]) -> list[dict]:
+    """Every seat's chip lies whole inside the seats' row and the screen, on top, its name whole
+    in its title; the row does not scroll (nothing is hidden in it)."""
+    assert page.evaluate("window.scrollY") == 0
+    seen = page.evaluate(CHIPS)
+    row, screen, chips = seen["row"], seen["screen"], seen["chips"]
+    assert [c["name"] for c in chips] == names, chips
+    assert not row["scrolls"], seen
+    assert screen["scrollWidth"] <= screen["width"], screen  # nothing wider than the screen
+    for c in chips:
+        where = (c, row, screen)
+        assert c["width"] > 0 and not c["cut"] and c["on_top"], where
+        assert row["left"] - 1 <= c["left"] and c["right"] <= row["right"] + 1, where
+        assert row["top"] - 1 <= c["top"] and c["bottom"] <= row["bottom"] + 1, where
+        assert 0 <= c["left"] and c["right"] <= screen["width"] and 0 <= c["top"] and c["bottom"] <= screen["height"], where
+        assert c["name"] in c["title"], where
+    return chips
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with live_server(tmp_path_factory.mktemp("chips")) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+READY = {"alice": "#alice-row button.c", "wonderland": "#hand button.wl-card", "film-fantasy": "#hand button.c"}
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("game", ["alice", "film-fantasy", "wonderland"])
+def test_every_seats_chip_is_in_sight_at_the_largest_table_on_a_small_phone(server, browser, game):
+    data = server.shell_json(setup(game, f"chips-{game}"))
+    names = [name for name, _ in data["seats"]]
+    assert len(names) == biggest(game) and RTL in names and AWAY in names
+    for width in WIDTHS:
+        page = S.open_phone(browser, server, data["code"], data["seats"][0][1], viewport={"width": width, "height": 640})
+        page.wait_for_selector(READY[game])
+        expect(page.locator("#seats li")).to_have_count(len(names))
+        expect(page.locator("#seats li", has_text=AWAY)).to_contain_text(f"{AWAY} (no phone)")
+        if game == "alice":  # the asker's chip and the asked player's (this phone's, waited for)
+            expect(page.locator("#status")).to_have_text(f"{names[5]} asks you for A1: give it or play your White Rabbit?")
+            expect(page.locator("#seats li.waiting")).to_have_class("me waiting")
+        chips = every_chip_in_sight(page, names)
+        assert any(c["waiting"] for c in chips), chips  # whose turn it is, among them
+        # The right-to-left name stays isolated: its chip's note comes after it, on its right.
+        name_right, note_left = page.evaluate(NAME_THEN_NOTE, RTL)
+        assert name_right <= note_left + 0.5, (name_right, note_left)
+        page.context.close()
