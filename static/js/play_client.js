@@ -272,7 +272,7 @@
     seats.forEach(function (s, i) {
       var about = (screen.seat && screen.seat(v, i)) || {};
       var note = (s.bot ? " (bot)" : s.away ? " (no phone)" : "") + (about.after || "");
-      var li = el("li", note ? [bdi(s.name), el("span", note)] : bdi(s.name));
+      var li = el("li", [bdi(s.name), note]);
       li.title = "\u2068" + s.name + "\u2069" + note;   // the name isolated in the title too (FSI, PDI)
       if (i === me) li.className = "me";
       if (about.waiting) li.className += " waiting";
