@@ -7,6 +7,7 @@ frames over ``max_frame`` characters, invalid JSON, arrays and scalars.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -33,6 +34,24 @@ def dumps(content: Any) -> str:
 
 class JsonFrameConsumer(AsyncJsonWebsocketConsumer):
     max_frame = 4096
+
+    async def __call__(self, scope, receive, send):
+        """channels' consumer, running ``disconnect`` when it is cancelled too. daphne cancels an
+        application still running 10 s after its socket closed (``application_close_timeout``):
+        under a burst of connections, sockets still connecting when their clients gave up. Its
+        ``websocket.disconnect`` is never dispatched then: each such socket stayed in its groups
+        (in memory, until a message to it expired unread or a day passed; on Redis, subscribed)
+        and in the process's tables of sockets (``tables.consumers._SCREENS``,
+        ``drive.broadcast``). Every ``disconnect`` here may run twice."""
+        try:
+            await super().__call__(scope, receive, send)
+        except asyncio.CancelledError:
+            if getattr(self, "channel_name", None) is not None:
+                try:
+                    await self.disconnect(None)
+                except Exception:
+                    log.warning("%s: cleaning up a cancelled socket failed", type(self).__name__, exc_info=True)
+            raise
 
     async def dispatch(self, message):
         """channels' dispatch without the ``aclose_old_connections()`` it awaits before every

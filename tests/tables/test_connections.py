@@ -167,3 +167,31 @@ async def test_a_player_may_hold_only_a_few_game_screens_open_and_the_oldest_giv
         await socket.send_json_to({"type": "sync"})
         assert (await until(socket, lambda f: f["type"] in ("state", "error")))["type"] == "state"
         await socket.disconnect()
+
+
+async def test_a_game_socket_the_server_kills_leaves_no_group_or_screen_behind(four_at_a_table):
+    """daphne cancels an application still running ``application_close_timeout`` (10 s) after
+    its socket closed: under a burst of connections (1,000 at once from one client), game
+    sockets still connecting when their clients gave up, thousands of them. A cancelled consumer
+    is never dispatched its ``websocket.disconnect``; found by storming a real server, its
+    channel stayed in its phone's, table's and drive's groups and the consumer in
+    ``_SCREENS``. Cancelled here as daphne does, it leaves neither."""
+    import asyncio
+
+    from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+    from drive import broadcast
+    from tables import consumers, digital
+
+    drive, table, players = four_at_a_table
+    socket, _ = await connected(drive, players[0])
+    groups = [broadcast.phone_group(players[0].pk), digital.table_group(table.pk),
+              broadcast.drive_group(drive.pk, "playing")]
+    assert consumers._SCREENS.get(players[0].pk)
+    socket.future.cancel()  # daphne's Server.application_checker, the timeout past
+    with pytest.raises(asyncio.CancelledError):
+        await socket.future
+    assert players[0].pk not in consumers._SCREENS
+    channel_layer = get_channel_layer()
+    if isinstance(channel_layer, InMemoryChannelLayer):  # (Redis's membership is not readable here)
+        assert not any(channel_layer.groups.get(group) for group in groups)
