@@ -5,6 +5,17 @@
    poll a fallback URL over plain HTTP. */
 (function () {
   "use strict";
+  // The dashboard's players list asks before taking a player out: one handler for every button
+  // (data-take-out holds the name), not a confirm() written out 400 times in the list that each
+  // full update sends again.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-take-out]");
+    if (button && !window.confirm("Take " + button.getAttribute("data-take-out") + " out of the drive? They are " +
+        "not seated again and their phone no longer acts for them; their points stay. \u201cbring back\u201d " +
+        "brings them back.")) {
+      event.preventDefault();
+    }
+  });
   var root = document.querySelector("[data-ws]");
   if (!root) return;
   var statusEl = document.querySelector("[data-live-status]");

@@ -345,3 +345,25 @@ def test_the_organisers_pages_fit_a_small_phone(server, browser):
             "table.standings th:last-child, table.grid input, table.grid button")].map(e => e.getBoundingClientRect().right), 0)""")
         assert far <= 360, path
     phone.close()
+
+
+def test_taking_a_player_out_asks_first_naming_them_and_a_no_changes_nothing(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    organiser = context.new_page()
+    organiser_opens_a_new_drive(organiser, server, "Taking out")
+    organiser.click("button:has-text('Create the drive')")
+    organiser.fill("textarea[name=names]", "\n".join(NAMES[:5]))
+    organiser.click("button:has-text('Add players')")
+    take_out = organiser.get_by_role("button", name="Take Bob out")
+    asked = []
+    organiser.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    take_out.click()
+    organiser.wait_for_load_state()
+    organiser.reload()
+    expect(take_out).to_have_count(1)  # still in: nothing was sent
+    assert asked and asked[0].startswith("Take \u2068Bob\u2069 out of the drive?"), asked
+    organiser.once("dialog", lambda d: d.accept())
+    take_out.click()
+    expect(organiser.get_by_role("button", name="Bring Bob back")).to_have_count(1)
+    expect(organiser.get_by_role("button", name="Take Ann out")).to_have_count(1)
+    context.close()
