@@ -351,7 +351,18 @@
     }
   }
 
+  // The dock's height, kept in the page's --dock-height as the dock changes size: the page's
+  // scroll padding (_play_style.html), so that what is focused or scrolled to is not left under it.
+  function keepDockHeight() {
+    var dock = $("dock");
+    if (!dock || !window.ResizeObserver) return;
+    new ResizeObserver(function () {
+      document.documentElement.style.setProperty("--dock-height", dock.getBoundingClientRect().height + "px");
+    }).observe(dock);
+  }
+
   function start() {
+    keepDockHeight();
     setInterval(watchdog, 1000);
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) { heardAt = 0; watchdog(); }
