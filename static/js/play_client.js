@@ -351,18 +351,26 @@
     }
   }
 
-  // The dock's height, kept in the page's --dock-height as the dock changes size: the page's
-  // scroll padding (_play_style.html), so that what is focused or scrolled to is not left under it.
-  function keepDockHeight() {
+  // What a keyboard focuses is never left under the dock (#dock, sticky at the bottom of the
+  // screen): the page scrolls it up above the dock, once the browser has scrolled it into the
+  // screen. Not for a tap (a scroll under the finger would move what a second tap lands on), nor
+  // for the dock's own controls. (Not a scroll padding of the dock's height: with one, a control
+  // of the dock focused or tapped scrolled the page to its end.)
+  function keepFocusAboveDock() {
     var dock = $("dock");
-    if (!dock || !window.ResizeObserver) return;
-    new ResizeObserver(function () {
-      document.documentElement.style.setProperty("--dock-height", dock.getBoundingClientRect().height + "px");
-    }).observe(dock);
+    if (!dock) return;
+    root.addEventListener("focusin", function (e) {
+      var t = e.target;
+      if (dock.contains(t) || !t.matches || !t.matches(":focus-visible")) return;
+      requestAnimationFrame(function () {
+        var r = t.getBoundingClientRect(), d = dock.getBoundingClientRect();
+        if (document.activeElement === t && r.bottom > d.top && r.top < d.bottom) window.scrollBy(0, r.bottom - d.top + 8);
+      });
+    });
   }
 
   function start() {
-    keepDockHeight();
+    keepFocusAboveDock();
     setInterval(watchdog, 1000);
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) { heardAt = 0; watchdog(); }

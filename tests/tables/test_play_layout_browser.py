@@ -104,19 +104,34 @@ def reach_report(page, game):
     return page.evaluate(REACH, CARDS[game])
 
 
-# Each element, the page scrolled to its top, then the element focused (as a keyboard's Tab
-# does): is it whole in the screen and topmost (not under the dock)?
+# The element focused now: is it one of ``sel``, whole in the screen and topmost (not under the dock)?
 FOCUSED = """(sel) => {
-  const top = (e, x, y) => { const h = document.elementFromPoint(x, y); return !!h && (h === e || e.contains(h)); };
-  return [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length && e.matches("button:not([disabled]), a[href], [tabindex]")).map((e) => {
-    window.scrollTo({top: 0, behavior: 'instant'});
-    e.focus();
-    const r = e.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
-    const ok = r.top >= 0 && r.bottom <= innerHeight && top(e, x, y) && top(e, x, r.top + 2) && top(e, x, r.bottom - 2);
-    return {name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 60), ok, top: r.top, bottom: r.bottom,
-            focused: document.activeElement === e};
-  });
+  const e = document.activeElement, top = (x, y) => { const h = document.elementFromPoint(x, y); return !!h && (h === e || e.contains(h)); };
+  if (!e || !e.matches(sel)) return null;
+  const r = e.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+  return {name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 60),
+          ok: r.top >= 0 && r.bottom <= innerHeight && top(x, y) && top(x, r.top + 2) && top(x, r.bottom - 2)};
 }"""
+FOCUSABLE = "button:not([disabled]), a[href], [tabindex]"
+
+
+def tab_through(page, cards: str) -> None:
+    """Tab from the top of the page through every card a keyboard reaches: each one focused comes
+    whole above the dock (the page scrolls it up)."""
+    page.evaluate("window.scrollTo({top: 0, behavior: 'instant'}); document.activeElement.blur()")
+    wanted = page.evaluate("([c, f]) => [...document.querySelectorAll(c)].filter((e) => e.matches(f)).length", [cards, FOCUSABLE])
+    seen = 0
+    if not wanted:  # none to tap now (Alice's, while a question waits for this phone's answer)
+        return
+    for _ in range(wanted + 40):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED, cards) is None:
+            continue
+        page.wait_for_function(f"({FOCUSED})({cards!r})?.ok", polling="raf", timeout=5000)
+        seen += 1
+        if seen == wanted:
+            return
+    raise AssertionError(f"{seen} of {wanted} cards reached by the keyboard")
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +152,7 @@ def test_every_card_and_control_can_be_brought_above_the_dock_at_the_largest_tab
     """Found by QA: at seven players (twelve cards) a card sat under the dock at 360x640, and at
     320x568 most of the hand did. The dock is sticky, so scrolling the page down brings each card
     whole above it (checked here); but a card focused from the keyboard stayed under the dock
-    (failed before: the page now keeps the dock's height as its scroll padding)."""
+    (failed before: the page now scrolls what a keyboard focuses up above the dock)."""
     game = setup.split("@")[0]
     data = server.shell_json(SETUPS[setup](f"reach-{setup}"))
     for phone in PHONES:
@@ -146,7 +161,5 @@ def test_every_card_and_control_can_be_brought_above_the_dock_at_the_largest_tab
         report = reach_report(page, game)
         missed = [e for e in report["els"] if not e["seen"]]
         assert not missed, (phone, missed)
-        focused = page.evaluate(FOCUSED, CARDS[game])
-        hidden = [e for e in focused if not (e["ok"] and e["focused"])]
-        assert not hidden, (phone, hidden)
+        tab_through(page, CARDS[game])
         page.context.close()
