@@ -163,3 +163,72 @@ def test_every_card_and_control_can_be_brought_above_the_dock_at_the_largest_tab
         assert not missed, (phone, missed)
         tab_through(page, CARDS[game])
         page.context.close()
+
+
+# The dock: does its own content scroll (more in it than it shows)? And each of ``sel`` in it,
+# as shown now (``scroll``: after scrolling it into view, which scrolls a list in the dock): is it
+# whole in the screen and in the dock, and topmost?
+DOCK = """([sel, scroll]) => {
+  const dock = document.getElementById('dock'), top = (e, x, y) => {
+    const h = document.elementFromPoint(x, y); return !!h && (h === e || e.contains(h)); };
+  const d = dock.getBoundingClientRect();
+  return {
+    scrolls: dock.scrollHeight > dock.clientHeight + 1, height: d.height,
+    els: [...dock.querySelectorAll(sel)].filter((e) => e.getClientRects().length).map((e) => {
+      if (scroll) e.scrollIntoView({block: 'nearest', behavior: 'instant'});
+      const r = e.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+      const d = dock.getBoundingClientRect();
+      const ok = r.top >= 0 && r.bottom <= innerHeight && r.top >= d.top - 1 && r.bottom <= d.bottom + 1 &&
+                 top(e, x, y) && top(e, x, r.top + 2) && top(e, x, r.bottom - 2);
+      return {name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 60), ok, top: r.top, bottom: r.bottom};
+    }),
+  };
+}"""
+LINES = "#status, #log li, #message:not(:empty)"
+CONTROLS = "button, select"
+
+
+def dock_in_sight(page, state: str) -> None:
+    """The dock's own content never scrolls out of it: its lines (the status, the last move, a
+    message) are whole in sight as the page stands, and each control too, once scrolled into view
+    (a list of offers scrolls in its own box)."""
+    lines = page.evaluate(DOCK, [LINES, False])
+    assert not lines["scrolls"], (state, lines)
+    assert all(e["ok"] for e in lines["els"]), (state, lines)
+    controls = page.evaluate(DOCK, [CONTROLS, True])
+    assert all(e["ok"] for e in controls["els"]), (state, controls)
+
+
+def in_sight_unscrolled(page, selector: str, state: str) -> None:
+    page.evaluate("window.scrollTo({top: 0, behavior: 'instant'}); "
+                  "document.querySelectorAll('#dock, #dock *').forEach((e) => { e.scrollTop = 0; })")
+    found = page.evaluate(DOCK, [selector, False])
+    assert found["els"] and all(e["ok"] for e in found["els"]), (state, found)
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_the_docks_own_lines_and_buttons_are_never_cut_off(server, browser, setup):
+    """Found by QA on a 320x568 phone: the dock (at most 45% of the screen) cut off its last line
+    ("The auction is open (1 card left out of…") and, with an offer open, the Decline button,
+    reachable only by scrolling inside the dock. Its content now fits it in every state: offers
+    open, one being answered (only that offer, its buttons in sight), cards chosen to offer."""
+    game = setup.split("@")[0]
+    data = server.shell_json(SETUPS[setup](f"dock-{setup}"))
+    for phone in PHONES:
+        page = open_phone(browser, server, data, phone)
+        page.wait_for_selector(READY[game])
+        dock_in_sight(page, (setup, phone, "as dealt"))
+        if game == "film-fantasy":
+            # the first offer's buttons in sight at once
+            in_sight_unscrolled(page, "#offers li:first-child button", (setup, phone, "offers"))
+            page.locator("#offers button", has_text="Accept").first.click()
+            expect(page.locator("#status")).to_contain_text("in exchange")
+            dock_in_sight(page, (setup, phone, "accepting"))
+            in_sight_unscrolled(page, "#offers li:not([hidden]) button", (setup, phone, "accepting"))
+            page.locator("#offers button", has_text="Not now").click()
+            page.locator("#hand button.c:not([disabled])").first.click()
+            expect(page.locator("#offer")).to_be_visible()
+            dock_in_sight(page, (setup, phone, "a card chosen"))
+            in_sight_unscrolled(page, "#offer", (setup, phone, "a card chosen"))
+        page.context.close()

@@ -86,7 +86,7 @@
       var me = v.seat, able = canDeclare(v.hand || []);
       // Over: who declared what, and the points, are in the result box at the top (said once).
       if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : "The hand is over: the points are at the top.";
-      var ready = !WATCH && able ? "You hold two complete sets: tap Declare! " : "";
+      var ready = !WATCH && able ? "You can declare! " : "";   // short: the dock is small
       if (v.phase === "auction") return [ready, auctionLine(v)];
       var others = v.pass_pending.filter(function (s) { return s !== me; });
       if (WATCH) return ["Round " + v.round + ": waiting for ", listNames(v.pass_pending)];
@@ -224,8 +224,9 @@
             "Withdraw your offer to " + otherName));
         } else {
           li = el("li", [el("span", [nameOf(o.from), " offers you " + n + "."])]);
+          // While one is being accepted, only that one shows: its buttons stay in sight.
+          li.hidden = accepting !== null && accepting !== o.id;
           if (accepting === o.id) {
-            li.appendChild(el("span", "Tap " + n + " of yours to give."));
             // Changed their mind before giving: the offer stays open, unanswered.
             li.appendChild(named(button("Not now", function () { accepting = null; chosen = []; client.render(); }),
               "Not now: leave " + otherName + "’s offer open"));
