@@ -272,10 +272,11 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#offers button", has_text="Not now")).to_have_count(0)
         expect(bob_page.locator("#status")).to_contain_text("Waiting for an answer to your offer")
 
-        # Ann takes it: Accept, then one card of hers. Her own answer ends the offer: no complaint.
+        # Ann takes it: Accept, one card of hers, then Give. Her own answer ends the offer: no complaint.
         ann_page.locator("#offers button", has_text="Accept").click()
         expect(ann_page.locator("#status")).to_contain_text(f"Tap 1 of your cards to give {bob}")
         ann_page.locator("#hand button.c:not([disabled])").first.click()
+        ann_page.locator("#give").click()
         expect(ann_page.locator("#log li").first).to_have_text(f"You took {bob}’s offer: 1 card each way.")
         expect(bob_page.locator("#log li").first).to_have_text(f"{ann} took your offer: 1 card each way.")
         assert ann_page.inner_text("#message") == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from games.film_fantasy import film_names
 from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 
@@ -232,3 +233,82 @@ def test_the_docks_own_lines_and_buttons_are_never_cut_off(server, browser, setu
             dock_in_sight(page, (setup, phone, "a card chosen"))
             in_sight_unscrolled(page, "#offer", (setup, phone, "a card chosen"))
         page.context.close()
+
+
+def title(card: str) -> str:
+    """A Film Fantasy card as the screen names it ("Serenade 3", "Joker")."""
+    return "Joker" if card == "J" else f"{film_names[int(card.split('-')[0]) - 1]} {card.split('-')[1]}"
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_choosing_cards_for_an_offer_counts_down_says_the_limit_and_gives_only_on_a_last_tap(server, browser):
+    """Found by QA: accepting an offer, "Tap 2 of your cards to give Gwen in exchange" did not
+    count down after the first tap, and the exchange happened at the last tap, with no last look
+    (a mis-tap gave the wrong card); offering, a fourth card's tap was silently ignored. The line
+    now counts down, the cards chosen are given by a Give button naming them (a chosen card can
+    still be put back), and a tap past the most cards says why it chose nothing."""
+    data = server.shell_json(S.ff_three_offers("limits"))
+    offerer = data["seats"][3][0]  # seat 3 offers three cards
+    page = open_phone(browser, server, data, PHONES[1])
+    page.wait_for_selector("#hand button.c")
+    expect(page.locator("#offers li")).to_have_count(3)
+    free = page.locator("#hand button.c:not([disabled])")
+    chosen = page.locator("#hand button.c.chosen")
+
+    # Offering: three cards at most; a fourth tap says so, and chooses nothing.
+    for k in range(3):
+        free.nth(k).click()
+    expect(chosen).to_have_count(3)
+    expect(page.locator("#offer")).to_be_visible()
+    free.nth(3).click()
+    expect(page.locator("#message")).to_have_text("An offer is at most 3 cards.")
+    expect(chosen).to_have_count(3)
+    dock_in_sight(page, "a fourth card tapped to offer")
+    chosen.first.click()  # put back: the line goes
+    expect(chosen).to_have_count(2)
+    expect(page.locator("#message")).to_have_text("")
+    while chosen.count():
+        chosen.first.click()
+    expect(chosen).to_have_count(0)
+
+    # Accepting: the line counts down; the last card chosen is given only by Give.
+    page.get_by_role("button", name=f"Accept {offerer}’s offer of 3 cards").click()
+    status = page.locator("#status")
+    expect(status).to_contain_text(f"Tap 3 of your cards to give {offerer} in exchange.")
+    expect(page.locator("#offers li:not([hidden])")).to_have_count(1)  # only the offer being answered
+    give = page.locator("#give")
+    free.nth(0).click()
+    expect(status).to_contain_text(f"Tap 2 more cards to give {offerer} in exchange.")
+    free.nth(1).click()
+    expect(status).to_contain_text(f"Tap 1 more card to give {offerer} in exchange.")
+    expect(give).to_be_hidden()
+    free.nth(2).click()
+    expect(status).to_contain_text(f"Give these 3 cards to {offerer}? Tap Give, or tap a chosen card to put it back.")
+    picked = chosen.evaluate_all("bs => bs.map(b => b.dataset.card)")
+    words = f"{title(picked[0])}, {title(picked[1])} and {title(picked[2])}"
+    expect(give).to_have_text(f"Give {words}")
+    expect(give).to_have_accessible_name(f"Give {words} to {offerer} in exchange")
+    expect(page.locator("#offers li")).to_have_count(3)  # nothing given yet: the offer stands
+    dock_in_sight(page, "three cards chosen to give")
+    in_sight_unscrolled(page, "#give", "three cards chosen to give")
+    free.nth(3).click()  # a fourth: said, not chosen
+    expect(page.locator("#message")).to_have_text("This offer takes 3 cards in exchange.")
+    expect(chosen).to_have_count(3)
+    chosen.last.click()  # a mis-tap put back: Give goes until the third is chosen again
+    expect(status).to_contain_text(f"Tap 1 more card to give {offerer} in exchange.")
+    expect(give).to_be_hidden()
+    free.nth(3).click()
+    picked = chosen.evaluate_all("bs => bs.map(b => b.dataset.card)")
+    before = page.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
+    give.click()
+    expect(page.locator("#log li").first).to_have_text(f"You took {offerer}’s offer: 3 cards each way.")
+    expect(page.locator("#offers li")).to_have_count(2)
+    after = page.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
+    kept = list(before)
+    for c in picked:
+        kept.remove(c)
+    for c in kept:
+        after.remove(c)
+    assert len(after) == 3, (before, picked, after)  # the three received, in place of those given
+    assert page.inner_text("#message") == ""
+    page.context.close()

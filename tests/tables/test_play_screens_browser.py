@@ -79,6 +79,7 @@ def take_offer(page, offerer: str, count: int) -> list[str]:
     expect(page.locator("#status")).to_contain_text(f"Tap {count} of your cards to give {offerer}")
     for c in give:
         page.locator(f'#hand button.c[data-card="{c}"]:not([disabled])').first.click()
+    page.locator("#give").click()  # the cards chosen are given by Give
     expect(page.locator("#log li").first).to_have_text(f"You took {offerer}’s offer: {count} card{'s' if count > 1 else ''} each way.")
     kept = list(before)
     for c in give:

@@ -13,6 +13,8 @@
     var WATCH = client.watching;
     var FILMS = client.data.film_names;
 
+    var MAX_OFFER = 3;           // an offer holds one to three cards (docs/rules.md)
+    var tooMany = null;          // what a tap past the most cards said (cleared by the next choice)
     var chosen = [];             // auction: cards tapped to offer or to give in exchange
     var accepting = null;        // the offer being accepted (its id)
     var fresh = [];              // the cards that came in at the last draw or exchange (shown as new)
@@ -99,7 +101,13 @@
       var offers = v.offers || [];
       if (accepting !== null) {
         var taking = offers.filter(function (o) { return o.id === accepting; })[0];
-        if (taking) return ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
+        if (taking) {   // counts down as cards are tapped; the last one is given by the Give button
+          var left = taking.count - chosen.length;
+          if (left <= 0) return [taking.count === 1 ? "Give this card to " : "Give these " + cards(taking.count) + " to ", nameOf(taking.from),
+            "? Tap Give, or tap a chosen card to put it back."];
+          return chosen.length ? ["Tap " + left + " more card" + (left === 1 ? "" : "s") + " to give ", nameOf(taking.from), " in exchange."]
+            : ["Tap " + taking.count + " of your cards to give ", nameOf(taking.from), " in exchange."];
+        }
       }
       var incoming = offers.filter(function (o) { return o.to === v.seat; });
       // Who offers what, and to whom, the list below says (and the log, once): the line says
@@ -196,16 +204,29 @@
         return;
       }
       var i = chosen.indexOf(card);
-      if (shownChosen && i >= 0) chosen.splice(i, 1); else if (!shownChosen && chosen.length < 3) chosen.push(card);
+      var taking = accepting === null ? null : (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
+      // At most what the offer being accepted asks for, else what an offer may hold: a tap past
+      // that chooses nothing, and says why.
+      var most = taking ? taking.count : MAX_OFFER;
+      var full = !shownChosen && chosen.length >= most;
+      if (shownChosen && i >= 0) chosen.splice(i, 1);
+      else if (!shownChosen && !full) chosen.push(card);
+      var said = $("message").textContent;
+      if (full) {
+        tooMany = taking ? "This offer takes " + cards(most) + " in exchange." : "An offer is at most " + MAX_OFFER + " cards.";
+        client.message(tooMany);
+      } else if (tooMany && said === tooMany) client.message("");   // said of the tap before: done with
       client.render();
-      if (accepting !== null) {
-        var offer = (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
-        if (offer && chosen.length === offer.count) {
-          var act = { type: "accept", offer: offer.id, cards: chosen.slice() };
-          accepting = null; chosen = [];   // answered: the offer's end is this player's own doing
-          client.send(act);
-        }
-      }
+    }
+
+    // The cards chosen for the offer being accepted are given by a tap on Give (a last look
+    // before the exchange: a mis-tapped card can still be put back).
+    function give() {
+      var view = client.view(), offer = view && (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
+      if (!offer || chosen.length !== offer.count) return;
+      var act = { type: "accept", offer: offer.id, cards: chosen.slice() };
+      accepting = null; chosen = [];   // answered: the offer's end is this player's own doing
+      if (!client.send(act)) client.render();
     }
 
     function renderAuction(v) {
@@ -249,6 +270,16 @@
         to.appendChild(opt);
       });
       if (keep) to.value = keep;
+      var taking = (v.offers || []).filter(function (o) { return o.id === accepting; })[0], g = $("give");
+      if (g) {
+        g.hidden = WATCH || !taking || chosen.length !== taking.count;
+        if (!g.hidden) {
+          var words = joined(chosen.map(cardTitle), ", ", " and ").join("");
+          g.textContent = "Give " + words;
+          var giver = client.seats()[taking.from];
+          g.setAttribute("aria-label", "Give " + words + " to " + (giver ? giver.name : "") + " in exchange");
+        }
+      }
       $("offer").disabled = WATCH || accepting !== null || chosen.length === 0;
       $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0;   // once cards are tapped
     }
@@ -299,6 +330,7 @@
     }
 
     $("declare").addEventListener("click", function () { client.send({ type: "declare" }); });
+    if ($("give")) $("give").addEventListener("click", give);
     $("offer").addEventListener("click", function () {
       if (!chosen.length) return;
       client.send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
