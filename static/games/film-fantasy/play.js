@@ -3,7 +3,7 @@
    the seats, the status line's frame, the log's frame and the result box are the shared
    client's (static/js/play_client.js, loaded first); this script registers the screen with it.
    Markup: templates/games/film-fantasy/play.html. The page's "game-data" block is
-   FilmFantasy.screen_data(): {"film_names": [...]}. */
+   FilmFantasy.screen_data(): {"film_names": [...], "declarer_joker_penalty": …, "max_offer": 3}. */
 (function () {
   "use strict";
   if (!window.PlayScreen) return;
@@ -13,7 +13,7 @@
     var WATCH = client.watching;
     var FILMS = client.data.film_names;
 
-    var MAX_OFFER = 3;           // an offer holds one to three cards (docs/rules.md)
+    var MAX_OFFER = client.data.max_offer;  // the most cards an offer holds (the engine's MAX_OFFER)
     var tooMany = null;          // what a tap past the most cards said (cleared by the next choice)
     var chosen = [];             // auction: cards tapped to offer or to give in exchange
     var accepting = null;        // the offer being accepted (its id)
