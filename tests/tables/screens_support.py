@@ -37,10 +37,8 @@ TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=stat
 print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
 """
 
-# Film Fantasy: every seat passes as tests.tables.test_play_browser.pick does until the auction
-# opens; seat 0 then holds a declaration (the seed is chosen so), and seats 1, 2 and 3 each offer
-# seat 0 one to three cards: three open offers on seat 0's phone.
-_FF_HAND = """
+# Every seat passes as tests.tables.test_play_browser.pick does until the auction opens.
+FF_PASS_TO_AUCTION = """
 def film(card):
     return 11 if card == "J" else int(card.split("-")[0])
 def pick(hand):
@@ -51,9 +49,14 @@ def pick(hand):
     open_groups = [g for g in groups if len({c for c in g if c != "J"}) < 4] or groups
     return min(open_groups, key=len)[0]
 while state.phase == "passing":
-    for seat in range(4):
+    for seat in range(state.players):
         if state.phase == "passing" and state.passes[seat] is None:
             state.apply(seat, {"type": "pass", "card": pick(state.view(seat)["hand"])})
+"""
+# Film Fantasy: every seat passes as tests.tables.test_play_browser.pick does until the auction
+# opens; seat 0 then holds a declaration (the seed is chosen so), and seats 1, 2 and 3 each offer
+# seat 0 one to three cards: three open offers on seat 0's phone.
+_FF_HAND = FF_PASS_TO_AUCTION + """
 assert state.phase == "auction" and state.can_declare(0), "the seed's seat 0 holds no declaration"
 for seat in (1, 2, 3):
     state.apply(seat, {"type": "offer", "to": 0, "cards": state.view(seat)["hand"][:seat]})

@@ -19,20 +19,7 @@ LONG = ["Annabelle Montgomery-Hughes", "Bartholomew Fitzgerald-Smythe", "Corneli
 
 # Film Fantasy: every seat passes (tests.tables.test_play_browser.pick) until the auction opens;
 # then seats 1, 2 and 3 each offer seat 0 one, two and three cards.
-_FF_AUCTION = """
-def film(card):
-    return 11 if card == "J" else int(card.split("-")[0])
-def pick(hand):
-    groups = {}
-    for c in hand:
-        groups.setdefault(film(c), []).append(c)
-    groups = [groups[f] for f in sorted(groups)]
-    open_groups = [g for g in groups if len({c for c in g if c != "J"}) < 4] or groups
-    return min(open_groups, key=len)[0]
-while state.phase == "passing":
-    for seat in range(state.players):
-        if state.phase == "passing" and state.passes[seat] is None:
-            state.apply(seat, {"type": "pass", "card": pick(state.view(seat)["hand"])})
+_FF_AUCTION = S.FF_PASS_TO_AUCTION + """
 assert state.phase == "auction"
 for seat in (1, 2, 3):
     state.apply(seat, {"type": "offer", "to": 0, "cards": state.view(seat)["hand"][:seat]})
