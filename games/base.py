@@ -153,6 +153,14 @@ def short(text: str) -> str:
     return text if len(text) <= 24 else text[:20] + "…"
 
 
+def check_rng(rng: Any) -> random.Random:
+    """``rng`` if it can shuffle and sample as ``random.Random`` does (a deck is shuffled with it),
+    else a ``GameError``: ``deck(4, None)`` is refused like any other bad argument."""
+    if not all(callable(getattr(rng, name, None)) for name in ("shuffle", "sample", "randrange")):
+        raise GameError(f"Cards are shuffled with a random.Random (e.g. random.Random(7)), not {short(repr(rng))}.")
+    return rng
+
+
 def and_list(words: list[str]) -> str:
     """Words as players read a list: "A", "A and B", "A, B and C" (for a game's messages)."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

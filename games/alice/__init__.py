@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from .. import register
-from ..base import Awaited, Fact, Game, GameError, HouseRule, Outcome, Prize
+from ..base import Awaited, Fact, Game, GameError, HouseRule, check_rng, Outcome, Prize
 from .bots import bot_action
 from .cards import CAT, CARD_SET, PACK, RABBIT, SET_CARDS, SETS, TITLES, card_name, check_players, deck, hand_size
 from .entry import entry_spec, outcome_from_summary, summary_of_hand
@@ -82,7 +82,7 @@ class Alice(Game):
         """A dealt hand; the dealer given, or drawn with ``rng`` (seeded by the drive, in the hand's log)."""
         n = check_players(players)
         if dealer is None:
-            dealer = rng.randrange(n)
+            dealer = check_rng(rng).randrange(n)
         hand = AliceHand.new(n, rng, dealer)
         hand.answer_seconds = float(self.answer_seconds)
         return hand

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import GameError
+from ..base import GameError, check_rng
 
 SETS = "ABCDEFGH"
 RABBIT, CAT = "WR", "CC"
@@ -68,5 +68,5 @@ def deck(players: int, rng: random.Random) -> list[str]:
     """The 44 cards shuffled with ``rng`` (the table size is checked: 2-6)."""
     check_players(players)
     cards = list(PACK)
-    rng.shuffle(cards)
+    check_rng(rng).shuffle(cards)
     return cards

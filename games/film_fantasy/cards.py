@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from typing import Any, Iterable
 
-from ..base import GameError, short
+from ..base import GameError, check_rng, short
 
 FILM_NAMES: list[str] = [
     "Lucky Night",
@@ -89,6 +89,7 @@ def odd_cards(players: int) -> int:
 def choose_removed_films(players: int, rng: random.Random) -> list[int]:
     """The regular films whose sets leave the game this hand (a film twice = both its sets, 2 packs)."""
     k = removed_sets_for(players)
+    check_rng(rng)
     slots = [f for _copy in range(packs_for(players)) for f in REGULAR_FILMS]
     return sorted(rng.sample(slots, k)) if k else []
 

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from .. import register
-from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize, check_table_size
+from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize, check_rng, check_table_size
 from .bots import bot_action
 from .cards import (DEFAULT_POOL_OF_TEARS, PACK, PICTURES, cards_in_play, check_pool_of_tears, count, deals, deck,
                     legal_plays, picture_name, trick_winner)
@@ -77,7 +77,7 @@ class Wonderland(Game):
         """A shuffled hand; the dealer given, or drawn (seeded, logged, public)."""
         n = check_table_size(self, players)
         if dealer is None:
-            dealer = rng.randrange(n)
+            dealer = check_rng(rng).randrange(n)
         return WonderlandHand.new(n, rng, dealer, self.pool_of_tears)
 
     def load_hand(self, data: dict[str, Any]) -> WonderlandHand:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable, Sequence
 
-from ..base import GameError
+from ..base import GameError, check_rng, short
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEAL_SIZE = 7
@@ -51,7 +51,7 @@ def deck(players: int, rng: random.Random) -> list[str]:
     """The 52 cards, shuffled by ``rng``; refused outside 2-6 players."""
     check_players(players)
     cards = list(PACK)
-    rng.shuffle(cards)
+    check_rng(rng).shuffle(cards)
     return cards
 
 
@@ -89,10 +89,26 @@ def picture_name(code: str) -> str:
     return f"{'Star' if code[0] == 'S' else 'Plain'} picture {code[1:]}"
 
 
+def _listed(cards: Any, what: str) -> list[Any]:
+    """``cards`` as a list, refused (``GameError``) when it is no list of cards at all (None, a
+    number, a string, a mapping): the public functions take what a caller hands them."""
+    if isinstance(cards, (str, bytes, dict)) or not isinstance(cards, Iterable):
+        raise GameError(f"{what} must be a list of cards, not {short(repr(cards))}.")
+    return list(cards)
+
+
 def _check_codes(cards: Sequence[Any], what: str) -> None:
     for c in cards:
         if not isinstance(c, str) or c not in RANK:
-            raise GameError(f"{what}: {c!r} is not a card (S1-S16, P1-P16, N1-N20).")
+            raise GameError(f"{what}: {short(repr(c))} is not a card (S1-S16, P1-P16, N1-N20).")
+
+
+def _check_once(cards: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for c in cards:
+        if c in seen:
+            raise GameError(f"{c} is given twice: there is one of each card.")
+        seen.add(c)
 
 
 def _legal(hand: list[str], trick: Sequence[str]) -> list[str]:
@@ -120,8 +136,8 @@ def legal_plays(hand: Iterable[str], trick: Sequence[str]) -> list[str]:
     played, ``[]`` when leading; a hand's ``trick``, with who played each, is taken as its
     cards): the mate of a picture in the trick if held (with mates to several, the mate of the
     earliest played); otherwise a card of the led card's set if held; otherwise any card."""
-    hand = list(hand)
-    trick = _trick_cards(trick)
+    hand = _listed(hand, "The hand")
+    trick = _trick_cards(_listed(trick, "The trick"))
     _check_codes(hand, "The hand")
     _check_codes(trick, "The trick")
     return _legal(hand, trick)
@@ -156,7 +172,7 @@ def rule_in_force(hand: list[str], trick: Sequence[str]) -> dict[str, str] | Non
 def trick_winner(trick: Sequence[str]) -> int:
     """Index in ``trick`` (codes, or a hand's ``trick`` with who played each) of the card that
     takes it: the highest-ranked card."""
-    trick = _trick_cards(trick)
+    trick = _trick_cards(_listed(trick, "The trick"))
     if not trick:
         raise GameError("An empty trick has no winner.")
     _check_codes(trick, "The trick")
@@ -179,14 +195,10 @@ def count(taken: Sequence[Sequence[str]], pool_of_tears: str = DEFAULT_POOL_OF_T
     card, 10 for the most cards taken (nobody on a tie). Refuses unknown or repeated cards and a
     Pool of Tears card that is not a picture."""
     check_pool_of_tears(pool_of_tears)
-    piles = [list(t) for t in taken]
-    seen: set[str] = set()
+    piles = [_listed(t, "Each player's cards taken") for t in _listed(taken, "The cards taken")]
     for pile in piles:
         _check_codes(pile, "Cards taken")
-        for c in pile:
-            if c in seen:
-                raise GameError(f"{c} is counted twice: there is one of each card.")
-            seen.add(c)
+    _check_once([c for pile in piles for c in pile])
     points = [10 * pairs_in(p) + (20 if pool_of_tears in p else 0) for p in piles]
     sizes = [len(p) for p in piles]
     most = max(sizes, default=0)

@@ -4,6 +4,7 @@ action type of 4,000 characters in full: found by a fuzz from outside)."""
 
 from __future__ import annotations
 
+import importlib
 import random
 
 import pytest
@@ -34,3 +35,12 @@ def test_a_refusal_of_a_long_frame_quotes_it_short(game):
     with pytest.raises(GameError) as err:
         hand.apply(LONG, {"type": "pass"})
     assert len(str(err.value)) < 300
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
+@pytest.mark.parametrize("rng", [None, 7, "seed"])
+def test_a_deal_without_a_random_generator_is_refused(game, rng):
+    with pytest.raises(GameError, match="random.Random"):
+        game.new_hand(4, rng)
+    with pytest.raises(GameError, match="random.Random"):
+        importlib.import_module(type(game).__module__).deck(4, rng)  # each game's public deck()

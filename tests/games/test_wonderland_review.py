@@ -90,7 +90,7 @@ def test_a_single_card_trick_is_taken_by_its_card_and_bad_tricks_are_refused():
     (["P2", "S1"], ["N5"], ["P2", "S1"]),              # no number: any card
     (["S1", "S2", "N4"], ["P5"], ["S1", "S2", "N4"]),  # a plain led, no plain and no mate: stars are another set
     (["P4", "S9", "N1"], ["S4", "N2", "P9"], ["P4"]),  # mates to two: the mate of the earliest (the led card)
-    (["S9", "P8", "N1"], ["P8", "N2", "P9"], ["S9"]),  # the led card's mate not held: the later picture's mate
+    (["S9", "P7", "N1"], ["P8", "N2", "P9"], ["S9"]),  # the led card's mate not held: the later picture's mate
     (["P2", "N4", "N6"], ["N3", "S2"], ["P2"]),        # a mate overrides following the led set
     (["N2", "S1", "P3"], ["P7", "S7"], ["P3"]),        # picture and mate both on the table: just follow
     ([], ["N1"], []),
@@ -110,6 +110,22 @@ def test_legal_plays_refuses_cards_that_do_not_exist():
     for hand, trick in ((["X1"], []), (["N1"], ["N21"]), (["P0"], ["N1"]), ([7], [])):
         with pytest.raises(ValueError):
             legal_plays(hand, trick)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: legal_plays(None, []), lambda: legal_plays(["S1"], None), lambda: legal_plays("S1", []),
+    lambda: trick_winner(None), lambda: trick_winner(7), lambda: count(None), lambda: count([None]),
+    lambda: count([{"S1": 1}]),
+], ids=["hand None", "trick None", "hand a string", "trick None", "trick a number", "taken None",
+        "a pile None", "a pile a mapping"])
+def test_what_is_no_list_of_cards_is_refused_as_a_value_error(call):
+    with pytest.raises(ValueError, match="must be a list of cards"):
+        call()
+
+
+def test_a_card_counted_twice_is_refused_there_is_one_of_each():
+    with pytest.raises(ValueError, match="S1 is given twice"):
+        count([["S1", "P1"], ["S1"]])
 
 
 def test_legal_plays_and_trick_winner_take_a_hand_s_trick_as_it_stands():
