@@ -178,13 +178,14 @@ def action_type(action: Any, shapes: Mapping[str, frozenset[str]]) -> str:
         raise GameError(f"There is no action {short(repr(kind))} in this game: "
                         f"its actions are {and_list(sorted(shapes))}.")
     if len(action) != len(allowed) or not allowed.issuperset(action):
-        fields = sorted(allowed - {"type"})
-        named = f"names {and_list(fields)}" if fields else "names nothing more"
-        missing = sorted(allowed.difference(action))
-        if missing:
-            raise GameError(f"The action '{kind}' {named}: this one lacks {and_list(missing)}.")
-        extra = sorted(short(str(k)) for k in action if k not in allowed)
-        raise GameError(f"The action '{kind}' {named}: this one also has {and_list(extra)}.")
+        fields = [f"'{f}'" for f in sorted(allowed - {"type"})]
+        missing = [f"'{f}'" for f in sorted(allowed.difference(action))]
+        if missing:  # "The action 'take' is missing 'card'."
+            takes = f" (it takes {and_list(fields)})" if len(fields) > len(missing) else ""
+            raise GameError(f"The action '{kind}' is missing {and_list(missing)}{takes}.")
+        extra = [f"'{short(str(k))}'" for k in sorted(map(str, action)) if k not in allowed]
+        takes = f" (only {and_list(fields)})" if fields else ""
+        raise GameError(f"The action '{kind}' takes no {and_list(extra)}{takes}.")
     return kind
 
 

@@ -275,7 +275,8 @@ class AliceHand:
         if p is None or p["decision"] != decision:
             if decision == GIVE:
                 raise GameError("Nobody is waiting for you to hand over a card.")
-            raise GameError("There is no failed ask of yours to play a Cheshire Cat after.")
+            what = "pass" if kind == "pass" else "play a Cheshire Cat"
+            raise GameError(f"You can {what} only just after an ask of yours has failed, while you hold a Cheshire Cat.")
         if seat != self.answering:
             raise GameError(f"Only {_seat_words(self.answering)} can answer this ({kind} is not yours to choose).")
         return p

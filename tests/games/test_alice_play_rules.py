@@ -27,15 +27,16 @@ def test_on_the_phones_the_drive_draws_the_dealer_seeded_and_logged():
 
 def test_a_refused_action_says_why_and_changes_nothing():
     h = three()
-    refused(h, 0, {"type": "ask", "to": 1}, "The action 'ask' names card and to: this one lacks card.")
-    refused(h, 0, {"type": "pass", "to": 1}, "The action 'pass' names nothing more: this one also has to.")
+    refused(h, 0, {"type": "ask", "to": 1}, "The action 'ask' is missing 'card' (it takes 'card' and 'to').")
+    refused(h, 0, {"type": "pass", "to": 1}, "The action 'pass' takes no 'to'.")
     refused(h, 0, {"type": "take", "card": "ZZ"}, "There is no card 'ZZ' in the row.")
     refused(h, 0, {"type": "take", "card": "Z" * 13}, "There is no such card in the row.")
     refused(h, 0, {"type": "dance"}, "There is no action 'dance' in this game: its actions are ask, cat, give, pass, rabbit, take and timeout.")
     refused(h, 0, "take", "object")
     refused(h, 9, {"type": "take", "card": "G2"}, "not at this table")
     refused(h, 0, {"type": "give"}, "Nobody is waiting")
-    refused(h, 0, {"type": "cat"}, "no failed ask")
+    refused(h, 0, {"type": "cat"}, "You can play a Cheshire Cat only just after an ask of yours has failed")
+    refused(h, 0, {"type": "pass"}, "You can pass only just after an ask of yours has failed")
     assert "x" * 20 not in refused(h, 0, {"type": "take", "card": "x" * 2000})  # never echoed at length
     assert card_name("x" * 2000) == card_name([1]) == "that card"
     for card in (5, None, [1]):  # no code at all: said as such, not "no card that card"
