@@ -68,10 +68,12 @@ def rebalance(
     remove: Iterable[str] = (),
     preferred: int = 4,
     sizes: tuple[int, int] = (MIN_TABLE, MAX_TABLE),
+    keep: Iterable[str] = (),
 ) -> list[list[str]]:
     """Seating after late arrivals (``add``) and early leavers (``remove``), between hands.
 
-    Moves as few seated players as possible:
+    Moves as few seated players as possible, and ``keep`` (the last hand's movers: their phones
+    already say where they go) only when a table holds nobody else to give:
 
     1. Leavers leave; everybody else keeps their table and seat order.
     2. The number of tables stays as it is if the new head-count fits it with every table
@@ -80,12 +82,12 @@ def rebalance(
        bottom and their players join the arrivals.
     3. Size limits: ``preferred`` +-1 (within ``sizes``) if the tables can all fit that, else
        ``sizes``.
-       A table above the limit sends its last-seated players to the arrivals.
+       A table above the limit sends its last-seated players to the arrivals (``_give``).
     4. The arrivals (players from closed or overfull tables first, in table and seat order, then
        the newcomers in the order given) each go to the smallest table, the bottom-most on a
        tie, and take the last seat there.
     5. If a table is still below the limit, it takes the last-seated player of the largest
-       table (the bottom-most on a tie), until none is.
+       table (the bottom-most on a tie; ``_give``), until none is.
 
     Returns new lists; the inputs are not changed. Refused with ``ValueError``: removing someone
     who is not seated, adding someone already seated (or twice), a malformed seating, a
@@ -127,9 +129,10 @@ def rebalance(
     for closed in seating[count:]:
         waiting.extend(closed)
     seating = seating[:count] + [[] for _ in range(count - len(seating))]
+    keep = set(keep)
     for table in seating:
         while len(table) > high:
-            waiting.append(table.pop())
+            waiting.append(_give(table, keep))
     waiting.extend(add)
 
     for player in waiting:
@@ -138,8 +141,18 @@ def rebalance(
         smallest = _smallest(seating)
         if len(smallest) >= low:
             break
-        smallest.append(_largest(seating).pop())
+        smallest.append(_give(_largest(seating), keep))
     return seating
+
+
+def _give(table: list[str], keep: set[str]) -> str:
+    """The player a table gives up, taken from it: its last-seated player not in ``keep``, else
+    its last-seated (found by QA: a late arrival's new table took the hand's winner, just moved
+    up, and sent them down instead)."""
+    for i in range(len(table) - 1, -1, -1):
+        if table[i] not in keep:
+            return table.pop(i)
+    return table.pop()
 
 
 def stamp(tables: Sequence[Sequence[str]]) -> str:

@@ -145,12 +145,14 @@ def players_add(request, drive_id: int):
     if outcome is None:
         _keep_draft(request, drive)
         return _back(drive)
-    added, refused = outcome
+    added, refused, reseated = outcome
     if added:
         # Named, so that a list split where it should not be shows ("O'Neil, Jr." is two names:
-        # commas separate them): the first twelve, then how many more.
+        # commas separate them): the first twelve, then how many more; then whom the seating
+        # shown moved for them.
         shown = [f"“{isolate(p.name)}”" for p in added[:12]] + ([f"{len(added) - 12} more"] if len(added) > 12 else [])
-        messages.success(request, f"Added {len(added)} player{'s' if len(added) != 1 else ''}: {and_list(shown)}.")
+        said = f"Added {len(added)} player{'s' if len(added) != 1 else ''}: {and_list(shown)}."
+        messages.success(request, f"{said} {reseated}" if reseated else said)
     if refused:
         # What could not be added stays in the box, each name with its reason in the message
         # (a reason shared by several said once; the first ten reasons, then how many more).

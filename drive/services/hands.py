@@ -252,7 +252,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     TableHand.objects.bulk_update(tables, ["moved_up"])
     seating_, modes = seating_of(hand)
     next_seating = movement.move(seating_, [str(movers[n]) for n in range(1, len(seating_) + 1)])
-    next_hand = create_hand(drive, hand.number + 1, rebalance(drive, next_seating), modes)
+    next_hand = create_hand(drive, hand.number + 1, rebalance(drive, next_seating, before=seating_), modes)
     live.hand_moved(next_hand)  # each phone's instruction at the commit, ahead of the full update
     return next_hand
 

@@ -165,11 +165,12 @@ def parse_names(text: str) -> list[str]:
 
 
 @transaction.atomic
-def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, str]]]:
+def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, str]], str]:
     """The organiser's pasted list: every name that can be added is (``add_players``); the others
-    come back with why, ``(added, [(name, reason), ...])``: too long, already in the drive, or
-    beyond what a drive holds (one reason for those); a name the list itself has already (any
-    case: "Zed" then "zed") comes back as one already in the drive does."""
+    come back with why, ``(added, [(name, reason), ...], reseated)``: too long, already in the
+    drive, or beyond what a drive holds (one reason for those); a name the list itself has already
+    (any case: "Zed" then "zed") comes back as one already in the drive does. ``reseated``: what
+    seating the newcomers changed for the players already seated, in words ("")."""
     drive = lock(drive)
     names, refused, repeats = _read_names(text)
     existing = {name_key(p.name): p.name for p in drive.players.only("name")}
@@ -195,7 +196,8 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
     fresh = fresh[:room]
     if not fresh and not refused:
         raise DriveError("Give at least one name.")
-    return (add_players(drive, fresh) if fresh else []), refused
+    added, reseated = _add_players(drive, fresh) if fresh else ([], "")
+    return added, refused, reseated
 
 
 @transaction.atomic
@@ -246,6 +248,11 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
     hand they are seated when it closes. ``by_phone``: a phone added its own name (self-join);
     such a player who leaves the phone before playing a hand leaves the drive (``leave_phone``).
     """
+    return _add_players(drive, names, by_phone=by_phone)[0]
+
+
+def _add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -> tuple[list[Player], str]:
+    """``add_players``, and what the seating shown changed for those seated already, in words."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished.")
@@ -266,8 +273,7 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
             # A name a phone added and then left before playing (typed on the wrong phone, say)
             # left the drive with it: typed again on a phone, it comes back instead of being refused.
             # (One the organiser took out is no longer a phone's: ``withdraw_player``.)
-            rejoin_player(drive, same)
-            return [same]
+            return [same], rejoin_player(drive, same)
         if same.active and same.link_only:
             raise DriveError(f"{isolate(same.name)} is on the list already, and only their private link joins as "
                              "them now: if that is you, ask the organiser for it. If not, add an initial to tell "
@@ -286,9 +292,9 @@ def add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) -
         players = [Player.objects.create(drive=drive, name=name, added_by_phone=by_phone) for name in names]
     except IntegrityError:
         raise DriveError("Two of those names are the same apart from capitals.") from None
-    reseat_if_between_hands(drive)
+    reseated = reseat_if_between_hands(drive)
     live.drive_changed(drive.pk)
-    return players
+    return players, reseated
 
 
 @dataclass(frozen=True)

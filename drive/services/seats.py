@@ -67,7 +67,8 @@ def reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> str:
     if hand is None or hand.status != Hand.Status.SEATING:
         return ""
     seating_, modes = seating_of(hand)
-    rebalanced = rebalance(drive, seating_, resize=resize)
+    before = drive.hands.filter(number=hand.number - 1).first()
+    rebalanced = rebalance(drive, seating_, resize=resize, before=seating_of(before)[0] if before else None)
     if rebalanced == seating_:
         return ""
     _reseat(drive, hand, rebalanced, modes)
@@ -122,11 +123,13 @@ def table_limits(drive: Drive) -> tuple[int, int]:
     return drive.game_rules.min_players, drive.game_rules.max_players
 
 
-def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False) -> list[list[str]]:
+def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False,
+              before: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
     """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule).
     With nobody arriving or leaving the seating stays as it is (a table the organiser filled
     with bots beyond the players per table keeps them), unless ``resize``: the players per
-    table have changed, and the tables are re-formed to them."""
+    table have changed, and the tables are re-formed to them. ``before``: the last hand's
+    seating, whose movers (who changed table since) are moved again only when nobody else can be."""
     active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
     seated = [p for table in seating_ for p in table]
     add = sorted(active - set(seated), key=int)
@@ -135,9 +138,15 @@ def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False) 
         return seating_
     try:
         return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size,
-                                 sizes=table_limits(drive))
+                                 sizes=table_limits(drive), keep=_movers(before or [], seating_))
     except ValueError as exc:
         raise DriveError(str(exc)) from None
+
+
+def _movers(before: Sequence[Sequence[str]], after: Sequence[Sequence[str]]) -> set[str]:
+    """Who sits at another table in ``after`` than in ``before``."""
+    was = {p: t for t, table in enumerate(before) for p in table}
+    return {p for t, table in enumerate(after) for p in table if p in was and was[p] != t}
 
 
 def _seating_shown(drive: Drive, refusal: str) -> Hand | None:

@@ -181,3 +181,26 @@ def test_the_players_added_are_named_so_a_list_split_at_a_comma_shows(organiser,
     many = "\n".join(f"Player {n}" for n in range(1, 16))
     page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": many}, follow=True).content.decode()
     assert "Added 15 players: “Player 1”, “Player 2”," in shown(page) and "“Player 12” and 3 more." in shown(page)
+
+
+def test_late_arrivals_that_open_a_table_between_hands_move_no_one_the_close_moved(organiser, organiser_client):
+    """Found by QA: a late arrival's new table took the hand's winner, just told "Move up to
+    Table 1", and sent them down to the new table; the organiser was told only who was added."""
+    from drive.services.seats import seating_of
+
+    drive = seated_drive(organiser, 11, preferred_table_size=5)  # tables of 6 and 5
+    finish_all_tables(drive, organiser, declarer_seat=4)
+    services.close_hand(drive)
+    told, _modes = seating_of(drive.hands.get(number=2))
+    moved = {p for t, table in enumerate(told) for p in table if p not in seating_of(drive.hands.get(number=1))[0][t]}
+    assert len(moved) == 2  # Table 2's winner up, Table 1's player on the winner's left down
+    page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "N1\nN2"}, follow=True).content.decode()
+    after, _modes = seating_of(drive.hands.get(number=2))
+    assert len(after) == 3 and all(len(table) >= 4 for table in after)
+    for player in moved:  # where their phones were told to go
+        assert [player in table for table in after[:2]] == [player in table for table in told]
+    shifted = [p for t, table in enumerate(after[:2]) for p in told[t] if p not in table]
+    assert len(shifted) == 2
+    names = dict(drive.players.values_list("pk", "name"))
+    assert (f"Added 2 players: “N1” and “N2”. The seating shown for hand 2 changed: "
+            f"{names[int(shifted[0])]} to Table 3 and {names[int(shifted[1])]} to Table 3.") in html.unescape(shown(page))

@@ -138,6 +138,17 @@ def test_table_below_its_limit_takes_a_player_from_the_largest_bottom_table():
     assert after == [["a3", "a4", "c4"], ["b1", "b2", "b3", "b4"], ["c1", "c2", "c3"]]
 
 
+def test_a_table_gives_up_a_player_who_stayed_before_one_of_the_hands_movers():
+    # The hand's movers (``keep``) came last to their tables: a player who stayed goes instead,
+    # and a table of movers only still gives its last-seated.
+    after = rebalance(TABLES, remove=["a1", "a2"], keep=["c4", "c3"])
+    assert after == [["a3", "a4", "c2"], ["b1", "b2", "b3", "b4"], ["c1", "c3", "c4"]]
+    tables = [["a1", "a2", "a3", "a4", "a5"], ["b1", "b2", "b3"]]
+    assert rebalance(tables, add=["n"], preferred=3) == [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3"], ["a5", "n"]]
+    assert rebalance(tables, add=["n"], preferred=3, keep=["a4", "a5"]) == [
+        ["a1", "a2", "a4", "a5"], ["b1", "b2", "b3"], ["a3", "n"]]
+
+
 def test_too_few_players_for_the_tables_closes_the_bottom_table():
     tables = [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2", "c3"]]
     after = rebalance(tables, remove=["a1", "b1", "c1"])
