@@ -393,6 +393,11 @@ class DriveView:
     def prizes(self) -> list[PrizeList]:
         return prizes(self.drive, self.ranked)
 
+    @cached_property
+    def placed(self) -> int:
+        """How many have a place in the standings shown (a hand played): a phone's "9th of 11"."""
+        return sum(1 for r in self.ranked if r.row.hands_played)
+
     def waiting(self) -> list[Player]:
         """Active players not seated in the current hand (they are seated at the next one)."""
         if self.hand is None:

@@ -55,3 +55,43 @@ def test_a_place_is_said_as_a_sentence_says_it(rank, tied, said):
     from drive.templatetags.drive_tags import place
 
     assert place(SimpleNamespace(rank=rank, tied=tied)) == said
+
+
+def test_a_player_who_joins_during_the_last_hand_is_told_no_hand_is_left_and_counts_in_no_place(
+        organiser, organiser_client):
+    """Found by QA: a player added during the last hand was told "You will be seated at the next
+    hand" (the dashboard likewise), and the others' "9th of 9" counted them though they had no
+    place; with the standings kept secret the latecomer was shown "joint 9th" of them too."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    late = services.add_players(drive, ["Late"])[0]
+    home = text(phone_for(drive, late).get(f"/{drive.join_code}/me"))
+    assert "You joined during the drive's last hand: there is no hand left to seat you at." in home
+    assert "next hand" not in home
+    dashboard = text(organiser_client.get(f"/drives/{drive.pk}/"))
+    assert "Joined during the last hand, with no hand left to seat them at: <bdi>Late</bdi>." in dashboard
+    hand = drive.hands.get()
+    for table in hand.tables.all():
+        services.organiser_result(drive, table, declared(4, 0), organiser)
+    someone = hand.tables.get(number=1).seats.get(position=1).player
+    assert re.search(r"(st|nd|rd|th) of 8</p>", text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
+    services.close_hand(drive)
+    assert re.search(r"You finished (joint )?\d+(st|nd|rd|th) of 8, with",
+                     text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
+    assert "You played no hand, so you have no place in its standings." in text(
+        phone_for(drive, late).get(f"/{drive.join_code}/me"))
+
+
+def test_with_the_standings_kept_secret_a_player_with_no_hand_by_then_is_given_no_place(organiser):
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3, suspense_hands=2)
+    late = services.add_players(drive, ["Late"])[0]
+    page = text(phone_for(drive, late).get(f"/{drive.join_code}/me"))
+    assert "You will be seated at the next hand." in page
+    for number in (1, 2):
+        if number == 2:
+            services.start_hand(drive)
+        for table in drive.hands.order_by("-number").first().tables.all():
+            services.organiser_result(drive, table, declared(table.seats.count(), 0), organiser)
+        services.close_hand(drive)
+    page = text(phone_for(drive, late).get(f"/{drive.join_code}/me"))  # played hand 2, after the secret began
+    assert "As on the board, the standings stay as after hand 1 until the end, and you had played no hand by then." in page
+    assert " of 8" not in page and " of 9" not in page
