@@ -299,8 +299,9 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
         raise DigitalError(f"The table is at version {table.version}, not {version}: look again and choose.")
     if version != table.version and not _same_basis(state, seat, message.get("basis")):
         # Said in players' words: what this seat may do changed (an offer to it, a turn that
-        # passed) between what its phone showed and its move's arrival.
-        raise DigitalError("Your hand changed before your move arrived (another player's move came first): "
+        # passed) between what its phone showed and its move's arrival (another seat's move, or one
+        # sent by the same player's other phone).
+        raise DigitalError("Your hand changed before your move arrived (another move came first): "
                            "look at it again and choose.")
     game = get_game(table.state["game"])
     awaited = game.awaited(state)

@@ -13,6 +13,7 @@ from drive.selectors import entry_state
 from games.base import and_list
 from scoring.forms import answer_words
 from tables.digital import waits_for_phone
+from tables.models import Seat
 
 register = template.Library()
 
@@ -112,8 +113,16 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     moves = [(at, f"{stays} at the top table" if table.number == 1 else up),
              (left, f"{stays} at the last table" if table.number == tables else down)]
     # A player who has left the drive moves nowhere: the seating leaves them out (a bot may have
-    # played their seat to the hand's end, and won it).
-    return [(names[i], words if scores[i].player.active else "left the drive") for i, words in moves]
+    # played their seat to the hand's end, and won it). One who left after this hand's close
+    # moved as said (found by QA: an earlier hand's page rewrote "moved down" as "left the
+    # drive"); asked only of a leaver, rarely on a page.
+    return [(names[i], words if scores[i].player.active or (made and _seated_after(scores[i].player_id, table))
+             else "left the drive") for i, words in moves]
+
+
+def _seated_after(player_id: int, table) -> bool:
+    """Whether the player sat at a table in a hand after ``table``'s."""
+    return Seat.objects.filter(player_id=player_id, hand__number__gt=table.hand.number).exists()
 
 
 @register.filter

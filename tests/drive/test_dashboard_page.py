@@ -457,6 +457,23 @@ def test_a_table_won_by_a_player_who_then_left_says_so_not_that_they_moved(organ
     assert f"{mover.name}</bdi> <span class=\"small muted\" data-left>(has since left the drive)</span>" in card
 
 
+def test_a_player_who_left_after_a_close_is_still_said_to_have_moved_at_it(organiser_client, organiser):
+    """Found by QA: a player who moved down at hand 1's close and left before hand 3 was said on
+    hand 1's page to have "left the drive" there."""
+    drive = seated_drive(organiser, 12, target="hands", target_hands=3)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    table = drive.hands.get().tables.get(number=2)
+    mover, left = (table.seats.get(position=k).player for k in (1, 2))
+    services.close_hand(drive)
+    services.start_hand(drive)
+    services.withdraw_player(drive, left)
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    card = page[page.index('id="table-2"'):page.index('id="table-3"')]
+    assert (f"<strong><bdi>{mover.name}</bdi></strong> moved up · <strong><bdi>{left.name}</bdi></strong> "
+            "moved down") in card
+    assert "left the drive</" not in card.replace("(has since left the drive)", "")
+
+
 def test_a_player_taken_out_during_a_hand_with_cards_is_said_to_be_unseated_at_its_close(organiser_client, organiser):
     drive = seated_drive(organiser, 12, target="hands", target_hands=3)
     leaver = drive.hands.get().tables.get(number=2).seats.get(position=1).player

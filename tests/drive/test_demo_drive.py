@@ -36,7 +36,7 @@ def test_default_demo_is_a_drive_in_the_middle_of_its_evening(demo_organiser):
     drive = Drive.objects.get()
     assert drive.organiser == demo_organiser and drive.status == Drive.Status.PLAYING
     assert drive.game == default_slug()
-    assert drive.target == Drive.Target.EITHER
+    assert drive.target == Drive.Target.HANDS
     assert f"/drives/{drive.pk}/" in output
 
     assert drive.players.count() == 24
@@ -53,6 +53,17 @@ def test_default_demo_is_a_drive_in_the_middle_of_its_evening(demo_organiser):
     confirmed = sum(t.status == TableHand.Status.CONFIRMED for t in in_play)
     assert 1 <= confirmed <= 2
     assert sum(t.status == TableHand.Status.PLAYING for t in in_play) == 6 - confirmed
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
+@pytest.mark.parametrize("seed", ["2", "5"])
+def test_every_game_s_demo_is_still_playing_when_opened(demo_organiser, game, seed):
+    """Found by QA: Wonderland's demo often opened finished, its leader past a total the demo set
+    for every game alike."""
+    run("--game", game.slug, "--seed", seed)
+    drive = Drive.objects.get()
+    assert drive.status == Drive.Status.PLAYING
+    assert [h.status for h in drive.hands.order_by("number")] == [Hand.Status.CLOSED] * 3 + [Hand.Status.PLAYING]
 
 
 def test_standings_match_the_scores_written(demo_organiser):

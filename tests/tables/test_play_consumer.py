@@ -304,7 +304,7 @@ async def test_a_stale_action_whose_basis_changed_is_refused(four_at_a_table):
         version = reply["version"]
     before = await stored(table.pk)
     reply = await refused(sockets[0], {**action("pass", old["version"], card=old["hand"][1]), "basis": old["basis"]})
-    assert reply["message"] == ("Your hand changed before your move arrived (another player's move came first): "
+    assert reply["message"] == ("Your hand changed before your move arrived (another move came first): "
                                 "look at it again and choose.")
     assert (await stored(table.pk)).version == before.version
     await refused(sockets[0], {**action("pass", old["version"], card=old["hand"][1]), "basis": "forged"})
