@@ -116,8 +116,11 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     # played their seat to the hand's end, and won it). One who left after this hand's close
     # moved as said (found by QA: an earlier hand's page rewrote "moved down" as "left the
     # drive"); asked only of a leaver, rarely on a page.
-    return [(names[i], words if scores[i].player.active or (made and _seated_after(scores[i].player_id, table))
+    said = [(names[i], words if scores[i].player.active or (made and _seated_after(scores[i].player_id, table))
              else "left the drive") for i, words in moves]
+    if made and result.mover_id != table.moved_up_id:  # corrected since: the card names another mover
+        said[-1] = (said[-1][0], f"{said[-1][1]}, at the close (a correction since changed the points, not the moves)")
+    return said
 
 
 def _seated_after(player_id: int, table) -> bool:

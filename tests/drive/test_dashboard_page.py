@@ -457,6 +457,21 @@ def test_a_table_won_by_a_player_who_then_left_says_so_not_that_they_moved(organ
     assert f"{mover.name}</bdi> <span class=\"small muted\" data-left>(has since left the drive)</span>" in card
 
 
+def test_a_closed_hand_corrected_to_another_winner_says_the_moves_were_the_close_s(organiser_client, organiser):
+    """Found by QA: after a correction named another declarer, the hand's card showed the new
+    mover's points beside "Chloé moved up" with nothing to reconcile them."""
+    drive = seated_drive(organiser, 12, target="hands", target_hands=3)
+    finish_all_tables(drive, organiser, declarer_seat=1)
+    services.close_hand(drive)
+    table = drive.hands.get(number=1).tables.get(number=2)
+    moved_card = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    assert "a correction since" not in moved_card
+    services.organiser_result(drive, table, declared(4, 3), organiser, reason="Misread the declarer")
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    card = page[page.index('id="table-2"'):page.index('id="table-3"')]
+    assert "moved down, at the close (a correction since changed the points, not the moves)" in card
+
+
 def test_a_player_who_left_after_a_close_is_still_said_to_have_moved_at_it(organiser_client, organiser):
     """Found by QA: a player who moved down at hand 1's close and left before hand 3 was said on
     hand 1's page to have "left the drive" there."""
