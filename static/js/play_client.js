@@ -261,8 +261,11 @@
   function finished(v) { return !!v.result; }
 
   var BENCHED = root ? root.dataset.stoodIn || "" : "";   // tables.frames.STOOD_IN, from the page
+  // The keyboard's place, kept across each redraw (static/js/play_focus.js; a phone's page only).
+  var keeper = root && !WATCH && window.PlayFocus ? window.PlayFocus(root, "status") : null;
   function render() {
     if (!view) return;
+    var focused = keeper && keeper.before();
     var v = view, me = v.seat;
     var ul = $("seats");
     ul.textContent = "";
@@ -283,6 +286,7 @@
     put($("status"), [statusLine(v), pending ? " — sending…" : "", awayLine(away)]);
     renderLog(v);
     renderResult(v);
+    if (keeper) keeper.after(focused, function () { return screen.focusHome ? screen.focusHome(v) : null; });
   }
 
   // Why the hand may not move on: a seat it waits for has no phone (never joined, or signed
@@ -395,6 +399,9 @@
     send: send,               // send(action): true when sent or kept to send
     render: render,           // draw the current view again (after a local choice changed)
     message: message,         // the one line under the actions ("" clears it)
+    // The keyboard's place moves to the control whose data-focus is ``key`` (play_focus.js): the
+    // focus goes there when the redraw that follows (render, send) takes away the control it is on.
+    focusOn: function (key) { if (keeper) keeper.want(key); },
     view: function () { return view; },
     seats: function () { return seats; },   // [{position, name, bot, away}], by seat
     lastHand: function () { return lastHand; },   // the drive's last hand: nobody moves after it

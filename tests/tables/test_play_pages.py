@@ -27,9 +27,11 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
     body = page.content.decode()
     assert f'data-ws="/ws/play/{drive.join_code}/"' in body
     # The shared client, then the game's own screen script and markup, found from its slug.
-    assert body.index("/static/js/play_client.js") < body.index("/static/games/film-fantasy/play.js")
+    # (The keyboard's place across redraws, static/js/play_focus.js, before the client that uses it.)
+    assert (body.index("/static/js/play_focus.js") < body.index("/static/js/play_client.js")
+            < body.index("/static/games/film-fantasy/play.js"))
     assert 'id="game-data"' in body and "Lucky Night" in body and 'id="declare"' in body
-    assert "<script>" not in body  # no inline script: only a JSON data block and the two scripts
+    assert "<script>" not in body  # no inline script: only a JSON data block and the scripts
     assert "{#" not in body and "{%" not in body  # no template comment shown as text
 
 
@@ -72,7 +74,7 @@ def test_the_shared_screen_knows_no_game():
     element ids live in its own templates/games/<slug>/ and static/games/<slug>/, and the views
     import no game (the screen is found from the drive's game slug)."""
     root = Path(settings.BASE_DIR)
-    shared = [root / "static/js/play_client.js", root / "tables/views.py",
+    shared = [root / "static/js/play_client.js", root / "static/js/play_focus.js", root / "tables/views.py",
               *sorted((root / "templates/tables").glob("*.html"))]
     for path in shared:
         found = GAME_WORDS.findall(path.read_text())

@@ -99,11 +99,13 @@
       tick();
     }
 
-    // ``name``: what a tap does, for screen readers ("Take B2 (Queen) from the row").
+    // ``name``: what a tap does, for screen readers ("Take B2 (Queen) from the row"); ``key``: which
+    // control it is, in every view (the keyboard's place, static/js/play_focus.js).
     // A White Rabbit or a Cheshire Cat in the row shows its last word ("Rabbit", "Cat"): seven
     // cards share one line on a small phone; its name and title say it whole.
-    function cardButton(card, cls, onclick, enabled, name) {
+    function cardButton(card, cls, onclick, enabled, name, key) {
       var b = button(TITLES[card] ? card : shortName(card).split(" ").pop(), onclick);
+      b.dataset.focus = key;
       b.setAttribute("aria-label", name);
       b.className = "c " + cls;
       b.dataset.card = card;
@@ -118,7 +120,7 @@
       var canTake = may(v, "take") && !client.pending();
       v.row.forEach(function (c) {
         box.appendChild(cardButton(c, TITLES[c] ? "" : "special", function () { take(c); }, canTake,
-          "Take " + (TITLES[c] ? titled(c) : "the " + shortName(c)) + " from the row"));
+          "Take " + (TITLES[c] ? titled(c) : "the " + shortName(c)) + " from the row", "take-" + c));
       });
       if (!v.row.length) box.appendChild(el("p", "The row is empty.", "small muted"));
     }
@@ -180,7 +182,7 @@
             row.appendChild(heldCard(card, fresh));
           } else {
             var ask = cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk,
-              "Ask for " + titled(card));
+              "Ask for " + titled(card), "ask-" + card);
             ask.setAttribute("aria-pressed", chosen === card ? "true" : "false");
             row.appendChild(ask);
           }
@@ -200,8 +202,11 @@
       if (!v.hand.length) box.appendChild(el("p", "You hold no cards.", "small muted"));
     }
 
+    // A card chosen: the keyboard goes on to whom to ask (the first player of the ask box).
     function choose(card) {
       chosen = chosen === card ? null : card;
+      var v = client.view();
+      if (chosen) client.focusOn("to-" + (v.seat === 0 ? 1 : 0));
       client.render();
     }
 
@@ -211,10 +216,11 @@
       if (!box) return;
       var p = v.pending, ask = null;
       if (p && p.decision === "give" && may(v, "give")) {   // the status line says who asks for which card
-        ask = actions([named(button("Give " + p.card, answer("give")), "Give " + titled(p.card)),
-          button("Play your White Rabbit", answer("rabbit"))]);
+        ask = actions([keyed(named(button("Give " + p.card, answer("give")), "Give " + titled(p.card)), "give"),
+          keyed(button("Play your White Rabbit", answer("rabbit")), "rabbit")]);
       } else if (p && p.decision === "cat" && may(v, "cat")) {
-        ask = actions([button("Play your Cheshire Cat", answer("cat")), button("Let the turn pass", answer("pass"))]);
+        ask = actions([keyed(button("Play your Cheshire Cat", answer("cat")), "cat"),
+          keyed(button("Let the turn pass", answer("pass")), "pass")]);
       }
       box.hidden = !ask;
       put(box, ask);
@@ -222,6 +228,13 @@
 
     function answer(kind) { return function () { client.send({ type: kind }); }; }
     function named(b, name) { b.setAttribute("aria-label", name); return b; }
+    function keyed(b, key) { b.dataset.focus = key; return b; }
+    // Where the keyboard goes when its control is gone and none near it is live: the question
+    // this phone must answer, if there is one (static/js/play_focus.js).
+    function focusHome() {
+      var box = $("alice-prompt");
+      return box && !box.hidden ? box.querySelector("button") : null;
+    }
     function actions(buttons) { var d = el("div", buttons, "actions"); return d; }
 
     // After a missing card is tapped: whom to ask for it.
@@ -237,16 +250,26 @@
         b.setAttribute("aria-label", "Ask " + (client.seats()[i] ? client.seats()[i].name : "seat " + (i + 1)) +
           " (" + cards(v.counts[i]) + ") for " + chosen);
         b.dataset.seat = String(i);
-        buttons.push(b);
+        buttons.push(keyed(b, "to-" + i));
       }
-      buttons.push(button("Cancel", function () { chosen = null; client.render(); }));
+      buttons.push(keyed(button("Cancel", cancel), "to-cancel"));
       put(box, [el("p", "Ask for " + titled(chosen) + ": tap a player.", "small"), actions(buttons)]);
     }
 
+    // Asked, or not: the keyboard goes back to the card (greyed while the answer comes, it has the
+    // focus again once live; handed over, the next card missing has it).
+    function cancel() {
+      var card = chosen;
+      chosen = null;
+      if (card) client.focusOn("ask-" + card);
+      client.render();
+    }
     function ask(to) {
       var card = chosen;
       chosen = null;
-      if (card) client.send({ type: "ask", to: to, card: card });
+      if (!card) return;
+      client.focusOn("ask-" + card);
+      client.send({ type: "ask", to: to, card: card });
     }
 
     // The whole public log the view carries, oldest first, folded away: the newest 100 entries
@@ -304,6 +327,7 @@
       logLine: logLine,
       resultNote: resultNote,
       resultMore: resultMore,
+      focusHome: focusHome,
       noHand: function () { $("alice").hidden = true; $("alice-more").hidden = true; }
     };
   });

@@ -167,6 +167,7 @@
           var b = el("button", label(c), "c");
           b.type = "button";
           b.dataset.card = c;
+          b.dataset.focus = "card-" + c;   // which control it is, in every view (static/js/play_focus.js)
           // Its name says what a tap does: "Pass Serenade 3" while passing, "Give Serenade 3"
           // while answering an offer, else the card ("Serenade 3", pressed when chosen).
           var verb = v.phase === "passing" && v.my_pass === null ? "Pass " : accepting !== null ? "Give " : "";
@@ -225,6 +226,7 @@
       var view = client.view(), offer = view && (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
       if (!offer || chosen.length !== offer.count) return;
       var act = { type: "accept", offer: offer.id, cards: chosen.slice() };
+      client.focusOn("card-" + chosen[0]);   // Give goes: the keyboard back to the cards (those given, then the next)
       accepting = null; chosen = [];   // answered: the offer's end is this player's own doing
       if (!client.send(act)) client.render();
     }
@@ -241,22 +243,23 @@
         var other = client.seats()[o.from === v.seat ? o.to : o.from], otherName = other ? other.name : "";
         if (o.from === v.seat) {
           li = el("li", [el("span", ["You offer " + n + " to ", nameOf(o.to), "."])]);
-          li.appendChild(named(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }),
-            "Withdraw your offer to " + otherName));
+          li.appendChild(keyed(named(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }),
+            "Withdraw your offer to " + otherName), "withdraw-" + o.id));
         } else {
           li = el("li", [el("span", [nameOf(o.from), " offers you " + n + "."])]);
           // While one is being accepted, only that one shows: its buttons stay in sight.
           li.hidden = accepting !== null && accepting !== o.id;
           if (accepting === o.id) {
             // Changed their mind before giving: the offer stays open, unanswered.
-            li.appendChild(named(button("Not now", function () { accepting = null; chosen = []; client.render(); }),
-              "Not now: leave " + otherName + "’s offer open"));
-          } else li.appendChild(named(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }),
-            "Accept " + otherName + "’s offer of " + n));
-          li.appendChild(named(button("Decline", function () {
+            // (Accept and Not now are one control, pressed or not: the keyboard stays on it.)
+            li.appendChild(keyed(named(button("Not now", function () { accepting = null; chosen = []; client.render(); }),
+              "Not now: leave " + otherName + "’s offer open"), "answer-" + o.id));
+          } else li.appendChild(keyed(named(button("Accept", function () { accepting = o.id; chosen = []; client.render(); }),
+            "Accept " + otherName + "’s offer of " + n), "answer-" + o.id));
+          li.appendChild(keyed(named(button("Decline", function () {
             if (accepting === o.id) { accepting = null; chosen = []; }
             client.send({ type: "decline", offer: o.id });
-          }), "Decline " + otherName + "’s offer of " + n));
+          }), "Decline " + otherName + "’s offer of " + n), "decline-" + o.id));
         }
         list.appendChild(li);
       });
@@ -285,6 +288,7 @@
     }
 
     function named(b, name) { b.setAttribute("aria-label", name); return b; }
+    function keyed(b, key) { b.dataset.focus = key; return b; }
 
     function canDeclare(hand) {
       // Two complete sets of four different cards of a film (two packs: possibly the same film twice).
@@ -333,6 +337,8 @@
     if ($("give")) $("give").addEventListener("click", give);
     $("offer").addEventListener("click", function () {
       if (!chosen.length) return;
+      // Offered, the form goes: the keyboard back to the cards (those offered are locked: the next free one).
+      client.focusOn("card-" + chosen[0]);
       client.send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
     });
 

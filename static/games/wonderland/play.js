@@ -146,6 +146,7 @@
           var b = el("button", String(num(c)), "wl-card " + s.key + (live ? " legal" : " dim"));
           b.type = "button";
           b.dataset.card = c;
+          b.dataset.focus = "card-" + c;   // which control it is, in every view (static/js/play_focus.js)
           b.title = cardName(c, v) + (live ? ": tap to play" : "");
           // What a tap does: "Play star 7"; a card that may not be played now says so.
           b.setAttribute("aria-label", live ? "Play " + cardName(c, v) : cardName(c, v) + ", not playable now");
