@@ -9,7 +9,8 @@ Order (docs/drive-rules.md, "Tie-breaks"):
 3. players still level share the rank ("=3"): competition ranking, so after two players at
    =3 the next is 5th.
 
-Within a shared rank the display order is by name (ignoring case and accents: "Élodie" among
+Places are counted among those who have played a hand; those who have not follow them, by
+name, with no place shown. Within a shared rank the display order is by name (ignoring case and accents: "Élodie" among
 the E's, not after the Z's), then by player id, so
 the board never reshuffles between refreshes. Hands played, and whether the player has left
 the drive, are carried for display: neither breaks ties nor changes a rank.
@@ -100,28 +101,25 @@ def name_order(name: str) -> str:
 
 
 def rank(rows: Iterable[Row]) -> list[Ranked]:
-    """Rank ``rows`` best first (see the module docstring for the order and tie-breaks)."""
-    ordered = sorted(
-        rows,
-        key=lambda r: (
-            tuple(-v for v in tie_key(r)),
-            name_order(r.name),
-            r.name,
-            str(r.player_id),
-        ),
-    )
+    """Rank ``rows`` best first (see the module docstring for the order and tie-breaks). Places
+    are counted among those who have played a hand; those who have not follow them, by name, with
+    no place shown ("–"; found by QA: a player on -5 was "17th of 9", counted below eight who had
+    not played)."""
+    def order(r: Row) -> tuple:
+        return (tuple(-v for v in tie_key(r)), name_order(r.name), r.name, str(r.player_id))
+
+    rows = list(rows)
+    played = sorted((r for r in rows if r.hands_played), key=order)
+    waiting = sorted((r for r in rows if not r.hands_played), key=lambda r: order(r)[1:])
     ranked: list[Ranked] = []
     start = 0
-    while start < len(ordered):
+    while start < len(played):
         end = start
-        while end < len(ordered) and tie_key(ordered[end]) == tie_key(ordered[start]):
+        while end < len(played) and tie_key(played[end]) == tie_key(played[start]):
             end += 1
-        group = ordered[start:end]
-        # A player who has played shares the place only with others who have (one who has not
-        # shows no place yet: "=2" beside "–" alone said a tie with nobody visible).
-        played = sum(1 for row in group if row.hands_played)
-        ranked.extend(Ranked(row, start + 1, (played if row.hands_played else len(group)) > 1) for row in group)
+        ranked.extend(Ranked(row, start + 1, end - start > 1) for row in played[start:end])
         start = end
+    ranked.extend(Ranked(row, len(played) + 1, len(waiting) > 1) for row in waiting)
     return ranked
 
 

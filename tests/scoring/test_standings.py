@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.standings import Row, rank
+from scoring.standings import Row, name_order, rank
 from scoring.standings import prizes as all_prizes
 
 MOST = [("most_declarations", 0)]  # Film Fantasy's own prize: the most of its first fact
@@ -86,6 +86,10 @@ def test_a_player_who_has_played_no_hand_has_no_place_shown_yet():
     assert [r.rank for r in before] == [1, 1]  # still ranked (prizes, exports): only the label waits
     late = rank([R("Ann", 10), R("Cat", 0, hands_played=0), R("Bob", 0)])
     assert [(r.name, r.label) for r in late] == [("Ann", "1"), ("Bob", "2"), ("Cat", "–")]  # no tie with Cat
+    # Places are counted among those who have played (found by QA: "-5 points · 17th of 9").
+    below = rank([R("Ann", -5), R("Bob", 10), *(R(f"N{i}", 0, hands_played=0) for i in range(8))])
+    assert [(r.name, r.label) for r in below[:3]] == [("Bob", "1"), ("Ann", "2"), ("N0", "–")]
+    assert below[1].rank == 2 and {r.label for r in below[2:]} == {"–"}
 
 
 def test_no_rows_gives_empty_standings_and_no_prizes():
@@ -245,15 +249,18 @@ rows = st.lists(
 def test_ranking_property(players):
     ranked = rank(players)
     assert sorted(map(repr, (r.row for r in ranked))) == sorted(map(repr, players))
-    keys = [(r.total, *r.facts) for r in ranked]
+    # Those who have played first, best first; then those who have not, by name, with no place.
+    placed = [r for r in ranked if r.row.hands_played]
+    assert ranked[:len(placed)] == placed
+    keys = [(r.total, *r.facts) for r in placed]
     assert keys == sorted(keys, reverse=True)
-    for i, r in enumerate(ranked):
-        # Competition ranking: one more than the number of players strictly ahead.
-        ahead = sum(1 for k in keys if k > keys[i])
-        assert r.rank == ahead + 1
-        level = [p for p, k in zip(ranked, keys) if k == keys[i]]
-        sharing = [p for p in level if p.row.hands_played] if r.row.hands_played else level
-        assert r.tied == (len(sharing) > 1)
+    for i, r in enumerate(placed):
+        # Competition ranking among those who have played: one more than those strictly ahead.
+        assert r.rank == sum(1 for k in keys if k > keys[i]) + 1
+        assert r.tied == (keys.count(keys[i]) > 1)
+    waiting = ranked[len(placed):]
+    assert [name_order(r.name) for r in waiting] == sorted(name_order(r.name) for r in waiting)
+    assert all(r.label == "–" and r.rank == len(placed) + 1 for r in waiting)
     won = prizes(ranked)
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["booby"]}
     assert not {id(r) for r in won["winners"]} & {id(r) for r in won["runner_up"]}
