@@ -125,7 +125,7 @@ class Fact:
 HANDS_CSV_BEFORE = ("hand", "table", "player", "points")
 HANDS_CSV_AFTER = ("mover", "status", "source", "corrected", "ended_by", "confirmed_by", "answers")
 STANDINGS_CSV_BEFORE = ("rank", "tied", "player", "total")
-STANDINGS_CSV_AFTER = ("hands_played", "left")
+STANDINGS_CSV_AFTER = ("hands_played", "left", "bot")
 
 
 def csv_clashes(facts: Sequence[Fact]) -> list[str]:

@@ -28,7 +28,7 @@ def entry_spec(players: int) -> dict[str, Any]:
     most_sets = end_hand_size(n) // 4
     seat_fields: list[dict[str, Any]] = [
         {
-            "name": "sets", "label": "Complete sets of other films (+5 each)", "type": "choice",
+            "name": "sets", "label": "Complete sets of other films (+5 each; none for the declarer)", "type": "choice",
             "choices": [[k, str(k)] for k in range(most_sets + 1)], "default": 0,
         },
         {"name": "ice", "label": "Ice Follies and the Joker", "type": "choice", "choices": ICE_CHOICES, "default": "none"},
@@ -55,7 +55,7 @@ def entry_spec(players: int) -> dict[str, Any]:
              "missing": "Say who dealt: tap their name."},
         ],
         "seat": seat_fields,
-        "seat_help": "For the declarer: only the cards outside the declaration.",
+        "seat_help": "If someone declared: for them, only the cards outside the declaration.",
     }
 
 

@@ -52,6 +52,7 @@ def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_
     page = client.get(f"/drives/{drive.pk}/standings").content.decode()
     standings = standings_csv(client, drive)
     assert standings[0]["player"] == "Bot 1" and standings[0]["rank"] == "1"  # shown, ranked by points
+    assert standings[0]["bot"] == "1" and {row["bot"] for row in standings[1:]} == {"0"}
     people = [row["player"] for row in standings[1:]]
     prizes = prize_lines(page)
     assert not any("Bot 1" in names for names in prizes.values()), prizes

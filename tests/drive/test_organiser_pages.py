@@ -60,7 +60,7 @@ def test_exports(organiser_client, organiser):
     answers = [r[rows[0].index("answers")] for r in rows[1:]]
     declarer = seat_order[0].lstrip("'")
     assert all(a.startswith(f"Who declared? {declarer}; ") for a in answers), answers
-    assert "; Complete sets of other films (+5 each): 1; " in answers[1], answers
+    assert "; Complete sets of other films (+5 each; none for the declarer): 1; " in answers[1], answers
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["rank", "tied", "player"]
@@ -167,9 +167,9 @@ def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ra
     assert hand2.seats.filter(player=first).count() == 0
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
-    assert rows[0][-1] == "left"
-    assert {row[2]: row[-1] for row in rows[1:]}[first.name] == "1"
-    assert {row[2]: row[-1] for row in rows[1:]}[stayer.name] == "0"
+    assert rows[0][-2:] == ["left", "bot"]
+    assert {row[2]: row[-2] for row in rows[1:]}[first.name] == "1"
+    assert {row[2]: row[-2] for row in rows[1:]}[stayer.name] == "0"
     services.end_drive(drive)
     final = organiser_client.get(f"/drives/{drive.pk}/standings").content.decode()
     assert "tag-left" in row(final, first) and "tag-left" not in row(final, stayer)

@@ -378,7 +378,7 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
     assert 'data-asked-if="declarer"' in fieldset
     assert 'data-asked-if' not in re.search(r'<fieldset[^>]*data-field="dealer"[^>]*>', page).group(0)
     # The declarer's note stands above the players' rows it is about (found by QA below them).
-    note = page.index("For the declarer: only the cards outside the declaration.")
+    note = page.index("If someone declared: for them, only the cards outside the declaration.")
     assert page.index('data-field="dealer"') < note < page.index('class="field seat-row"')
 
     ann.post(f"/{drive.join_code}/enter", entry_data(4, "none", by=players[0]))
