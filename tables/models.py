@@ -87,10 +87,13 @@ class TableHand(models.Model):
         """The first player seated here who is a bot, or None: such a table plays on the phones
         (``drive.services.set_table_mode`` refuses cards). Reads the seats as prefetched (with
         ``player__bot``, as ``drive.selectors`` does)."""
-        for seat in self.seats.all():
-            if getattr(seat.player, "bot", None) is not None:
-                return seat.player
-        return None
+        bots = self.seated_bots
+        return bots[0] if bots else None
+
+    @property
+    def seated_bots(self) -> list:
+        """The players seated here who are bots, in seat order (``seated_bot``)."""
+        return [seat.player for seat in self.seats.all() if getattr(seat.player, "bot", None) is not None]
 
     @property
     def on_the_phones(self) -> bool:

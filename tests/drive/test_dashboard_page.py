@@ -29,7 +29,11 @@ def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, or
     card = {n: re.search(rf'<article[^>]*id="table-{n}".*?</article>', page, re.S).group(0) for n in (1, 2)}
     assert "Play with cards" in card[1]
     assert "Play with cards" not in card[2]
-    assert "sits here: a table with a bot plays on the phones." in card[2]
+    assert "<bdi>Bot 1</bdi> sits here: a table with a bot plays on the phones." in card[2]
+    services.add_bot(drive, hand.tables.get(number=2).pk)  # two bots: both named (found by QA)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    card = re.search(r'<article[^>]*id="table-2".*?</article>', page, re.S).group(0)
+    assert "<bdi>Bot 1</bdi> and <bdi>Bot 2</bdi> sit here: a table with a bot plays on the phones." in card
 
 
 def test_paste_names_then_draw_then_play_a_hand(organiser_client, organiser):
