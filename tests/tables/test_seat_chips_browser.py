@@ -6,7 +6,11 @@ seat: at a table of four the first player's chip was scrolled out of sight, with
 it was there; at a table of five a phone said "Dora asks you for G5" while Dora's chip was
 hidden. Every chip now stands whole in the screen: inside the seats' row (which does not
 scroll), inside the screen, not cut, and on top at its centre; a name too long for its chip ends
-in an ellipsis, with the whole name in the chip's title."""
+in an ellipsis, with the whole name in the chip's title.
+
+Found by QA later: at 320 px a name was cut to about five letters ("Barth… (bot)", "Zoë Ñ…  · 5
+cards": the blank after the ellipsis is the rest of the cut name's box) with room to spare in the
+row. A common name (ten to twelve letters) now shows whole at 320 and 360 px, so with no blank."""
 
 from __future__ import annotations
 
@@ -25,6 +29,9 @@ LONG = ["Annabelle Montgomery-Hughes", "Bartholomew Fitzgerald-Smythe", RTL, "Do
         "Cornelius Archibald Whitmore", "Maximiliana Featherstonehaugh", "Evangeline Worthington-Price",
         "Fitzwilliam Darcy-Bennet", "Gwendolyn Ashcombe-Lyle"]
 WIDTHS = (360, 320)
+# Common names of ten to twelve letters, each shown whole (seat 1's a bot: "Bartholomew (bot)").
+COMMON = ["Christabella", "Bartholomew", "Zoë Martínez", "Gwendolyn Ng", "Maximiliano", "Evangelina", "Fitzwilliam",
+          "Rosalind Ho", "Wilhelmina", "Cornelius B."]
 
 # Marks AWAY's phone as never joined: the table waits for it if his seat is to act.
 _AWAY = f"""
@@ -48,9 +55,9 @@ def biggest(game: str) -> int:
     return get_game(game).max_players
 
 
-def setup(game: str, tag: str) -> str:
+def setup(game: str, tag: str, names: list[str] = LONG) -> str:
     players = biggest(game)
-    script = S._DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": LONG[:players]}
+    script = S._DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names[:players]}
     if game == "alice":
         script += _ALICE_ASKED
     elif game == "wonderland":
@@ -86,6 +93,12 @@ NAME_THEN_NOTE = """(name) => {
   after.selectNodeContents(b.nextSibling);
   return [b.getBoundingClientRect().right, after.getBoundingClientRect().left];
 }"""
+
+
+# Each chip's name: whether it is cut (its text wider than its box) and how a cut shows.
+NAMES_CUT = """() => [...document.querySelectorAll('#seats li bdi')].map((b) => ({
+  name: b.textContent, cut: b.scrollWidth > b.clientWidth, scrollWidth: b.scrollWidth, clientWidth: b.clientWidth,
+  overflow: getComputedStyle(b).textOverflow}))"""
 
 
 def every_chip_in_sight(page, names: list[str]) -> list[dict]:
@@ -141,4 +154,25 @@ def test_every_seats_chip_is_in_sight_at_the_largest_table_on_a_small_phone(serv
         # The right-to-left name stays isolated: its chip's note comes after it, on its right.
         name_right, note_left = page.evaluate(NAME_THEN_NOTE, RTL)
         assert name_right <= note_left + 0.5, (name_right, note_left)
+        # A name far longer than a common one is cut, ending in an ellipsis.
+        for n in page.evaluate(NAMES_CUT):
+            if len(n["name"]) > 20:
+                assert n["cut"] and n["overflow"] == "ellipsis", n
+        page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("game", ["alice", "film-fantasy", "wonderland"])
+def test_a_common_name_shows_whole_on_a_small_phone(server, browser, game):
+    script = setup(game, f"common-{game}", COMMON).replace(S._SAVE, "table.bots = [1]\ntable.save(update_fields=['bots'])\n" + S._SAVE)
+    data = server.shell_json(script)
+    names = [name for name, _ in data["seats"]]
+    assert len(names) == biggest(game) and all(10 <= len(name) <= 12 for name in names), names
+    for width in WIDTHS:
+        page = S.open_phone(browser, server, data["code"], data["seats"][0][1], viewport={"width": width, "height": 640})
+        page.wait_for_selector(READY[game])
+        expect(page.locator("#seats li")).to_have_count(len(names))
+        expect(page.locator("#seats li", has_text=names[1])).to_contain_text(f"{names[1]} (bot) · ")
+        every_chip_in_sight(page, names)
+        assert not [n for n in page.evaluate(NAMES_CUT) if n["cut"]], (width, page.evaluate(NAMES_CUT))
         page.context.close()
