@@ -288,12 +288,13 @@ def test_the_drive_cannot_be_ended_while_a_hand_is_in_play_and_the_button_says_w
     """QA: "End the drive now" during hand 2 asked "End the drive now and freeze the
     standings?" and, after OK, said "Close hand 2 first.". While a hand is in play the button
     waits and says why, asking nothing; once the hand is closed (here from another tab, the
-    dashboard updated live) it asks, and ends the drive."""
+    dashboard updated live) it asks, and ends the drive. (One table's result is entered: a hand
+    was played, so the standings are frozen, not missing.)"""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     organiser = context.new_page()
     organiser_opens_a_new_drive(organiser, server, "Ending drive")
     organiser.click("button:has-text('Create the drive')")
-    organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    organiser.fill("textarea[name=names]", "\n".join(NAMES))
     organiser.click("button:has-text('Add players')")
     organiser.click("button:has-text('Draw the seating')")
     organiser.click("button:has-text('Start hand 1')")
@@ -308,6 +309,7 @@ def test_the_drive_cannot_be_ended_while_a_hand_is_in_play_and_the_button_says_w
     other = context.new_page()  # another tab closes the hand: this one is told live
     other.goto(organiser.url)
     other.on("dialog", lambda d: d.accept())
+    organiser_enters(other, server, 1, table_players(other, 1)[0])
     other.get_by_role("button", name="Close anyway").click()
     expect(other.locator("main")).to_contain_text("seating for hand 2 is shown")
     expect(end).to_be_enabled()
@@ -315,6 +317,35 @@ def test_the_drive_cannot_be_ended_while_a_hand_is_in_play_and_the_button_says_w
     end.click()
     expect(organiser.locator("main")).to_contain_text("The drive has ended.")
     assert asked == ["End the drive now and freeze the standings?"]
+    context.close()
+
+
+def test_ending_the_drive_before_any_hand_is_played_warns_and_the_standings_say_why_they_are_empty(server, browser):
+    """QA: "End the drive now", shown during hand 1's seating, asked "End the drive now and
+    freeze the standings?" as any time, and the final standings then said "No players yet."
+    with four players in the drive. The question says nobody has played a hand and the drive
+    ends with no standings; the empty standings say why."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    organiser = context.new_page()
+    organiser_opens_a_new_drive(organiser, server, "Ended at once")
+    organiser.click("button:has-text('Create the drive')")
+    expect(organiser.locator("table.standings tbody")).to_have_text("No players yet.")  # none yet: so it says
+    organiser.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    organiser.click("button:has-text('Add players')")
+    organiser.click("button:has-text('Draw the seating')")
+    expect(organiser.get_by_role("button", name="Start hand 1")).to_be_visible()
+    asked = []
+    organiser.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    organiser.get_by_role("button", name="End the drive now").click()
+    expect(organiser.locator("main")).to_contain_text("The drive has ended.")
+    assert asked == ["Nobody has played a hand yet: ended now, the drive has no standings and no prizes. "
+                     "End the drive now?"]
+    empty = "No hand was played, so there are no standings."
+    expect(organiser.locator("h1")).to_contain_text("Standings (final)")  # the standings page
+    expect(organiser.locator("table.standings tbody")).to_have_text(empty)
+    organiser.get_by_role("link", name="Dashboard").click()
+    expect(organiser.locator("#hand")).to_contain_text("The drive has finished")
+    expect(organiser.locator("table.standings tbody")).to_have_text(empty)
     context.close()
 
 
