@@ -244,6 +244,7 @@ def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(serve
     # handshake cannot complete: the browser gives up on it in its own time, over 15 s on a busy CI.
     phone.wait_for_function("window.__closed > 0", timeout=90_000)
     organiser.goto(f"{drive_url}/phones")
+    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
     organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
     expect(organiser.locator("main")).not_to_contain_text(f"{name}Sign phone out")
     phone.context.set_offline(False)

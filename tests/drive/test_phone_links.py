@@ -315,3 +315,27 @@ def test_a_board_opened_at_any_spelling_of_loopback_shows_the_laptops_network_ad
     assert f"http://192.0.2.7:8101/{drive.join_code}" in page
     assert f"http://192.0.2.7:8101/{drive.join_code}" not in text(
         client.get(f"/{drive.join_code}/board", HTTP_HOST="drive.example:8101"))
+
+
+def test_signing_a_phone_out_asks_first_naming_the_player(organiser_client, organiser):
+    """QA: "Sign phone out" signed a player out in one click, even mid-hand, and replaced their
+    private link. Its form asks first, naming the player (an apostrophe in the name escaped, not
+    ending the question's string) and saying what happens; "New private link" (no phone to stop)
+    asks nothing."""
+    import html
+
+    drive = make_drive(organiser, 2)
+    joined = drive.players.get(name="P001")
+    joined.name = "Zoë O'Brien"
+    joined.save(update_fields=["name"])
+    Client().post(f"/{drive.join_code}/p/{joined.token}")  # its phone opens the private link and continues
+    page = organiser_client.get(f"/drives/{drive.pk}/phones").content.decode()  # as sent: attributes escaped
+    rows = {html.unescape(name): row for row in page.split("<tr>")[2:]
+            for name in re.findall(r"<td><bdi>([^<]+)</bdi>", row)}
+    asks = [html.unescape(js) for js in re.findall(r'<form [^>]*onsubmit="([^"]*)"', rows["Zoë O'Brien"])]
+    assert asks == [
+        "return confirm('Sign \u2068Zoë O\\u0027Brien\u2069\\'s phone out? It stops acting for them at once, even in "
+        "the middle of a hand, and their private link changes: the old one no longer works. They can join again "
+        "with the new link, shown on this page.')"]
+    assert "Sign phone out" in rows["Zoë O'Brien"]
+    assert "New private link" in rows["P002"] and "onsubmit" not in rows["P002"]

@@ -447,8 +447,13 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in_as(organiser, server, "ff-away")
     organiser.goto(f"{server.url}/drives/{drive_id}/phones")
+    asked = []  # signing a phone out mid-hand asks first, naming the player
+    organiser.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     organiser.locator("tr", has_text="Bob").get_by_role("button", name="Sign phone out").click()
     expect(bob).to_contain_text("Bob (no phone)")
+    assert asked == ["Sign \u2068Bob\u2069's phone out? It stops acting for them at once, even in the middle of a hand, "
+                     "and their private link changes: the old one no longer works. They can join again with the new "
+                     "link, shown on this page."]
     expect(page.locator("#status")).to_contain_text(
         "Bob has no phone in the drive, so the hand waits. Ask them to join on their phone, or the organiser "
         "to have a bot play for them.")
