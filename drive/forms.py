@@ -82,6 +82,9 @@ class DriveForm(forms.ModelForm):
         self.fields["name"].max_length = None
         self.fields["name"].validators = [v for v in self.fields["name"].validators
                                           if not isinstance(v, MaxLengthValidator)]
+        # A name of spaces only is stripped to nothing and refused as missing: said as a name
+        # of invisible characters is (``clean_name``), not as Django's "This field is required."
+        self.fields["name"].error_messages["required"] = "Give the drive a name."
         self.fields["game"].widget.attrs["data-totals"] = json.dumps({g.slug: g.target_total for g in all_games()})
         # Each game's house rules, after the game (static/js/drive_form.js shows the chosen game's).
         self.rule_fields: dict[str, tuple[Game, HouseRule]] = {}

@@ -224,7 +224,8 @@ def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser
     ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
     ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
     ("target", "forever", "Select a valid choice"),
-    ("name", "   ", "required"),
+    ("name", "   ", "Give the drive a name."),  # found by QA: Django's "This field is required." instead
+    ("name", "", "Give the drive a name."),
     ("name", "\u200b \u200b\u202e", "Give the drive a name."),  # found from outside: an invisible name
     ("date", "9999-12-31", "Give a date from 1 January 2000 to"),  # it sorted above every drive
     ("date", "0001-01-01", "Give a date from 1 January 2000 to"),
@@ -245,6 +246,7 @@ def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value
     assert not Drive.objects.exists()
     if field == "preferred_table_size":  # the game's words alone ("at least 2", "at least 0" came beside them)
         assert "greater than or equal" not in response.content.decode()
+    assert "This field is required." not in response.content.decode()  # the form's own words, never Django's
 
 
 def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organiser_client):
