@@ -8,8 +8,10 @@ from functools import lru_cache
 import segno
 from django.http.request import split_domain_port
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from common.bidi import isolate
 from common.network import lan_address
 from drive.models import Drive, Player
 
@@ -44,13 +46,23 @@ def private_url(request, player: Player) -> str:
     return base_url(request) + reverse("phone:private", args=[player.drive.join_code, player.token])
 
 
+def join_qr_label(drive: Drive) -> str:
+    return f"QR code to join {isolate(drive.name)}"
+
+
+def private_qr_label(player: Player) -> str:
+    return f"QR code of {isolate(player.name)}’s private link"
+
+
 @lru_cache(maxsize=256)
-def qr_svg(url: str) -> SafeString:
-    """The address's QR code, or nothing when no QR code holds it (a Host name of thousands of
-    characters, where ALLOWED_HOSTS takes any: the page shows the address alone)."""
+def qr_svg(url: str, label: str) -> SafeString:
+    """The address's QR code, an image named ``label`` (what it is: "QR code to join Spring
+    drive"), or nothing when no QR code holds it (a Host name of thousands of characters, where
+    ALLOWED_HOSTS takes any: the page shows the address alone)."""
     try:
         svg = segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True)
     except segno.DataOverflowError:
         return SafeString("")
-    # The SVG is generated from a URL we built, never from user text: safe to inline.
-    return mark_safe(svg)
+    # The SVG is generated from a URL we built, never from user text: safe to inline. The label
+    # may hold a name someone typed: escaped.
+    return mark_safe(svg.replace("<svg ", f'<svg role="img" aria-label="{escape(label)}" ', 1))

@@ -406,5 +406,5 @@ def board(request, code: str):
     return render(request, "board/board.html", {
         **{"v": view, "drive": drive, "Hand": Hand},
         "chart": charts.leaders_chart(drive, view.ranked, up_to=view.frozen_at),
-        "join_url": url, "qr_svg": phone_links.qr_svg(url),
+        "join_url": url, "qr_svg": phone_links.qr_svg(url, phone_links.join_qr_label(drive)),
     })

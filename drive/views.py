@@ -127,7 +127,7 @@ def dashboard(request, drive_id: int):
         # A list refused (a name too long, say) comes back in the box to be mended, not retyped.
         "names_form": NamesForm(initial={"names": request.session.pop(_NAMES_DRAFT(drive), "")}),
         "join_url": phone_links.join_url(request, drive),
-        "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive)),
+        "qr_svg": phone_links.qr_svg(phone_links.join_url(request, drive), phone_links.join_qr_label(drive)),
     }
     return render(request, "drive/dashboard.html", context)
 
@@ -435,7 +435,7 @@ def print_tables(request, drive_id: int):
     hand = selectors.current_hand(drive)
     url = phone_links.join_url(request, drive)  # a player at the table joins from the card itself
     return render(request, "drive/print_tables.html", {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand),
-                                                       "join_url": url, "qr_svg": phone_links.qr_svg(url)})
+                                                       "join_url": url, "qr_svg": phone_links.qr_svg(url, phone_links.join_qr_label(drive))})
 
 
 @login_required
@@ -464,7 +464,7 @@ def phones(request, drive_id: int):
     return render(request, "drive/phones.html", {
         "drive": drive, "players": players, "show": show,
         # The QR shown, and whose link it is (its heading names them: the wrong one is easy to show).
-        "show_qr": phone_links.qr_svg(shown[1]) if shown else None,
+        "show_qr": phone_links.qr_svg(shown[1], phone_links.private_qr_label(shown[0])) if shown else None,
         "shown": shown[0] if shown else None,
         "join_url": phone_links.join_url(request, drive),
     })

@@ -1,7 +1,7 @@
 """The room's pages for every game, checked with axe-core (tests/axe.py): the join page, a
 phone, the result entry, the board, the dashboard and the standings have no serious or
 critical violation (names of controls, labels, contrast, text alternatives); the dashboard's
-repeated buttons say whom they are for. And a dashboard's flash message goes when the live part
+repeated buttons say whom they are for; the QR codes' images are named for what they join. And a dashboard's flash message goes when the live part
 moves on past it."""
 
 from __future__ import annotations
@@ -50,17 +50,18 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
                           'print("{}")')
         for game in GAMES:
             server.manage("demo_drive", "--game", game, "--players", "12", "--hands", "1", "--seed", "3", "--organiser", "olive")
-        # Per drive: its code, its id, and a player at a table still playing with cards.
+        # Per drive: its code, its id, a player at a table still playing with cards, and its name.
         drives = server.shell_json(
             "from drive.models import Drive\nfrom drive import selectors\nout = {}\n"
             "for d in Drive.objects.order_by('pk'):\n"
             "    table = next(t for t in selectors.tables_of(selectors.current_hand(d)) if t.status == 'playing')\n"
-            "    out[d.game] = [d.join_code, d.pk, table.seats.first().player.token]\n"
+            "    out[d.game] = [d.join_code, d.pk, table.seats.first().player.token, d.name]\n"
             "print(json.dumps(out))")
         organiser = browser.new_context(viewport={"width": 1280, "height": 800})
         desk = organiser.new_page()
         sign_in(desk, server.url)
-        for game, (code, pk, token) in drives.items():
+        for game, (code, pk, token, name) in drives.items():
+            qr_name = f"QR code to join \u2068{name}\u2069"  # the drive's name isolated (common.bidi.isolate)
             stranger = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
             page = stranger.new_page()
             page.goto(f"{server.url}/{code}")
@@ -82,8 +83,8 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             board = browser.new_page(viewport={"width": 1920, "height": 1080})
             board.goto(f"{server.url}/{code}/board")
             expect(board.locator(".board .chart")).to_be_visible()
-            qr = board.get_by_role("img", name=f"QR code to join drive {code}: ")
-            expect(qr).to_have_attribute("aria-label", f"QR code to join drive {code}: {board.locator('.join .join-url').inner_text()}")
+            expect(board.get_by_role("img", name=qr_name, exact=True)).to_have_count(1)
+            expect(board.locator(".qr svg")).to_have_attribute("role", "img")
             assert_accessible(board, f"{game}: board")
             board.close()
 
@@ -92,6 +93,8 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             first = desk.locator("form ul.small li bdi").first.inner_text()
             expect(desk.get_by_role("button", name=f"Take {first} out", exact=True)).to_be_visible()
             expect(desk.get_by_role("textbox", name="Names")).to_be_visible()
+            desk.get_by_text("Players join with their phones").click()  # the QR code's box, closed once seated
+            expect(desk.get_by_role("img", name=qr_name, exact=True)).to_be_visible()
             assert_accessible(desk, f"{game}: dashboard")
             desk.goto(f"{server.url}/drives/{pk}/standings")
             expect(desk.locator("table[data-standings]")).to_be_visible()

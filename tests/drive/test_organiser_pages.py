@@ -101,7 +101,7 @@ def test_table_cards_carry_the_join_qr_code_and_no_bot_gets_a_score_card(organis
     bot = services.add_bot(drive, drive.hands.get().tables.get(number=2).pk)
     response = organiser_client.get(f"/drives/{drive.pk}/print/tables")
     page = response.content.decode()
-    qr = phone_links.qr_svg(phone_links.join_url(response.wsgi_request, drive))
+    qr = phone_links.qr_svg(phone_links.join_url(response.wsgi_request, drive), phone_links.join_qr_label(drive))
     assert page.count(qr) == 2  # one on each table's card
     cards = organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
     assert cards.count('class="print-card"') == 7 and bot.name not in cards

@@ -14,7 +14,7 @@ from common.bidi import isolate
 from drive.access import player_cookie_name
 from drive.models import Player
 from tests.drive.phones_support import phone_for, text
-from tests.factories import make_drive
+from tests.factories import make_drive, seated_drive
 
 pytestmark = pytest.mark.django_db
 
@@ -339,3 +339,20 @@ def test_signing_a_phone_out_asks_first_naming_the_player(organiser_client, orga
         "with the new link, shown on this page.')"]
     assert "Sign phone out" in rows["Zoë O'Brien"]
     assert "New private link" in rows["P002"] and "onsubmit" not in rows["P002"]
+
+
+def test_each_qr_code_is_an_image_named_for_what_it_is(client, organiser_client, organiser):
+    """QA: the QR codes' SVG (dashboard, board) had no accessible name. Each is an image named for
+    what it is: the drive's join code, on the dashboard, the board and the table cards, names the
+    drive (escaped: a name may hold quotes); a private link's names its player."""
+    drive = seated_drive(organiser, 4, start=False, name='Ann\'s "big" <drive>')  # a table card to print
+    player = drive.players.get(name="P001")
+    join = '<svg role="img" aria-label="QR code to join \u2068Ann&#x27;s &quot;big&quot; &lt;drive&gt;\u2069" '
+    pages = {path: c.get(path).content.decode() for c, path in [
+        (organiser_client, f"/drives/{drive.pk}/"), (client, f"/{drive.join_code}/board"),
+        (organiser_client, f"/drives/{drive.pk}/print/tables"), (organiser_client, f"/drives/{drive.pk}/phones?show={player.pk}")]}
+    for path, page in list(pages.items())[:3]:
+        assert page.count("<svg") == page.count(join) >= 1, path
+    phones = pages[f"/drives/{drive.pk}/phones?show={player.pk}"]
+    assert phones.count("<svg") == phones.count(
+        '<svg role="img" aria-label="QR code of \u2068P001\u2069\u2019s private link" ') == 1
