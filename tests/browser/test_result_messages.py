@@ -64,8 +64,8 @@ def test_result_message_reorders_standings_and_older_one_is_ignored(server, brow
     table_1_ids = [ids[name] for name in at_table_1]
     others = sorted((n for n in ids if n not in at_table_1), key=str.lower)
     top, tens, last = at_table_1[0], sorted(at_table_1[1:3], key=str.lower), at_table_1[3]
-    expected = ([["1", top, "30"]] + [["=2", n, "10"] for n in tens]  # the others have played no hand yet: "–"
-                + [["4" if n == last else "–", n, "0"] for n in sorted([last, *others], key=str.lower)])
+    expected = ([["1", top, "30"]] + [["=2", n, "10"] for n in tens] + [["4", last, "0"]]
+                + [["–", n, "0"] for n in others])  # the others have played no hand yet: after, by name
 
     for page in (board, organiser):
         page.wait_for_function("window.__reads > 0")  # the connect snapshot has set lastRead
