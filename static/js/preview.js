@@ -74,6 +74,7 @@
       ul.appendChild(li);
     });
     box.appendChild(ul);
+    if (data.note) box.appendChild(paragraph(data.note, "small muted"));  // e.g. a correction moves nobody
   }
   function preview() {
     var mine = ++asked;

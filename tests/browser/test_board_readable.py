@@ -133,6 +133,22 @@ def check_score_cards(browser, server, tmp_path) -> None:
                 assert card["content"] <= card["right"] + 0.5, f"{game} ({media}): a score card's table runs out of it"
                 assert card["right"] <= width, f"{game} ({media}): a score card off the page"
                 assert not any(overlap(card, other) for other in cards[i + 1:]), f"{game} ({media}): cards overlap"
+    # The table cards, one to an A4 page, a seated name of 40 letters and no space among them
+    # (found by QA: it pushed the card, the names beside it, off the page).
+    server.shell_json("from drive.models import Drive\nfrom drive.selectors import current_hand\n"
+                      f"d = Drive.objects.get(pk={ids['film-fantasy']})\n"
+                      "seat = current_hand(d).seats.order_by('table__number', 'position').first()\n"
+                      "seat.player.name = 'W' * 40\n"  # the widest letter, 40 times
+                      "seat.player.save(update_fields=['name'])\nprint('{}')")
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": 718, "height": 900})
+    page.goto(f"{server.url}/drives/{ids['film-fantasy']}/print/tables")
+    expect(page.locator(".print-card").first).to_contain_text("W" * 40)
+    for card in page.evaluate(CARDS):
+        assert card["content"] <= card["right"] + 0.5 and card["right"] <= 718, "a table card runs off the A4 page"
+    overflowing = page.evaluate("""() => [...document.querySelectorAll(".print-card *")]
+        .filter(el => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1).map(el => el.outerHTML.slice(0, 80))""")
+    assert overflowing == [], overflowing  # no text runs out of its box either
     context.close()
 
 

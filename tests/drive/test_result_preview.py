@@ -10,7 +10,7 @@ from django.test import Client
 from drive import services
 from drive.results import Shown
 from scoring.models import Result, Score
-from tests.factories import declared, seated_drive
+from tests.factories import declared, finish_all_tables, seated_drive
 from tests.security.conftest import snapshot
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +176,18 @@ def test_a_correction_that_changes_only_who_won_the_hand_shows_it(organiser, org
     rows = organiser_client.post(preview_url(drive, table), answers).json()["points"]
     assert [(row["recorded"], row["points"]) for row in rows] == [(10, 10), (10, 10), (5, 5), (0, 0)]
     assert [(row["was_won"], row["won"]) for row in rows] == [(True, False), (False, True), (False, False), (False, False)]
+
+
+def test_a_correction_of_a_closed_hand_s_winner_says_before_saving_that_the_moves_stand(organiser, organiser_client):
+    """Found by QA: the preview said "now wins the hand" of a closed hand's correction, and only
+    the message after saving said that the moves made at the close stand."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3)
+    finish_all_tables(drive, organiser, declarer_seat=0)
+    services.close_hand(drive)
+    table = drive.hands.get(number=1).tables.get(number=2)
+    same = organiser_client.post(preview_url(drive, table), answers(4, 0, seen_revision="1")).json()
+    assert same["ok"] and "note" not in same
+    other = organiser_client.post(preview_url(drive, table), answers(4, 2, seen_revision="1")).json()
+    assert [row["won"] for row in other["points"]] == [False, False, True, False]
+    assert other["note"] == ("The moves made when hand 1 closed stand: a correction changes the points, "
+                             "not who moved.")
