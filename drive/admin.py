@@ -2,9 +2,29 @@
 happens on the dashboard."""
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 
-from common.admin import RawDataAdmin, RawDataInline
+from common.admin import RawDataAdmin, RawDataInline, ReadOnly
 from drive.models import Drive, Player
+
+# The accounts too (Django registers them writable): their admin added users and set any
+# user's password without the old one, so a session cookie read off the hall's Wi-Fi could
+# lock the organiser out or add a superuser. Accounts are made and their passwords set on the
+# laptop (`make run`, `make password`: drive/management/commands/ensure_organiser.py).
+admin.site.unregister(get_user_model())
+admin.site.unregister(Group)
+
+
+@admin.register(get_user_model())
+class OrganiserAdmin(ReadOnly, UserAdmin):
+    pass
+
+
+@admin.register(Group)
+class ReadOnlyGroupAdmin(ReadOnly, GroupAdmin):
+    pass
 
 
 class PlayerInline(RawDataInline):
