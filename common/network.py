@@ -51,3 +51,13 @@ def default_allowed_hosts() -> list[str]:
     hostname = socket.gethostname()
     hosts = ["localhost", "[::1]", hostname, f"{hostname}.local", *local_ipv4_addresses()]
     return list(dict.fromkeys(hosts))
+
+
+def is_this_machine(address: str | None) -> bool:
+    """Whether a client's address is this machine's own (loopback, ``::ffff:127.0.0.1`` too)."""
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:  # (no address, a Unix socket's peer)
+        return False
+    ip = getattr(ip, "ipv4_mapped", None) or ip
+    return ip.is_loopback

@@ -1,7 +1,12 @@
 """Tries a minute per client address (joining a drive, opening a private link, signing in):
-counted in Django's cache, per server process."""
+counted in Django's cache, per server process. And turns: one at a time, a few in line
+(checking a password)."""
 
 from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
 
 from django.core.cache import cache
 from django.utils import timezone
@@ -44,3 +49,39 @@ def give_back(key: str) -> None:
         cache.decr(key)
     except ValueError:  # gone from the cache meanwhile: nothing left to give back to
         pass
+
+
+class Turns:
+    """One thread at a time does the work, the others wait their turn, at most ``most`` in all
+    (the one at work and those waiting); one more is refused at once, unless it is ``always``
+    let in. Counted in the threads themselves: a request whose client went away still holds its
+    place until its thread has finished the work."""
+
+    def __init__(self, most: int):
+        self.most = most
+        self._in = 0
+        self._count = threading.Lock()
+        self._turn = threading.Lock()
+
+    @property
+    def in_line(self) -> int:
+        """At work or waiting now."""
+        return self._in
+
+    @contextlib.contextmanager
+    def turn(self, *, always: bool = False) -> Iterator[bool]:
+        """True once it is this thread's turn (held until the block ends); False at once when
+        ``most`` are in line already."""
+        with self._count:
+            admitted = always or self._in < self.most
+            if admitted:
+                self._in += 1
+        if not admitted:
+            yield False
+            return
+        try:
+            with self._turn:
+                yield True
+        finally:
+            with self._count:
+                self._in -= 1

@@ -21,8 +21,12 @@ its floor, against 2.6-3.3 with two (bench/, docs/benchmarks.md). Reading the bo
 the response stay outside the limit: a slow phone holds no place. ``/healthz`` has a gate of
 its own, one at a time: a monitor asking whether the server is alive is answered at once, not
 after the requests queued in a burst (its database query runs beside theirs), and a flood of
-health checks takes no more than one place. Figures: docs/benchmarks.md; tested by
-tests/test_http_handler.py.
+health checks takes no more than one place. A sign-in (a POST to ``SIGN_IN_PATHS``) takes no
+place at all: its password check is a third of a second of hashing, outside the interpreter, and
+with every page waiting behind it, ten wrong passwords from each of six addresses held a board
+13.6 s; ``drive.views.SignInView`` checks one password at a time, with a few in line, and
+refuses more. Figures: docs/benchmarks.md; tested by tests/test_http_handler.py and
+tests/security/test_signing_in_under_load.py.
 
 One address (a phone, or an attacker on the hall's Wi-Fi) has at most ``REQUESTS_PER_ADDRESS``
 requests in the server at once, waiting or in their views; one more is answered 429 at once,
@@ -47,10 +51,12 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
 from common import layer
+from common.network import is_this_machine
 from config.health import PATH as HEALTH_PATH
 
 log = logging.getLogger("config.server")
 TOO_MANY = b"Too many requests at once from this address: wait a moment, then try again.\n"
+SIGN_IN_PATHS = frozenset({"/login/", "/admin/login/"})  # (config/urls.py)
 
 
 class KeptThreadsASGIHandler(ASGIHandler):
@@ -103,7 +109,9 @@ class KeptThreadsASGIHandler(ASGIHandler):
 
     async def run_get_response(self, request):
         """The middleware and the view, once fewer than ``REQUEST_THREADS`` requests are in theirs
-        (``/healthz`` once no other health check is in its own)."""
+        (``/healthz`` once no other health check is in its own; a sign-in at once)."""
+        if request.method == "POST" and request.path_info in SIGN_IN_PATHS:
+            return await super().run_get_response(request)
         health = request.path_info == HEALTH_PATH
         gates = self._health_gates if health else self._gates
         loop = asyncio.get_running_loop()
@@ -124,5 +132,4 @@ def limited_address(scope) -> str | None:
         ip = ipaddress.ip_address(client[0])
     except ValueError:  # (a Unix socket's peer, say)
         return None
-    ip = getattr(ip, "ipv4_mapped", None) or ip  # ::ffff:127.0.0.1 is this machine too
-    return None if ip.is_loopback else str(ip)
+    return None if is_this_machine(client[0]) else str(ip)
