@@ -2,7 +2,8 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but two things: a websocket frame over 64 KiB drops the connection
+websockets) but three things: at start the process may open as many files as the system lets it
+(``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB drops the connection
 (``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
 ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
 the connection closed, and the server logs one line (logger ``config.server``). A
@@ -29,6 +30,7 @@ import daphne.server  # isort:skip  (installs Twisted's asyncio reactor: first)
 
 import io
 import logging
+import resource
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
@@ -96,8 +98,41 @@ class BoundedHTTPFactory(HTTPFactory):
         return protocol
 
 
+# Below this many open files at once, a hall's phones could use them all (each connection, socket
+# or not, is one): the start says so.
+FEW_OPEN_FILES = 4096
+
+
+def raise_open_file_limit() -> int:
+    """The process's soft limit on open files raised to its hard limit, and one line in the log
+    saying what it is; returns it. Each connection (a page's, a socket's) is an open file: at
+    the soft limit, often 1,024 on a laptop, the server stopped accepting connections without a
+    word (about 1,000 idle connections, or 990 boards' sockets). A hard limit of "unlimited"
+    (macOS) is not one the kernel takes as a soft limit: the largest of a few it takes."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    before, infinite = soft, resource.RLIM_INFINITY
+    for limit in [hard] if hard != infinite else [1_048_576, 65_536, 10_240]:
+        if soft == infinite or limit <= soft:
+            break
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+        except (ValueError, OSError):
+            continue
+        soft = limit
+        break
+    shown = "unlimited" if soft == infinite else f"{soft:,}"
+    raised = f", raised from {before:,}" if soft != before else ""
+    if soft != infinite and soft < FEW_OPEN_FILES:
+        logger.warning("Open files: at most %s at once%s: each connection is one, so about that many phones' "
+                       "pages and sockets; raise the hard limit (ulimit -Hn) for more", shown, raised)
+    else:
+        logger.info("Open files: at most %s at once%s", shown, raised)
+    return soft
+
+
 class Server(daphne.server.Server):
     def run(self):
+        raise_open_file_limit()
         daphne.server.HTTPFactory = BoundedHTTPFactory  # the name Server.run builds its factory from
         super().run()
 

@@ -409,3 +409,63 @@ def test_make_password_on_a_fresh_machine_sets_up_the_database_first(tmp_path):
                           text=True, env={**env, "DATA_DIR": str(tmp_path)}, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "password" in done.stdout.lower()
+
+
+def test_the_server_raises_its_open_file_limit_to_the_hard_limit_at_start_and_says_so(tmp_path):
+    """Found from outside: under the usual soft limit of 1,024 open files, about 1,000 idle
+    connections (or 990 boards' sockets) and the server stopped accepting, without a word. A
+    server started under a soft limit of 256 runs with its hard limit, and its log says so."""
+    import resource
+    import threading
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    low = 256
+
+    def start_low():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"DATA_DIR": str(tmp_path), "LIVE_RENDER_PROCESS": "0", "SECRET_KEY": "open-files-" + "k" * 50})
+    server = subprocess.Popen([sys.executable, "-m", "config.server", "-b", "127.0.0.1", "-p", "0",
+                               "config.asgi:application"], cwd=root, env=env, preexec_fn=start_low,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    backstop = threading.Timer(120, server.kill)  # (a server that never says it: the test fails, not hangs)
+    backstop.start()
+    try:
+        said = next((line.strip() for line in server.stdout if "Open files" in line or "Traceback" in line), "")
+        limits = Path(f"/proc/{server.pid}/limits").read_text()
+    finally:
+        backstop.cancel()
+        server.terminate()
+        server.wait(60)
+    shown = "unlimited" if hard == resource.RLIM_INFINITY else f"{hard:,}"
+    assert said == f"Open files: at most {shown} at once, raised from {low:,}", said
+    row = next(line for line in limits.splitlines() if line.startswith("Max open files")).split()
+    assert row[3] == row[4] == ("unlimited" if hard == resource.RLIM_INFINITY else str(hard)), row
+
+
+def test_an_unlimited_hard_limit_gives_the_largest_soft_one_the_kernel_takes_and_a_low_one_is_warned_of(
+        monkeypatch, caplog):
+    """macOS says "unlimited" for the hard limit and refuses it as a soft limit; a hard limit of
+    a few hundred leaves the hall few connections, and the start says so."""
+    from config import server
+
+    limits = {"now": (1024, server.resource.RLIM_INFINITY)}
+
+    def setrlimit(which, wanted):
+        if wanted[0] > 10_240:  # (macOS: kern.maxfilesperproc)
+            raise ValueError("current limit exceeds maximum limit")
+        limits["now"] = wanted
+
+    monkeypatch.setattr(server.resource, "getrlimit", lambda which: limits["now"])
+    monkeypatch.setattr(server.resource, "setrlimit", setrlimit)
+    with caplog.at_level(logging.INFO, logger="config.server"):
+        assert server.raise_open_file_limit() == 10_240
+        limits["now"] = (256, 512)
+        assert server.raise_open_file_limit() == 512
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("INFO", "Open files: at most 10,240 at once, raised from 1,024"),
+        ("WARNING", "Open files: at most 512 at once, raised from 256: each connection is one, so about that many "
+                    "phones' pages and sockets; raise the hard limit (ulimit -Hn) for more")]
