@@ -68,7 +68,9 @@ class UnreadableForm:
     0), a broken multipart body, an urlencoded body that says it is not UTF-8 (``charset=utf8``,
     ``latin-1``…) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
     and the charset one a server error: Django's error pages read the form again, and fail
-    again. Placed before the CSRF middleware, which reads the form."""
+    again. First in MIDDLEWARE: before the CSRF middleware, which reads the form, and before
+    anything that checks the Host, whose refusal (Django's page for a forged Host) reads the
+    form and the parameters too. What it has read, Django keeps: nothing reads it twice."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -91,8 +93,11 @@ class UnreadableForm:
 
 
 def _refused(request, message: str, status: int, what: str) -> HttpResponse:
-    """A plain answer saying why, and one line in the log (``django.request``), no traceback."""
+    """A plain answer saying why, and one line in the log (``django.request``), no traceback. Not
+    to be sniffed as anything but text (it may quote what was sent): ``UnreadableForm`` answers
+    before SecurityMiddleware would say so."""
     response = HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
+    response["X-Content-Type-Options"] = "nosniff"
     log_response("%s (%s): %s %s", what, message, request.method, request.path, response=response, request=request)
     return response
 

@@ -70,13 +70,17 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: before anything checks the Host (SecurityMiddleware's redirect to HTTPS,
+    # CommonMiddleware) or reads the form (CSRF). A forged Host is refused with Django's page for
+    # it, which reads the address's parameters and the form: one it cannot read must be refused
+    # here already, or that page fails on it (with DEBUG on, a server error and its tracebacks).
+    "config.middleware.UnreadableForm",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.middleware.KnownMethods",
     "config.middleware.HostPort",  # after CommonMiddleware, which checks the Host's name
-    "config.middleware.UnreadableForm",  # before CSRF, which reads the form
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

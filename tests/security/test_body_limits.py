@@ -238,3 +238,47 @@ def test_each_refused_request_is_one_line_in_the_log_without_a_traceback(server,
     for words, _, _ in refusals:
         assert sum(words in line for line in lines) == 1, (words, lines)
     assert "Traceback" not in logged and "Exception" not in logged
+
+
+def test_a_forged_host_with_a_form_or_an_address_django_will_not_read_is_one_line_too(server):
+    """Found by probing, with DEBUG on: Django's page for a forged Host read the address's
+    parameters and the form again, and failed on one it could not read (1,500 parameters, a
+    form in latin-1): daphne's 500 and chained tracebacks. Each is one line, never a traceback,
+    DEBUG on or off. What a request logs is logged before its answer: a page that is not there,
+    asked for after each, marks where that request's lines end."""
+    forged = {"Host": "evil.example"}
+    fields = "&".join(f"f{i}=1" for i in range(1500)).encode()
+    query = "&".join(f"q{i}=1" for i in range(1500))
+    file_part = multipart_head() + b"x" * 1000 + f"\r\n--{BOUNDARY}--\r\n".encode()
+    sends = [
+        ("too many parameters", lambda: get(server, f"/?{query}", forged)),
+        ("too many parameters", lambda: post(server, f"/login/?{query}", b"a=1", "application/x-www-form-urlencoded",
+                                             forged)),
+        ("UTF-8", lambda: post(server, "/login/", b"username=a&password=b",
+                               "application/x-www-form-urlencoded; charset=latin-1", forged)),
+        ("too many fields", lambda: post(server, "/login/", fields, "application/x-www-form-urlencoded", forged)),
+        ("No form here takes a file", lambda: post(server, "/login/", file_part,
+                                                   f"multipart/form-data; boundary={BOUNDARY}", forged)),
+        ("Invalid HTTP_HOST header", lambda: post(server, "/login/", b"a=1", "application/x-www-form-urlencoded", forged)),
+        ("Invalid HTTP_HOST header", lambda: get(server, "/login/", forged)),
+    ]
+    for n, (says, send) in enumerate(sends):
+        start = len(log_of(server))
+        status, _ = send()
+        assert status == 400, (says, status)
+        assert get(server, f"/no-such-page-{n}/")[0] == 404
+        logged = [line for line in log_of(server)[start:].split(f"Not Found: /no-such-page-{n}/")[0].splitlines()
+                  if not ACCESS_LINE.match(line)]
+        assert len(logged) == 1 and says in logged[0], (says, logged)
+
+
+ACCESS_LINE = re.compile(r'\S+:\d+ - - \[[^]]*\] "')  # daphne's own line for each request, after its answer
+
+
+def get(server: Server, path: str, headers: dict | None = None):
+    request = urllib.request.Request(server.url + path, headers=headers or {})
+    try:
+        response = urllib.request.build_opener(NoRedirect).open(request, timeout=30)
+    except urllib.error.HTTPError as exc:
+        response = exc
+    return response.status, response.read().decode()

@@ -1,12 +1,15 @@
 """Forms Django will not read, through Django itself (the test client: no server in front): too
-large, too many fields, a file part (no form takes one), a broken multipart body. Each is
-refused with a short message, writes nothing, and is one line in the log without a traceback,
-with DEBUG off and on. The server in front refuses a large body before Django sees it:
+large, too many fields, a file part (no form takes one), a broken multipart body, one that says
+it is not UTF-8. Each is refused with a short message, writes nothing, and is one line in the
+log without a traceback, with DEBUG off and on, and with a forged Host as well (Django's page
+for a forged Host reads the form: with DEBUG on it failed on one it could not read, a server
+error and its tracebacks). The server in front refuses a large body before Django sees it:
 test_body_limits.py."""
 
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
@@ -28,6 +31,7 @@ def multipart(fields: dict, file_part: bytes | None = None) -> bytes:
 
 
 MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
+HOSTS = pytest.mark.parametrize("host", ["testserver", "evil.example"], ids=["our-host", "forged-host"])
 
 
 def refusals(world) -> list[tuple[str, bytes, str, int, str]]:
@@ -45,18 +49,20 @@ def refusals(world) -> list[tuple[str, bytes, str, int, str]]:
         ("a bad boundary", b"junk", "multipart/form-data; boundary=\x01", 400, "could not be read"),
         ("a boundary of 5,000 characters", b"junk", "multipart/form-data; boundary=" + "B" * 5000, 400,
          "could not be read"),
+        ("not UTF-8", b"declarer=2", "application/x-www-form-urlencoded; charset=latin-1", 400, "UTF-8"),
     ]
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
-def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, settings, caplog, debug):
+@HOSTS
+def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, settings, caplog, debug, host):
     settings.DEBUG = debug
     phone = world.phone(world.enterer)
     for what, body, content_type, status, says in refusals(world):
         before = snapshot()
         caplog.clear()
         with caplog.at_level(logging.INFO):
-            response = phone.post(f"/{world.code}/enter", body, content_type=content_type)
+            response = phone.post(f"/{world.code}/enter", body, content_type=content_type, HTTP_HOST=host)
         assert response.status_code == status, what
         assert says in response.content.decode(), what
         assert snapshot() == before, what
@@ -65,6 +71,24 @@ def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, s
         assert lines[0].exc_info is None and not lines[0].exc_text, what
         # What was sent is not quoted back at length, in the answer or the log.
         assert len(response.content) < 300 and len(lines[0].getMessage()) < 400, what
+        assert response["X-Content-Type-Options"] == "nosniff", what
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
+def test_a_forged_host_with_a_form_that_can_be_read_is_one_line_and_writes_nothing(world, settings, caplog, debug):
+    settings.DEBUG = debug
+    before = snapshot()
+    for content_type, body in (("application/x-www-form-urlencoded", urlencode(entry_data(4, 2, by=world.enterer))),
+                               (MULTIPART, multipart(entry_data(4, 2, by=world.enterer)))):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            response = world.phone(world.enterer).post(f"/{world.code}/enter", body, content_type=content_type,
+                                                       HTTP_HOST="evil.example")
+        assert response.status_code == 400
+        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [r.name for r in lines] == ["django.security.DisallowedHost"], [r.getMessage() for r in lines]
+        assert lines[0].exc_info is None and not lines[0].exc_text
+    assert snapshot() == before
 
 
 def test_the_same_entry_without_the_file_part_is_recorded(world):
@@ -84,14 +108,15 @@ def test_the_sign_in_form_refuses_a_file_part_before_csrf(db):
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["debug-off", "debug-on"])
-@pytest.mark.parametrize("path", ["/join", "/login/", "/healthz"])
-def test_an_address_with_too_many_parameters_is_refused_in_one_line(db, settings, caplog, debug, path):
+@pytest.mark.parametrize("path", ["/join", "/login/", "/healthz", "/"])
+@HOSTS
+def test_an_address_with_too_many_parameters_is_refused_in_one_line(db, settings, caplog, debug, path, host):
     """Django's own answer read the parameters again on its debug page and failed there: a server
     error and a traceback of some 600 lines, for any visitor."""
     settings.DEBUG = debug
     query = "&".join(f"p{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
     with caplog.at_level(logging.INFO):
-        response = Client().get(f"{path}?{query}")
+        response = Client().get(f"{path}?{query}", HTTP_HOST=host)
     assert response.status_code == 400 and "too many parameters" in response.content.decode()
     lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 1 and "Refused an address" in lines[0].getMessage(), [r.getMessage() for r in lines]
