@@ -1,6 +1,6 @@
-"""Tries a minute per client address (joining a drive, opening a private link, signing in):
-counted in Django's cache, per server process. And turns: one at a time, a few in line
-(checking a password)."""
+"""Tries a minute per client address (joining a drive, opening a private link, signing in,
+asking for a drive's code that no drive has): counted in Django's cache, per server process.
+And turns: one at a time, a few in line (checking a password)."""
 
 from __future__ import annotations
 
@@ -12,23 +12,38 @@ from django.core.cache import cache
 from django.utils import timezone
 
 
-def _client_ip(request) -> str:
-    return request.META.get("REMOTE_ADDR", "?")
+def client_address(asker) -> str:
+    """The address of a request (its ``REMOTE_ADDR``) or of a websocket (its scope's client)."""
+    if isinstance(asker, dict):
+        client = asker.get("client")
+        return str(client[0]) if client else "?"
+    return asker.META.get("REMOTE_ADDR", "?")
+
+
+def _tries(asker, what: str) -> tuple[str, float]:
+    """The cache key of this minute's tries of ``what`` from this address, and the tries of the
+    sliding minute: the last minute's count, weighed by how much of it is still within a minute,
+    added to this one's, so a burst across the turn of a minute is not let through twice."""
+    now = timezone.now().timestamp()
+    minute = int(now // 60)
+    prefix = f"rate:{what}:{client_address(asker)}:"
+    key = f"{prefix}{minute}"
+    return key, cache.get(key, 0) + cache.get(f"{prefix}{minute - 1}", 0) * (1 - (now % 60) / 60)
+
+
+def over_limit(asker, what: str, limit: int) -> bool:
+    """Whether this address has had its ``limit`` tries of ``what`` this sliding minute; nothing
+    counted."""
+    return _tries(asker, what)[1] >= limit
 
 
 def spend_try(request, what: str, limit: int) -> str | None:
-    """One try of ``what`` from this address, at most ``limit`` a minute (per server process),
-    over a sliding minute: the last minute's count, weighed by how much of it is still within a
-    minute, adds to this one's, so a burst across the turn of a minute is not let through twice.
-    Counted, the cache key it was counted under (for ``give_back``); over the limit, None, and
-    nothing counted."""
-    now = timezone.now().timestamp()
-    minute = int(now // 60)
-    prefix = f"rate:{what}:{_client_ip(request)}:"
-    key = f"{prefix}{minute}"
-    count = cache.get_or_set(key, 0, 130)
-    before = cache.get(f"{prefix}{minute - 1}", 0)
-    if count + before * (1 - (now % 60) / 60) >= limit:
+    """One try of ``what`` from this address (a request's, or a websocket scope's), at most
+    ``limit`` a minute (per server process), over a sliding minute (``_tries``). Counted, the
+    cache key it was counted under (for ``give_back``); over the limit, None, and nothing
+    counted."""
+    key, tries = _tries(request, what)
+    if tries >= limit:
         return None
     try:
         cache.incr(key)

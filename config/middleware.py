@@ -4,11 +4,15 @@ read), and the middleware chain kept in one thread."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpResponse, QueryDict
 from django.http.request import split_domain_port
 from django.http.multipartparser import MultiPartParserError
 from django.utils.log import log_response
+
+from common.ratelimit import client_address
+from drive.access import TooManyCodes
 
 
 def _refusal(exc: Exception) -> tuple[int, str]:
@@ -92,13 +96,35 @@ class UnreadableForm:
         return self.get_response(request)
 
 
-def _refused(request, message: str, status: int, what: str) -> HttpResponse:
+class UnknownCodes:
+    """A page asked for by an address that asked for too many codes no drive has
+    (``drive.access.TooManyCodes``): 429 with a short message. One line in the log per address
+    a minute, not one a guess (each unknown code before it was a "Not Found" line)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, TooManyCodes):
+            return None
+        address = client_address(request)
+        said = not cache.add(f"said:codes:{address}", True, 60)
+        return _refused(request, str(exception), 429, f"Refused codes from {address}", log=not said)
+
+
+def _refused(request, message: str, status: int, what: str, *, log: bool = True) -> HttpResponse:
     """A plain answer saying why, and one line in the log (``django.request``), no traceback. Not
     to be sniffed as anything but text (it may quote what was sent): ``UnreadableForm`` answers
     before SecurityMiddleware would say so."""
     response = HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
     response["X-Content-Type-Options"] = "nosniff"
-    log_response("%s (%s): %s %s", what, message, request.method, request.path, response=response, request=request)
+    if log:
+        log_response("%s (%s): %s %s", what, message, request.method, request.path, response=response, request=request)
+    else:
+        response._has_been_logged = True  # (Django would log it: a line a request)
     return response
 
 

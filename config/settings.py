@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.UnknownCodes",  # a view's drive.access.TooManyCodes: 429
     "config.middleware.SyncChain",  # last: every middleware above runs in the request's thread
 ]
 

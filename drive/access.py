@@ -6,6 +6,7 @@ import re
 
 from django.http import Http404
 
+from common import ratelimit
 from common.db import one_or_none
 from drive.models import Drive, Player
 from tables.models import TableHand
@@ -65,15 +66,45 @@ def entries_made(request, drive: Drive) -> tuple[tuple[int, int], ...]:
     return tuple((int(p[0]), int(p[1])) for p in pairs if len(p) == 2 and p[0].isdigit() and p[1].isdigit())
 
 
-def drive_by_code(code: str) -> Drive:
-    """The drive with that join code (case-insensitive); 404 for anything else."""
+# Codes no drive has, asked for by one address in a sliding minute; beyond, ``TooManyCodes``.
+# Without a limit a client tried 308 codes a second: every code of five letters in 3.7 hours.
+UNKNOWN_CODES_PER_MINUTE = 20
+
+
+class TooManyCodes(Exception):
+    """This address asked for too many codes that no drive has: answered 429 (pages:
+    ``config.middleware.UnknownCodes``) or refused (sockets)."""
+
+    def __init__(self):
+        super().__init__("Too many codes that no drive has, from this address: wait a minute, then try again.")
+
+
+def drive_by_code(code: str, asker) -> Drive:
+    """The drive with that join code (case-insensitive); 404 for anything else. ``asker`` is the
+    request, or a websocket's scope: each code no drive has counts against its address, at most
+    ``UNKNOWN_CODES_PER_MINUTE``; beyond, any code it asks for is ``TooManyCodes`` (a drive's
+    page answered and an unknown code refused would still tell a guesser which codes exist),
+    unless it shows it belongs to that drive: a phone holding one of its players, its organiser."""
+    limited = ratelimit.over_limit(asker, "code", UNKNOWN_CODES_PER_MINUTE)
     code = (code or "").strip().upper()
-    if not code.isalpha() or len(code) > 8:
+    drive = one_or_none(Drive.objects.filter(join_code=code)) if code.isalpha() and len(code) <= 8 else None
+    if drive is None:
+        if limited or ratelimit.spend_try(asker, "code", UNKNOWN_CODES_PER_MINUTE) is None:
+            raise TooManyCodes
         raise Http404("No drive has that code.")
-    try:
-        return Drive.objects.get(join_code=code)
-    except Drive.DoesNotExist:
-        raise Http404("No drive has that code.") from None
+    if limited and not _belongs(asker, drive):
+        raise TooManyCodes
+    return drive
+
+
+def _belongs(asker, drive: Drive) -> bool:
+    """Whether a request (or a websocket's scope) comes from one of the drive's phones or its
+    organiser: they know its code."""
+    if isinstance(asker, dict):
+        return player_for_scope(asker, drive, active_only=False) is not None or organiser_for_scope(asker, drive)
+    user = asker.user
+    return (player_for_request(asker, drive, active_only=False) is not None
+            or (user.is_authenticated and (user.is_superuser or drive.organiser_id == user.pk)))
 
 
 TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")

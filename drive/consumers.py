@@ -55,8 +55,8 @@ class LiveConsumer(JsonFrameConsumer):
 
     def _authorise(self, code: str) -> bool:
         try:
-            drive = access.drive_by_code(code)
-        except Http404:
+            drive = access.drive_by_code(code, self.scope)
+        except (Http404, access.TooManyCodes):
             return False
         self.drive_id = drive.pk
         if self.audience == "board":

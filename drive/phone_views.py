@@ -55,14 +55,14 @@ def find(request):
     if not isinstance(code, str) or not code.strip():
         return render(request, "phone/find.html", {})
     try:
-        drive = drive_by_code(code)
+        drive = drive_by_code(code, request)
     except Http404:
         return render(request, "phone/find.html", {"code": code[:20], "unknown": True}, status=404)
     return redirect("phone:join", code=drive.join_code)
 
 
 def join(request, code: str):
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     if code != drive.join_code:
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)  # this phone's player: no other name while it holds one
@@ -75,7 +75,7 @@ def join(request, code: str):
 @require_POST
 def claim(request, code: str):
     """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     if rate_limited(request, "join", JOIN_ATTEMPTS_PER_MINUTE):
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
@@ -121,7 +121,7 @@ def private_link(request, code: str, token: str):
     forms) makes the phone that player's, and a phone that held another player of the drive
     leaves them first. A messenger's link preview or a mail scanner fetches the link: it must
     neither mark the player joined nor sign another player's phone out."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     # The limit is for guessing. Every request is counted before its token is looked up (a
     # wrong token first of all, opened or posted), so guessing is limited as strictly as ever;
     # the page of a valid link then gives its try back, so one use of a link (opened, then
@@ -158,7 +158,7 @@ def private_link(request, code: str, token: str):
 @require_POST
 def forget(request, code: str):
     """"Leave this phone": the name is released (``services.leave_phone``) and the cookie goes."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     player = player_for_request(request, drive, active_only=False)
     if player is not None:
         try:
@@ -204,7 +204,7 @@ def _no_player_answer(request, drive: Drive) -> JsonResponse:
 
 
 def me(request, code: str):
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     player = _player_or_join(request, drive)
     if player is None:
         return redirect("phone:join", code=drive.join_code)
@@ -280,7 +280,7 @@ def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
 
 
 def enter(request, code: str):
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     wants_json = request.headers.get("Accept", "").startswith("application/json")
     posted = request.method == "POST"
     if wants_json and posted:  # entry.js: why not, in JSON
@@ -350,7 +350,7 @@ def enter(request, code: str):
 def preview(request, code: str):
     """Points for the answers so far, computed by the game (never typed): JSON for the form
     (``previews.preview``, shared with the organiser's result page)."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     player = player_for_request(request, drive)
     if player is None:
         return previews.refused(_why_no_player(request, drive), status=403)
@@ -364,7 +364,7 @@ def preview(request, code: str):
 def _judge(request, code: str, action):
     """Confirm or dispute: the form names the revision, the hand and the table it showed, and
     the player it was shown to."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     player = _player_or_join(request, drive)  # a withdrawn player's page is told why, as on entering
     if player is None:
         return redirect("phone:join", code=drive.join_code)
@@ -400,7 +400,7 @@ def dispute(request, code: str):
 
 def board(request, code: str):
     """The projected board: no interaction needed all evening."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     view = selectors.drive_view(drive, public=True)
     url = phone_links.join_url(request, drive)
     return render(request, "board/board.html", {

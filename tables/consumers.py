@@ -30,7 +30,7 @@ from common import layer
 from common.consumers import JsonFrameConsumer, dumps
 from common.db import database_sync_to_async, write_sync_to_async
 from drive import broadcast, selectors
-from drive.access import drive_by_code, organiser_for_scope, player_for_scope
+from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
 
 log = logging.getLogger(__name__)
@@ -328,9 +328,11 @@ class PlayConsumer(_TableSocket):
         with a link to their phone's page); or why this phone may not play here. Sets nothing:
         the caller switches table and seat together on the loop."""
         try:
-            drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"])
+            drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"], self.scope)
         except Http404:
             return "No drive has that code."
+        except TooManyCodes as exc:
+            return str(exc)
         player = player_for_scope(self.scope, drive)
         if player is None:
             if player_for_scope(self.scope, drive, active_only=False) is not None:
@@ -428,9 +430,11 @@ class WatchConsumer(_TableSocket):
     def identify(self) -> int | str:
         kwargs = self.scope["url_route"]["kwargs"]
         try:
-            drive = drive_by_code(kwargs["code"])
+            drive = drive_by_code(kwargs["code"], self.scope)
         except Http404:
             return "No drive has that code."
+        except TooManyCodes as exc:
+            return str(exc)
         if not organiser_for_scope(self.scope, drive):
             return "Only the organiser may watch a table."
         hand = drive.hands.order_by("-number").first()

@@ -30,7 +30,7 @@ def game_screen(drive) -> dict:
 
 def play(request, code: str):
     """/<CODE>/play: the hand on this phone (the socket does the rest)."""
-    drive = drive_by_code(code)
+    drive = drive_by_code(code, request)
     player = player_for_request(request, drive)
     if player is None:
         gone = taken_out_name(request, drive)  # (the page reloads when the organiser does it)
@@ -46,7 +46,7 @@ def play(request, code: str):
 @login_required
 def watch(request, code: str, number: int):
     """/<CODE>/tables/<n>/watch: the organiser's spectator view of a digital table (no cards)."""
-    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    drive = drive_for_organiser(request, drive_by_code(code, request).pk)
     if not drive.hands.filter(tables__number=number).exists():
         raise Http404("This drive has no table of that number.")
     return render(request, "tables/watch.html", {
@@ -59,7 +59,7 @@ def watch(request, code: str, number: int):
 @require_POST
 def add_bot(request, code: str, table_id: int):
     """The organiser seats a bot at a digital table between hands."""
-    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    drive = drive_for_organiser(request, drive_by_code(code, request).pk)
     try:
         bot = services.add_bot(drive, table_id)
     except services.DriveError as exc:
@@ -74,7 +74,7 @@ def add_bot(request, code: str, table_id: int):
 def stand_in(request, code: str, table_id: int):
     """The organiser has a bot play a seat for its player during a hand on the phones (``playing``
     1), or gives the seat back (0)."""
-    drive = drive_for_organiser(request, drive_by_code(code).pk)
+    drive = drive_for_organiser(request, drive_by_code(code, request).pk)
     playing = {"1": True, "0": False}.get(request.POST.get("playing"))
     seat = posted_number(request.POST, "seat")  # the project's rule for a posted number: plain digits
     try:
