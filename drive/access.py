@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+from django.contrib import messages
 from django.http import Http404
+from django.utils.html import format_html
 
 from common import ratelimit
+from common.bidi import bdi
 from common.db import one_or_none
 from drive.models import Drive, Player
 from tables.models import TableHand
@@ -136,6 +139,23 @@ def taken_out_name(request, drive: Drive) -> str | None:
     (their pages then say so, with ``TAKEN_OUT``), else None."""
     gone = player_for_request(request, drive, active_only=False)
     return gone.name if gone is not None and not gone.active else None
+
+
+NOT_JOINED = ("This phone is no longer joined to the drive: pick your name to join again (if the organiser "
+              "signed it out, ask them for your private link).")
+
+
+def say_why_no_player(request, drive: Drive) -> None:
+    """A page of the phone's own (its home page, the game screen, the entry form, a confirmation)
+    found that the phone holds no player of the drive: taken out (``TAKEN_OUT``), signed out by
+    the organiser or by its own "Leave this phone", or its cookie gone (``NOT_JOINED``). Said
+    once, on the join page it is sent to (a page reloaded when its socket was closed as signed
+    out lands there with the reason, not with a bare list of names)."""
+    gone = taken_out_name(request, drive)
+    if gone is not None:
+        messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
+    else:
+        messages.info(request, NOT_JOINED)
 
 
 def player_for_scope(scope, drive: Drive, *, active_only: bool = True) -> Player | None:

@@ -91,7 +91,9 @@ class LiveConsumer(JsonFrameConsumer):
         await self.send_json({"type": "instruction", "stamp": event["stamp"], "hand": event["hand"], "html": event["html"]})
 
     async def phone_signed_out(self, event):
-        await self.error(broadcast.signed_out_reason(event, "Join again to follow the drive."))
+        # ``left``: the phone left by itself (static/js/entry.js keeps its form, out of date).
+        await self.error(broadcast.signed_out_reason(event, "Join again to follow the drive."),
+                         left=bool(event.get("left")))
         await self.close(code=broadcast.SIGNED_OUT)
 
     async def drive_result(self, event):

@@ -17,8 +17,8 @@ from common.db import one_or_none, write_sync
 from common.ratelimit import give_back, rate_limited, spend_try
 from drive import charts, live, phone_links, previews, results, selectors, services
 from drive.access import (
-    ENTERED_KEPT, ENTERED_SALT, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made, player_by_token,
-    player_cookie_name, player_for_request, taken_out_name,
+    ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
+    player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
 )
 from drive.forms import has_control_characters, posted_number, without_control_characters
 from drive.models import Drive, Player
@@ -177,13 +177,11 @@ def forget(request, code: str):
 
 
 def _player_or_join(request, drive: Drive):
+    """The phone's player; None, and the join page it is sent to told why (``say_why_no_player``:
+    found by QA, a phone signed out by the organiser was sent there with no word of it)."""
     player = player_for_request(request, drive)
     if player is None:
-        gone = taken_out_name(request, drive)
-        if gone is not None:  # withdrawn: their name is not on the join page's list
-            messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
-        else:
-            messages.info(request, "Pick your name to join.")
+        say_why_no_player(request, drive)
     return player
 
 
@@ -191,9 +189,7 @@ def _why_no_player(request, drive: Drive) -> str:
     """Why this phone holds no player of the drive, as plain text for a script: withdrawn, or
     signed out (or never joined)."""
     gone = taken_out_name(request, drive)
-    return (TAKEN_OUT.format(isolate(gone)) if gone is not None
-            else "This phone is no longer joined to the drive: pick your name to join again (if the organiser "
-                 "signed it out, ask them for your private link).")
+    return TAKEN_OUT.format(isolate(gone)) if gone is not None else NOT_JOINED
 
 
 def _no_player_answer(request, drive: Drive) -> JsonResponse:
@@ -205,12 +201,14 @@ def _no_player_answer(request, drive: Drive) -> JsonResponse:
 
 def me(request, code: str):
     drive = drive_by_code(code, request)
-    player = _player_or_join(request, drive)
+    fragment = request.GET.get("fragment")
+    # The live page's poll (``fragment``) says nothing itself: it reloads the page, which says why.
+    player = player_for_request(request, drive) if fragment else _player_or_join(request, drive)
     if player is None:
         return redirect("phone:join", code=drive.join_code)
     view = selectors.drive_view(drive, public=True)
     context = {"drive": drive, "me": view.phone(player), "v": view, "Hand": Hand}
-    if request.GET.get("fragment"):
+    if fragment:
         return render(request, live.PHONE_TEMPLATE, context)
     return render(request, "phone/me.html", {**context, "leaves_drive": services.leaving_leaves_drive(player)})
 

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096
 SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``): at once, then a second
-REFUSED = 4403  # close code: not a player of this drive / not the organiser
+REFUSED = 4403  # close code: no seat to play here, or not the organiser (a phone holding no player: SIGNED_OUT)
 MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_screen``)
 
 async def _guarded(work: Any, table: Any, what: str) -> None:
@@ -47,6 +47,10 @@ async def _guarded(work: Any, table: Any, what: str) -> None:
         log.info("table %s: a socket closed before it was sent %s", table, what)
     except Exception:
         log.warning("table %s: a socket missed %s", table, what, exc_info=True)
+
+
+class NoPlayer(str):
+    """``PlayConsumer.identify``'s refusal of a phone that holds no player of the drive."""
 
 
 # Each player's game sockets in this process, oldest first (``PlayConsumer.hold_screen``).
@@ -244,7 +248,9 @@ class PlayConsumer(_TableSocket):
         found = await database_sync_to_async(self.identify)()
         if isinstance(found, str):
             await self.error(found)
-            await self.close(code=REFUSED)
+            # A phone that holds no player (signed out or taken out while its page was away, its
+            # cookie gone): its page reloads, and is sent to joining, told why.
+            await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else REFUSED)
             return
         if isinstance(found, Elsewhere):
             # No hand of theirs here now (a page left open on a finished hand, reloaded): where
@@ -336,8 +342,8 @@ class PlayConsumer(_TableSocket):
         player = player_for_scope(self.scope, drive)
         if player is None:
             if player_for_scope(self.scope, drive, active_only=False) is not None:
-                return "The organiser has taken you out of this drive: ask them to bring you back to play."
-            return "Join the drive on this phone first."
+                return NoPlayer("The organiser has taken you out of this drive: ask them to bring you back to play.")
+            return NoPlayer("Join the drive on this phone first.")
         seat = None if drive.is_finished else digital.digital_seat_of(drive, player)
         if seat is None:  # (a finished drive: its last hand's seat is no longer played)
             return Elsewhere.of(drive, player)

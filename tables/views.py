@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from common.bidi import bdi
-from drive.access import TAKEN_OUT, drive_by_code, drive_for_organiser, player_for_request, taken_out_name
+from drive.access import drive_by_code, drive_for_organiser, player_for_request, say_why_no_player
 from drive import services
 from drive.forms import posted_number
 from tables import digital
@@ -32,10 +32,8 @@ def play(request, code: str):
     """/<CODE>/play: the hand on this phone (the socket does the rest)."""
     drive = drive_by_code(code, request)
     player = player_for_request(request, drive)
-    if player is None:
-        gone = taken_out_name(request, drive)  # (the page reloads when the organiser does it)
-        if gone is not None:
-            messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
+    if player is None:  # taken out, signed out (the page reloads when its socket is closed so), or no cookie
+        say_why_no_player(request, drive)
         return redirect("phone:join", code=drive.join_code)
     return render(request, "tables/play.html", {
         "drive": drive, "player": player, "screen": game_screen(drive),

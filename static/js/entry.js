@@ -113,16 +113,21 @@
   }
   // The phone's live socket, as its own page has it (reconnecting when it drops: a phone put
   // to sleep): the table's state in each update against the one this page was shown with.
+  // Signed out (4401) by the organiser, or taken out, the page reloads: the server sends the
+  // phone to joining and says why (the form only said it was out of date). Left
+  // by the phone itself ("Leave this phone" in another tab, which may join as someone else),
+  // the form stays, out of date.
   function follow() {
     if (!form.dataset.ws || !window.WebSocket) return;
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    var shown = form.dataset.tableState, lastStamp = 0, wait = 1000;
+    var shown = form.dataset.tableState, lastStamp = 0, wait = 1000, left = false;
     function connect() {
       var socket = new WebSocket(scheme + location.host + form.dataset.ws);
       socket.onopen = function () { wait = 1000; };
       socket.onmessage = function (event) {
         var data;
         try { data = JSON.parse(event.data); } catch (e) { return; }
+        if (data.type === "error") { left = !!data.left; return; }  // (said before a close)
         if (data.type === "instruction") { outOfDate(); return; }  // a close: this hand is over
         if (data.type !== "update" || !data.parts || typeof data.parts.phone !== "string") return;
         if (data.stamp && data.stamp < lastStamp) return;  // an older update arriving late
@@ -131,6 +136,7 @@
         if (state !== shown) outOfDate();
       };
       socket.onclose = function (event) {
+        if (event.code === 4401 && !left) { location.reload(); return; }  // signed out: to joining, told why
         if (event.code >= 4000) { outOfDate(); return; }  // refused: this phone holds no player now
         setTimeout(connect, wait);
         wait = Math.min(wait * 2, 30000);

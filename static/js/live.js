@@ -155,7 +155,8 @@
     var url = root.dataset.fallback;
     if (!url) return;
     fetch(url, {credentials: "same-origin"}).then(function (r) {
-      if (r.redirected && r.url.indexOf(url) === -1) { location.href = r.url; return null; }   // signed out meanwhile: where it is sent
+      // Signed out meanwhile: the page again, which sends the phone to joining and says why.
+      if (r.redirected && r.url.indexOf(url) === -1) { location.reload(); return null; }
       return r.ok ? r.text() : null;
     })
       .then(function (html) { if (html !== null) { var p = {}; p[root.dataset.live] = html; apply(p, 0); } })

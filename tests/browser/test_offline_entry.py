@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from drive.access import NOT_JOINED
 from tests.browser.test_drive_flow import organiser_sets_up, table_players
 
 # Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
@@ -249,6 +250,7 @@ def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(serve
     expect(organiser.locator("main")).not_to_contain_text(f"{name}Sign phone out")
     phone.context.set_offline(False)
     expect(phone).to_have_url(re.compile(f"/{code}$"), timeout=30000)
+    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)  # told why
     # (Signed out by the organiser, the name now joins only by the player's new private link.)
     expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
     expect(phone.locator("[data-live-status]")).to_have_count(0)

@@ -272,12 +272,14 @@ def _leave_the_phone(drive, player) -> None:
     assert phone.post(f"/{drive.join_code}/forget").status_code == 302
 
 
-@pytest.mark.parametrize("by,said", [
-    (services.revoke_phone, "The organiser signed this phone out: ask them for your private link to join again."),
-    (_leave_the_phone, "This phone has left the drive"),
+@pytest.mark.parametrize("by,said,left", [
+    (services.revoke_phone, "The organiser signed this phone out: ask them for your private link to join again.", False),
+    (_leave_the_phone, "This phone has left the drive", True),
 ])
-async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by, said):
-    """The organiser's sign-out and the phone's own "Leave this phone" alike."""
+async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by, said, left):
+    """The organiser's sign-out and the phone's own "Leave this phone" alike. The live socket
+    says which (``left``: an entry form left open keeps its answers, out of date, when the phone
+    left by itself in another tab; signed out by the organiser, it goes to joining, told why)."""
     from tests.tables.conftest import digital_drive, seated_players, table_of
 
     drive = await sync_to_async(digital_drive)(organiser, 4)
@@ -302,17 +304,19 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
     for ws in (live_socket, play_socket):
         frame = await ws.receive_json_from(timeout=5)
         assert frame["type"] == "error" and frame["message"].startswith(said)
+        assert ws is play_socket or frame["left"] is left
         assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
     # Another player's phone at the table is not closed; it is told that the seat now waits for a phone.
     frame = await others.receive_json_from(timeout=5)
     assert frame["type"] == "state" and frame["seats"][0]["away"]
     assert await others.receive_nothing(timeout=0.3)
     await others.disconnect()
-    # and the old cookie cannot come back
+    # and the old cookie cannot come back: the game screen reconnecting (a phone asleep when it
+    # was signed out) is closed as signed out too, so that its page reloads and goes to joining
     again = socket(f"/ws/play/{drive.join_code}/", cookie)
     await again.connect(timeout=5)
     assert (await again.receive_json_from(timeout=5))["type"] == "error"
-    await again.disconnect()
+    assert await again.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
     # A page that was away meanwhile (found by QA: a phone offline when it was signed out retried
     # its refused live socket for good): its next connection is told it is signed out, as an
     # open one is, so that the page reloads and goes to joining.

@@ -153,9 +153,12 @@ async def can_connect(path: str, cookie: str = "", origin: bytes = b"http://loca
         return False
     first = await ws.receive_json_from(timeout=5) if path != "/ws/health/" else {"type": "health"}
     if first["type"] == "error":  # play/watch sockets accept, say why, and close with 4403; a
-        # phone's live socket with 4401, so that its page reloads and goes to joining
+        # phone's live socket, or a play socket of a phone holding no player, with 4401, so that
+        # its page reloads and goes to joining
         closed = await ws.receive_output(timeout=5)
-        assert closed["type"] == "websocket.close" and closed["code"] == (4401 if path.endswith("/phone/") else 4403)
+        no_player = path.endswith("/phone/") or (path.startswith("/ws/play/")
+                                                 and first["message"] == "Join the drive on this phone first.")
+        assert closed["type"] == "websocket.close" and closed["code"] == (4401 if no_player else 4403)
         return False
     await ws.disconnect()
     return True

@@ -1,0 +1,116 @@
+"""A phone that loses its player, in Chromium against daphne: each page lands on the join page
+with the reason, once. The page reloads itself when its socket is closed as signed out (close
+code 4401): what the page then says is the server's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from drive.access import NOT_JOINED
+from tests.browser_support import chromium, live_server
+from tests.tables import screens_support as S
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+DRIVE_ID = "from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='%s').pk))"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with live_server(tmp_path_factory.mktemp("leaving")) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+def sign_in(page, server, tag: str) -> None:
+    """The organiser of screens_support's drive ``tag`` signs in."""
+    page.goto(server.url + "/")
+    page.fill("input[name=username]", f"olive-{tag}")
+    page.fill("input[name=password]", "organiser-pass-123")
+    page.click("button:has-text('Sign in')")
+    expect(page.locator("input[name=password]")).to_have_count(0)
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_why(server, browser):
+    """Found by QA: the organiser signed Al's phone out while it was mid-hand on the game screen;
+    the page went to the join list with no word of why, only "Al (private link only)"."""
+    data = server.shell_json(S.ff_dealt("signed-out"))
+    code, (name, token) = data["code"], data["seats"][0]
+    phone = S.open_phone(browser, server, code, token)
+    expect(phone.locator("#hand button.c").first).to_be_visible()  # its socket open: the hand came by it
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(organiser, server, "signed-out")
+    organiser.goto(f"{server.url}/drives/{server.shell_json(DRIVE_ID % code)}/phones")
+    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
+    expect(phone).to_have_url(re.compile(f"/{code}$"))
+    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
+    expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
+    phone.reload()
+    expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
+    expect(phone.locator("main > ul.messages")).to_have_count(0)  # said once
+    organiser.close()
+    phone.context.close()
+
+
+# A drive on paper: hand 1 started, every player joined on a phone; the seats of Table 1.
+PAPER_DRIVE = """
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from drive import services
+from drive.models import Drive
+import random
+user = get_user_model().objects.create_user(username="olive-%(tag)s", password="organiser-pass-123")
+drive = Drive.objects.create(organiser=user, name="Paper %(tag)s", game="film-fantasy", seed=5, allow_self_join=True)
+services.add_players(drive, ["Ann", "Bob", "Cy", "Di"])
+services.draw_seating(drive, random.Random(1))
+drive.players.update(phone_joined_at=timezone.now())
+services.start_hand(drive)
+table = drive.hands.get().tables.get()
+seats = [s.player for s in table.seats.select_related("player").order_by("position")]
+print(json.dumps({"code": drive.join_code, "id": drive.pk, "seats": [[p.name, p.token] for p in seats]}))
+"""
+# Every frame a page's sockets receive is counted (window.framesIn), before the page's script reads it.
+COUNT_FRAMES = """(() => {
+  window.framesIn = 0;
+  const Real = window.WebSocket;
+  window.WebSocket = class extends Real {
+    constructor(...args) { super(...args); this.addEventListener("message", () => { window.framesIn += 1; }); }
+  };
+})();"""
+
+
+def phone_of(browser, server, code: str, token: str):
+    context = browser.new_context(viewport=S.SMALL_PHONE, is_mobile=True, has_touch=True)
+    context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+    page = context.new_page()
+    page.add_init_script(COUNT_FRAMES)
+    return page
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_why(server, browser):
+    """The entry form's socket closed as signed out by the organiser: the form said only that it
+    was out of date. It goes to joining, told why (a phone that left by itself in another tab
+    keeps the form, out of date: tests/browser/test_offline_entry.py)."""
+    data = server.shell_json(PAPER_DRIVE % {"tag": "entry"})
+    code, (name, token) = data["code"], data["seats"][0]
+    phone = phone_of(browser, server, code, token)
+    phone.goto(f"{server.url}/{code}/enter")
+    phone.wait_for_function("window.framesIn > 0")  # its socket open: the page's state came by it
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    sign_in(organiser, server, "entry")
+    organiser.goto(f"{server.url}/drives/{data['id']}/phones")
+    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
+    expect(phone).to_have_url(re.compile(f"/{code}$"))
+    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
+    organiser.close()
+    phone.context.close()
