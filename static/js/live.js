@@ -18,6 +18,13 @@
   });
   var root = document.querySelector("[data-ws]");
   if (!root) return;
+  // A form of the page sent as a page is (not kept back by its confirm() or a script: the
+  // listener on window hears a submit last): its answer is the next page. The socket closed
+  // meanwhile as signed out ("Leave this phone" signs the phone out) must not reload the page
+  // over it: the answer's message ("… has left this phone and the drive") was lost (found by QA).
+  var leaving = false;
+  window.addEventListener("submit", function (event) { if (!event.defaultPrevented) leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; });  // back to this page
   var statusEl = document.querySelector("[data-live-status]");
   var lastStamp = 0, lastRead = 0, results = [], delay = 500, socket = null, pingTimer = null, pollTimer = null, deferred = null;
   var pageIndex = 0, pagerTimer = null;
@@ -178,7 +185,7 @@
       else if (data.type === "instruction") onInstruction(data);
     };
     socket.onclose = function (e) {
-      if (e.code === 4401) { location.reload(); return; }  // this phone was signed out: back to joining
+      if (e.code === 4401) { if (!leaving) location.reload(); return; }  // this phone was signed out: back to joining
       setStatus(false); clearInterval(pingTimer);
       if (!pollTimer && root.dataset.fallback) pollTimer = setInterval(poll, 10000);
       setTimeout(connect, delay);

@@ -1,6 +1,7 @@
 """A phone that loses its player, in Chromium against daphne: each page lands on the join page
 with the reason, once. The page reloads itself when its socket is closed as signed out (close
-code 4401): what the page then says is the server's."""
+code 4401): what the page then says is the server's. A phone that leaves by itself ("Leave
+this phone") is told what leaving did, its own form's answer not reloaded over."""
 
 from __future__ import annotations
 
@@ -88,9 +89,11 @@ COUNT_FRAMES = """(() => {
 })();"""
 
 
-def phone_of(browser, server, code: str, token: str):
+def phone_of(browser, server, code: str, token: str | None):
+    """A phone-sized page counting its sockets' frames; ``token``: the player it holds, if any."""
     context = browser.new_context(viewport=S.SMALL_PHONE, is_mobile=True, has_touch=True)
-    context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
+    if token is not None:
+        context.add_cookies([{"name": f"ff_{code}", "value": token, "url": server.url}])
     page = context.new_page()
     page.add_init_script(COUNT_FRAMES)
     return page
@@ -113,4 +116,28 @@ def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     expect(phone).to_have_url(re.compile(f"/{code}$"))
     expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
     organiser.close()
+    phone.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_leaving_the_phone_says_the_name_left_the_drive(server, browser):
+    """Found by QA: a player who added their own name and had not played tapped "Leave this
+    phone" and confirmed; the page's own socket, closed as signed out, reloaded the page over
+    the form's answer, and the join page said only "Pick your name to join." The live page
+    leaves its own form's answer be: the join page says what leaving did."""
+    data = server.shell_json(PAPER_DRIVE % {"tag": "leave"})
+    phone = phone_of(browser, server, data["code"], None)
+    phone.goto(f"{server.url}/{data['code']}")
+    phone.fill("input[name=new_name]", "Zed Newcomer")
+    phone.get_by_role("button", name="Join", exact=True).click()
+    expect(phone).to_have_url(re.compile(f"/{data['code']}/me$"))
+    phone.wait_for_function("window.framesIn > 0")  # its socket open: the page's part came by it
+    asked = []
+    phone.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    phone.get_by_role("button", name=re.compile("Leave this phone")).click()
+    expect(phone).to_have_url(re.compile(f"/{data['code']}$"))
+    expect(phone.locator("main > ul.messages")).to_have_text(
+        "Zed Newcomer has left this phone and the drive (no hand was played under that name).")
+    assert asked and "the name you typed leaves the drive" in asked[0]
+    expect(phone.get_by_role("button", name="Zed Newcomer")).to_have_count(0)
     phone.context.close()
