@@ -172,14 +172,18 @@
           // while answering an offer, else the card ("Serenade 3", pressed when chosen).
           var verb = v.phase === "passing" && v.my_pass === null ? "Pass " : accepting !== null ? "Give " : "";
           var name = verb + cardTitle(c), notes = [];
-          var li = locked.indexOf(c);
-          if (li >= 0) { locked.splice(li, 1); b.className += " locked"; b.disabled = true; notes.push("in your offer"); }
-          var fi = marks.indexOf(c), isNew = fi >= 0;
+          // A card held in this seat's own open offer (one a bot made for it, too) cannot be
+          // chosen: it says so, seen and heard ("(in your offer)", in place of "(new)"), and a tap
+          // says why and what frees it (``offeredTap``), rather than doing nothing.
+          var li = locked.indexOf(c), offered = li >= 0;
+          if (offered) { locked.splice(li, 1); b.className += " locked"; b.setAttribute("aria-disabled", "true"); notes.push("in your offer"); }
+          var fi = marks.indexOf(c), isNew = fi >= 0 && !offered;
+          if (fi >= 0) marks.splice(fi, 1);
           if (isNew) {   // seen and heard: the visible "2 (new)" is also a part of the name
-            marks.splice(fi, 1);
             b.className += " new";
             b.appendChild(el("span", " (new)", "tag"));
           }
+          if (offered) b.appendChild(el("span", " (in your offer)", "tag"));   // (the name holds the visible words)
           var pi = picks.indexOf(c);
           var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
           if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); notes.push(passing === c ? "passing" : "chosen"); }
@@ -187,7 +191,7 @@
           b.setAttribute("aria-label", name + (isNew ? " (new)" : "") + (notes.length ? " (" + notes.join(", ") + ")" : ""));
           b.disabled = b.disabled || v.phase === "finished" || client.benched();
           var shownChosen = pi >= 0;   // this very button (a copy: two packs hold two of each card)
-          b.addEventListener("click", function () { tap(c, shownChosen); });
+          b.addEventListener("click", function () { if (offered) offeredTap(c); else tap(c, shownChosen); });
           row.appendChild(b);
         });
         div.appendChild(row);
@@ -218,6 +222,16 @@
         client.message(tooMany);
       } else if (tooMany && said === tooMany) client.message("");   // said of the tap before: done with
       client.render();
+    }
+
+    // A tap on a card held in one's own open offer: why it is not chosen, and the way to free it.
+    function offeredTap(card) {
+      var view = client.view();
+      if (!view || view.phase === "finished") return;
+      var offer = (view.offers || []).filter(function (o) { return o.from === view.seat && (o.my_cards || []).indexOf(card) >= 0; })[0];
+      var to = offer ? client.seats()[offer.to] : null;
+      client.message(cardTitle(card) + " is in your offer" + (to ? " to " + to.name : "") +
+        ": to choose it, first tap Withdraw on that offer.");
     }
 
     // The cards chosen for the offer being accepted are given by a tap on Give (a last look
@@ -337,7 +351,7 @@
     if ($("give")) $("give").addEventListener("click", give);
     $("offer").addEventListener("click", function () {
       if (!chosen.length) return;
-      // Offered, the form goes: the keyboard back to the cards (those offered are locked: the next free one).
+      // Offered, the form goes: the keyboard back to the cards (the first offered, which then says "in your offer").
       client.focusOn("card-" + chosen[0]);
       client.send({ type: "offer", to: parseInt($("offer-to").value, 10), cards: chosen.slice() });
     });

@@ -1,0 +1,83 @@
+"""Film Fantasy's cards held in the player's own open offer, on a small phone in Chromium against
+daphne: they say so, seen and heard, and a tap says why it chooses nothing and what frees them.
+
+Found by QA: a bot played a seat for its player (the organiser's "A bot plays for X") and made an
+offer; the seat given back, the offered cards were only faded (one still tagged "(NEW)"), and a
+tap on them did nothing, with no word: the player had to find "You offer 3 cards… Withdraw"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.axe import describe, serious_violations
+from tests.browser_support import chromium, live_server
+from tests.tables import screens_support as S
+from tests.tables.test_play_screens_browser import take_offer
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with live_server(tmp_path_factory.mktemp("offer-cards")) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+def in_sight(page, locator) -> None:
+    box = locator.bounding_box()
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, box
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_card_in_ones_own_offer_says_so_and_a_tap_points_to_withdraw(server, browser):
+    data = server.shell_json(S.ff_three_offers("offered"))
+    (_, token), (first, _), (other, _) = data["seats"][:3]  # seats 1 and 2 have offers open to seat 0
+    page = S.open_phone(browser, server, data["code"], token)
+    expect(page.locator("#offers li")).to_have_count(3)
+    # The player takes seat 1's offer (a card comes in: marked new), then offers that very card
+    # to seat 2.
+    card = take_offer(page, first, 1)[0]
+    button = page.locator(f'#hand button.c[data-card="{card}"]')
+    expect(button).to_have_class(re.compile(r"\bnew\b"))
+    button.click()
+    page.select_option("#offer-to", label=other)
+    page.locator("#offer").click()
+    expect(page.locator("#offers li", has_text=f"You offer 1 card to {other}.")).to_have_count(1)
+
+    # Locked: it reads "in your offer", not "new", on the screen and to a screen reader.
+    expect(button).to_have_class(re.compile(r"\blocked\b"))
+    expect(button).not_to_have_class(re.compile(r"\bnew\b"))
+    expect(button).to_contain_text("in your offer")
+    expect(button).not_to_contain_text("new")
+    expect(button).to_have_attribute("aria-label", re.compile(r"^\S.* \(in your offer\)$"))
+    expect(button).to_have_attribute("aria-disabled", "true")
+    in_sight(page, button)  # the longer label still fits the small phone
+    problems = serious_violations(page)
+    assert not problems, describe(problems)
+
+    # A tap chooses nothing and says why, and what frees the card.
+    title = button.get_attribute("aria-label").removesuffix(" (in your offer)")
+    button.click(force=True)  # (a finger's tap: Playwright waits for no aria-disabled control)
+    expect(page.locator("#message")).to_have_text(
+        f"{title} is in your offer to {other}: to choose it, first tap Withdraw on that offer.")
+    expect(button).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#offer-form")).to_be_hidden()
+
+    # Withdrawn, the card is free again: a tap chooses it.
+    page.get_by_role("button", name=f"Withdraw your offer to {other}").click()
+    expect(button).not_to_have_class(re.compile(r"\blocked\b"))
+    expect(button).not_to_have_attribute("aria-disabled", "true")
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#offer-form")).to_be_visible()
+    page.context.close()
