@@ -51,6 +51,7 @@ def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(organiser, server, "signed-out")
     organiser.goto(f"{server.url}/drives/{server.shell_json(DRIVE_ID % code)}/phones")
+    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
     organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
     expect(phone).to_have_url(re.compile(f"/{code}$"))
     expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
@@ -112,6 +113,7 @@ def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
     sign_in(organiser, server, "entry")
     organiser.goto(f"{server.url}/drives/{data['id']}/phones")
+    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
     organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
     expect(phone).to_have_url(re.compile(f"/{code}$"))
     expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
