@@ -72,8 +72,9 @@ def rebalance(
 ) -> list[list[str]]:
     """Seating after late arrivals (``add``) and early leavers (``remove``), between hands.
 
-    Moves as few seated players as possible, and ``keep`` (the last hand's movers: their phones
-    already say where they go) only when a table holds nobody else to give:
+    Moves as few seated players as possible, and ``keep`` (those at another table than in the
+    last hand: the close's movers, whose phones already say where they go, and anyone moved
+    since) only when a table holds nobody else to give:
 
     1. Leavers leave; everybody else keeps their table and seat order.
     2. The number of tables stays as it is if the new head-count fits it with every table

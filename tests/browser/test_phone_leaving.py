@@ -31,15 +31,6 @@ def browser():
         yield b
 
 
-def sign_in(page, server, tag: str) -> None:
-    """The organiser of screens_support's drive ``tag`` signs in."""
-    page.goto(server.url + "/")
-    page.fill("input[name=username]", f"olive-{tag}")
-    page.fill("input[name=password]", "organiser-pass-123")
-    page.click("button:has-text('Sign in')")
-    expect(page.locator("input[name=password]")).to_have_count(0)
-
-
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_why(server, browser):
     """Found by QA: the organiser signed Al's phone out while it was mid-hand on the game screen;
@@ -49,7 +40,7 @@ def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     phone = S.open_phone(browser, server, code, token)
     expect(phone.locator("#hand button.c").first).to_be_visible()  # its socket open: the hand came by it
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in(organiser, server, "signed-out")
+    S.sign_in_organiser(organiser, server, "signed-out")
     organiser.goto(f"{server.url}/drives/{server.shell_json(DRIVE_ID % code)}/phones")
     organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
     organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
@@ -111,7 +102,7 @@ def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     phone.goto(f"{server.url}/{code}/enter")
     phone.wait_for_function("window.framesIn > 0")  # its socket open: the page's state came by it
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in(organiser, server, "entry")
+    S.sign_in_organiser(organiser, server, "entry")
     organiser.goto(f"{server.url}/drives/{data['id']}/phones")
     organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
     organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()

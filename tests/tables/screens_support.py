@@ -8,6 +8,7 @@ import functools
 import random
 
 from games import get_game
+from playwright.sync_api import expect
 from tests.tables.test_play_browser import pick
 
 SMALL_PHONE = {"width": 360, "height": 640}
@@ -215,3 +216,12 @@ def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):
     page = context.new_page()
     page.goto(f"{server.url}/{code}/play")
     return page
+
+
+def sign_in_organiser(page, server, tag: str) -> None:
+    """The organiser of this module's drive ``tag`` (``olive-<tag>``) signs in."""
+    page.goto(server.url + "/")
+    page.fill("input[name=username]", f"olive-{tag}")
+    page.fill("input[name=password]", "organiser-pass-123")
+    page.click("button:has-text('Sign in')")
+    expect(page.locator("input[name=password]")).to_have_count(0)

@@ -110,15 +110,6 @@ def bounded(page, selector: str) -> None:
     assert box["max"] != "none" and box["overflow"] == "auto", (selector, box)
 
 
-def sign_in_as(page, server, tag: str) -> None:
-    """The organiser of screens_support's drive ``tag`` signs in."""
-    page.goto(server.url + "/")
-    page.fill("input[name=username]", f"olive-{tag}")
-    page.fill("input[name=password]", "organiser-pass-123")
-    page.click("button:has-text('Sign in')")
-    expect(page.locator("input[name=password]")).to_have_count(0)
-
-
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_three_open_offers_keep_declare_and_every_card_in_reach_on_a_small_phone(server, browser):
     data = server.shell_json(S.ff_three_offers("ff"))
@@ -370,7 +361,7 @@ def test_the_organisers_watch_page_passes_axe(server, browser, slug):
     tag = f"{slug}-watch"
     data = server.shell_json(setup(tag))
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in_as(organiser, server, tag)
+    S.sign_in_organiser(organiser, server, tag)
     organiser.goto(f"{server.url}/{data['code']}/tables/1/watch")
     expect(organiser.locator("#status")).not_to_be_empty()
     expect(organiser.locator("#status")).to_contain_text(status)
@@ -410,7 +401,7 @@ def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser
     drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{code}').pk))")
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
     organiser.on("dialog", lambda d: d.accept())
-    sign_in_as(organiser, server, "stale")
+    S.sign_in_organiser(organiser, server, "stale")
     organiser.goto(f"{server.url}/drives/{drive_id}/")
     organiser.locator("#table-1 details summary").click()
     organiser.locator("#table-1 button", has_text=f"A bot plays for {ann}").click()
@@ -445,7 +436,7 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
     expect(bob).to_have_class(re.compile(r"\bwaiting\b"))  # every seat's first pass is awaited
     expect(page.locator("#status")).not_to_contain_text("no phone")
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    sign_in_as(organiser, server, "ff-away")
+    S.sign_in_organiser(organiser, server, "ff-away")
     organiser.goto(f"{server.url}/drives/{drive_id}/phones")
     asked = []  # signing a phone out mid-hand asks first, naming the player
     organiser.once("dialog", lambda d: (asked.append(d.message), d.accept()))
