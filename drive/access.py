@@ -88,9 +88,11 @@ def drive_by_code(code: str, asker) -> Drive:
     ``UNKNOWN_CODES_PER_MINUTE``; beyond, any code it asks for is ``TooManyCodes`` (a drive's
     page answered and an unknown code refused would still tell a guesser which codes exist),
     unless it shows it belongs to that drive: a phone holding one of its players, its organiser."""
-    limited = ratelimit.over_limit(asker, "code", UNKNOWN_CODES_PER_MINUTE)
     code = (code or "").strip().upper()
-    drive = one_or_none(Drive.objects.filter(join_code=code)) if code.isalpha() and len(code) <= 8 else None
+    if not code.isalpha() or len(code) > 8:  # no code at all (/robots.txt, a phone's icon): no guess either
+        raise Http404("No drive has that code.")
+    limited = ratelimit.over_limit(asker, "code", UNKNOWN_CODES_PER_MINUTE)
+    drive = one_or_none(Drive.objects.filter(join_code=code))
     if drive is None:
         if limited or ratelimit.spend_try(asker, "code", UNKNOWN_CODES_PER_MINUTE) is None:
             raise TooManyCodes
@@ -148,13 +150,14 @@ NOT_JOINED = ("This phone is no longer joined to the drive: pick your name to jo
 def say_why_no_player(request, drive: Drive) -> None:
     """A page of the phone's own (its home page, the game screen, the entry form, a confirmation)
     found that the phone holds no player of the drive: taken out (``TAKEN_OUT``), signed out by
-    the organiser or by its own "Leave this phone", or its cookie gone (``NOT_JOINED``). Said
+    the organiser or by its own "Leave this phone" (``NOT_JOINED``; a phone with no cookie of the
+    drive, which may never have joined, is told nothing more than the join page says). Said
     once, on the join page it is sent to (a page reloaded when its socket was closed as signed
     out lands there with the reason, not with a bare list of names)."""
     gone = taken_out_name(request, drive)
     if gone is not None:
         messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
-    else:
+    elif request.COOKIES.get(player_cookie_name(drive)):  # a phone that never joined: the join page says how
         messages.info(request, NOT_JOINED)
 
 

@@ -118,6 +118,7 @@ def standings_csv(request, drive_id: int):
     # a formula to a spreadsheet.
     writer.writerow([*STANDINGS_CSV_BEFORE, *(f.key for f in drive.game_rules.facts), *STANDINGS_CSV_AFTER])
     for r in selectors.standings(drive):
-        writer.writerow([r.rank, int(r.tied), _cell(r.name), r.total, *r.facts, r.row.hands_played, int(r.row.left),
-                         int(r.row.bot)])
+        placed = bool(r.row.hands_played)  # no hand played: no place, as every page shows ("–")
+        writer.writerow([r.rank if placed else "", int(r.tied) if placed else "", _cell(r.name), r.total, *r.facts,
+                         r.row.hands_played, int(r.row.left), int(r.row.bot)])
     return response

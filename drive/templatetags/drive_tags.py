@@ -96,8 +96,9 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     ``mover_without_winner``); nothing at a lone table. Once the hand is closed,
     the moves the close made (``TableHand.moved_up``: a correction after it changes the points,
     not the moves), said as done; nothing after the drive's last hand (``hand``, closed with no
-    move made) nor during it (``hand`` of ``drive``, the last by its number of hands). No query: the scores and their players are read with the result, in seat
-    order."""
+    move made) nor during it (``hand`` of ``drive``, the last by its number of hands). The scores
+    and their players are read with the result, in seat order: no query, but one for a closed
+    hand's mover who has since left the drive (``_seated_after``)."""
     made = table.moved_up_id is not None
     if not made and hand is not None and (hand.status == hand.Status.CLOSED
                                           or (drive is not None and drive.is_last_hand(hand.number))):

@@ -26,6 +26,8 @@
     var parked = null;     // the status line, while the focus waits there
     var parking = false;
 
+    // Whether ``e`` shows the keyboard's focus ring (false where a browser knows no :focus-visible).
+    function byKeyboard(e) { try { return !!(e && e.matches && e.matches(":focus-visible")); } catch (x) { return false; } }
     function keyOf(e) { return (e.dataset && e.dataset.focus) || (e.id ? "#" + e.id : ""); }
     function controls() {
       return Array.prototype.filter.call(root.querySelectorAll(CONTROLS), function (e) { return !!keyOf(e); });
@@ -94,7 +96,7 @@
       if (parking) return;
       parked = null;
       var t = event.target;
-      place = t.matches(CONTROLS) && keyOf(t) ? placeOf(t, t.matches(":focus-visible")) : null;
+      place = t.matches(CONTROLS) && keyOf(t) ? placeOf(t, byKeyboard(t)) : null;
     });
 
     return {
@@ -121,7 +123,7 @@
       // The screen moves the keyboard's place to the control ``key`` (drawn now, or by the next
       // redraw): the focus goes there once the control it is on is redrawn away.
       want: function (key) {
-        var a = document.activeElement, keyboard = !!(a && a.matches && a.matches(":focus-visible"));
+        var a = document.activeElement, keyboard = byKeyboard(a);
         var e = withKey(key)[0];
         place = e ? placeOf(e, keyboard) : { key: key, nth: 0, near: [], far: [], keyboard: keyboard };
       }

@@ -168,6 +168,7 @@ def test_a_player_who_left_is_marked_left_everywhere_the_standings_show_still_ra
     standings = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv")
     rows = list(csv.reader(io.StringIO(standings.content.decode("utf-8-sig"))))
     assert rows[0][-2:] == ["left", "bot"]
+    assert all(row[0] and row[1] in ("0", "1") for row in rows[1:] if row[-3] != "0")  # a place once played
     assert {row[2]: row[-2] for row in rows[1:]}[first.name] == "1"
     assert {row[2]: row[-2] for row in rows[1:]}[stayer.name] == "0"
     services.end_drive(drive)
@@ -261,3 +262,16 @@ def test_an_earlier_hands_page_offers_no_watch_link(organiser_client, organiser)
     services.start_hand(drive)
     assert watch not in organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
     assert watch in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+
+
+def test_the_standings_csv_gives_no_place_to_a_player_who_has_played_no_hand(organiser, organiser_client):
+    """As every page shows "–" for them: the CSV had given newcomers a shared place below the rest."""
+    drive = seated_drive(organiser, 8)
+    services.add_players(drive, ["Late", "Later"])  # during hand 1: seated at the next
+    services.organiser_result(drive, drive.hands.get().tables.get(number=1), declared(4, 0), organiser)
+    rows = list(csv.DictReader(io.StringIO(
+        organiser_client.get(f"/drives/{drive.pk}/export/standings.csv").content.decode("utf-8-sig"))))
+    waiting = [row for row in rows if row["hands_played"] == "0"]
+    assert {row["player"] for row in waiting} >= {"Late", "Later"}
+    assert all(row["rank"] == "" and row["tied"] == "" for row in waiting)
+    assert [row["rank"] for row in rows if row["hands_played"] != "0"][0] == "1"

@@ -67,6 +67,16 @@ def test_an_address_guessing_codes_is_answered_429_for_any_code_but_the_drives_p
     assert neighbour.get(f"/join?code={world.code}").status_code == 302
 
 
+def test_what_is_no_code_at_all_is_no_guess(world, mid_minute):
+    """A phone's browser asks for /robots.txt and /apple-touch-icon.png by itself: the route of
+    a code catches them, and they count as no guess (no drive's code holds a dot)."""
+    phone = Client(REMOTE_ADDR=GUESSER)
+    for _ in range(2 * UNKNOWN_CODES_PER_MINUTE):
+        for path in ("/robots.txt", "/apple-touch-icon.png", "/favicon-32x32.png"):
+            assert phone.get(path).status_code == 404, path
+    assert phone.get(f"/{world.code}/board").status_code == 200
+
+
 def from_address(address: str):
     """The application, its sockets seen as coming from ``address``."""
 
