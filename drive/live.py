@@ -375,9 +375,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     return {
         "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
         "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
-        # Nobody has played a hand (a table recorded as not played is none): ended now, the drive
-        # would have no standings, and "End the drive now" says so (dashboard.html).
-        "no_hand_played": not any(r.row.hands_played for r in view.ranked),
+        # Nobody has a place (no hand played): "End the drive now" warns of no standings (dashboard.html).
+        "no_hand_played": not view.placed,
         # Each hand before this one has a page of its own, where its results are corrected.
         "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
         "disputes": disputes,
