@@ -2,7 +2,8 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but three things: at start the process may open as many files as the system lets it
+websockets) but four things: every status line names its code (Twisted's table lacks 429 and
+431, which it calls "Unknown Status"), at start the process may open as many files as the system lets it
 (``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB drops the connection
 (``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
 ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
@@ -31,6 +32,7 @@ import daphne.server  # isort:skip  (installs Twisted's asyncio reactor: first)
 import io
 import logging
 import resource
+from http import HTTPStatus
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
@@ -74,6 +76,16 @@ class BoundedRequest(WebRequest):
     def process(self):
         if not self.refused:
             return super().process()
+
+    def setResponseCode(self, code, message=None):
+        # Twisted knows no phrase for the newer codes (429 Too Many Requests, 431): without
+        # one, its status line says "Unknown Status". Python's own table names them.
+        if message is None:
+            try:
+                message = HTTPStatus(code).phrase.encode()
+            except ValueError:  # a code Python does not know either: Twisted's own words
+                pass
+        super().setResponseCode(code, message)
 
     def refuse(self, body: str) -> None:
         """Answer 413 and close the connection; what else arrives is not read."""

@@ -1,0 +1,46 @@
+"""The server `make run` starts names every status it answers with (config/server.py): Twisted's
+own table has no words for 429, and its status line said "429 Unknown Status"."""
+
+from __future__ import annotations
+
+import http.client
+
+import pytest
+
+from drive.access import UNKNOWN_CODES_PER_MINUTE
+from tests.faults.support import Server
+from tests.security.test_code_guessing import guesses
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("status-lines"))
+    s.env["DEBUG"] = "0"
+    s.start()
+    yield s
+    s.stop()
+
+
+def status_line(server: Server, path: str) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        response.read()
+        return response.status, response.reason
+    finally:
+        connection.close()
+
+
+def test_a_refused_guesser_is_told_too_many_requests_in_the_status_line(server):
+    # Twice the limit: the sliding minute weighs the guesses of a minute just turned a little
+    # under their count, so the last ones are refused whenever the run started.
+    answers = [status_line(server, f"/{code}/board") for code in guesses(2 * UNKNOWN_CODES_PER_MINUTE)]
+    assert answers[0] == (404, "Not Found")
+    refused = [reason for status, reason in answers if status == 429]
+    assert refused and set(refused) == {"Too Many Requests"}, answers
+    assert answers[-1] == (429, "Too Many Requests")
+
+
+def test_the_status_lines_twisted_knows_are_its_own(server):
+    assert status_line(server, "/healthz") == (200, "OK")
