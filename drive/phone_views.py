@@ -353,7 +353,7 @@ def preview(request, code: str):
     if player is None:
         return previews.refused(_why_no_player(request, drive), status=403)
     try:
-        table = results._my_table(drive, player, for_update=False)
+        table = results.my_table(drive, player, for_update=False)
     except DriveError as exc:
         return previews.refused(str(exc))
     return previews.preview(drive, table, request.POST)

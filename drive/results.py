@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Subquery
 
 from common.bidi import isolate
 from common.db import one_or_none
@@ -93,19 +94,24 @@ def locked_for_players(table: TableHand, result: Result | None) -> str | None:
     return None
 
 
-def _hand_being_played(drive: Drive, player: Player, shown: Shown | None) -> Hand:
-    """The hand being played, for ``_my_table``: refused when there is none (a finished drive
-    has none, whatever the form), or with ``shown`` unless the form was shown to this player,
-    for this hand."""
+def _hand_being_played(drive: Drive, player: Player, shown: Shown | None, hand: Hand | None) -> Hand:
+    """``hand`` (the drive's current hand, None before the first seating) as the hand being
+    played: refused when it is not (a finished drive has none, whatever the form), or with
+    ``shown`` unless the form was shown to this player, for this hand."""
     if drive.is_finished:
         raise DriveError(FINISHED)
-    hand = current_hand(drive)
     if shown is not None:
         _check_player_shown(player, shown)
         _check_hand_shown(hand, shown)
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("No hand is being played right now.")
     return hand
+
+
+def _current_hand_id(drive: Drive) -> Subquery:
+    """The drive's current hand (its latest), as a subquery: a read of the player's table in it
+    needs no query of its own for the hand."""
+    return Subquery(Hand.objects.filter(drive=drive).order_by("-number").values("pk")[:1])
 
 
 def _at_table(drive: Drive, hand: Hand, table: TableHand | None, shown: Shown | None) -> TableHand:
@@ -122,32 +128,36 @@ def _at_table(drive: Drive, hand: Hand, table: TableHand | None, shown: Shown | 
     return table
 
 
-def _my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
-    """The player's table in the hand being played; with ``shown`` (a form's), refused as stale
-    unless the form was shown to this player, for this hand and this table. A finished drive
-    has no table to act on, whatever the form."""
-    hand = _hand_being_played(drive, player, shown)
+def my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Shown | None = None) -> TableHand:
+    """The player's table in the hand being played, read with its hand in one query (locked:
+    the table's row); with ``shown`` (a form's), refused as stale unless the form was shown to
+    this player, for this hand and this table. A finished drive has no table to act on,
+    whatever the form."""
     # (No ordering: the models' default one joins the drive for it; one table per player.)
-    tables = TableHand.objects.filter(hand=hand, seats__player=player).order_by()
+    tables = (TableHand.objects.select_related("hand")
+              .filter(hand=_current_hand_id(drive), seats__player=player).order_by())
     if for_update:
-        tables = tables.select_for_update()
-    return _at_table(drive, hand, tables.first(), shown)
+        tables = tables.select_for_update(of=("self",))
+    table = tables.first()
+    # Not seated in the current hand: the hand is read for the refusal that says what is so.
+    hand = _hand_being_played(drive, player, shown, table.hand if table is not None else current_hand(drive))
+    return _at_table(drive, hand, table, shown)
 
 
 def my_table_and_players(drive: Drive, player: Player, shown: Shown | None = None
                          ) -> tuple[TableHand, list[Player]]:
-    """``_my_table`` (not locked) and its players in seat order (``players_at``), the table and
-    its players read in one query: its seats, each with its table and its player."""
-    hand = _hand_being_played(drive, player, shown)
-    seats = list(Seat.objects.select_related("table", "player")
-                 .filter(hand=hand, table__seats__player=player).order_by("position"))
+    """``my_table`` (not locked) and its players in seat order (``players_at``), the hand, the
+    table and its players read in one query: its seats, each with its hand, table and player."""
+    seats = list(Seat.objects.select_related("hand", "table", "player")
+                 .filter(hand=_current_hand_id(drive), table__seats__player=player).order_by("position"))
+    hand = _hand_being_played(drive, player, shown, seats[0].hand if seats else current_hand(drive))
     table = _at_table(drive, hand, seats[0].table if seats else None, shown)
     return table, [seat.player for seat in seats]
 
 
 def _my_table_as_read(drive: Drive, player: Player, shown: Shown, read: tuple[TableHand, list[Player]] | None
                       ) -> tuple[TableHand, list[Player]]:
-    """Under the drive's lock: the player's table and its players, as ``_my_table`` and
+    """Under the drive's lock: the player's table and its players, as ``my_table`` and
     ``players_at`` give them. ``read``: the same, read by the caller before the lock (the entry
     page checks the form against them); still the player's own when the hand they belong to is
     still the one being played (a table's mode and its seats change only between hands, under
@@ -162,7 +172,7 @@ def _my_table_as_read(drive: Drive, player: Player, shown: Shown, read: tuple[Ta
             table.hand = hand
             hand.drive = drive  # the locked row
             return table, players
-    table = _my_table(drive, player, shown=shown)
+    table = my_table(drive, player, shown=shown)
     return table, players_at(table)
 
 
@@ -272,7 +282,7 @@ def enter(
 
 
 def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown) -> tuple[TableHand, Result]:
-    table = _my_table(drive, player, shown=shown)
+    table = my_table(drive, player, shown=shown)
     result = one_or_none(Result.objects.select_for_update().filter(table=table))
     if result is None:
         raise DriveError("Nothing has been entered for your table yet.")
