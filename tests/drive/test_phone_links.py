@@ -321,7 +321,7 @@ def test_signing_a_phone_out_asks_first_naming_the_player(organiser_client, orga
     """QA: "Sign phone out" signed a player out in one click, even mid-hand, and replaced their
     private link. Its form asks first, naming the player (an apostrophe in the name escaped, not
     ending the question's string) and saying what happens; "New private link" (no phone to stop)
-    asks nothing."""
+    asks too: the link the player was given stops working."""
     import html
 
     drive = make_drive(organiser, 2)
@@ -338,7 +338,10 @@ def test_signing_a_phone_out_asks_first_naming_the_player(organiser_client, orga
         "the middle of a hand, and their private link changes: the old one no longer works. They can join again "
         "with the new link, shown on this page.')"]
     assert "Sign phone out" in rows["Zoë O'Brien"]
-    assert "New private link" in rows["P002"] and "onsubmit" not in rows["P002"]
+    assert "New private link" in rows["P002"]
+    assert [html.unescape(js) for js in re.findall(r'<form [^>]*onsubmit="([^"]*)"', rows["P002"])] == [
+        "return confirm('Give ⁨P002⁩ a new private link? The one they have now (printed, sent or shown as a "
+        "QR code) stops working.')"]
 
 
 def test_each_qr_code_is_an_image_named_for_what_it_is(client, organiser_client, organiser):
