@@ -84,4 +84,8 @@ def test_users_and_groups_are_shown_and_never_added_changed_given_a_password_or_
     # Each refusal is one line in the log, without a traceback.
     lines = [r for r in caplog.records if r.name.startswith("django.")]
     assert len(lines) == len(refused) and all(r.exc_info is None and not r.exc_text for r in lines)
-    assert client.get("/admin/").status_code == 200
+    index = client.get("/admin/")
+    assert index.status_code == 200
+    # Its header offers no password change that would be refused; signing out, as ever.
+    header = index.content.decode()
+    assert "/admin/password_change/" not in header and 'action="/admin/logout/"' in header
