@@ -317,6 +317,10 @@ def test_the_drive_cannot_be_ended_while_a_hand_is_in_play_and_the_button_says_w
     end.click()
     expect(organiser.locator("main")).to_contain_text("The drive has ended.")
     assert asked == ["End the drive now and freeze the standings?"]
+    # The other tab, left open, is told live: what the finished drive would refuse goes.
+    expect(other.locator("#hand h2")).to_have_text("The drive has finished")
+    expect(other.get_by_role("button", name="Add players")).to_be_hidden()
+    expect(other.get_by_role("button", name="End the drive now")).to_be_hidden()
     context.close()
 
 
