@@ -63,7 +63,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
-    "template_partials",
     "drive",
     "tables",
     "scoring",

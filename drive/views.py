@@ -176,10 +176,7 @@ def _keep_draft(request, drive, text: str | None = None) -> None:
         request.session[_NAMES_DRAFT(drive)] = text[:NamesForm.base_fields["names"].max_length]
 
 
-@login_required
-@require_POST
-def player_withdraw(request, drive_id: int, player_id: int):
-    drive = drive_for_organiser(request, drive_id)
+def _withdraw(request, drive, player_id: int):
     player = player_of_drive(drive, player_id)
     withdrawn = _run(request, drive, lambda: services.withdraw_player(drive, player))
     if withdrawn is not None:  # (None: refused, and the message says why)
@@ -192,10 +189,7 @@ def player_withdraw(request, drive_id: int, player_id: int):
     return _back(drive)
 
 
-@login_required
-@require_POST
-def player_rejoin(request, drive_id: int, player_id: int):
-    drive = drive_for_organiser(request, drive_id)
+def _rejoin(request, drive, player_id: int):
     player = player_of_drive(drive, player_id)
     reseated = _run(request, drive, lambda: services.rejoin_player(drive, player))
     if reseated is not None:
@@ -208,11 +202,11 @@ def player_rejoin(request, drive_id: int, player_id: int):
 def player_presence(request, drive_id: int):
     """The dashboard's list of players is one form (one token, not one per player): the button
     pressed says whom to take out (``withdraw=<id>``) or bring back (``rejoin=<id>``)."""
-    for field, act in (("withdraw", player_withdraw), ("rejoin", player_rejoin)):
+    drive = drive_for_organiser(request, drive_id)
+    for field, act in (("withdraw", _withdraw), ("rejoin", _rejoin)):
         raw = request.POST.get(field)
         if raw is not None and raw.isascii() and raw.isdigit() and len(raw) < 12:
-            return act(request, drive_id, int(raw))
-    drive = drive_for_organiser(request, drive_id)
+            return act(request, drive, int(raw))
     messages.error(request, "Press “take out” or “bring back” beside a player's name.")
     return _back(drive)
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 from common.bidi import isolate
 from drive import live, movement
 from drive.models import Drive, Player
+from drive.selectors import standings_rows
 from games import GameError, get_game
 from games.base import Outcome
 from scoring import services as scoring
@@ -278,8 +279,6 @@ def _target_reached(drive: Drive, hands_played: int) -> bool:
 
 
 def _finish(drive: Drive) -> None:
-    from drive.selectors import standings_rows  # selectors read; imported here to avoid a cycle
-
     hand = current_hand(drive)
     if hand is not None and hand.status == Hand.Status.SEATING:
         hand.delete()  # the next hand's seating was shown but never played

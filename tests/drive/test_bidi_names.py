@@ -167,12 +167,12 @@ def test_the_game_screens_isolate_the_names_they_render(organiser, django_user_m
 def test_messages_that_name_players_isolate_them(hand_one, organiser_client):
     drive, t1, t2 = hand_one
     late = drive.players.get(name=LATE)
-    url = f"/drives/{drive.pk}/players/{late.pk}/withdraw"
+    url = f"/drives/{drive.pk}/players/presence"
     # A message built for a page: the name in a <bdi>.
-    body = organiser_client.post(url, follow=True).content.decode()
+    body = organiser_client.post(url, {"withdraw": late.pk}, follow=True).content.decode()
     assert f"{bdi(LATE)} has left the drive" in body
     # A refusal is plain text (a page shows it, or a script sets it as text): isolate characters.
-    body = organiser_client.post(url, follow=True).content.decode()
+    body = organiser_client.post(url, {"withdraw": late.pk}, follow=True).content.decode()
     assert f"{FSI}{escape(LATE)}{PDI} has already left." in body
     enterer, other = seated(t2)[0], seated(t2)[1]
     data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": "k2", "seen_revision": "0",

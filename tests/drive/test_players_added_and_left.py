@@ -65,7 +65,7 @@ def test_the_dashboard_counts_the_players_still_in_the_drive_and_says_how_many_l
     drive = make_drive(organiser, 0)
     organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(f"P{i}" for i in range(1, 10))})
     zed = services.add_players(drive, ["Zed"])[0]
-    page = organiser_client.post(f"/drives/{drive.pk}/players/{zed.pk}/withdraw", follow=True).content.decode()
+    page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": zed.pk}, follow=True).content.decode()
     text = shown(page)
     assert "9 players so far (1 left)" in text and "Players (9; 1 left)" in text
     pushed = live.dashboard_parts(selectors.drive_view(drive))
@@ -86,7 +86,7 @@ def test_a_player_who_played_is_told_to_keep_their_points_when_they_leave(organi
     finish_all_tables(drive, organiser)
     organiser_client.post(f"/drives/{drive.pk}/close", {"hand": "1"})
     leaver = drive.players.get(name="P003")
-    page = organiser_client.post(f"/drives/{drive.pk}/players/{leaver.pk}/withdraw", follow=True).content.decode()
+    page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": leaver.pk}, follow=True).content.decode()
     text = shown(page)
     assert "P003 has left the drive; their points stay in the standings." in text
     assert "Players (7; 1 left)" in text
@@ -131,13 +131,13 @@ def test_taking_a_player_out_says_who_the_seating_moved_and_which_table_went_to_
     services.set_table_mode(drive, 2, "digital")
     bot = services.add_bot(drive, hand.tables.get(number=2).pk)
     first, second = [s.player for s in hand.tables.get(number=1).seats.order_by("position")][:2]
-    page = organiser_client.post(f"/drives/{drive.pk}/players/{first.pk}/withdraw", follow=True).content.decode()
+    page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": first.pk}, follow=True).content.decode()
     assert f"<bdi>{first.name}</bdi> has left the drive (no hand played: they are in no standings).</" in page
-    page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/withdraw", follow=True).content.decode()
+    page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": second.pk}, follow=True).content.decode()
     assert (f"The seating shown for hand 1 changed: \u2068{bot.name}\u2069 to Table 1. Table 1 now plays on the "
             "phones: a bot sits there, and a bot holds no cards.") in html.unescape(page)
     assert hand.tables.get(number=1).play_mode == "digital"
-    page = organiser_client.post(f"/drives/{drive.pk}/players/{second.pk}/rejoin", follow=True).content.decode()
+    page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"rejoin": second.pk}, follow=True).content.decode()
     assert f"<bdi>{second.name}</bdi> is back." in page
 
 

@@ -343,11 +343,16 @@ def test_too_many_fields_are_refused(world):
 def test_huge_ids_in_urls_are_404_not_500(world, number):
     client = world.organiser_client()
     for path in ("/drives/{n}/", "/drives/{d}/results/{n}", "/drives/{d}/results/{n}/preview", "/drives/{d}/hands/{n}",
-                 "/drives/{d}/players/{n}/withdraw", "/drives/{d}/phones/{n}/revoke"):
+                 "/drives/{d}/phones/{n}/revoke"):
         url = path.format(n=number, d=world.drive.pk)
         before = snapshot()
-        response = client.post(url) if url.endswith(("withdraw", "revoke", "preview")) else client.get(url)
+        response = client.post(url) if url.endswith(("revoke", "preview")) else client.get(url)
         assert response.status_code in (302, 404), (url, response.status_code)
+        assert snapshot() == before
+    for field in ("withdraw", "rejoin"):  # the players list's buttons name a player
+        before = snapshot()
+        response = client.post(f"/drives/{world.drive.pk}/players/presence", {field: number})
+        assert response.status_code in (302, 404), (field, response.status_code)
         assert snapshot() == before
 
 

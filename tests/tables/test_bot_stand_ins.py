@@ -77,7 +77,7 @@ def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play
     players = seated_players(table)
     leaver = players[1]
     client.force_login(organiser)
-    said = client.post(f"/drives/{drive.pk}/players/{leaver.pk}/withdraw", follow=True).content.decode()
+    said = client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": leaver.pk}, follow=True).content.decode()
     table.refresh_from_db()
     assert table.bots == [1] and seated_players(table) == players
     # The organiser is told so (the message said only that their points stay: found by a fuzz).
