@@ -24,7 +24,6 @@ import json
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Subquery
 
 from common.bidi import isolate
 from common.db import one_or_none
@@ -108,12 +107,6 @@ def _hand_being_played(drive: Drive, player: Player, shown: Shown | None, hand: 
     return hand
 
 
-def _current_hand_id(drive: Drive) -> Subquery:
-    """The drive's current hand (its latest), as a subquery: a read of the player's table in it
-    needs no query of its own for the hand."""
-    return Subquery(Hand.objects.filter(drive=drive).order_by("-number").values("pk")[:1])
-
-
 def _at_table(drive: Drive, hand: Hand, table: TableHand | None, shown: Shown | None) -> TableHand:
     """The player's ``table`` in ``hand`` (None: not seated), refused as stale when ``shown``
     names another table."""
@@ -135,7 +128,7 @@ def my_table(drive: Drive, player: Player, *, for_update: bool = True, shown: Sh
     whatever the form."""
     # (No ordering: the models' default one joins the drive for it; one table per player.)
     tables = (TableHand.objects.select_related("hand")
-              .filter(hand=_current_hand_id(drive), seats__player=player).order_by())
+              .filter(hand=Hand.objects.current_id(drive), seats__player=player).order_by())
     if for_update:
         tables = tables.select_for_update(of=("self",))
     table = tables.first()
@@ -149,7 +142,7 @@ def my_table_and_players(drive: Drive, player: Player, shown: Shown | None = Non
     """``my_table`` (not locked) and its players in seat order (``players_at``), the hand, the
     table and its players read in one query: its seats, each with its hand, table and player."""
     seats = list(Seat.objects.select_related("hand", "table", "player")
-                 .filter(hand=_current_hand_id(drive), table__seats__player=player).order_by("position"))
+                 .filter(hand=Hand.objects.current_id(drive), table__seats__player=player).order_by("position"))
     hand = _hand_being_played(drive, player, shown, seats[0].hand if seats else current_hand(drive))
     table = _at_table(drive, hand, seats[0].table if seats else None, shown)
     return table, [seat.player for seat in seats]

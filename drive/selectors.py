@@ -28,7 +28,7 @@ def drives_for(user) -> QuerySet[Drive]:
 
 
 def current_hand(drive: Drive) -> Hand | None:
-    return drive.hands.order_by("-number").first()
+    return Hand.objects.current(drive)
 
 
 def latest_hand_number(drive: Drive) -> int:

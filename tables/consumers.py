@@ -32,6 +32,7 @@ from common.db import database_sync_to_async, write_sync_to_async
 from drive import broadcast, selectors
 from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
+from tables.models import Hand, TableHand
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ class _TableSocket(JsonFrameConsumer):
         """This socket's frame as stored now, with who sits where (``facts``, read here when not
         given); and the facts. In a thread: the caller, on the loop, decides whether to keep the
         facts."""
-        table = digital.TableHand.objects.filter(pk=self.table_id).only("state").order_by().first()
+        table = TableHand.objects.filter(pk=self.table_id).only("state").order_by().first()
         if table is None or table.state is None:
             return None, None
         if facts is None or facts["id"] != self.table_id:
@@ -443,8 +444,7 @@ class WatchConsumer(_TableSocket):
             return str(exc)
         if not organiser_for_scope(self.scope, drive):
             return "Only the organiser may watch a table."
-        hand = drive.hands.order_by("-number").first()
-        table = hand and hand.tables.filter(number=kwargs["number"]).first()
+        table = TableHand.objects.filter(hand=Hand.objects.current_id(drive), number=kwargs["number"]).first()
         if table is None:
             return "There is no such table in this hand."
         return table.pk

@@ -178,12 +178,9 @@ def table_facts(table_id: int) -> dict[str, Any]:
 
 def digital_seat_of(drive, player) -> Seat | None:
     """The player's seat at a digital table in the drive's current hand, or None."""
-    hand = drive.hands.order_by("-number").first()
-    if hand is None:
-        return None
     return (
         Seat.objects.select_related("table", "table__hand")
-        .filter(hand=hand, player=player, table__play_mode=TableHand.PlayMode.DIGITAL)
+        .filter(hand=Hand.objects.current_id(drive), player=player, table__play_mode=TableHand.PlayMode.DIGITAL)
         .first()
     )
 

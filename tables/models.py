@@ -7,6 +7,19 @@ from django.db import models
 from common.jsoncodec import JSONField
 
 
+class Hands(models.Manager):
+    """``Hand.objects``, which knows a drive's current hand: its latest (the seating shown, the
+    hand in play, or the last one closed), None before the first seating."""
+
+    def current(self, drive) -> Hand | None:
+        return self.filter(drive=drive).order_by("-number").first()
+
+    def current_id(self, drive) -> models.Subquery:
+        """The current hand's id as a subquery: a read of what is in it (a player's table, its
+        seats) is then one query."""
+        return models.Subquery(self.filter(drive=drive).order_by("-number").values("pk")[:1])
+
+
 class Hand(models.Model):
     """Hand number N of a drive, played at every table at once."""
 
@@ -25,6 +38,8 @@ class Hand(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SEATING)
     started_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = Hands()
 
     class Meta:
         ordering = ["drive", "number"]

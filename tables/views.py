@@ -17,6 +17,7 @@ from drive import services
 from drive.forms import posted_number
 from tables import digital
 from tables.frames import STOOD_IN
+from tables.models import Hand, TableHand
 
 
 def game_screen(drive) -> dict:
@@ -43,10 +44,11 @@ def play(request, code: str):
 
 @login_required
 def watch(request, code: str, number: int):
-    """/<CODE>/tables/<n>/watch: the organiser's spectator view of a digital table (no cards)."""
+    """/<CODE>/tables/<n>/watch: the organiser's spectator view of a table of the current hand
+    (no cards), as its socket watches it."""
     drive = drive_for_organiser(request, drive_by_code(code, request).pk)
-    if not drive.hands.filter(tables__number=number).exists():
-        raise Http404("This drive has no table of that number.")
+    if not TableHand.objects.filter(hand=Hand.objects.current_id(drive), number=number).exists():
+        raise Http404("No table of that number in the current hand.")
     return render(request, "tables/watch.html", {
         "drive": drive, "number": number, "screen": game_screen(drive),
         "ws_path": f"/ws/watch/{drive.join_code}/{number}/",

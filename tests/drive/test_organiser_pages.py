@@ -264,6 +264,22 @@ def test_an_earlier_hands_page_offers_no_watch_link(organiser_client, organiser)
     assert watch in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
 
 
+def test_the_watch_page_opens_only_on_a_table_of_the_current_hand_as_its_socket_watches(organiser_client, organiser):
+    """Found reading the code: the page opened on a table number any hand had had, and its socket
+    then refused it ("There is no such table in this hand"). Hand 2, with four players taken out,
+    has one table where hand 1 had two."""
+    drive = seated_drive(organiser, 8, play_mode="digital", target="hands", target_hands=5)
+    assert organiser_client.get(f"/{drive.join_code}/tables/2/watch").status_code == 200
+    services.close_hand(drive, force=True)
+    for player in drive.players.order_by("pk")[:4]:
+        services.withdraw_player(drive, player)
+    services.start_hand(drive)
+    assert drive.hands.get(number=2).tables.count() == 1
+    gone = organiser_client.get(f"/{drive.join_code}/tables/2/watch")
+    assert gone.status_code == 404 and "No table of that number in the current hand." in gone.content.decode()
+    assert organiser_client.get(f"/{drive.join_code}/tables/1/watch").status_code == 200
+
+
 def test_the_standings_csv_gives_no_place_to_a_player_who_has_played_no_hand(organiser, organiser_client):
     """As every page shows "–" for them: the CSV had given newcomers a shared place below the rest."""
     drive = seated_drive(organiser, 8)
