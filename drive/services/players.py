@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from common.bidi import isolate
@@ -43,10 +44,14 @@ MAX_NAME = 40
 # to 20,000 characters by its form, is folded a line, or a piece between commas, at a time:
 # ``_pieces``.)
 MAX_TYPED = 1000
-# Players in one drive, active or not: 125 tables of four, beyond any hall this is for (the
-# benchmarks measure 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a
-# second and a half.
+# Players in one drive: 125 tables of four, beyond any hall this is for (the benchmarks measure
+# 400: docs/benchmarks.md); 3,000 pasted names made a dashboard of a second and a half. Those
+# who count are the players in it and those who left after playing (in the standings); one taken
+# out before playing any hand holds no place (``places_held``), or names a phone typed in as a
+# prank, once taken out, would have filled the drive for good. The names it keeps all the same
+# (to bring one back; a rude name taken out stays refused) are bounded too, by ``MAX_NAMES``.
 MAX_PLAYERS = 500
+MAX_NAMES = 1000
 
 
 
@@ -187,11 +192,13 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
         # "(as Zed)" only when the name kept is spelt otherwise: never "Ann … (as Ann)".
         spelt = f" (as {isolate(kept)})" if kept != name else ""
         refused.append((name, f"{isolate(name)} is in this {where} already{spelt}: add an initial to tell them apart."))
-    room = max(0, MAX_PLAYERS - len(existing))
+    room = max(0, min(MAX_PLAYERS - places_held(drive), MAX_NAMES - len(existing)))
     over = fresh[room:]
     if over:  # one reason for them all (3,000 names pasted said it 2,800 times)
         plural = "names are" if len(over) > 1 else "name is"
         said = f"The last {len(over)} {plural} over the {MAX_PLAYERS} players a drive holds."
+        if len(existing) + room >= MAX_NAMES:
+            said = f"The last {len(over)} {plural} over the {MAX_NAMES} names a drive keeps, those taken out included."
         refused.extend((name, said) for name in over)
     fresh = fresh[:room]
     if not fresh and not refused:
@@ -260,11 +267,15 @@ def _add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) 
     if not names:
         raise DriveError("Give at least one name.")
     existing = {name_key(n): n for n in drive.players.values_list("name", flat=True)}
-    if len(existing) >= MAX_PLAYERS:
+    held = places_held(drive)
+    if held >= MAX_PLAYERS:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players.")
-    if len(existing) + len(names) > MAX_PLAYERS:
-        raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {len(existing)}, "
-                         f"and these {len(names)} names would make {len(existing) + len(names)}.")
+    if held + len(names) > MAX_PLAYERS:
+        raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {held}, "
+                         f"and these {len(names)} names would make {held + len(names)}.")
+    if len(existing) + len(names) > MAX_NAMES:
+        raise DriveError(f"This drive has had {len(existing)} names, those taken out included, and keeps at most "
+                         f"{MAX_NAMES}: it takes no more.")
     clashes = [n for n in names if name_key(n) in existing]
     if clashes and by_phone and len(names) == 1:
         # The one player of that name (a drive's names differ by more than capitals).
@@ -348,6 +359,9 @@ def rejoin_player(drive: Drive, player: Player) -> str:
         raise DriveError("This drive has finished: its final standings are frozen.")
     if player.drive_id != drive.pk or player.active:
         raise DriveError("That player is already playing.")
+    if not has_played(player) and places_held(drive) >= MAX_PLAYERS:
+        raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players. Take someone out to bring "
+                         f"{isolate(player.name)} back.")
     player.active = True
     player.save(update_fields=["active"])
     reseated = reseat_if_between_hands(drive)
@@ -410,6 +424,14 @@ def has_played(player: Player) -> bool:
             or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
 
 
+def places_held(drive: Drive) -> int:
+    """The drive's players who hold one of its ``MAX_PLAYERS`` places: those in it, and those who
+    left after playing (``has_played``: they stay in the standings). One query."""
+    played = (Exists(Score.objects.filter(player=OuterRef("pk")))
+              | Exists(Seat.objects.filter(player=OuterRef("pk")).exclude(hand__status=Hand.Status.SEATING)))
+    return drive.players.filter(Q(active=True) | played).count()
+
+
 def leaving_leaves_drive(player: Player) -> bool:
     """Whether "Leave this phone" takes the player out of the drive too: a name a phone added,
     never played (``leave_phone``; also what its confirmation says)."""
@@ -464,7 +486,7 @@ def add_bot(drive, table_id: int):
         raise DriveError(f"Table {table.number} is full: {game.name} is played by at most {game.max_players} "
                          "at a table.")
     taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
-    if len(taken) >= MAX_PLAYERS:
+    if places_held(drive) >= MAX_PLAYERS or len(taken) >= MAX_NAMES:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players, bots included.")
     number = 1
     while f"bot {number}" in taken:

@@ -398,6 +398,41 @@ def test_a_drive_holds_at_most_its_cap_of_players(organiser, monkeypatch):
         services.add_players(drive, ["Gus"])
 
 
+def test_a_name_taken_out_before_playing_frees_its_place_and_one_who_played_keeps_it(organiser, monkeypatch):
+    """Found from outside: names a phone typed in (a prank, from many addresses) filled a drive
+    of 500 for good: taking them out freed nothing, so the organiser could add nobody. A place
+    is held by a player in the drive, or one who left after playing (in the standings); the
+    names a drive keeps, those taken out included, are bounded on their own."""
+    monkeypatch.setattr(services.players, "MAX_PLAYERS", 6)
+    monkeypatch.setattr(services.players, "MAX_NAMES", 9)
+    drive = seated_drive(organiser, 4)  # hand 1 in play: all four have played
+    services.add_players(drive, ["Prank 1", "Prank 2"])
+    with pytest.raises(DriveError, match="This drive is full"):
+        services.add_players(drive, ["Late"])
+    for name in ("Prank 1", "Prank 2"):
+        services.withdraw_player(drive, drive.players.get(name=name))
+    services.add_players(drive, ["Late"])  # the pranks' places are free
+    played = drive.players.get(name="P001")
+    services.withdraw_player(drive, played)  # left after playing: still in the standings, still a place
+    assert services.places_held(drive) == 5
+    services.add_players(drive, ["Later"])
+    with pytest.raises(DriveError, match="This drive is full"):
+        services.add_players(drive, ["Latest"])
+    # Bringing back a name taken out before playing takes a place again: refused while none is free.
+    with pytest.raises(DriveError, match="This drive is full: it holds at most 6 players. Take someone out"):
+        services.rejoin_player(drive, drive.players.get(name="Prank 1"))
+    assert not drive.players.get(name="Prank 1").active
+    services.withdraw_player(drive, drive.players.get(name="Later"))
+    services.rejoin_player(drive, drive.players.get(name="Prank 1"))
+    # Nine names kept, four of them taken out before playing: the tenth is refused, a place free or not.
+    services.withdraw_player(drive, drive.players.get(name="Prank 1"))
+    services.add_players(drive, ["Last"])
+    services.withdraw_player(drive, drive.players.get(name="Late"))
+    assert drive.players.count() == 9 and services.places_held(drive) == 5
+    with pytest.raises(DriveError, match="has had 9 names, those taken out included, and keeps at most 9"):
+        services.add_players(drive, ["One more"])
+
+
 def test_parse_names_drops_blanks_and_repeats():
     assert services.parse_names("Ann\n\n  Bob  ,Cy\nann\n") == ["Ann", "Bob", "Cy"]
     with pytest.raises(DriveError, match="too long"):

@@ -55,6 +55,14 @@ def test_names_over_what_a_drive_holds_are_refused_with_one_reason(organiser, or
     assert text.count("players a drive holds") == 1
     box = page.content.decode()
     assert box[box.index("<textarea"):box.index("</textarea>")].split(">", 1)[1].split() == names[5:]
+    # Names taken out before playing hold no place, but the names a drive keeps are bounded too.
+    for player in drive.players.all()[:3]:
+        services.withdraw_player(drive, player)
+    monkeypatch.setattr(services.players, "MAX_NAMES", 7)
+    text = shown(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(names[5:])},
+                                       follow=True).content.decode())
+    assert drive.players.count() == 7
+    assert "The last 1 name is over the 7 names a drive keeps, those taken out included." in text
     long_ones = [f"{i:02d}{'L' * 41}" for i in range(12)]  # twelve reasons: ten said
     text = shown(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "\n".join(long_ones)},
                                        follow=True).content.decode())
