@@ -9,6 +9,7 @@ from django.core.exceptions import BadRequest, RequestDataTooBig, TooManyFieldsS
 from django.http import HttpResponse, QueryDict
 from django.http.request import split_domain_port
 from django.http.multipartparser import MultiPartParserError
+from django.utils.cache import add_never_cache_headers
 from django.utils.log import log_response
 
 from common.ratelimit import client_address
@@ -45,6 +46,23 @@ class KnownMethods:
             response["Allow"] = ", ".join(self.ALLOWED)
             return response
         return self.get_response(request)
+
+
+class PrivatePages:
+    """Every page is the drive as it is now, and many hold secrets (the Phones page's private
+    links, a player's page, the organiser's exports): a browser or a proxy keeps none of them
+    (``Cache-Control: no-store, private``), so Back after signing out of a borrowed laptop shows
+    nothing of them. Static files are answered before this (WhiteNoise) and keep their caching;
+    a view that says how it may be cached keeps that."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if not response.has_header("Cache-Control"):
+            add_never_cache_headers(response)
+        return response
 
 
 class HostPort:

@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "config.middleware.UnreadableForm",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.PrivatePages",  # after WhiteNoise: static files keep their caching
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "config.middleware.KnownMethods",

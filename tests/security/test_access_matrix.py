@@ -57,6 +57,22 @@ def test_organiser_pages_get(world, path):
         assert response.status_code == 302 and response["Location"].startswith("/login/"), who
 
 
+def test_no_page_is_kept_by_a_browser_or_a_proxy_and_static_files_are(world):
+    """Found from outside: the Phones page (every player's private link), the dashboard, the
+    exports and a phone's pages came with no Cache-Control, so Back after signing out of a
+    borrowed laptop showed them from the browser's cache."""
+    pages = {fill(path, world): world.organiser_client() for path in ORGANISER_GET}
+    pages.update({fill(path, world): world.phone(world.enterer) for path in PHONE_PAGES})
+    pages.update({f"/{world.code}/board": Client(), f"/{world.code}": Client(), "/login/": Client(),
+                  f"/{world.code}/p/{world.enterer.token}": Client()})
+    for url, client in pages.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert {"no-store", "private"} <= set(map(str.strip, response["Cache-Control"].split(","))), url
+    static = Client().get("/static/css/app.css")
+    assert static.status_code == 200 and "no-store" not in static.get("Cache-Control", "")
+
+
 @pytest.mark.parametrize("path", ORGANISER_POST)
 def test_organiser_actions_post(world, path):
     url = fill(path, world)
