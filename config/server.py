@@ -2,7 +2,7 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but four things: every status line names its code (Twisted's table lacks 429 and
+websockets) but five things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
 431, which it calls "Unknown Status"), at start the process may open as many files as the system lets it
 (``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB drops the connection
 (``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
@@ -31,6 +31,7 @@ import daphne.server  # isort:skip  (installs Twisted's asyncio reactor: first)
 
 import io
 import logging
+import re
 import resource
 from http import HTTPStatus
 
@@ -142,7 +143,29 @@ def raise_open_file_limit() -> int:
     return soft
 
 
+# A phone's private link (``/<CODE>/p/<token>``): its token is the player's cookie, so the access
+# log shows the link's address without it (a log pasted into a bug report would hand out players).
+PRIVATE_LINK = re.compile(r"^(/[^/?]*/p/)[^/?]+")
+
+
+class AccessLog:
+    """daphne's access log (``--access-log``, on by default), every private link's token left out."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __call__(self, protocol, action, details):
+        if isinstance(details.get("path"), str):
+            details = {**details, "path": PRIVATE_LINK.sub(r"\1…", details["path"])}
+        self.log(protocol, action, details)
+
+
 class Server(daphne.server.Server):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.action_logger is not None:
+            self.action_logger = AccessLog(self.action_logger)
+
     def run(self):
         raise_open_file_limit()
         daphne.server.HTTPFactory = BoundedHTTPFactory  # the name Server.run builds its factory from

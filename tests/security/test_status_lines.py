@@ -1,14 +1,16 @@
-"""The server `make run` starts names every status it answers with (config/server.py): Twisted's
-own table has no words for 429, and its status line said "429 Unknown Status"."""
+"""The server `make run` starts (config/server.py): its status lines name every status (Twisted's
+own table has no words for 429, and its status line said "429 Unknown Status"), and its access
+log leaves out a private link's token."""
 
 from __future__ import annotations
 
 import http.client
+import secrets
 
 import pytest
 
 from drive.access import UNKNOWN_CODES_PER_MINUTE
-from tests.faults.support import Server
+from tests.faults.support import Server, wait_for
 from tests.security.test_code_guessing import guesses
 
 
@@ -44,3 +46,15 @@ def test_a_refused_guesser_is_told_too_many_requests_in_the_status_line(server):
 
 def test_the_status_lines_twisted_knows_are_its_own(server):
     assert status_line(server, "/healthz") == (200, "OK")
+
+
+def test_the_access_log_leaves_out_a_private_links_token(server):
+    """Found from outside: the access log wrote each private link whole, and its token is the
+    player's cookie: a log pasted into a bug report handed out the players."""
+    token = secrets.token_urlsafe(24)
+    status_line(server, f"/ABCDE/p/{token}?from=qr")
+    status_line(server, "/ABCDE/board")
+    log = server.data / "daphne.log"
+    wait_for(lambda: "/ABCDE/board" in log.read_text(), what="the access log's lines")
+    text = log.read_text()
+    assert token not in text and "/ABCDE/p/…?from=qr" in text
