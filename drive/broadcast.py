@@ -27,6 +27,7 @@ from common import layer
 
 AUDIENCES = ("board", "organiser", "screens", "playing")
 SIGNED_OUT = 4401  # close code: the organiser signed this phone out, or it left by itself
+REFUSED = 4403  # close code: this socket may not watch or play here (no seat, not the organiser, a stranger)
 
 
 def drive_group(drive_id: int, audience: str) -> str:

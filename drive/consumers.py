@@ -35,7 +35,7 @@ class LiveConsumer(JsonFrameConsumer):
                 await self.error("This phone is not signed in to this drive (any more): join it again.")
                 await self.close(code=broadcast.SIGNED_OUT)
                 return
-            await self.close(code=4403)
+            await self.close(code=broadcast.REFUSED)
             return
         if self.audience == "phone":  # its own part of each update, a close's instructions, sign-out
             self.groups_joined = [broadcast.player_group(self.player_id), broadcast.phone_group(self.player_id)]

@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096
 SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``): at once, then a second
-REFUSED = 4403  # close code: no seat to play here, or not the organiser (a phone holding no player: SIGNED_OUT)
 MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_screen``)
 
 async def _guarded(work: Any, table: Any, what: str) -> None:
@@ -251,13 +250,13 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             # A phone that holds no player (signed out or taken out while its page was away, its
             # cookie gone): its page reloads, and is sent to joining, told why.
-            await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else REFUSED)
+            await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else broadcast.REFUSED)
             return
         if isinstance(found, Elsewhere):
             # No hand of theirs here now (a page left open on a finished hand, reloaded): where
             # to go instead, and no reconnecting (the page's button goes there).
             await self.send_json(found.frame)
-            await self.close(code=REFUSED)
+            await self.close(code=broadcast.REFUSED)
             return
         self.player_id, self.token, self.drive_id = found.player_id, found.token, found.drive_id
         await self.hold_screen()
@@ -281,7 +280,7 @@ class PlayConsumer(_TableSocket):
         """A player holds at most ``MAX_SCREENS`` game sockets here (two tabs, an old phone and a
         new one): each is sent its view of every move, ahead of the table's other phones, and
         a client that never reads makes each a buffer in the server. One more closes the
-        oldest, told why; its page does not reconnect by itself (``REFUSED``)."""
+        oldest, told why; its page does not reconnect by itself (``broadcast.REFUSED``)."""
         screens = _SCREENS.setdefault(self.player_id, [])
         screens.append(self)
         while len(screens) > MAX_SCREENS:
@@ -289,7 +288,7 @@ class PlayConsumer(_TableSocket):
             try:
                 await oldest.error("This seat is open on too many screens: this one has stopped. "
                                    "Reload the page to play here.")
-                await oldest.close(code=REFUSED)
+                await oldest.close(code=broadcast.REFUSED)
             except Exception:  # already going: its disconnect is on its way
                 log.debug("player %s: an old game socket was already closing", self.player_id, exc_info=True)
 
@@ -428,7 +427,7 @@ class WatchConsumer(_TableSocket):
         found = await database_sync_to_async(self.identify)()
         if isinstance(found, str):
             await self.error(found)
-            await self.close(code=REFUSED)
+            await self.close(code=broadcast.REFUSED)
             return
         await self.join_table(found)
         await self.send_view()

@@ -148,7 +148,7 @@ async def test_a_player_may_hold_only_a_few_game_screens_open_and_the_oldest_giv
     newest, first = await connected(drive, players[0])
     told = await screens[0].receive_json_from(timeout=5)
     assert told["type"] == "error" and "open on too many screens" in told["message"]
-    assert (await screens[0].receive_output(timeout=5)) == {"type": "websocket.close", "code": consumers.REFUSED}
+    assert (await screens[0].receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
     for socket in (*screens[1:], newest, other):  # the others play on
         await socket.send_json_to({"type": "sync"})
         assert (await until(socket, lambda f: f["type"] in ("state", "error")))["type"] == "state"
