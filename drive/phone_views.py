@@ -50,12 +50,13 @@ def _remember_entry(request, response, drive: Drive, result: Result):
 
 
 def find(request):
-    """A player who cannot scan the QR code types the drive's code (linked from the sign-in page)."""
+    """A player who cannot scan the QR code types the drive's code (linked from the sign-in page),
+    as the board shows it, spaced out: the spaces (and a stray dot or dash) are not part of it."""
     code = request.GET.get("code", "")
     if not isinstance(code, str) or not code.strip():
         return render(request, "phone/find.html", {})
     try:
-        drive = drive_by_code(code, request)
+        drive = drive_by_code("".join(c for c in code.strip()[:40] if not (c.isspace() or c in ".-·")), request)
     except Http404:
         return render(request, "phone/find.html", {"code": code[:20], "unknown": True}, status=404)
     return redirect("phone:join", code=drive.join_code)

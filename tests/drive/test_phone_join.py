@@ -196,6 +196,11 @@ def test_a_player_who_cannot_scan_types_the_code_from_the_sign_in_page(client, o
     assert 'action="/join"' in page and "type the drive's code" in page
     response = client.get("/join", {"code": f" {drive.join_code.lower()} "})
     assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}"
+    # The board spaces the code out: typed as shown (a dot or a dash slipped in too), it is found.
+    spaced = " ".join(drive.join_code)
+    for typed in (spaced, f"{drive.join_code[:3]} {drive.join_code[3:]}.", f"{drive.join_code[:2]}-{drive.join_code[2:]}"):
+        response = client.get("/join", {"code": typed})
+        assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}", typed
     unknown = client.get("/join", {"code": "ZZZZZ"})
     assert unknown.status_code == 404 and "No drive has the code" in text(unknown)
     assert client.get("/join").status_code == 200
