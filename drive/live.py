@@ -26,7 +26,6 @@ from django.db import connection, transaction
 from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
-from common.bidi import isolate
 from drive import broadcast, charts, render, seating, selectors
 from drive.models import Drive
 from games.base import and_list
@@ -394,13 +393,14 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive (its number of hands reached; a total is known only then).
         "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
-        # The two "swap" lists hold every seated player: built once, in Python, for both. (An
-        # <option> holds text only: its name is isolated with characters, not <bdi>.) Escaped
-        # as format_html_join would, without its cost per option (400 of them).
+        # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
+        # as format_html_join would without its cost per option (400). A browser jumps to the
+        # option starting with the letter typed: the name comes first (no isolate's opening
+        # mark), then a left-to-right mark keeps a right-to-left name's digits off "(T1)".
         # Who sits where, as this page shows it: the swap refuses a seating changed since.
         "seating_stamp": seating.stamp([[str(s.player_id) for s in t.seats.all()] for t in view.tables]),
         "swap_options": SafeString("".join(
-            f'<option value="{seat.player_id}">{html.escape(isolate(seat.player.name))} (T{t.number})</option>'
+            f'<option value="{seat.player_id}">{html.escape(seat.player.name)}\u200e (T{t.number})</option>'
             for t in view.tables for seat in t.seats.all())),
     }
 

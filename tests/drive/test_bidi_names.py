@@ -1,6 +1,7 @@
 """Typed names (players', drives') are isolated from the text around them wherever a page shows
 them: in a ``<bdi>`` in a page's content, between U+2068 and U+2069 where no element can go (a
-title, an attribute, an ``<option>``, SVG text) and in plain-text sentences (refusals), and
+title, an attribute, SVG text; a swap list's ``<option>`` closes it with a left-to-right mark
+instead, so that a letter typed finds it) and in plain-text sentences (refusals), and
 always escaped (common/bidi.py). A right-to-left name, or one ending in digits, would otherwise
 reorder the words and numbers beside it."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from django.test import Client
@@ -22,7 +24,7 @@ from tests.factories import declared, make_drive, shown_for
 
 pytestmark = pytest.mark.django_db
 
-FSI, PDI = "\u2068", "\u2069"
+FSI, PDI, LRM = "\u2068", "\u2069", "\u200e"
 DRIVE = "ערב 7"  # a right-to-left drive name that ends in a digit
 RTL = ["נועה", "مريم"]
 DIGITS = "Ann 2"  # before "15 points" it would read as one number
@@ -38,7 +40,8 @@ def assert_isolated(body: str, where: str, shown: list[str]) -> None:
     assert HTML not in body, f"{where}: a name shown as HTML"
     for name in NAMES:
         text = escape(name)
-        isolated = body.count(f"<bdi>{text}</bdi>") + body.count(f"{FSI}{text}{PDI}") + body.count(f'value="{text}"')
+        isolated = (body.count(f"<bdi>{text}</bdi>") + body.count(f"{FSI}{text}{PDI}") + body.count(f'value="{text}"')
+                    + len(re.findall(rf'">{re.escape(text)}{LRM} \(T\d+\)</option>', body)))  # a swap list's
         assert body.count(text) == isolated, f"{where}: {name!r} shown {body.count(text)} times, isolated {isolated}"
     for name in shown:
         assert escape(name) in body, f"{where}: {name!r} is not shown"
@@ -141,7 +144,10 @@ def test_the_live_fragments_isolate_every_name(hand_one, organiser):
     for key, html in parts.items():
         assert_isolated(html, f"seating of hand 2: {key}", [])
     assert_isolated(parts["dashboard"], "dashboard", [*PLAYERS, LATE])  # the swap lists hold every seated name
-    assert f"<option value=\"{seated(t1)[0].pk}\">{FSI}" in parts["dashboard"]
+    # A swap list's option starts with the name (a letter typed jumps to it), a left-to-right
+    # mark after it keeping a right-to-left name's digits off the table's number.
+    first = seated(t1)[0]
+    assert f'<option value="{first.pk}">{escape(first.name)}{LRM} (T1)</option>' in parts["dashboard"]
     assert_isolated(parts["board"], "board", NAMES)
 
 
