@@ -160,6 +160,10 @@ def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     # The close would be refused until it is settled (found by a tester: "Close anyway" promised
     # to close, then said "Settle the dispute at Table 2 first"): no such button meanwhile.
     assert "Settle the dispute at Table 1 first, then close the hand." in page and "Close anyway" not in page
+    # "Close hand 1" waits too, described by the note (QA: it stayed a bright button, refused when pressed).
+    html = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert '<button class="primary" disabled aria-describedby="close-blocked">Close hand 1</button>' in html
+    assert 'id="close-blocked"' in html
 
 
 def test_a_reason_of_invisible_characters_is_no_reason(table_of_four):
