@@ -117,3 +117,17 @@ def test_an_instruction_message_shows_on_the_phone_at_once_and_an_older_one_is_i
     expect(phone.locator("[data-instruction].stay")).to_have_text("Stay at Table 2")
     phone.evaluate(instruction("Move DOWN to Table 9", 1))  # older than the snapshot the page shows
     expect(phone.locator("[data-instruction]")).to_have_text("Stay at Table 2")
+    # QA: on a narrow phone the table's number wrapped onto a line of its own ("… to Table" / "12").
+    phone.evaluate(instruction("Move DOWN to Table 12", 4e18))
+    expect(phone.locator("[data-instruction]")).to_have_text("Move DOWN to Table 12")
+    apart = phone.locator("[data-instruction]").evaluate("""p => {
+        const text = p.firstChild, range = document.createRange(), apart = [];
+        const top = i => { range.setStart(text, i); range.setEnd(text, i + 1); return range.getBoundingClientRect().top; };
+        for (let width = 200; width <= 420; width += 4) {  // every phone's width, and narrower
+            p.style.width = width + "px";
+            if (top(text.data.indexOf("Table")) !== top(text.data.length - 1)) apart.push(width);
+        }
+        p.style.width = "";
+        return apart;
+    }""")
+    assert apart == [], f"the number is not on its table's line at these widths (px): {apart}"
