@@ -49,9 +49,9 @@ def entry_spec(players: int) -> dict[str, Any]:
             # "Choosing the dealer"), so the server cannot know it, and a seat chosen in
             # advance would be sent unread and decide who moves up when nobody declared.
             {"name": "dealer", "label": "Who dealt?", "type": "seat",
-             "help": "Whoever received the Joker in the draw for the deal (a home game: the deal "
-                     "passes to the left after each hand). When nobody declared, "
-                     "a tie for top score goes to the first on the dealer's left.",
+             "help": "Whoever dealt this hand (where tables change players, whoever received the Joker in "
+                     "the draw for the deal). When nobody declared, a tie for top score goes to the first "
+                     "on the dealer's left.",
              "missing": "Say who dealt: tap their name."},
         ],
         "seat": seat_fields,
