@@ -117,6 +117,13 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
             numbers, j = ICE_GROUPS[g]
             cards.extend(c for c, x in zip(ICE_CARDS, numbers) if x)
             cards.extend([JOKER] * j)
+        if len(cards) > limit and seat == declarer:
+            declared = 9 if nine else 8  # (the seat's rows are the cards outside the declaration)
+            raise GameError(
+                f"Seat {seat} declared: the declaration is {declared} of the {limit} cards a hand ends with at "
+                f"{n} players, which leaves {limit - declared} beside it, and what was entered for them needs "
+                f"{len(cards) - declared}."
+            )
         if len(cards) > limit:
             raise GameError(
                 f"Seat {seat}: what was entered needs {len(cards)} cards, but at {n} players a hand ends "

@@ -83,7 +83,13 @@ def test_two_packs_allow_a_second_ice_follies_group():
         # Found by QA: a declarer with two more sets, every seat with two, no Ice Follies entered,
         # was told of "Ice Follies groups entered"; the seat's impossible hand is said first.
         (5, entry(5, 0, s0={"sets": 2}, s1={"sets": 2}, s2={"sets": 2}, s3={"sets": 2}, s4={"sets": 2}),
-         "Seat 0: what was entered needs 16 cards, but at 5 players a hand ends with 9."),
+         "Seat 0 declared: the declaration is 8 of the 9 cards a hand ends with at 5 players, which leaves 1 "
+         "beside it, and what was entered for them needs 8."),
+        # Found by QA: a set of other films given to the declarer said "needs 12 cards" though
+        # only one was entered; the declaration's share is said.
+        (4, entry(4, 0, s0={"sets": 1}),
+         "Seat 0 declared: the declaration is 8 of the 11 cards a hand ends with at 4 players, which leaves 3 "
+         "beside it, and what was entered for them needs 4."),
         # Found by a rules review: the count took in the nine-card declaration's Ice Follies card
         # without saying so (only 4 were entered in groups).
         (2, {"declarer": 0, "nine_card": True, "dealer": 0, "holdings": [{"sets": 0, "ice": "none"},
