@@ -51,14 +51,16 @@ def test_a_phones_entry_names_its_player_and_a_correction_the_organiser(organise
     phone_entry(drive, sidney, 0, "sidney-1")
     assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (waiting for confirmation)"
     phone(drive, confirmer).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(confirmer)})
-    assert origin(organiser_client, drive, table) == f"entered by {sidney.name} on their phone (confirmed)"
+    # Who confirmed it, by name (QA: "(confirmed)" read as if a player had confirmed the correction).
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {sidney.name} on their phone, confirmed by {confirmer.name} (its points count)")
     assert confirmed_by_column(organiser_client, drive) == {confirmer.name}
     correct(drive, table, organiser, 1)
     assert origin(organiser_client, drive, table) == (
-        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+        f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
     correct(drive, table, organiser, 2)  # corrected again: still said once
     assert origin(organiser_client, drive, table) == (
-        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+        f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
 
 
 def confirmed_by_column(organiser_client, drive) -> set[str]:
@@ -78,12 +80,12 @@ def test_a_phone_entry_nobody_confirmed_says_the_close_accepted_it(organiser, or
     services.close_hand(drive, force=True)
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, accepted when the hand was closed before anyone confirmed it "
-        "(confirmed)")
+        "(its points count)")
     assert confirmed_by_column(organiser_client, drive) == {"close"}  # the export says so too (found by QA)
     correct(drive, table, organiser, 1)
     assert confirmed_by_column(organiser_client, drive) == {""}
     assert origin(organiser_client, drive, table) == (
-        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+        f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
 
 
 @pytest.mark.django_db
@@ -111,10 +113,10 @@ def test_a_paper_result_is_the_organisers_and_so_is_its_correction(organiser, or
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     services.organiser_result(drive, table, declared(4, 0), organiser)
-    assert origin(organiser_client, drive, table) == "entered by the organiser from paper (confirmed)"
+    assert origin(organiser_client, drive, table) == "entered by the organiser from paper (its points count)"
     correct(drive, table, organiser, 1)
     assert origin(organiser_client, drive, table) == (
-        "entered by the organiser from paper, corrected by the organiser (confirmed)")
+        "entered by the organiser from paper, corrected by the organiser (its points count)")
 
 
 @pytest.mark.django_db
@@ -122,10 +124,10 @@ def test_a_table_not_played_at_a_forced_close_says_so_and_its_correction(organis
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     services.close_hand(drive, force=True)
-    assert origin(organiser_client, drive, table) == "recorded as not played when the hand was closed (confirmed)"
+    assert origin(organiser_client, drive, table) == "recorded as not played when the hand was closed (its points count)"
     correct(drive, table, organiser, 0)
     assert origin(organiser_client, drive, table) == (
-        "recorded as not played when the hand was closed, corrected by the organiser (confirmed)")
+        "recorded as not played when the hand was closed, corrected by the organiser (its points count)")
 
 
 def test_a_hand_played_on_the_phones_is_scored_there_and_its_correction_is_the_organisers(
@@ -133,10 +135,10 @@ def test_a_hand_played_on_the_phones_is_scored_there_and_its_correction_is_the_o
     drive = digital_drive(organiser, 4)
     table = table_of(drive)
     play_to_the_end(table, seated_players(table), seed=3)
-    assert origin(organiser_client, drive, table) == "played and scored on the phones (confirmed)"
+    assert origin(organiser_client, drive, table) == "played and scored on the phones (its points count)"
     correct(drive, table, organiser, 3)
     assert origin(organiser_client, drive, table) == (
-        "played and scored on the phones, corrected by the organiser (confirmed)")
+        "played and scored on the phones, corrected by the organiser (its points count)")
 
 
 @pytest.mark.django_db
@@ -155,7 +157,7 @@ def test_an_entry_the_organiser_saves_as_it_stands_is_confirmed_by_them_not_corr
                                  {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
     correct(drive, table, organiser, 0)  # the same answers
     said = f"entered by {sidney.name} on their phone, confirmed by the organiser"
-    assert origin(organiser_client, drive, table) == f"{said} (confirmed)"
+    assert origin(organiser_client, drive, table) == f"{said} (its points count)"
     page = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, other).get(f"/{drive.join_code}/me").content.decode()))
     assert f"{said[0].upper()}{said[1:]}: these points count." in page and "corrected" not in page
     rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
@@ -164,5 +166,5 @@ def test_an_entry_the_organiser_saves_as_it_stands_is_confirmed_by_them_not_corr
         ("0", "organiser")}
     correct(drive, table, organiser, 1)  # now other answers
     assert origin(organiser_client, drive, table) == (
-        f"entered by {sidney.name} on their phone, corrected by the organiser (confirmed)")
+        f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
     assert confirmed_by_column(organiser_client, drive) == {""}
