@@ -11,13 +11,7 @@ from django.utils import timezone
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
-from drive.services import clean_name, sort_names, typed_too_long
-
-
-def has_control_characters(text: str) -> bool:
-    """True when ``text`` holds a control character other than a line break or tab: never part of
-    a name (a NUL is refused by PostgreSQL outright), so such text is refused, not stored."""
-    return any(unicodedata.category(c) == "Cc" and c not in "\n\r\t" for c in text)
+from drive.services import clean_name, has_control_characters, sort_names, typed_too_long
 
 
 def without_control_characters(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
 
 from django.conf import settings
@@ -20,7 +19,7 @@ from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
     player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
 )
-from drive.forms import has_control_characters, posted_number, without_control_characters
+from drive.forms import posted_number, without_control_characters
 from drive.models import Drive, Player
 from drive.services import DriveError, NotThisPlayersForm, StaleForm
 from scoring.forms import ResultForm
@@ -89,29 +88,14 @@ def claim(request, code: str):
                                             "first tap “Leave this phone”.", bdi(holder.name)))
         return redirect("phone:join", code=drive.join_code)
     new_name = request.POST.get("new_name", "")
-    if new_name.strip():
-        if not drive.allow_self_join:
-            messages.error(request, "Ask the organiser to add your name.")
-            return redirect("phone:join", code=drive.join_code)
-        try:
-            if has_control_characters(new_name):
-                raise DriveError("Type your name with letters, not control characters.")
-            names = services.parse_names(new_name)
-            if not names:  # (nothing but invisible characters)
-                raise DriveError("Type your name.")
-            if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
-                raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
-                                 if "," in unicodedata.normalize("NFKC", new_name) else "Type just your own name.")
-            player = services.join_phone(drive, new_name=names[0])
-        except DriveError as exc:
-            messages.error(request, str(exc))
-            return redirect("phone:join", code=drive.join_code)
-    else:
-        try:
+    try:
+        if new_name.strip():
+            player = services.join_phone(drive, new_name=new_name)
+        else:
             player = services.join_phone(drive, player_id=posted_number(request.POST, "player"))
-        except DriveError as exc:
-            messages.error(request, str(exc))
-            return redirect("phone:join", code=drive.join_code)
+    except DriveError as exc:
+        messages.error(request, str(exc))
+        return redirect("phone:join", code=drive.join_code)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

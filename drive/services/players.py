@@ -157,6 +157,12 @@ def _read_names(text: str) -> tuple[list[str], list[tuple[str, str]], list[tuple
     return names, refused, repeats
 
 
+def has_control_characters(text: str) -> bool:
+    """True when ``text`` holds a control character other than a line break or tab: never part of
+    a name (a NUL is refused by PostgreSQL outright), so such text is refused, not stored."""
+    return any(unicodedata.category(c) == "Cc" and c not in "\n\r\t" for c in text)
+
+
 def parse_names(text: str) -> list[str]:
     """``sort_names``' names; a refused line refuses them all (a name typed on a phone). Text
     longer than anything a name can be is refused unread (``MAX_TYPED``); the organiser's pasted
@@ -213,14 +219,14 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     """A phone joins the drive as a player, in one transaction under the drive's lock: the name
     tapped in the join list (``player_id``: refused when it has left, or a phone has taken it
     meanwhile: two phones tapping one name at once), a name the phone adds itself (``new_name``,
-    one cleaned name; ``add_players``), or ``taking_over``: the player of a private link, whose
-    earlier phone (if any) was signed out by the caller (after the drive has finished too: the
-    phone then keeps the player's final place)."""
+    as typed: ``own_name``; ``add_players``), or ``taking_over``: the player of a private link,
+    whose earlier phone (if any) was signed out by the caller (after the drive has finished too:
+    the phone then keeps the player's final place)."""
     drive = lock(drive)
     if drive.is_finished and not taking_over:
         raise DriveError("This drive has finished.")
     if new_name is not None:
-        player = add_players(drive, [new_name], by_phone=True)[0]
+        player = add_players(drive, [own_name(drive, new_name)], by_phone=True)[0]
     else:
         player = drive.players.filter(pk=player_id, bot__isnull=True).first()
         if player is None or (not player.active and not taking_over):
@@ -237,6 +243,22 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     live.drive_changed(drive.pk)
     _tell_table_of(drive, player)
     return player
+
+
+def own_name(drive: Drive, typed: str) -> str:
+    """The one name a phone typed for itself, cleaned: refused unless the organiser lets phones
+    add names (read under the drive's lock), or unless it is one name of letters."""
+    if not drive.allow_self_join:
+        raise DriveError("Ask the organiser to add your name.")
+    if has_control_characters(typed):
+        raise DriveError("Type your name with letters, not control characters.")
+    names = parse_names(typed)
+    if not names:  # (nothing but invisible characters)
+        raise DriveError("Type your name.")
+    if len(names) != 1:  # (commas and new lines separate names, as in the organiser's list)
+        raise DriveError("Type just your own name, with no comma in it (John Smith, not Smith, John)."
+                         if "," in unicodedata.normalize("NFKC", typed) else "Type just your own name.")
+    return names[0]
 
 
 def _tell_table_of(drive: Drive, player: Player) -> None:

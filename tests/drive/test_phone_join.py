@@ -173,6 +173,13 @@ def test_self_join_only_when_allowed(client, organiser):
     drive.save()
     client.post(f"/{drive.join_code}/join", {"new_name": "Zed"})
     assert drive.players.filter(name="Zed").exists()
+    # The service decides, on the drive as it is under its lock (a page read before the organiser
+    # turned it off, and sent after, is refused): not the view on what it read first.
+    stale = make_drive(organiser, 2, allow_self_join=True)
+    type(stale).objects.filter(pk=stale.pk).update(allow_self_join=False)
+    with pytest.raises(services.DriveError, match="Ask the organiser to add your name."):
+        services.join_phone(stale, new_name="Yan")
+    assert not stale.players.filter(name="Yan").exists()
 
 
 def test_error_pages_say_what_to_do(client, organiser, settings):
