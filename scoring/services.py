@@ -105,15 +105,9 @@ def replace_result(
     result = Result.objects.select_for_update().get(pk=result.pk)
     old = result_snapshot(result)
     changed = old["summary"] != json.loads(json.dumps(summary))  # (compared as stored)
-    result.summary = summary
     result.status = Result.Status.CONFIRMED
-    result.winner = _winner(players, outcome)
-    result.mover = players[outcome.mover]
     result.dispute_reason = ""
-    result.revision += 1
-    result.save(update_fields=["summary", "status", "winner", "mover", "dispute_reason", "revision", "updated_at"])
-    result.scores.all().delete()
-    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, True))
+    _rewrite(result, players, hand_number, outcome, summary, counted=True, also=["status", "dispute_reason"])
     Correction.objects.create(
         result=result, drive_id=result.drive_id, by=by_user, old=old, new=result_snapshot(result), reason=reason,
         changed=changed,
@@ -137,13 +131,21 @@ def replace_phone_entry(
     entered_by, client_key: str | None,
 ) -> Result:
     """A player replaces an unconfirmed entry (not a correction: nothing was confirmed yet)."""
+    result.entered_by = entered_by
+    result.client_key = client_key
+    _rewrite(result, players, hand_number, outcome, summary, counted=False, also=["entered_by", "client_key"])
+    return result
+
+
+def _rewrite(result: Result, players: Sequence[Any], hand_number: int, outcome: Outcome, summary: dict, *,
+             counted: bool, also: list[str]) -> None:
+    """``result`` rewritten with new answers: its summary, winner and mover, the next revision,
+    and its scores replaced (``counted``: they count for the totals); ``also``, the fields the
+    caller set too."""
     result.summary = summary
     result.winner = _winner(players, outcome)
     result.mover = players[outcome.mover]
-    result.entered_by = entered_by
-    result.client_key = client_key
     result.revision += 1
-    result.save(update_fields=["summary", "winner", "mover", "entered_by", "client_key", "revision", "updated_at"])
+    result.save(update_fields=["summary", "winner", "mover", "revision", *also, "updated_at"])
     result.scores.all().delete()
-    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, False))
-    return result
+    Score.objects.bulk_create(_score_rows(result, players, outcome, hand_number, counted))

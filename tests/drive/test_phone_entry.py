@@ -252,7 +252,7 @@ def test_the_entry_page_says_you_of_the_players_own_entry_and_names_anyone_elses
     ({"seat1_ice": "joker", "seat2_ice": "joker"}, "Joker"),
     ({"seat1_sets": "9"}, "Choose one of the answers shown."),
     ({"declarer": "9" * 5000}, "Choose one of the answers shown."),
-    ({"seat0_ice": "five", "nine_card": "False"}, "a hand ends with 11"),
+    ({"seat0_ice": "five", "nine_card": "False"}, "the declaration is 8 of the 11 cards a hand ends with"),
     ({"client_key": "bad key!"}, "malformed"),
 ])
 def test_impossible_entries_are_refused_with_a_reason(table_of_four, change, message):
