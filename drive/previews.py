@@ -11,7 +11,6 @@ from django.http import JsonResponse
 from drive.models import Drive, Player
 from drive.services import DriveError
 from drive.services.hands import outcome_for, players_at
-from games import get_game
 from scoring.forms import ResultForm
 from scoring.models import Result
 from tables.models import TableHand
@@ -22,7 +21,7 @@ def entry_questions(drive: Drive, table: TableHand, players: list[Player] | None
     them), and the game's questions about their hand (the spec ``ResultForm`` is built from)."""
     if players is None:
         players = players_at(table)
-    return players, get_game(drive.game, drive.house_rules).entry_spec(len(players))
+    return players, drive.game_rules.entry_spec(len(players))
 
 
 def refused(message: str, status: int = 400, **more) -> JsonResponse:

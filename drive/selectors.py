@@ -47,7 +47,7 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     """One aggregate query; only the columns a row needs (no full Player objects). Each of the
     game's standings facts is totalled from ``Score.details`` (summed, or the best hand's)."""
     players = Player.objects.filter(drive=drive)
-    facts = game_of(drive).facts
+    facts = drive.game_rules.facts
     totals = {
         f"fact_{i}": Coalesce((Max if fact.best else Sum)(
             Cast(KeyTextTransform(fact.key, "scores__details"), IntegerField()), filter=counted), 0)
@@ -76,11 +76,6 @@ def standings(drive: Drive) -> list[ranking.Ranked]:
     return ranking.rank(standings_rows(drive))
 
 
-def game_of(drive: Drive) -> Game:
-    """The drive's game, with its house rules."""
-    return drive.game_rules
-
-
 @dataclass(frozen=True)
 class PrizeList:
     """One prize: its title and who wins it (standings order), each with the number shown
@@ -99,7 +94,7 @@ class PrizeList:
 def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
     """The prizes in the order they are given: winner(s), runner-up, booby prize, then the
     game's own (``games.base.Prize``). The board reveals them in reverse."""
-    game = game_of(drive)
+    game = drive.game_rules
     index = {fact.key: i for i, fact in enumerate(game.facts)}
     lists = ranking.prizes(ranked, [(p.key, index[p.fact]) for p in game.prizes])
     winners = lists["winners"]

@@ -136,10 +136,6 @@ def tell_table(table_id: int, state: Any, bot_seats: list[int]) -> dict[str, Any
 # --- reading ----------------------------------------------------------------------------------
 
 
-def game_for(drive) -> Any:
-    return drive.game_rules
-
-
 def load_state(table: TableHand):
     if table.state is None:
         raise DigitalError("This table's hand has not been dealt yet.")
@@ -230,7 +226,7 @@ def deal_hand(drive, hand: Hand) -> list[TableHand]:
 
     Called by ``drive.services.start_hand`` inside its transaction (the drive's row is locked).
     """
-    game = game_for(drive)
+    game = drive.game_rules
     dealt = []
     tables = hand.tables.select_for_update().filter(play_mode=TableHand.PlayMode.DIGITAL, state__isnull=True)
     for table in tables.order_by("number"):
@@ -423,7 +419,7 @@ def _record(table: TableHand, state) -> Result:
 def summary_of(table: TableHand, state, game: Any = None) -> dict[str, Any]:
     """The finished hand in the game's entry format (so a correction form starts from it), with
     the engine's own points alongside under ``digital``."""
-    summary = (game or game_for(table.hand.drive)).hand_summary(state)
+    summary = (game or table.hand.drive.game_rules).hand_summary(state)
     summary["digital"] = {"points": list(state.outcome().points), "ended_by": state.ended_by, "version": state.version}
     return summary
 

@@ -19,7 +19,7 @@ from common.bidi import isolate
 from drive import live, movement
 from drive.models import Drive, Player
 from drive.selectors import standings_rows
-from games import GameError, get_game
+from games import GameError
 from games.base import Outcome
 from scoring import services as scoring
 from scoring.models import Result, Score
@@ -84,7 +84,7 @@ def outcome_for(drive: Drive, players: int, summary: dict, names: Sequence[str] 
     """The game's outcome for an entered summary; a refused entry becomes a DriveError. The game
     names a seat by its number from 0 ("Seat 2: …"); with the seated players' ``names`` the
     message names the player instead, as the form does."""
-    game = get_game(drive.game, drive.house_rules)
+    game = drive.game_rules
     try:
         return game.outcome_from_summary(players, summary)
     except GameError as exc:
@@ -138,7 +138,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
         )
     else:
         as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
-        spec = get_game(drive.game, drive.house_rules).entry_spec(len(players))
+        spec = drive.game_rules.entry_spec(len(players))
         as_it_stands = (_answers(summary, spec) == _answers(as_entered, spec)
                         and existing.status == Result.Status.CONFIRMED)
         if seen_revision == 0:  # typed into an empty form: a result came meanwhile

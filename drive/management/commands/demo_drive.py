@@ -178,7 +178,7 @@ class Command(BaseCommand):
 
     def _enter(self, drive: Drive, table, user, rng: random.Random) -> None:
         n = table.seats.count()
-        summary = bot_played_summary(get_game(drive.game, drive.house_rules), n, rng)
+        summary = bot_played_summary(drive.game_rules, n, rng)
         try:
             services.organiser_result(drive, table, summary, user)
         except DriveError as exc:  # a finished hand's own summary refused: the game's bug, said plainly
