@@ -1,7 +1,8 @@
 """The board on a 1080p projector: the score chart beside the standings, under the join code
 (below them it left room for 7 rows of 40 players: six pages), and the standings paged to fill
 the screen's height; on a screen taller than wide, the chart below them and on the screen too
-(it once ran off the bottom, hiding the lower lines and labels)."""
+(it once ran off the bottom, hiding the lower lines and labels). The chart's names use the room
+of a wide screen, and are shortened with an ellipsis where there is none."""
 
 from __future__ import annotations
 
@@ -141,3 +142,53 @@ def test_the_join_address_shows_whole_on_one_line_and_a_long_drive_name_wraps(tm
         wide = phone.evaluate("""() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 361)
           .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right) + ' ' + e.textContent.slice(0, 40))""")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 360, wide
+
+
+# Each of the chart's names as shown: its text, whether it is cut (and how), and whether its
+# total is whole within its label and the chart.
+CHART_NAMES = """() => {
+  const chart = document.querySelector(".board .chart").getBoundingClientRect();
+  return [...document.querySelectorAll(".board .chart-names li")].map(li => {
+    const name = li.querySelector(".chart-name"), points = li.querySelector(".chart-points").getBoundingClientRect();
+    const label = li.getBoundingClientRect();
+    return {name: name.textContent.replace(/[\\u2066-\\u2069]/g, ""), cut: name.scrollWidth > name.clientWidth + 1,
+            ellipsis: getComputedStyle(name).textOverflow,
+            pointsWhole: points.left >= label.left && points.right <= label.right + 0.5 && label.right <= chart.right + 0.5};
+  });
+}"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_the_charts_names_use_the_room_of_a_wide_screen_and_are_shortened_on_a_narrow_one(tmp_path):
+    """QA saw "Ann Abern… 15" and "Dorothea … 20" in the chart at 1920x1080, with room to spare:
+    the names had a fixed 38% of the chart, whatever their length."""
+    names = ["Ann Abernathy-Smithe", "Dorothea Featherston"]  # 20 characters each
+    longest = "Maximiliana Wolfeschlegelsteinhausenbergd"[:40]  # the most a name may have
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--players", "16", "--hands", "3", "--seed", "1", "--organiser", "olive")
+        code = server.shell_json(
+            "from drive.models import Drive, Player\nfrom drive import selectors\nd = Drive.objects.get()\n"
+            f"for r, name in zip(selectors.standings(d), {names!r}):\n"
+            "    Player.objects.filter(pk=r.row.player_id).update(name=name)\n"
+            "print(json.dumps(d.join_code))")
+        board = browser.new_page(viewport={"width": 1920, "height": 1080})
+        board.goto(f"{server.url}/{code}/board")
+        expect(board.locator(".board .chart .chart-names li")).to_have_count(5)
+        shown = board.evaluate(CHART_NAMES)
+        assert [n["name"] for n in shown[:2]] == names, shown
+        assert not any(n["cut"] for n in shown) and all(n["pointsWhole"] for n in shown), shown
+        board.close()
+
+        # A 40-letter name on a screen taller than wide: shortened with an ellipsis, its total whole.
+        server.shell_json("from drive.models import Drive, Player\nfrom drive import selectors\n"
+                          "r = selectors.standings(Drive.objects.get())[0]\n"
+                          f"Player.objects.filter(pk=r.row.player_id).update(name={longest!r})\nprint('{{}}')")
+        tall = browser.new_page(viewport={"width": 1080, "height": 1920})
+        tall.goto(f"{server.url}/{code}/board")
+        expect(tall.locator(".board .chart .chart-names li")).to_have_count(5)
+        shown = tall.evaluate(CHART_NAMES)
+        assert shown[0]["name"] == longest and shown[0]["cut"] and shown[0]["ellipsis"] == "ellipsis", shown
+        assert all(n["pointsWhole"] for n in shown), shown
