@@ -58,7 +58,7 @@ def hands_csv(request, drive_id: int):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-                result.status, result.source, int(s.corrected), _ended_by(result),
+                result.status, result.source, int(s.corrected), result.ended_by,
                 _confirmed_by(result, s.corrected, s.reviewed),
                 _cell(said),
             ])
@@ -103,11 +103,6 @@ def _confirmed_by(result, corrected: bool, reviewed: bool) -> str:
     if reviewed:
         return "organiser"
     return _cell(result.confirmed_by.name) if result.confirmed_by is not None else "close"
-
-
-def _ended_by(result) -> str:
-    digital = (result.summary or {}).get("digital")
-    return str(digital.get("ended_by") or "") if isinstance(digital, dict) else ""
 
 
 @login_required

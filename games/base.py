@@ -209,6 +209,9 @@ class Awaited:
     action: dict[str, Any]
 
 
+STOPPED = "stopped"  # a hand's ``ended_by`` after ``stop()``, the organiser's bell, in every game
+
+
 class HandState(Protocol):
     """A digital hand. Every accepted action bumps ``version``; refused ones change nothing
     (a ``GameError``). ``view(None)`` is the spectator's view, with no seat's cards. ``players``

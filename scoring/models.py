@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from common.jsoncodec import JSONField
+from games.base import STOPPED
 
 
 class Result(models.Model):
@@ -46,6 +47,20 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return f"Result of {self.table}"
+
+    @property
+    def ended_by(self) -> str:
+        """How a hand played on the phones ended, in its game's code, as the engine recorded it
+        beside the answers (the summary's ``digital``: tables.digital.summary_of); "" for a hand
+        played with cards, and once the organiser corrected it (their answers replace the
+        engine's record)."""
+        digital = (self.summary or {}).get("digital")
+        return str(digital.get("ended_by") or "") if isinstance(digital, dict) else ""
+
+    @property
+    def stopped_by_the_bell(self) -> bool:
+        """The organiser's bell ended the hand while it was played (``stop()``: games/base.py)."""
+        return self.ended_by == STOPPED
 
 
 class Score(models.Model):

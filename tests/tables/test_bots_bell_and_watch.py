@@ -110,6 +110,21 @@ def test_the_hands_export_says_which_hands_the_bell_ended(transactional_db, orga
     assert ended["1"] not in ("", "stopped")
 
 
+def test_a_table_the_bell_stopped_says_so_on_its_hands_page(transactional_db, organiser, organiser_client):
+    """Found by QA: a hand stopped by the bell showed "Confirmed" and its points, as a hand
+    played to the end does. (The dashboard shows the next hand once the bell has rung; its
+    table cards and the hand's page are one template.)"""
+    drive = digital_drive(organiser, 8, preferred_table_size=4)  # two tables on the phones
+    first = table_of(drive, 1)
+    play_to_the_end(first, seated_players(first), seed=3)
+    services.close_hand(drive, force=False)  # the second table is still playing: the bell ends it
+    page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
+    played, stopped = page[page.index('id="table-1"'):page.index('id="table-2"')], page[page.index('id="table-2"'):]
+    assert "Confirmed" in played and "Confirmed" in stopped
+    assert "Stopped by the bell: scored as the hand stood." in stopped
+    assert "Stopped by the bell" not in played
+
+
 def test_the_organiser_can_correct_a_digital_result_from_its_summary(transactional_db, organiser):
     drive = digital_drive(organiser, 4)
     table = table_of(drive)
