@@ -75,6 +75,11 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
         leader = pages[whose_turn(first, pages)]
         assert leader.locator("#hand button.wl-card.dim").count() == 0  # leading: any card
         other = next(p for p in pages.values() if p is not leader)
+        # No card played yet: words, not a numbered play (QA read "1. Your lead: no card played yet.").
+        expect(leader.locator("#trick-empty")).to_have_text("Your lead: no card played yet.")
+        expect(other.locator("#trick-empty")).to_have_text(re.compile(r"^\S.* leads: no card played yet\.$"))
+        for page in (leader, other):
+            expect(page.locator("#trick-box li")).to_have_count(0)
         other.locator("#hand button.wl-card").first.dispatch_event("click")
         expect(other.locator("#message")).to_contain_text("plays next: wait for your turn")
 
@@ -104,6 +109,7 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
                 for p in pages.values():
                     expect(p.locator("#last-trick-box")).to_be_visible()
                     expect(p.locator("#last-trick-title")).to_contain_text("Last trick: taken by ")
+                    expect(p.locator("#trick-empty")).to_contain_text(re.compile(r"(Your lead|leads): no card played yet"))
                     expect(p.locator("#log li").first).to_contain_text(  # the newest line of the log
                         re.compile(r"took the trick: |^Deal 2: 6 cards each; .+ lead\.$"))
                 saw_last_trick = True
@@ -111,6 +117,7 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
                 expect(first.locator("#last-trick-box")).to_be_hidden()
                 expect(first.locator("#trick li")).to_have_count(1)
                 expect(first.locator("#trick li").first).to_contain_text("(led, taking it so far)")
+                expect(first.locator("#trick-empty")).to_be_hidden()
         assert told_why and saw_last_trick
         for page in pages.values():
             expect(page.locator("#result")).to_be_visible()

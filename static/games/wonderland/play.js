@@ -70,8 +70,17 @@
     // --- drawing the view ---------------------------------------------------------------------
     function render(v) {
       renderDeal(v);
-      renderTrick($("trick"), v.trick, v, false);
-      $("trick-box").hidden = !!v.result && !v.trick.length;  // a hand played out: no empty trick
+      // No card played yet: a line of words, not a numbered play (QA read "1. Your lead: …").
+      var empty = !v.trick.length;
+      $("trick-box").hidden = !!v.result && empty;  // a hand played out: no empty trick
+      $("trick").hidden = empty;
+      $("trick-empty").hidden = !empty;
+      if (empty) {
+        put($("trick-empty"), v.result ? "No cards on the table." :
+          [v.turn === v.seat ? "Your lead" : [nameOf(v.turn), " leads"], ": no card played yet."]);
+      } else {
+        renderTrick($("trick"), v.trick, v, false);
+      }
       var last = v.last_trick;
       $("last-trick-box").hidden = !last;
       if (last) {
@@ -92,14 +101,9 @@
       put($("deal-info"), parts);
     }
 
-    // One trick's plays in order: who played what, the led card and the card taking it.
+    // One trick's plays in order (at least one): who played what, the led card and the card taking it.
     function renderTrick(list, plays, v, done) {
       list.textContent = "";
-      if (!plays.length) {
-        list.appendChild(el("li", v.result ? "No cards on the table." :
-          [v.turn === v.seat ? "Your lead" : [nameOf(v.turn), " leads"], ": no card played yet."]));
-        return;
-      }
       var top = best(plays);
       plays.forEach(function (p, i) {
         var notes = [];
