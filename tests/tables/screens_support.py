@@ -1,6 +1,7 @@
-"""Hands set up on a live server for the game-screen browser tests (test_play_screens_browser.py):
-each ``*_SETUP`` is Python for ``server.shell_json``; it creates its own drive (its own organiser)
-and prints the join code and the seats' [name, token] in seat order."""
+"""Hands set up on a live server for the game-screen browser tests (test_play_screens_browser.py,
+test_dealer_words_browser.py and the others): each ``*_SETUP`` is Python for
+``server.shell_json``; it creates its own drive (its own organiser) and prints the join code and
+the seats' [name, token] in seat order."""
 
 from __future__ import annotations
 
@@ -95,6 +96,23 @@ def ff_dealt(tag: str) -> str:
 def ff_passed_deal(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
             + "state = game.new_hand(4, random.Random(3), 2)\n" + _SAVE)
+
+
+@functools.cache
+def ff_draw_seed(drawn: int) -> int:
+    """A seed whose Film Fantasy hand at four finds its dealer with ``drawn`` cards dealt face up,
+    the last the Joker (1: the first card, to seat 0, who deals)."""
+    game = get_game("film-fantasy")
+    return next(k for k in range(10_000) if game.new_hand(4, random.Random(k)).view(None)["dealer_drawn"] == drawn)
+
+
+# Film Fantasy: a drawn dealer, the Joker the ``drawn``-th card dealt face up (0: a home game's
+# later hand, dealt by seat 2, the deal passed to the left).
+def ff_dealer(tag: str, drawn: int) -> str:
+    if not drawn:
+        return ff_passed_deal(tag)
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
+            + f"state = game.new_hand(4, random.Random({ff_draw_seed(drawn)}))\n" + _SAVE)
 
 
 # Film Fantasy at a table of six (two packs): the passes made until the auction opens, then

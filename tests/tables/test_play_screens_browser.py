@@ -460,16 +460,6 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-def test_the_dealer_of_a_home_games_later_hand_is_said_without_a_draw(server, browser):
-    """Found by a rules review: a home game passes the deal to the left, and no Joker is drawn
-    for it; the screen said the dealer "drew the Joker after -1 cards"."""
-    data = server.shell_json(S.ff_passed_deal("ff-home"))
-    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
-    expect(page.locator("#dealer-draw")).to_have_text("Dealer: Cy (a home game: the deal passes to the left)")
-    page.context.close()
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_both_copies_of_a_card_can_be_chosen_and_offered_at_a_table_of_two_packs(server, browser):
     """Found by QA: at a table of six (two packs) a player holding two copies of a card could not
     choose both: the second tap unchose the first, as a card was chosen by its name."""

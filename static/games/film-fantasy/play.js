@@ -66,10 +66,16 @@
       return { after: " · " + cards(v.counts[i]), waiting: v.pass_pending.indexOf(i) >= 0 };
     }
 
+    // How the dealer was found: cards dealt face up until the Joker (``drawn`` of them, the
+    // Joker the last), or none dealt: a home game's deal passed to the left.
+    function dealerWords(drawn) {
+      if (!drawn) return " (a home game: the deal passes to the left)";
+      if (drawn === 1) return " (drew the Joker with the first card face up)";
+      return " (drew the Joker after " + cards(drawn - 1) + " face up)";
+    }
+
     function render(v) {
-      put($("dealer-draw"), ["Dealer: ", nameOf(v.dealer),
-        v.dealer_drawn ? " (drew the Joker after " + cards(v.dealer_drawn - 1) + " face up)"
-          : " (a home game: the deal passes to the left)"]);
+      put($("dealer-draw"), ["Dealer: ", nameOf(v.dealer), dealerWords(v.dealer_drawn)]);
       var able = canDeclare(v.hand || []), over = v.phase === "finished";
       var news = $("news");
       if (news) {
