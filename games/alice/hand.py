@@ -42,7 +42,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome, action_type
+from ..base import STOPPED, GameError, Outcome, action_type
 from . import storage
 from .cards import (
     CARD_SET,
@@ -60,7 +60,7 @@ from .cards import (
 from .scoring import POINTS_PER_SET, mover_of, standing_facts
 
 DEFAULT_ANSWER_SECONDS = 20.0
-ALL_LAID, STOPPED = "all_laid", "stopped"
+ALL_LAID = "all_laid"
 GIVE, CAT_CHOICE = "give", "cat"  # the two kinds of pending decision
 VIEW_LOG = 100  # entries of the public log a view carries: the newest
 _PACK_COUNT = Counter(PACK)

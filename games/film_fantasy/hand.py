@@ -23,14 +23,14 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import GameError, Outcome, action_type, short
+from ..base import STOPPED, GameError, Outcome, action_type, short
 from .cards import (CARD_FILM, JOKER, build_deck, card_name, card_sort_key, check_players, choose_removed_films,
                     packs_for)
 from .entry import summary_of_hand
 from .scoring import best_declaration, score_hand, standing_facts
 
 PASSING, AUCTION, FINISHED = "passing", "auction", "finished"
-DECLARED_PASSING, DECLARED_AUCTION, STOPPED = "declared_passing", "declared_auction", "stopped"
+DECLARED_PASSING, DECLARED_AUCTION = "declared_passing", "declared_auction"
 MAX_OFFER = 3
 # A seat's offers in one hand's auction. Offer and withdraw may be repeated at will, and each
 # adds to the hand's log, stored and written again with every move: found from outside, one

@@ -15,12 +15,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import GameError, Outcome
+from ..base import STOPPED, GameError, Outcome
 from .cards import (PACK, RANK, SORT_KEY, _legal, card_name, check_players, check_pool_of_tears, choose_mover, count,
                     deals, deck, pairs_in, rule_in_force, standing_facts, why_illegal, winner_of)
 
 PLAYING, FINISHED = "playing", "finished"
-PLAYED_OUT, STOPPED = "played_out", "stopped"
+PLAYED_OUT = "played_out"
 VIEW_LOG = 100  # entries of the public log a view carries: the newest
 _PACK_SET = frozenset(PACK)
 
