@@ -9,8 +9,7 @@ from __future__ import annotations
 from django.http import JsonResponse
 
 from drive.models import Drive, Player
-from drive.services import DriveError
-from drive.services.hands import outcome_for, players_at
+from drive.services import DriveError, outcome_for, players_at
 from scoring.forms import ResultForm
 from scoring.models import Result
 from tables.models import TableHand

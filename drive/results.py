@@ -29,10 +29,8 @@ from common.bidi import isolate
 from common.db import one_or_none
 from drive import live
 from drive.models import Drive, Player
-from drive.services.base import DriveError, NotThisPlayersForm, StaleForm, hand_now, lock
-from drive.services.hands import outcome_for, players_at
-from drive.services.players import clean_name
-from drive.services.seats import current_hand
+from drive.services import (DriveError, NotThisPlayersForm, StaleForm, clean_name, current_hand, hand_now, lock,
+                            outcome_for, players_at)
 from scoring import services as scoring
 from scoring.models import Result
 from tables.models import Hand, Seat, TableHand
