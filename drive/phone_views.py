@@ -24,7 +24,7 @@ from drive.models import Drive, Player
 from drive.services import DriveError, NotThisPlayersForm, StaleForm
 from scoring.forms import ResultForm
 from scoring.models import Result
-from scoring.standings import name_order
+from scoring.standings import by_name
 from tables.models import Hand
 
 COOKIE_AGE = 60 * 60 * 24 * 7
@@ -67,7 +67,7 @@ def join(request, code: str):
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)  # this phone's player: no other name while it holds one
     # Bots join no phone; names in the order people look for them ("Élodie" among the E's).
-    players = sorted(drive.players.filter(active=True, bot__isnull=True), key=lambda p: name_order(p.name))
+    players = by_name(drive.players.filter(active=True, bot__isnull=True))
     return render(request, "phone/join.html", {"drive": drive, "players": players, "holder": holder,
                                                "leaves_drive": holder is not None and services.leaving_leaves_drive(holder)})
 

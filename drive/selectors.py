@@ -202,8 +202,7 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 def score_card_players(drive: Drive) -> list[Player]:
     """Paper score cards: for every player in the drive and each who left after playing; no bot."""
     played = Score.objects.filter(player=OuterRef("pk"), counted=True)
-    return sorted(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True),
-                  key=lambda p: (ranking.name_order(p.name), p.name, p.pk))  # as every list of names: "Élodie" among the E's
+    return ranking.by_name(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
 
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
@@ -476,8 +475,7 @@ def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
 def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     """``public``: as the room sees it (the board, phones), with suspense applied."""
     hand = current_hand(drive)
-    # In the order every list of names has ("Élodie" among the E's: ``name_order``).
-    players = sorted(drive.players.select_related("bot"), key=lambda p: (ranking.name_order(p.name), p.name, p.pk))
+    players = ranking.by_name(drive.players.select_related("bot"))
     tables = tables_of(hand, players)
     frozen_at = suspense_from(drive) if public else None
     if frozen_at is not None and hand is not None and hand.number > frozen_at:

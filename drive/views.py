@@ -21,7 +21,7 @@ from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_numbe
 from drive.services import DriveError, StaleForm
 from games.base import and_list
 from scoring.forms import ResultForm
-from scoring.standings import name_order
+from scoring.standings import by_name
 from tables.models import Hand
 
 
@@ -459,7 +459,7 @@ def phones(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     players = [
         (p, phone_links.private_url(request, p))
-        for p in sorted(drive.players.filter(bot__isnull=True), key=lambda p: name_order(p.name))
+        for p in by_name(drive.players.filter(bot__isnull=True))
     ]
     show = request.GET.get("show")
     shown = next(((p, url) for p, url in players if str(p.pk) == show), None)

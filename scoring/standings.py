@@ -32,6 +32,7 @@ import functools
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,12 @@ def tie_key(row: Row) -> tuple[int, ...]:
 def name_order(name: str) -> str:
     """A name as a list orders it: without case or accents ("Élodie" as "elodie")."""
     return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).casefold()
+
+
+def by_name(players: Iterable[Any]) -> list[Any]:
+    """Players (anything with ``name`` and ``pk``) in the order every list of names has: by
+    ``name_order`` ("Élodie" among the E's), then as typed, then first added."""
+    return sorted(players, key=lambda p: (name_order(p.name), p.name, p.pk))
 
 
 def rank(rows: Iterable[Row]) -> list[Ranked]:
