@@ -36,9 +36,7 @@ from drive.services.seats import create_hand, current_hand, rebalance, seating_o
 def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
     drive = lock(drive)
     hand = current_hand(drive)
-    if drive.is_finished:
-        raise DriveError("This drive has finished.")
-    check_shown_hand(drive, hand, shown_hand)
+    check_shown_hand(drive, hand, shown_hand)  # (a finished drive first: "This drive has finished.")
     if hand is None:
         raise DriveError("Draw the seating first.")
     if hand.status != Hand.Status.SEATING:
