@@ -7,10 +7,12 @@ from functools import cached_property
 
 from django import forms
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
+from django.db import transaction
 from django.utils import timezone
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
+from drive import services
 from drive.services import clean_name, has_control_characters, sort_names, typed_too_long
 
 
@@ -206,6 +208,37 @@ class DriveForm(forms.ModelForm):
         if commit:
             drive.save()
         return drive
+
+
+def edit_drive(drive: Drive, data) -> tuple[DriveForm, list[str]]:
+    """The organiser's changed settings (``data``, the form as posted), judged and saved on the
+    drive's row as it stands, locked, with the seating's tables in the same transaction (or
+    neither): saving the whole row as the page's request first read it undid a close that ended
+    the drive meanwhile (its final standings, its status). Returns the form (its errors, when
+    refused, on the field whose change was) and what the changes did to the seating, in words."""
+    notes: list[str] = []
+    refused_on = None
+    try:
+        with transaction.atomic():
+            form = DriveForm(data, instance=services.lock(drive))
+            if form.is_valid():
+                drive = form.save()
+                # Each table keeps its mode and its players from hand to hand: these change the
+                # seating shown, between hands (during a hand they are refused). Another game
+                # (chosen before the first hand) re-forms a table it cannot seat; after a
+                # re-formed table size (or with the game unchanged) there is none, and it says
+                # nothing.
+                changes = {
+                    "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
+                    "preferred_table_size": lambda: services.drive_table_size_changed(drive),
+                    "game": lambda: services.drive_game_changed(drive),
+                }
+                for field in (f for f in changes if f in form.changed_data):
+                    refused_on = field
+                    notes.append(changes[field]())
+    except services.DriveError as exc:
+        form.add_error(refused_on, str(exc))
+    return form, [note.removeprefix("Saved: ") for note in notes if note]
 
 
 class NamesForm(forms.Form):

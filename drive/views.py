@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -17,7 +16,7 @@ from common.network import is_this_machine
 from common.ratelimit import Turns, give_back, spend_try
 from drive import live, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
-from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, posted_number
+from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, edit_drive, posted_number
 from drive.services import DriveError, StaleForm
 from games.base import and_list
 from scoring.forms import ResultForm
@@ -80,43 +79,17 @@ def drive_create(request):
 @login_required
 def drive_edit(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    form = DriveForm(request.POST or None, instance=drive)
-    if request.method == "POST":
-        try:
-            with transaction.atomic():  # the settings and the seating's tables change together, or neither
-                # Judged and saved on the drive's row as it stands, locked: saving the whole row
-                # as this request first read it undid a close that ended the drive meanwhile
-                # (its final standings, its status).
-                drive = services.lock(drive)
-                form = DriveForm(request.POST, instance=drive)
-                notes, refused_on = [], None
-                if form.is_valid():
-                    form.save()
-                    # Each table keeps its mode and its players from hand to hand: these two change
-                    # the seating shown, between hands (during a hand they are refused).
-                    # Another game (chosen before the first hand) re-forms a table it cannot seat;
-                    # after a re-formed table size (or with the game unchanged) there is none, and
-                    # it says nothing.
-                    changes = {
-                        "play_mode": lambda: services.drive_play_mode_changed(drive, form.cleaned_data["play_mode"]),
-                        "preferred_table_size": lambda: services.drive_table_size_changed(drive),
-                        "game": lambda: services.drive_game_changed(drive),
-                    }
-                    for field in (f for f in changes if f in form.changed_data):
-                        refused_on = field
-                        notes.append(changes[field]())
-        except DriveError as exc:
-            form.add_error(refused_on, str(exc))
-        else:
-            if form.is_valid():  # (judged above, once; otherwise its errors are shown below)
-                notes = [n.removeprefix("Saved: ") for n in notes if n]
-                said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
-                messages.success(request, f"Saved: {said}" if said else "Saved.")
-                if form.kept_fixed():
-                    messages.warning(request, "The game and its house rules stay as they were: they are fixed once "
-                                              "the first hand has started (every table is scored by the same rules).")
-                return _back(drive)
-    return render(request, "drive/drive_form.html", {"form": form, "drive": drive})
+    if request.method != "POST":
+        return render(request, "drive/drive_form.html", {"form": DriveForm(instance=drive), "drive": drive})
+    form, notes = edit_drive(drive, request.POST)
+    if not form.is_valid():  # (judged once, in edit_drive: its errors are shown)
+        return render(request, "drive/drive_form.html", {"form": form, "drive": form.instance})
+    said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
+    messages.success(request, f"Saved: {said}" if said else "Saved.")
+    if form.kept_fixed():
+        messages.warning(request, "The game and its house rules stay as they were: they are fixed once "
+                                  "the first hand has started (every table is scored by the same rules).")
+    return _back(form.instance)
 
 
 @login_required
