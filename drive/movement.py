@@ -104,6 +104,17 @@ def instructions(
     return result
 
 
+def table_moves(number: int, tables: int, *, done: bool = False) -> tuple[str, str]:
+    """What the mover of Table ``number`` (of ``tables``) and the player on their left do, in
+    words, as the rule above says: ("moves up", "moves down"), "stays at the top table" for the
+    mover at Table 1, "stays at the last table" for the left-hand player at the last; ``done``:
+    said as made ("moved up", "stayed at the top table"). (A lone table moves nobody: the
+    caller's to say.)"""
+    up, down, stays = ("moved up", "moved down", "stayed") if done else ("moves up", "moves down", "stays")
+    return (f"{stays} at the top table" if number == 1 else up,
+            f"{stays} at the last table" if number == tables else down)
+
+
 def describe(instruction: tuple[str, int, int]) -> str:
     """The words a phone shows: "Move UP to Table 2", "Move DOWN to Table 4", "Stay at Table 1"."""
     direction, _source, target = instruction

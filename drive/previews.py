@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.http import JsonResponse
 
+from drive import movement
 from drive.models import Drive, Player
 from drive.services import DriveError, outcome_for, players_at
 from scoring.forms import ResultForm
@@ -55,8 +56,7 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
         tables = table.hand.tables.count()
         # No move after the last hand, nor by a correction once the close has moved everybody.
         if tables > 1 and not drive.is_last_hand(table.hand.number) and table.hand.status != table.hand.Status.CLOSED:
-            rows[outcome.mover]["moves"] = ("stays at the top table" if table.number == 1 else "moves up") + \
-                " (no outright winner)"
+            rows[outcome.mover]["moves"] = movement.table_moves(table.number, tables)[0] + " (no outright winner)"
     if beside_recorded:
         result = Result.objects.filter(table=table).prefetch_related("scores").first()
         recorded = {s.player_id: s.points for s in result.scores.all()} if result else {}

@@ -9,6 +9,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolate
+from drive import movement
 from drive.selectors import entry_state
 from games.base import and_list
 from scoring.forms import answer_words
@@ -109,10 +110,8 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     at = next((i for i, s in enumerate(scores) if s.player_id == mover), None)
     if at is None or tables < 2 or len(names) < 2:
         return []
-    up, down, stays = ("moved up", "moved down", "stayed") if made else ("moves up", "moves down", "stays")
-    left = (at + 1) % len(names)
-    moves = [(at, f"{stays} at the top table" if table.number == 1 else up),
-             (left, f"{stays} at the last table" if table.number == tables else down)]
+    mover_does, left_does = movement.table_moves(table.number, tables, done=made)
+    moves = [(at, mover_does), ((at + 1) % len(names), left_does)]
     # A player who has left the drive moves nowhere: the seating leaves them out (a bot may have
     # played their seat to the hand's end, and won it). One who left after this hand's close
     # moved as said (found by QA: an earlier hand's page rewrote "moved down" as "left the

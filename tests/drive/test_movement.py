@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drive.movement import describe, instructions, move
+from drive.movement import describe, instructions, move, table_moves
 from games.base import top_scorer
 
 # Three tables of four; seat order is clockwise, so each player's left is the next one.
@@ -246,3 +246,13 @@ def test_movement_property_over_random_drives(drive):
     steps = instructions(tables, after)
     assert sum(1 for d, _, _ in steps.values() if d == "up") == last
     assert sum(1 for d, _, _ in steps.values() if d == "down") == last
+
+
+def test_a_tables_moves_in_words_stay_at_the_ends():
+    """The words every page says a result's moves in (``movement.table_moves``): the mover at
+    Table 1 and the left-hand player at the last table stay."""
+    assert table_moves(1, 3) == ("stays at the top table", "moves down")
+    assert table_moves(2, 3) == ("moves up", "moves down")
+    assert table_moves(3, 3) == ("moves up", "stays at the last table")
+    assert table_moves(1, 2, done=True) == ("stayed at the top table", "moved down")
+    assert table_moves(2, 2, done=True) == ("moved up", "stayed at the last table")
