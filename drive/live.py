@@ -14,7 +14,6 @@ hand costs a few renders, not one per result, and no request waits for rendering
 
 from __future__ import annotations
 
-import html
 import logging
 import threading
 import time
@@ -24,17 +23,11 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.template.loader import get_template
-from django.utils.safestring import SafeString
 
-from drive import broadcast, charts, render, seating, selectors
+from drive import broadcast, pages, render, selectors
 from drive.models import Drive
-from games.base import and_list
 from tables.models import Hand, TableHand
 
-BOARD_TEMPLATE = "board/partials/live.html"
-DASHBOARD_TEMPLATE = "drive/partials/live.html"
-PLAYERS_TEMPLATES = {"players-count": "drive/partials/players_count.html", "players": "drive/partials/players.html"}
-PHONE_TEMPLATE = "phone/partials/live.html"
 INSTRUCTION_TEMPLATE = "phone/partials/instruction.html"  # inside the phone's, and sent alone at a close
 
 
@@ -354,73 +347,6 @@ def _stamp() -> int:
     return time.time_ns()
 
 
-def board_parts(view: selectors.DriveView) -> dict[str, str]:
-    chart = charts.leaders_chart(view.drive, view.ranked, up_to=view.frozen_at)
-    html = get_template(BOARD_TEMPLATE).render({"v": view, "drive": view.drive, "chart": chart, "Hand": Hand})
-    return {"board": html}
-
-
-def table_words(numbers: list[int]) -> str:
-    """"Table 2", "Tables 2 and 3", "Tables 1, 2 and 4" ("" for none)."""
-    if not numbers:
-        return ""
-    return f"Table{'s' if len(numbers) > 1 else ''} {and_list([str(n) for n in numbers])}"
-
-
-def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
-    """The context of the dashboard's live part: the page and the push render the same thing."""
-    disputes = [t for t in view.tables if t.status == "disputed"]
-    bell_tables = [t.number for t in view.tables if t.on_the_phones]
-    return {
-        "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
-        "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
-        # Nobody has a place (no hand played): "End the drive now" warns of no standings (dashboard.html).
-        "no_hand_played": not view.placed,
-        # Each hand before this one has a page of its own, where its results are corrected.
-        "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
-        "disputes": disputes,
-        "dispute_words": table_words([t.number for t in disputes]),
-        "waiting": view.waiting(),
-        "players": view.players,
-        # The players still in the drive, and those who left (listed too, marked "left").
-        "players_here": sum(p.active and not p.is_bot for p in view.players),
-        "bots_here": sum(p.active and p.is_bot for p in view.players),
-        "players_left": sum(not p.active for p in view.players),
-        # Digital tables still playing: closing the hand rings the bell on them (asked first,
-        # unless tables with cards are still waiting: then the close is refused, nothing rung).
-        "bell_tables": bell_tables,
-        "bell_words": table_words(bell_tables),
-        "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
-        # Closing this hand ends the drive (its number of hands reached; a total is known only then).
-        "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
-        # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
-        # as format_html_join would without its cost per option (400). A browser jumps to the
-        # option starting with the letter typed: the name comes first (no isolate's opening
-        # mark), then a left-to-right mark keeps a right-to-left name's digits off "(T1)".
-        # Who sits where, as this page shows it: the swap refuses a seating changed since.
-        "seating_stamp": seating.stamp([[str(s.player_id) for s in t.seats.all()] for t in view.tables]),
-        "swap_options": SafeString("".join(
-            f'<option value="{seat.player_id}">{html.escape(seat.player.name)}\u200e (T{t.number})</option>'
-            for t in view.tables for seat in t.seats.all())),
-    }
-
-
-def dashboard_parts(view: selectors.DriveView) -> dict[str, str]:
-    """The dashboard's live part, and its players' count and list (a phone may add its own
-    name): the box where the organiser types names is not pushed, so nothing typed is wiped."""
-    context = dashboard_context(view)
-    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render(context),
-            **{part: get_template(template).render(context) for part, template in PLAYERS_TEMPLATES.items()}}
-
-
-def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
-    template = get_template(PHONE_TEMPLATE)
-    return {
-        str(p.pk): template.render({"me": view.phone(p), "v": view, "drive": view.drive, "Hand": Hand})
-        for p in (players if players is not None else view.players)
-    }
-
-
 def message(parts: dict[str, Any], audience: str, read: int | None = None, drive: int | None = None) -> dict[str, Any]:
     """``read``: when the state shown was read (every commit before it is in it). It is also
     the stamp by which a page orders what it is sent (``static/js/live.js``): an update read
@@ -467,8 +393,8 @@ def build_screens(drive_id: int) -> list[tuple[str, dict[str, Any]]] | None:
         return None
     read, private, public = views
     return [
-        (broadcast.drive_group(drive_id, "organiser"), message(dashboard_parts(private), "organiser", read, drive_id)),
-        (broadcast.drive_group(drive_id, "board"), message(board_parts(public), "board", read, drive_id)),
+        (broadcast.drive_group(drive_id, "organiser"), message(pages.dashboard_parts(private), "organiser", read, drive_id)),
+        (broadcast.drive_group(drive_id, "board"), message(pages.board_parts(public), "board", read, drive_id)),
     ]
 
 
@@ -493,7 +419,7 @@ def phone_messages(view: selectors.DriveView, listening: frozenset[int] | None =
     (when ``view`` was read; ``message``)."""
     stamp = read if read is not None else _stamp()
     players = view.players if listening is None else [p for p in view.players if p.pk in listening]
-    parts = _changed_only(view.drive.pk, phone_parts(view, players), listening)
+    parts = _changed_only(view.drive.pk, pages.phone_parts(view, players), listening)
     return [
         (broadcast.player_group(int(pid)), {"type": "drive.update", "stamp": stamp, "parts": {"phone": html}})
         for pid, html in parts.items()

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
 from common.ratelimit import give_back, rate_limited, spend_try
-from drive import charts, live, phone_links, previews, results, selectors, services
+from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
     player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
@@ -194,7 +194,7 @@ def me(request, code: str):
     view = selectors.drive_view(drive, public=True)
     context = {"drive": drive, "me": view.phone(player), "v": view, "Hand": Hand}
     if fragment:
-        return render(request, live.PHONE_TEMPLATE, context)
+        return render(request, pages.PHONE_TEMPLATE, context)
     return render(request, "phone/me.html", {**context, "leaves_drive": services.leaving_leaves_drive(player)})
 
 

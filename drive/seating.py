@@ -20,6 +20,8 @@ import hashlib
 import random
 from collections.abc import Iterable, Sequence
 
+from games.base import and_list
+
 MIN_TABLE = 2
 MAX_TABLE = 10
 
@@ -212,3 +214,10 @@ def _check_names(players: list[str], where: str) -> None:
 
 def _count(n: int) -> str:
     return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
+def table_words(numbers: list[int]) -> str:
+    """"Table 2", "Tables 2 and 3", "Tables 1, 2 and 4" ("" for none)."""
+    if not numbers:
+        return ""
+    return f"Table{'s' if len(numbers) > 1 else ''} {and_list([str(n) for n in numbers])}"

@@ -24,7 +24,7 @@ from typing import Any
 
 from common import layer
 from common.db import database_sync_to_async
-from drive import live, selectors
+from drive import live, pages, selectors
 from drive.models import Drive
 
 
@@ -97,13 +97,13 @@ def read(drive_id: int, players: frozenset[int], screens: frozenset[str]) -> dic
     drive = Drive.objects.get(pk=drive_id)
     messages: dict[Any, dict[str, Any]] = {}
     if "organiser" in screens:
-        messages["organiser"] = live.message(live.dashboard_parts(selectors.drive_view(drive)), "organiser", stamp)
+        messages["organiser"] = live.message(pages.dashboard_parts(selectors.drive_view(drive)), "organiser", stamp)
     if players or "board" in screens:
         view = selectors.drive_view(drive, public=True)
         if "board" in screens:
-            messages["board"] = live.message(live.board_parts(view), "board", stamp)
+            messages["board"] = live.message(pages.board_parts(view), "board", stamp)
         if players:
-            parts = live.phone_parts(view, [p for p in view.players if p.pk in players])
+            parts = pages.phone_parts(view, [p for p in view.players if p.pk in players])
             for pid in players:
                 messages[pid] = live.message({"phone": parts.get(str(pid), "")}, "phone", stamp)
     return messages

@@ -14,7 +14,7 @@ from common.bidi import bdi, isolate
 from common.db import write_sync
 from common.network import is_this_machine
 from common.ratelimit import Turns, give_back, spend_try
-from drive import live, phone_links, previews, selectors, services
+from drive import pages, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, edit_drive, posted_number
 from drive.services import DriveError, StaleForm
@@ -97,7 +97,7 @@ def dashboard(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
     view = selectors.drive_view(drive)
     context = {
-        **live.dashboard_context(view),
+        **pages.dashboard_context(view),
         # A list refused (a name too long, say) comes back in the box to be mended, not retyped.
         "names_form": NamesForm(initial={"names": request.session.pop(_NAMES_DRAFT(drive), "")}),
         "join_url": phone_links.join_url(request, drive),

@@ -16,7 +16,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from common.bidi import isolate
-from drive import live, movement
+from drive import live, movement, seating
 from drive.models import Drive, Player
 from drive.selectors import standings_rows
 from games import GameError
@@ -195,11 +195,11 @@ def _waiting_words(waiting: list[TableHand], results: dict[int, Result]) -> str:
     empty = [t.number for t in waiting if t.pk not in results]
     anyway = []
     if entered:
-        anyway.append(f"accept the result{'s' if len(entered) > 1 else ''} entered at {live.table_words(entered)} "
+        anyway.append(f"accept the result{'s' if len(entered) > 1 else ''} entered at {seating.table_words(entered)} "
                       f"as {'they stand' if len(entered) > 1 else 'it stands'}")
     if empty:
-        anyway.append(f"record {live.table_words(empty)} as not played")
-    return f"Waiting for {live.table_words([t.number for t in waiting])}. Close anyway to {' and '.join(anyway)}."
+        anyway.append(f"record {seating.table_words(empty)} as not played")
+    return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {' and '.join(anyway)}."
 
 
 @transaction.atomic
@@ -225,7 +225,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     results = {r.table_id: r for r in Result.objects.filter(table__hand=hand)}
     disputed = [t.number for t in tables if t.status == TableHand.Status.DISPUTED]
     if disputed:
-        raise DriveError(f"Settle the dispute{'s' if len(disputed) > 1 else ''} at {live.table_words(disputed)} first.")
+        raise DriveError(f"Settle the dispute{'s' if len(disputed) > 1 else ''} at {seating.table_words(disputed)} first.")
     waiting = [t for t in tables if not t.is_done]
     if waiting and not force:
         raise DriveError(_waiting_words(waiting, results))

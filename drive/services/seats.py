@@ -106,7 +106,7 @@ def sent_to_the_phones(drive: Drive, seating_: Sequence[Sequence[str]], modes: d
               if bots.intersection(table) and modes.get(n, drive.play_mode) != TableHand.PlayMode.DIGITAL]
     if not phones:
         return ""
-    return (f"{live.table_words(phones)} now play{'s' if len(phones) == 1 else ''} on the phones: a bot sits "
+    return (f"{seating.table_words(phones)} now play{'s' if len(phones) == 1 else ''} on the phones: a bot sits "
             f"there, and a bot holds no cards.")
 
 

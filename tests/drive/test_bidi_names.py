@@ -16,7 +16,7 @@ from django.test import Client
 from django.utils.html import escape
 
 from common.bidi import bdi, isolate
-from drive import live, results, selectors, services
+from drive import pages, results, selectors, services
 from drive.models import Drive
 from drive.results import Shown
 from tables import digital
@@ -133,8 +133,8 @@ def test_the_live_fragments_isolate_every_name(hand_one, organiser):
 
     def fragments() -> list[tuple[str, str]]:
         private, public = selectors.drive_view(drive), selectors.drive_view(drive, public=True)
-        return [*live.dashboard_parts(private).items(), *live.board_parts(public).items(),
-                *live.phone_parts(public).items()]
+        return [*pages.dashboard_parts(private).items(), *pages.board_parts(public).items(),
+                *pages.phone_parts(public).items()]
 
     for key, html in fragments():
         assert_isolated(html, f"hand 1: {key}", [])

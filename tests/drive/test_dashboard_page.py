@@ -73,7 +73,7 @@ def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(or
     asks first, naming them, on the page and in every push; with none playing it does not ask.
     While a table with cards still waits, it does not ask either: that close is refused, and
     nothing is rung (a tester was asked, said yes, and saw the phones play on)."""
-    from drive import live, selectors
+    from drive import pages, selectors
     from tables import digital
 
     drive = seated_drive(organiser, 8, start=False)
@@ -81,9 +81,9 @@ def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(or
     services.start_hand(drive)
 
     def close_form() -> list[str]:
-        pages = (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
-                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"])
-        return [re.search(r'<form method="post" action="/drives/\d+/close"[^>]*>', html).group(0) for html in pages]
+        shown = (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
+                 pages.dashboard_parts(selectors.drive_view(drive))["dashboard"])
+        return [re.search(r'<form method="post" action="/drives/\d+/close"[^>]*>', html).group(0) for html in shown]
 
     for form in close_form():
         assert "data-bell" not in form and "confirm(" not in form  # Table 1 (cards) waits
@@ -99,11 +99,11 @@ def test_closing_asks_before_ringing_the_bell_on_digital_tables_still_playing(or
 
 
 def test_tables_shown_before_the_hand_starts_are_seated_not_playing(organiser_client, organiser):
-    from drive import live, selectors
+    from drive import pages, selectors
 
     drive = seated_drive(organiser, 8, start=False)
     for html in (organiser_client.get(f"/drives/{drive.pk}/").content.decode(),
-                 live.dashboard_parts(selectors.drive_view(drive))["dashboard"]):
+                 pages.dashboard_parts(selectors.drive_view(drive))["dashboard"]):
         card = html[html.index('id="table-1"'):]
         card = card[:card.index("</h3>")]
         assert '<span class="badge">Seated</span>' in card and "Playing" not in card

@@ -60,7 +60,7 @@ def test_a_live_update_reads_no_table_state_and_renders_without_queries(organise
     """``selectors.drive_view`` runs for every live update (dashboard, board, every phone): it
     leaves out each table's digital state, which no screen shows, and what it read is enough
     to render the dashboard's and the phones' fragments (the board adds its chart's query)."""
-    from drive import live, selectors
+    from drive import pages, selectors
 
     drive = _hand_in_play_with_digital_tables(organiser)
     # current hand, players (with bot), tables (with results), seats, scores, standings,
@@ -70,10 +70,10 @@ def test_a_live_update_reads_no_table_state_and_renders_without_queries(organise
     assert all("state" in table.get_deferred_fields() for table in view.tables)
     assert [t.number for t in view.tables if t.on_the_phones] == [1, 2]
     with django_assert_num_queries(0):
-        live.dashboard_parts(view)
-        live.phone_parts(view)
+        pages.dashboard_parts(view)
+        pages.phone_parts(view)
     with django_assert_num_queries(1):  # the leaders' chart
-        live.board_parts(view)
+        pages.board_parts(view)
 
 
 def test_dashboard_builds_each_player_once(organiser_client, organiser):
@@ -100,12 +100,12 @@ def test_dashboard_builds_each_player_once(organiser_client, organiser):
 def test_the_live_part_of_the_dashboard_counts_the_players_as_the_page_does(organiser_client, organiser):
     """The dashboard's live part (the page's and every push's) says how many players there are
     before the seating is drawn; the push once said "0 players so far"."""
-    from drive import live, selectors
+    from drive import pages, selectors
 
     drive = make_drive(organiser, 0)
     organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob\nCy\nDi\nEd"})
     assert "5 players so far" in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
-    pushed = live.dashboard_parts(selectors.drive_view(drive))["dashboard"]
+    pushed = pages.dashboard_parts(selectors.drive_view(drive))["dashboard"]
     assert "5 players so far" in pushed
 
 
@@ -115,7 +115,7 @@ def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(o
     its forms carry no CSRF token (live.js adds the page's own), and rendering it warns of
     nothing (Django warns of a token tag without one when DEBUG is on). The page itself, rendered
     for its request, carries the token in every form."""
-    from drive import live, selectors
+    from drive import pages, selectors
 
     settings.DEBUG = True
     drive = seated_drive(organiser, 4)
@@ -125,8 +125,8 @@ def test_pushed_fragments_carry_no_token_and_no_warning_while_the_page_has_one(o
 
     results.enter(drive, players[0], declared(4, 0), client_key="k", seen_revision=0, shown=Shown(1, 1, players[0].pk))
     view = selectors.drive_view(drive)
-    dashboard = live.dashboard_parts(view)["dashboard"]
-    phone = live.phone_parts(view, [players[1]])[str(players[1].pk)]
+    dashboard = pages.dashboard_parts(view)["dashboard"]
+    phone = pages.phone_parts(view, [players[1]])[str(players[1].pk)]
     assert "<form" in dashboard and "Confirm: this is right" in phone  # forms there are
     assert "csrfmiddlewaretoken" not in dashboard + phone
     assert not [w for w in recwarn if "csrf_token" in str(w.message)]

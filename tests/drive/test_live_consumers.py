@@ -99,7 +99,7 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     """One process (the in-memory layer) knows every phone socket: a change renders the
     fragments of the phones whose live page is open, not of the others (at a game screen, or
     not joined); a phone that connects later gets its own at once, then every change of it."""
-    from drive import broadcast, live
+    from drive import broadcast, pages
 
     drive = drive_of_eight
     code = drive.join_code
@@ -107,8 +107,8 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     assert broadcast.phones_listening(drive.pk) is None  # several processes: each knows its own only
     monkeypatch.setattr(broadcast, "several_processes", lambda: False)  # one process
     built = []
-    phone_parts = live.phone_parts
-    monkeypatch.setattr(live, "phone_parts", lambda view, players=None: built.append(
+    phone_parts = pages.phone_parts
+    monkeypatch.setattr(pages, "phone_parts", lambda view, players=None: built.append(
         None if players is None else sorted(p.pk for p in players)) or phone_parts(view, players))
     players = await sync_to_async(lambda: [
         (s.player_id, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")

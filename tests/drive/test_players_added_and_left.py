@@ -10,7 +10,7 @@ import re
 import pytest
 
 from common.bidi import isolate
-from drive import live, selectors, services
+from drive import pages, selectors, services
 from drive.access import player_cookie_name
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
 
@@ -76,7 +76,7 @@ def test_the_dashboard_counts_the_players_still_in_the_drive_and_says_how_many_l
     page = organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": zed.pk}, follow=True).content.decode()
     text = shown(page)
     assert "9 players so far (1 left)" in text and "Players (9; 1 left)" in text
-    pushed = live.dashboard_parts(selectors.drive_view(drive))
+    pushed = pages.dashboard_parts(selectors.drive_view(drive))
     assert "9 players so far (1 left)" in shown(pushed["dashboard"])
     # The players' count and list are pushed too (a phone adding its own name is seen at once).
     assert shown(pushed["players-count"]) == "Players (9; 1 left)"

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from drive import broadcast, live, render
+from drive import broadcast, live, pages, render
 
 
 @pytest.fixture
@@ -136,8 +136,8 @@ def test_the_screens_come_from_the_views_read_for_the_phones(settings, monkeypat
     monkeypatch.setattr(selectors, "drive_view", lambda drive, public=False: reads.append(public) or (
         "public" if public else "private"))
     monkeypatch.setattr(live, "phone_messages", lambda view, listening=None, read=None: [("player-1", {"view": view})])
-    monkeypatch.setattr(live, "dashboard_parts", lambda view: {"dashboard": view})
-    monkeypatch.setattr(live, "board_parts", lambda view: {"board": view})
+    monkeypatch.setattr(pages, "dashboard_parts", lambda view: {"dashboard": view})
+    monkeypatch.setattr(pages, "board_parts", lambda view: {"board": view})
     phones, screens = render.run_in_order([(live.build_phones, drive.pk), (live.build_screens, drive.pk)])
     assert phones == [("player-1", {"view": "public"})]
     assert [(g, m["parts"]) for g, m in screens] == [

@@ -279,15 +279,15 @@ def test_html_in_names_is_shown_as_text_on_every_page(hostile_names):
 
 
 def test_html_in_names_is_text_in_pushed_fragments(hostile_names):
-    from drive import live, selectors
+    from drive import pages, selectors
 
     w = hostile_names
     private = selectors.drive_view(w.drive)
     public = selectors.drive_view(w.drive, public=True)
-    for name, html in [*live.dashboard_parts(private).items(), *live.board_parts(public).items(),
-                       *live.phone_parts(public).items()]:
+    for name, html in [*pages.dashboard_parts(private).items(), *pages.board_parts(public).items(),
+                       *pages.phone_parts(public).items()]:
         assert XSS not in html and SCRIPT not in html, name
-    assert "<bdi>&lt;img" in live.board_parts(public)["board"]
+    assert "<bdi>&lt;img" in pages.board_parts(public)["board"]
 
 
 def test_csv_exports_neutralise_formulas(hostile_names):

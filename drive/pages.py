@@ -1,0 +1,81 @@
+"""The live parts of the drive's pages, rendered from one read of the drive
+(``selectors.DriveView``): the board's, the dashboard's (with its players' count and list) and
+each phone's. A page renders its part with the same context the push does (``drive.live`` sends
+them when the drive changes), so what is pushed is what a reload shows.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from django.template.loader import get_template
+from django.utils.safestring import SafeString
+
+from drive import charts, seating, selectors
+from tables.models import Hand
+
+BOARD_TEMPLATE = "board/partials/live.html"
+DASHBOARD_TEMPLATE = "drive/partials/live.html"
+PLAYERS_TEMPLATES = {"players-count": "drive/partials/players_count.html", "players": "drive/partials/players.html"}
+PHONE_TEMPLATE = "phone/partials/live.html"
+
+
+def board_parts(view: selectors.DriveView) -> dict[str, str]:
+    chart = charts.leaders_chart(view.drive, view.ranked, up_to=view.frozen_at)
+    html = get_template(BOARD_TEMPLATE).render({"v": view, "drive": view.drive, "chart": chart, "Hand": Hand})
+    return {"board": html}
+
+
+def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
+    """The context of the dashboard's live part: the page and the push render the same thing."""
+    disputes = [t for t in view.tables if t.status == "disputed"]
+    bell_tables = [t.number for t in view.tables if t.on_the_phones]
+    return {
+        "drive": view.drive, "hand": view.hand, "tables": view.tables, "progress": view.progress,
+        "ranked": view.ranked[:10], "ranked_more": max(len(view.ranked) - 10, 0), "Hand": Hand,
+        # Nobody has a place (no hand played): "End the drive now" warns of no standings (dashboard.html).
+        "no_hand_played": not view.placed,
+        # Each hand before this one has a page of its own, where its results are corrected.
+        "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
+        "disputes": disputes,
+        "dispute_words": seating.table_words([t.number for t in disputes]),
+        "waiting": view.waiting(),
+        "players": view.players,
+        # The players still in the drive, and those who left (listed too, marked "left").
+        "players_here": sum(p.active and not p.is_bot for p in view.players),
+        "bots_here": sum(p.active and p.is_bot for p in view.players),
+        "players_left": sum(not p.active for p in view.players),
+        # Digital tables still playing: closing the hand rings the bell on them (asked first,
+        # unless tables with cards are still waiting: then the close is refused, nothing rung).
+        "bell_tables": bell_tables,
+        "bell_words": seating.table_words(bell_tables),
+        "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
+        # Closing this hand ends the drive (its number of hands reached; a total is known only then).
+        "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
+        # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
+        # as format_html_join would without its cost per option (400). A browser jumps to the
+        # option starting with the letter typed: the name comes first (no isolate's opening
+        # mark), then a left-to-right mark keeps a right-to-left name's digits off "(T1)".
+        # Who sits where, as this page shows it: the swap refuses a seating changed since.
+        "seating_stamp": seating.stamp([[str(s.player_id) for s in t.seats.all()] for t in view.tables]),
+        "swap_options": SafeString("".join(
+            f'<option value="{seat.player_id}">{html.escape(seat.player.name)}\u200e (T{t.number})</option>'
+            for t in view.tables for seat in t.seats.all())),
+    }
+
+
+def dashboard_parts(view: selectors.DriveView) -> dict[str, str]:
+    """The dashboard's live part, and its players' count and list (a phone may add its own
+    name): the box where the organiser types names is not pushed, so nothing typed is wiped."""
+    context = dashboard_context(view)
+    return {"dashboard": get_template(DASHBOARD_TEMPLATE).render(context),
+            **{part: get_template(template).render(context) for part, template in PLAYERS_TEMPLATES.items()}}
+
+
+def phone_parts(view: selectors.DriveView, players=None) -> dict[str, str]:
+    template = get_template(PHONE_TEMPLATE)
+    return {
+        str(p.pk): template.render({"me": view.phone(p), "v": view, "drive": view.drive, "Hand": Hand})
+        for p in (players if players is not None else view.players)
+    }
