@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 import logging
+import re
+
+# A phone's private link (``/<CODE>/p/<token>``): its token is the player's cookie, so nothing the
+# server writes shows it (a log pasted into a bug report would hand the players out). Unanchored:
+# daphne writes a path it cannot decode as ``b'/…'``, and Django's lines quote it mid-sentence.
+PRIVATE_LINK = re.compile(r"(/[A-Za-z]{1,8}/p/)[^/?#\s'\"]+")
+
+
+def without_private_links(text: str) -> str:
+    return PRIVATE_LINK.sub("\\1…", text)
 
 
 class WithoutTraceback(logging.Filter):
@@ -13,6 +23,18 @@ class WithoutTraceback(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.exc_info = None
         record.exc_text = None
+        return True
+
+
+class WithoutPrivateLinks(logging.Filter):
+    """On the server's log handler: every line with a private link's token left out (Django's
+    "Not Found: /ABCDE/p/…", a refused method's or form's line; daphne's access log is
+    ``config.server.AccessLog``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "/p/" in message:
+            record.msg, record.args = without_private_links(message), None
         return True
 
 

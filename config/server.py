@@ -31,12 +31,13 @@ import daphne.server  # isort:skip  (installs Twisted's asyncio reactor: first)
 
 import io
 import logging
-import re
 import resource
 from http import HTTPStatus
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
+
+from config.log_filters import without_private_links
 
 logger = logging.getLogger(__name__)
 
@@ -143,11 +144,6 @@ def raise_open_file_limit() -> int:
     return soft
 
 
-# A phone's private link (``/<CODE>/p/<token>``): its token is the player's cookie, so the access
-# log shows the link's address without it (a log pasted into a bug report would hand out players).
-PRIVATE_LINK = re.compile(r"^(/[^/?]*/p/)[^/?]+")
-
-
 class AccessLog:
     """daphne's access log (``--access-log``, on by default), every private link's token left out."""
 
@@ -156,7 +152,7 @@ class AccessLog:
 
     def __call__(self, protocol, action, details):
         if isinstance(details.get("path"), str):
-            details = {**details, "path": PRIVATE_LINK.sub(r"\1…", details["path"])}
+            details = {**details, "path": without_private_links(details["path"])}
         self.log(protocol, action, details)
 
 

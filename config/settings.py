@@ -233,8 +233,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"without_traceback": {"()": "config.log_filters.WithoutTraceback"},
-                "client_error_without_traceback": {"()": "config.log_filters.ClientErrorWithoutTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+                "client_error_without_traceback": {"()": "config.log_filters.ClientErrorWithoutTraceback"},
+                "without_private_links": {"()": "config.log_filters.WithoutPrivateLinks"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["without_private_links"]}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))},
     "loggers": {
         "django.channels.server": {"level": "WARNING"},

@@ -56,6 +56,7 @@ class Server:
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")},
             "DATA_DIR": str(data), "PORT": str(self.port), "DEBUG": "1", "BOT_DELAY_SECONDS": "0.05",
+            "PYTHONUNBUFFERED": "1",  # its log read as it is written (daphne's access log is stdout's)
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
         }
         if redis_url:
