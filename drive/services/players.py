@@ -250,6 +250,8 @@ def own_name(drive: Drive, typed: str) -> str:
     add names (read under the drive's lock), or unless it is one name of letters."""
     if not drive.allow_self_join:
         raise DriveError("Ask the organiser to add your name.")
+    if typed_too_long(typed):  # refused unread: this runs under the drive's lock
+        raise DriveError(f"Type just your own name: at most {MAX_NAME} letters.")
     if has_control_characters(typed):
         raise DriveError("Type your name with letters, not control characters.")
     names = parse_names(typed)
@@ -289,13 +291,14 @@ def _add_players(drive: Drive, names: Iterable[str], *, by_phone: bool = False) 
     if not names:
         raise DriveError("Give at least one name.")
     existing = {name_key(n): n for n in drive.players.values_list("name", flat=True)}
-    held = places_held(drive)
-    if held >= MAX_PLAYERS:
+    new = [n for n in names if name_key(n) not in existing]  # (a name the drive has is said below, as such)
+    held = places_held(drive) if new else 0
+    if new and held >= MAX_PLAYERS:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players.")
-    if held + len(names) > MAX_PLAYERS:
+    if held + len(new) > MAX_PLAYERS:
         raise DriveError(f"A drive holds at most {MAX_PLAYERS} players: it has {held}, "
-                         f"and these {len(names)} names would make {held + len(names)}.")
-    if len(existing) + len(names) > MAX_NAMES:
+                         f"and these {len(new)} names would make {held + len(new)}.")
+    if len(existing) + len(new) > MAX_NAMES:
         raise DriveError(f"This drive has had {len(existing)} names, those taken out included, and keeps at most "
                          f"{MAX_NAMES}: it takes no more.")
     clashes = [n for n in names if name_key(n) in existing]
@@ -508,8 +511,11 @@ def add_bot(drive, table_id: int):
         raise DriveError(f"Table {table.number} is full: {game.name} is played by at most {game.max_players} "
                          "at a table.")
     taken = {name_key(n) for n in drive.players.values_list("name", flat=True)}
-    if places_held(drive) >= MAX_PLAYERS or len(taken) >= MAX_NAMES:
+    if places_held(drive) >= MAX_PLAYERS:
         raise DriveError(f"This drive is full: it holds at most {MAX_PLAYERS} players, bots included.")
+    if len(taken) >= MAX_NAMES:
+        raise DriveError(f"This drive has had {len(taken)} names, those taken out included, and keeps at most "
+                         f"{MAX_NAMES}: it takes no more, a bot's included.")
     number = 1
     while f"bot {number}" in taken:
         number += 1

@@ -431,6 +431,9 @@ def test_a_name_taken_out_before_playing_frees_its_place_and_one_who_played_keep
     assert drive.players.count() == 9 and services.places_held(drive) == 5
     with pytest.raises(DriveError, match="has had 9 names, those taken out included, and keeps at most 9"):
         services.add_players(drive, ["One more"])
+    # A name the drive has is said to be there, not counted as one more (found by a review).
+    with pytest.raises(DriveError, match="Already in this drive: \u2068Last\u2069"):
+        services.add_players(drive, ["last"])
 
 
 def test_parse_names_drops_blanks_and_repeats():
