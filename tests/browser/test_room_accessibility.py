@@ -1,6 +1,7 @@
 """The room's pages for every game, checked with axe-core (tests/axe.py): the join page, a
 phone, the result entry, the board, the dashboard and the standings have no serious or
-critical violation (names of controls, labels, contrast, text alternatives); the dashboard's
+critical violation (names of controls, labels, contrast, text alternatives), and a phone's
+controls are a thumb's size; the dashboard's
 repeated buttons say whom they are for; the QR codes' images are named for what they join. And a dashboard's flash message goes when the live part
 moves on past it."""
 
@@ -42,6 +43,18 @@ def assert_accessible(page, where: str) -> None:
     assert not found, f"{where}:\n{describe(found)}"
 
 
+# Every control shown on a phone's page, with its height when under 44 px (a thumb's target).
+SMALL_TARGETS = """() => [...document.querySelectorAll("main a, main button, main summary")]
+    .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+    .map(e => [e.tagName, e.innerText.trim().slice(0, 40), Math.round(e.getBoundingClientRect().height)])"""
+
+
+def assert_thumb_sized(page, where: str) -> None:
+    """QA: "Not Ann? Leave this phone", "How to play", "Back" were 19-20 px tall on a phone."""
+    small = page.evaluate(SMALL_TARGETS)
+    assert not small, f"{where}: controls under 44 px tall: {small}"
+
+
 @pytest.mark.timeout(900)  # a backstop: a server started and drives played on a busy machine
 def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
@@ -75,9 +88,11 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             page.goto(f"{server.url}/{code}/me")
             expect(page.locator("[data-neighbours]")).to_be_visible()
             assert_accessible(page, f"{game}: phone")
+            assert_thumb_sized(page, f"{game}: phone")
             page.get_by_role("link", name="Enter the result").click()
             expect(page.locator("form[data-entry-form]")).to_be_visible()
             assert_accessible(page, f"{game}: entry")
+            assert_thumb_sized(page, f"{game}: entry")
             phone.close()
 
             board = browser.new_page(viewport={"width": 1920, "height": 1080})
