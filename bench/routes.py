@@ -86,7 +86,7 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from drive import broadcast, live, selectors
+    from drive import broadcast, live, pages, selectors
 
     original_stamp = live._stamp
     original_send_many = broadcast.send_many
@@ -180,8 +180,8 @@ def install() -> None:
     broadcast.send_many = send_many
     broadcast.send_result = send_result
     live.selectors = _SelectorsProxy(selectors)
-    for name in ("dashboard_parts", "board_parts", "phone_parts"):
-        setattr(live, name, _timed(name, getattr(live, name)))
+    for name in ("dashboard_parts", "board_parts", "phone_parts"):  # (drive.live renders through drive.pages)
+        setattr(pages, name, _timed(name, getattr(pages, name)))
 
 
 class _SelectorsProxy:
