@@ -222,11 +222,14 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     as typed: ``own_name``; ``add_players``), or ``taking_over``: the player of a private link,
     whose earlier phone (if any) was signed out by the caller (after the drive has finished too:
     the phone then keeps the player's final place)."""
+    typed = own_name(drive, new_name) if new_name is not None else None  # the text's work before the lock
     drive = lock(drive)
     if drive.is_finished and not taking_over:
         raise DriveError("This drive has finished.")
-    if new_name is not None:
-        player = add_players(drive, [own_name(drive, new_name)], by_phone=True)[0]
+    if typed is not None:
+        if not drive.allow_self_join:  # (as it stands now, under the lock)
+            raise DriveError(SELF_JOIN_OFF)
+        player = add_players(drive, [typed], by_phone=True)[0]
     else:
         player = drive.players.filter(pk=player_id, bot__isnull=True).first()
         if player is None or (not player.active and not taking_over):
@@ -245,13 +248,15 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     return player
 
 
+SELF_JOIN_OFF = "Ask the organiser to add your name."
+
+
 def own_name(drive: Drive, typed: str) -> str:
     """The one name a phone typed for itself, cleaned: refused unless the organiser lets phones
-    add names (read under the drive's lock), or unless it is one name of letters."""
+    add names (``drive`` as the caller read it; ``join_phone`` asks again under the lock), or
+    unless it is one name of letters. Outside the lock: its text may be long."""
     if not drive.allow_self_join:
-        raise DriveError("Ask the organiser to add your name.")
-    if typed_too_long(typed):  # refused unread: this runs under the drive's lock
-        raise DriveError(f"Type just your own name: at most {MAX_NAME} letters.")
+        raise DriveError(SELF_JOIN_OFF)
     if has_control_characters(typed):
         raise DriveError("Type your name with letters, not control characters.")
     names = parse_names(typed)
