@@ -272,6 +272,9 @@ def test_a_confirmation_tapped_offline_is_kept_and_arrives_once_when_back_online
     phone.get_by_role("button", name=second, exact=True).click()
     confirm = phone.get_by_role("button", name="Confirm: this is right")
     expect(confirm).to_be_visible()
+    # The page's deferred scripts have run (static/js/keep_send.js holds the tap): shown is not
+    # yet ready on a busy machine, and a tap before them left for the browser's "no internet".
+    phone.wait_for_load_state("domcontentloaded")
     phone.context.set_offline(True)
     confirm.click()
     expect(phone.locator("[data-keep-note]")).to_be_visible()
