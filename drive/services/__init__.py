@@ -1,4 +1,4 @@
-"""Every write of the drive, by sub-domain: players (``players``), the seating shown between
+"""Every write of the drive, by sub-domain: players (``players``; their names, pure text, in ``names``), the seating shown between
 hands (``seats``), the hand cycle with results, the end and the prizes (``hands``); what they
 share (refusals, the stale-page check, the drive's lock) in ``base``; a new drive (``drives``).
 
@@ -10,8 +10,10 @@ from drive.services.drives import create_drive
 from drive.services.base import DriveError, ImpossibleAnswers, NotThisPlayersForm, StaleForm, check_shown_hand, hand_now, lock
 from drive.services.hands import (close_hand, end_drive, organiser_result, outcome_for, players_at,
                                   refuse_paper_result_on_the_phones, show_prizes, start_hand)
-from drive.services.players import (MAX_NAME, MAX_PLAYERS, add_bot, add_names, add_players, clean_name, has_control_characters, join_phone, has_played, leave_phone, leaving_leaves_drive, name_key, places_held,
-                                    parse_names, rejoin_player, revoke_phone, sort_names, typed_too_long, withdraw_player)
+from drive.services.names import (MAX_NAME, clean_name, has_control_characters, name_key, parse_names, sort_names,
+                                  typed_too_long)
+from drive.services.players import (MAX_PLAYERS, add_bot, add_names, add_players, join_phone, has_played, leave_phone,
+                                    leaving_leaves_drive, places_held, rejoin_player, revoke_phone, withdraw_player)
 from drive.services.seats import (current_hand, draw_seating, drive_game_changed, drive_play_mode_changed,
                                   drive_table_size_changed, hand_sent_to_the_phones, set_table_mode, swap_players)
 

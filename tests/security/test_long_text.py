@@ -39,7 +39,7 @@ def test_a_phones_new_name_longer_than_anything_is_refused_unread(client, organi
     drive = make_drive(organiser, 3, allow_self_join=True)
     response = client.post(f"/{drive.join_code}/join", {"new_name": ACCENTS}, follow=True)
     assert f"is too long: names have at most {services.MAX_NAME} characters." in text(response)
-    assert drive.players.count() == 3 and max(normalised, default=0) <= services.players.MAX_TYPED
+    assert drive.players.count() == 3 and max(normalised, default=0) <= services.names.MAX_TYPED
     response = client.post(f"/{drive.join_code}/join", {"new_name": "Zoë"}, follow=True)
     assert drive.players.filter(name="Zoë").exists()
 
@@ -60,7 +60,7 @@ def test_a_pasted_list_longer_than_a_name_is_read_a_name_at_a_time(organiser_cli
                                      {"names": "\u0301" * 10_000 + "\u0316" * 9_990 + "\nZoë"}, follow=True)
     assert "is too long: names have at most 40 characters." in text(response)
     assert drive.players.filter(name="Zoë").exists() and drive.players.count() == 63
-    assert max(normalised) <= services.players.MAX_TYPED
+    assert max(normalised) <= services.names.MAX_TYPED
 
 
 def test_a_disputes_long_reason_is_cut_before_it_is_read(table_of_four, normalised):  # noqa: F811
@@ -70,7 +70,7 @@ def test_a_disputes_long_reason_is_cut_before_it_is_read(table_of_four, normalis
                                                                    "reason": "Cy had 9 cards " + ACCENTS})
     result = Result.objects.get()
     assert result.status == Result.Status.DISPUTED and result.dispute_reason.startswith("Cy had 9 cards á")
-    assert len(result.dispute_reason) <= 200 and max(normalised) <= services.players.MAX_TYPED
+    assert len(result.dispute_reason) <= 200 and max(normalised) <= services.names.MAX_TYPED
 
 
 def test_the_organisers_long_texts_are_refused_unread(organiser_client, organiser, normalised):
@@ -86,4 +86,4 @@ def test_the_organisers_long_texts_are_refused_unread(organiser_client, organise
         "name": ACCENTS, "date": "2026-12-05", "target": "hands", "target_hands": 5, "target_total": 50,
         "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0, "game": "film-fantasy"})
     assert "Keep the name to 120 characters (it has 126001)." in text(response)
-    assert max(normalised) <= services.players.MAX_TYPED and Player.objects.count() == 4
+    assert max(normalised) <= services.names.MAX_TYPED and Player.objects.count() == 4
