@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote
 
 # A phone's private link (``/<CODE>/p/<token>``): its token is the player's cookie, so nothing the
 # server writes shows it (a log pasted into a bug report would hand the players out). Unanchored:
@@ -12,6 +13,13 @@ PRIVATE_LINK = re.compile(r"(/[A-Za-z]{1,8}/p/)[^/?#\s'\"]+")
 
 
 def without_private_links(text: str) -> str:
+    """``text`` with every private link's token left out. A path percent-encoded (``/ABCDE/%70/…``,
+    ``/ABCDE/p%2F…``: the server decodes it and opens the link all the same) is written decoded
+    when it hides a private link, so that its token is found and left out too."""
+    if "%" in text:
+        decoded = unquote(text)
+        if PRIVATE_LINK.search(decoded):
+            text = decoded
     return PRIVATE_LINK.sub("\\1…", text)
 
 
@@ -33,8 +41,10 @@ class WithoutPrivateLinks(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "/p/" in message:
-            record.msg, record.args = without_private_links(message), None
+        if "/p" in message or "%" in message:
+            cleaned = without_private_links(message)
+            if cleaned != message:
+                record.msg, record.args = cleaned, None
         return True
 
 
