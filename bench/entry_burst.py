@@ -13,7 +13,7 @@ seconds (the requests of one table in the order below, each sent at its planned 
 - its repeat: the same form, the same key, sent at once beside it (a double tap, the phone's
   offline queue): both answered, one stored;
 - a competing entry: seat 2 POSTs another result for the same table, its own key, beside them:
-  one of the two entries is stored, the other is refused (400) with a message naming who sent
+  one of the two entries is stored, the other is refused (``ok`` false) with a message naming who sent
   the table's result first;
 - the confirmation: seat 1 POSTs /<CODE>/confirm for revision 1 once the entries are answered.
 
@@ -125,7 +125,7 @@ async def run(args, drives: list[dict], servers: common.Servers) -> dict:
             if status == 200 and answer.get("ok"):
                 ok += 1
                 outcomes["repeated" if answer.get("repeated") else "stored"] += 1
-            elif status == 400 and "first" in str(answer.get("message", "")):
+            elif status == 200 and answer.get("ok") is False and "first" in str(answer.get("message", "")):
                 outcomes["refused_competing"] += 1
             else:
                 errors.append(f"table {number}: entry answered {status} {body[:160]!r}")

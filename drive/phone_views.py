@@ -181,7 +181,7 @@ def _no_player_answer(request, drive: Drive) -> JsonResponse:
     """For entry.js, whose phone holds no player of the drive now (withdrawn, or signed out
     while the entry waited): why, in JSON. A redirect to the join page was read as "The server
     could not read the form", and the entry was dropped with no reason given."""
-    return previews.refused(f"Your entry was not sent. {_why_no_player(request, drive)}", status=403)
+    return previews.refused(f"Your entry was not sent. {_why_no_player(request, drive)}")
 
 
 def me(request, code: str):
@@ -254,10 +254,8 @@ def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
     it drops the queued entry and says why), a message on the phone's home page otherwise."""
     if wants_json and request.method == "POST":
         stale = isinstance(exc, StaleForm)
-        answer = {"ok": False, "stale": stale, "message": str(exc)}
-        if isinstance(exc, NotThisPlayersForm):
-            answer["player"] = True
-        return JsonResponse(answer, status=409 if stale else 400)
+        more = {"player": True} if isinstance(exc, NotThisPlayersForm) else {}
+        return previews.refused(str(exc), stale=stale, **more)
     messages.error(request, str(exc))
     return redirect("phone:me", code=drive.join_code)
 
@@ -319,8 +317,7 @@ def enter(request, code: str):
         else:
             error, about_answers = form.unanswered() or "Check the highlighted answers.", True
         if wants_json:
-            return JsonResponse({"ok": False, "message": error, "errors": form.errors, "answers": about_answers},
-                                status=400)
+            return previews.refused(error, errors=form.errors, answers=about_answers)
         existing = _existing(table)
     return render(request, "phone/enter.html", {
         "drive": drive, "table": table, "form": form, "existing": existing, "error": error,
@@ -336,7 +333,7 @@ def preview(request, code: str):
     drive = drive_by_code(code, request)
     player = player_for_request(request, drive)
     if player is None:
-        return previews.refused(_why_no_player(request, drive), status=403)
+        return previews.refused(_why_no_player(request, drive))
     try:
         table = results.my_table(drive, player, for_update=False)
     except DriveError as exc:

@@ -24,8 +24,12 @@ def entry_questions(drive: Drive, table: TableHand, players: list[Player] | None
     return players, drive.game_rules.entry_spec(len(players))
 
 
-def refused(message: str, status: int = 400, **more) -> JsonResponse:
-    return JsonResponse({"ok": False, "message": message, **more}, status=status)
+def refused(message: str, **more) -> JsonResponse:
+    """An answer the application refuses, in JSON for the pages' scripts: ``ok`` false and why.
+    Answered 200, as a form shown again with its errors is: the request was heard and answered
+    (the script reads every such answer alike); a 4xx would be logged by the browser as a
+    failed load at every refused entry or preview."""
+    return JsonResponse({"ok": False, "message": message, **more})
 
 
 def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = False) -> JsonResponse:
@@ -44,11 +48,11 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
     players, spec = entry_questions(drive, table)
     form = ResultForm(spec, [p.name for p in players], data)
     if not form.is_valid():
-        return refused("Answer every question.", status=200, incomplete=True)
+        return refused("Answer every question.", incomplete=True)
     try:
         outcome = outcome_for(drive, len(players), form.summary(), [p.name for p in players])
     except DriveError as exc:
-        return refused(str(exc), status=200)
+        return refused(str(exc))
     rows = [{"name": p.name, "points": points, "won": seat == outcome.winner}
             for seat, (p, points) in enumerate(zip(players, outcome.points, strict=True))]
     if outcome.winner is None:  # nobody won outright: who moves up is the game's choice, said (a game may

@@ -285,7 +285,7 @@ def test_who_dealt_is_asked_with_no_seat_chosen_and_an_entry_without_it_is_refus
     assert "Who dealt? Say who dealt: tap their name." in page
     assert '<fieldset class="field invalid" data-field="dealer">' in page
     answer = phone.post(f"/{drive.join_code}/enter", data, HTTP_ACCEPT="application/json")
-    assert answer.status_code == 400 and "dealer" in answer.json()["errors"]
+    assert answer.status_code == 200 and answer.json()["ok"] is False and "dealer" in answer.json()["errors"]
     assert answer.json()["message"] == "Who dealt? Say who dealt: tap their name."
     assert not Result.objects.exists()
     # Answered, it decides the tie: the third seat dealt, so the fourth (on its left) moves up.
@@ -444,7 +444,7 @@ def test_a_refusal_says_whether_it_is_of_the_answers_themselves(table_of_four):
     first, second = phone_for(drive, players[0]), phone_for(drive, players[1])
     impossible = {**entry_data(4, 0, by=players[0]), "seat1_ice": "joker", "seat2_ice": "joker"}
     answer = first.post(f"/{drive.join_code}/enter", impossible, HTTP_ACCEPT="application/json")
-    assert answer.status_code == 400 and "Joker" in answer.json()["message"] and answer.json()["answers"] is True
+    assert answer.status_code == 200 and answer.json()["ok"] is False and "Joker" in answer.json()["message"] and answer.json()["answers"] is True
     assert "data-about-answers" in text(first.post(f"/{drive.join_code}/enter", impossible))
     first.post(f"/{drive.join_code}/enter", entry_data(4, 2, key="a", by=players[0]))
     late = entry_data(4, 3, key="b", seen=0, by=players[1])

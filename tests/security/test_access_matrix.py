@@ -138,7 +138,9 @@ def test_confirm_and_dispute_only_by_another_player_of_that_table(world):
 
 def test_preview_needs_a_player(world):
     for client in (Client(), world.phone(world.other_drive_player)):
-        assert client.post(f"/{world.code}/preview", entry_data(4, 0)).status_code == 403
+        answer = client.post(f"/{world.code}/preview", entry_data(4, 0))  # refused: no points shown
+        body = answer.json()
+        assert answer.status_code == 200 and body["ok"] is False and body["message"] and "points" not in body
 
 
 def test_the_result_preview_answers_its_organiser_and_writes_nothing(world):
