@@ -73,12 +73,26 @@ def test_a_player_who_joins_during_the_last_hand_is_told_no_hand_is_left_and_cou
     for table in hand.tables.all():
         services.organiser_result(drive, table, declared(4, 0), organiser)
     someone = hand.tables.get(number=1).seats.get(position=1).player
-    assert re.search(r"(st|nd|rd|th) of 8</p>", text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
+    assert re.search(r"(st|nd|rd|th) of 8 with a hand counted</p>",
+                     text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))  # Late is listed, unplaced
     services.close_hand(drive)
     assert re.search(r"You finished (joint )?\d+(st|nd|rd|th) of 8, with",
                      text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
     assert "You played no hand, so you have no place in its standings." in text(
         phone_for(drive, late).get(f"/{drive.join_code}/me"))
+
+
+def test_a_place_during_a_hand_says_of_how_many_with_a_hand_counted(organiser):
+    """QA: with one table's result confirmed, its players read "1st of 4" while the board listed
+    all eight (the others unplaced, "–"): the count now says whom it is of, until all are placed."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=3)
+    first, second = drive.hands.get().tables.order_by("number")
+    services.organiser_result(drive, first, declared(4, 0), organiser)
+    someone = first.seats.get(position=0).player
+    assert re.search(r"· (joint )?\d(st|nd|rd|th) of 4 with a hand counted</p>",
+                     text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
+    services.organiser_result(drive, second, declared(4, 0), organiser)
+    assert re.search(r"· (joint )?\d(st|nd|rd|th) of 8</p>", text(phone_for(drive, someone).get(f"/{drive.join_code}/me")))
 
 
 def test_with_the_standings_kept_secret_a_player_with_no_hand_by_then_is_given_no_place(organiser):
