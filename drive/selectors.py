@@ -207,7 +207,8 @@ def score_card_players(drive: Drive) -> list[Player]:
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
     """Each player's paper score card: a line per hand, (hand, table, points, the game's facts,
-    running total) of confirmed results, blank where none is yet (paper fallback, or record)."""
+    running total) of confirmed results, blank where none is yet (paper fallback, or record); a
+    table recorded as not played says so, its zeros no hand (as the standings count it)."""
     facts = drive.game_rules.facts
     recorded: dict[int, dict[int, Score]] = {}
     for score in Score.objects.filter(drive=drive, counted=True).select_related("result__table"):
@@ -219,6 +220,9 @@ def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple
             score = recorded.get(player.pk, {}).get(number)
             if score is None:
                 lines.append((number, "", "", ["" for _ in facts], ""))
+                continue
+            if "not_played" in score.result.summary:
+                lines.append((number, score.result.table.number, "not played", ["" for _ in facts], total))
                 continue
             total += score.points
             lines.append((number, score.result.table.number, score.points,

@@ -419,7 +419,9 @@ def print_scorecards(request, drive_id: int):
     is their record); none for a bot (it only plays on the phones)."""
     drive = drive_for_organiser(request, drive_id)
     played = drive.hands.count()
-    hands = range(1, max(drive.target_hands if drive.target != drive.Target.TOTAL else 12, played, 1) + 1)
+    # Rows for the hands to come, to fill in on paper; once the drive has finished, its hands only.
+    planned = drive.target_hands if drive.target != drive.Target.TOTAL else 12
+    hands = range(1, (played if drive.is_finished else max(planned, played, 1)) + 1)
     players = selectors.score_card_players(drive)
     return render(request, "drive/print_scorecards.html", {
         "drive": drive, "cards": selectors.score_cards(drive, players, hands), "facts": drive.game_rules.facts,

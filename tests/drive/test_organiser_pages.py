@@ -219,6 +219,22 @@ def test_score_cards_carry_the_games_facts_and_the_recorded_hands(organiser_clie
     assert f"<bdi>{score.player.name}</bdi> <span class=\"small muted\">(left)</span>" in cards
 
 
+def test_a_finished_drives_score_cards_have_its_hands_only_and_say_a_table_was_not_played(organiser_client, organiser):
+    """QA: a drive ended at its points after 3 hands printed blank rows up to hand 12, and a
+    table closed without a result read as a hand of 0 points, though the standings count no hand."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=4)
+    first, second = drive.hands.get().tables.order_by("number")
+    services.organiser_result(drive, first, declared(4, 0), organiser)
+    services.close_hand(drive, force=True)  # Table 2: not played
+    services.end_drive(drive)
+    cards = organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    assert "<tr><td>1</td>" in cards and "<tr><td>2</td>" not in cards
+    absent = second.seats.get(position=0).player
+    card = re.search(rf'<section class="print-card">\s*<h2[^>]*><bdi>{absent.name}</bdi>(?:(?!</section>).)*',
+                     cards, re.S).group(0)
+    assert re.search(r"<tr><td>1</td><td>2</td><td>not played</td>(<td></td>)+<td>0</td></tr>", card), card
+
+
 def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organiser_client, organiser):
     """Found by QA: the card that stays on the table headed its score columns with the first
     hand's players, who have all moved on by the second. Its columns are seats; each hand's row
