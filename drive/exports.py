@@ -41,7 +41,7 @@ def hands_csv(request, drive_id: int):
     # A table's players in seat order; ``mover``: 1 for the player who moved up from the table
     # (at the top table: stayed there) as its close recorded it, a correction made after the
     # close leaving the moves as made; until the close (and for the drive's last hand, which
-    # moves nobody), whom the result names to move up.
+    # moves nobody), whom the result names to move up, and nobody at a table not played.
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
     # organiser's bell); blank for a hand played with cards, and once the organiser corrected
@@ -53,7 +53,7 @@ def hands_csv(request, drive_id: int):
     for result_scores in _by_result(selectors.hand_scores(drive)):
         result = result_scores[0].result
         answers = _answers(game, result, [s.player.name for s in result_scores])
-        moved_up = result.table.moved_up_id or result.mover_id
+        moved_up = result.table.moved_up_id or (None if "not_played" in result.summary else result.mover_id)
         for s, said in zip(result_scores, answers):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,

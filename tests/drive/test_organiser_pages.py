@@ -235,6 +235,20 @@ def test_a_finished_drives_score_cards_have_its_hands_only_and_say_a_table_was_n
     assert re.search(r"<tr><td>1</td><td>2</td><td>not played</td>(<td></td>)+<td>0</td></tr>", card), card
 
 
+def test_the_hands_csv_names_no_mover_at_a_table_the_drives_last_close_found_not_played(organiser_client, organiser):
+    """QA: the last hand's table with no result gave one of its players mover 1, though nobody
+    moved and nobody won there."""
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    first, second = drive.hands.get().tables.order_by("number")
+    services.organiser_result(drive, first, declared(4, 0), organiser)
+    services.close_hand(drive, force=True)  # the drive's last hand; Table 2 not played
+    assert Drive.objects.get(pk=drive.pk).is_finished
+    rows = list(csv.DictReader(io.StringIO(
+        organiser_client.get(f"/drives/{drive.pk}/export/hands.csv").content.decode("utf-8-sig"))))
+    assert [r["mover"] for r in rows if r["table"] == "2"] == ["0"] * 4
+    assert sorted(r["mover"] for r in rows if r["table"] == "1") == ["0", "0", "0", "1"]  # the hand's winner
+
+
 def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organiser_client, organiser):
     """Found by QA: the card that stays on the table headed its score columns with the first
     hand's players, who have all moved on by the second. Its columns are seats; each hand's row
