@@ -88,19 +88,32 @@
     form.querySelectorAll("input[type=radio]:checked").forEach(function (input) { answers.push([input.name, input.value]); });
     localStorage.setItem(DRAFT, JSON.stringify({marker: marker, answers: answers}));
   }
+  // Answers kept but not sent (a reload, a refused send, the page opened again) come back, and
+  // the page says so: answers a phone filled in by itself, unannounced, were sent again unread.
   function restoreDraft() {
     var draft;
     try { draft = JSON.parse(localStorage.getItem(DRAFT) || "null"); } catch (e) { draft = null; }
     if (!draft || draft.marker !== marker || !Array.isArray(draft.answers)) return;
+    var changed = false;
     draft.answers.forEach(function (pair) {
       var input = Array.prototype.find.call(form.querySelectorAll("input[type=radio]"), function (i) {
         return i.name === pair[0] && i.value === pair[1];
       });
-      if (input) input.checked = true;
+      if (input && !input.checked) { input.checked = true; changed = true; }
     });
+    if (!changed) return;
+    var note = document.querySelector("[data-draft-note]");
+    if (note) note.hidden = false;
     form.dispatchEvent(new Event("change"));  // the preview and the questions asked follow
   }
   restoreDraft();
+  var clear = document.querySelector("[data-draft-clear]");
+  if (clear) clear.addEventListener("click", function () {
+    localStorage.removeItem(DRAFT);
+    form.reset();  // the answers as the server showed them
+    document.querySelector("[data-draft-note]").hidden = true;
+    form.dispatchEvent(new Event("change"));
+  });
   form.addEventListener("change", keepDraft);
 
   var sending = false;  // the phone's own send changes its table: not a change from elsewhere

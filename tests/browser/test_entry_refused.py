@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -30,3 +32,29 @@ def test_an_entry_refused_for_its_answers_says_why_and_logs_no_error(server, bro
     assert errors == []
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")  # nothing was stored
+
+
+def test_answers_kept_from_a_refused_send_come_back_said_so_and_start_again_clears_them(server, browser, phone_page):
+    """QA: after a refused send, the form opened again came back with the refused answers and no
+    word of it, and the next send was refused again for them."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
+    joker = phone.locator("fieldset.seat-row[data-seat='1'] label", has_text="The Joker alone").locator("input")
+    phone.locator("fieldset.seat-row[data-seat='1'] label", has_text="The Joker alone").click()
+    phone.locator("fieldset.seat-row[data-seat='2'] label", has_text="The Joker alone").click()
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-entry-error]")).to_contain_text("2 Jokers entered")
+    note = phone.locator("[data-draft-note]")
+    expect(note).to_be_hidden()  # the answers on the page are the phone's own, just typed
+    phone.goto(f"{server}/{code}/enter")
+    expect(note).to_be_visible()
+    expect(joker).to_be_checked()
+    note.get_by_role("button", name="Start again").click()
+    expect(note).to_be_hidden()
+    expect(joker).not_to_be_checked()
+    declarer = phone.locator("fieldset[data-field=declarer] label", has_text=re.compile(f"^{name}$")).locator("input")
+    expect(declarer).not_to_be_checked()
+    phone.goto(f"{server}/{code}/enter")
+    expect(note).to_be_hidden()  # nothing kept any more
