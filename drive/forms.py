@@ -41,6 +41,15 @@ def rule_field(game: Game, rule: HouseRule) -> forms.Field:
                              required=False)
 
 
+# The drive form's number boxes, as its refusals name them ("Type the number of hands as …").
+NUMBER_WORDS = {
+    "target_hands": "the number of hands",
+    "target_total": "the total to reach",
+    "preferred_table_size": "the players per table",
+    "suspense_hands": "the last hands to hide the standings for",
+}
+
+
 class DriveForm(forms.ModelForm):
     """A drive's settings: the game and its house rules (one field per rule of each registered
     game, the chosen game's kept), the end, the tables, who may join. The game and its house
@@ -128,6 +137,13 @@ class DriveForm(forms.ModelForm):
         # The fewest and most players any game seats at a table (``clean`` checks the chosen game's).
         self.fields["preferred_table_size"].widget.attrs["min"] = min(g.min_players for g in all_games())
         self.fields["preferred_table_size"].widget.attrs["max"] = max(g.max_players for g in all_games())
+        # A number out of bounds, missing or not a number (a box of letters is sent empty) is said in
+        # the form's words, naming the bounds: Django's "Ensure this value is greater than or equal
+        # to 1." and "This field is required." puzzled a tester.
+        for name, what in NUMBER_WORDS.items():
+            field = self.fields[name]
+            said = f"Type {what} as a whole number from {field.widget.attrs.get('min', 0)} to {field.widget.attrs['max']}."
+            field.error_messages.update(required=said, invalid=said, min_value=said, max_value=said)
 
     def game_of_field(self, name: str) -> str:
         """The slug of the game a house-rule field belongs to ("" for the drive's own fields)."""

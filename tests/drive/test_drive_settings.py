@@ -229,9 +229,12 @@ def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser
     ("name", "\u200b \u200b\u202e", "Give the drive a name."),  # found from outside: an invisible name
     ("date", "9999-12-31", "Give a date from 1 January 2000 to"),  # it sorted above every drive
     ("date", "0001-01-01", "Give a date from 1 January 2000 to"),
-    ("target_total", "-5", "Ensure this value is greater than or equal to 5."),  # not "0" (found by QA)
-    ("target_hands", "-3", "Ensure this value is greater than or equal to 1."),
-    ("target_hands", "201", "Ensure this value is less than or equal to 200."),
+    ("target_total", "-5", "Type the total to reach as a whole number from 5 to 10000."),  # not "0" (found by QA)
+    ("target_hands", "-3", "Type the number of hands as a whole number from 1 to 200."),
+    ("target_hands", "201", "Type the number of hands as a whole number from 1 to 200."),
+    ("target_hands", "", "Type the number of hands as a whole number from 1 to 200."),  # QA: "abc" typed, sent empty
+    ("target_hands", "abc", "Type the number of hands as a whole number from 1 to 200."),
+    ("suspense_hands", "51", "Type the last hands to hide the standings for as a whole number from 0 to 50."),
     ("preferred_table_size", "-1", "Film Fantasy is played by 2 to 10 players at a table"),
     ("preferred_table_size", "0", "Film Fantasy is played by 2 to 10 players at a table"),
     ("suspense_hands", "10", "Hide at most 9 of the 10 hands"),  # found by a tester: the board stayed blank
@@ -247,6 +250,7 @@ def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value
     if field == "preferred_table_size":  # the game's words alone ("at least 2", "at least 0" came beside them)
         assert "greater than or equal" not in response.content.decode()
     assert "This field is required." not in response.content.decode()  # the form's own words, never Django's
+    assert "Ensure this value" not in response.content.decode()  # the form's own words, never Django's
 
 
 def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organiser_client):
