@@ -97,6 +97,8 @@ def test_a_typed_name_is_one_name_and_a_comma_is_explained(client, organiser):
     assert "Type just your own name." in text(response) and "comma" not in text(response)
     response = client.post(f"/{drive.join_code}/join", {"new_name": "\u200b\u200b"}, follow=True)  # nothing to see
     assert "Type your name." in text(response) and "just" not in text(response)
+    response = client.post(f"/{drive.join_code}/join", {"new_name": "   "}, follow=True)  # QA: "Pick your name…"
+    assert "Type your name." in text(response) and "Pick your name" not in text(response)
     assert drive.players.count() == 3
     assert client.post(f"/{drive.join_code}/join", {"new_name": "John Smith"})["Location"] == f"/{drive.join_code}/me"
     assert drive.players.filter(name="John Smith").exists()
