@@ -50,15 +50,15 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
     for name in names:
         if name_key(name) in existing:
             kept = existing[name_key(name)]
-            spelt = f" (as {isolate(kept)})" if kept != name else ""
-            refused.append((name, f"{isolate(name)} is in this drive already{spelt}: add an initial to tell them apart."))
+            spelt = f" (as “{isolate(kept)}”)" if kept != name else ""
+            refused.append((name, f"“{isolate(name)}” is in this drive already{spelt}: add an initial to tell them apart."))
         else:
             fresh.append(name)
     for name, first in repeats:
         where, kept = ("drive", existing[name_key(name)]) if name_key(name) in existing else ("list", first)
         # "(as Zed)" only when the name kept is spelt otherwise: never "Ann … (as Ann)".
-        spelt = f" (as {isolate(kept)})" if kept != name else ""
-        refused.append((name, f"{isolate(name)} is in this {where} already{spelt}: add an initial to tell them apart."))
+        spelt = f" (as “{isolate(kept)}”)" if kept != name else ""
+        refused.append((name, f"“{isolate(name)}” is in this {where} already{spelt}: add an initial to tell them apart."))
     room = max(0, min(MAX_PLAYERS - places_held(drive), MAX_NAMES - len(existing)))
     over = fresh[room:]
     if over:  # one reason for them all (3,000 names pasted said it 2,800 times)

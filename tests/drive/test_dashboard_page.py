@@ -227,7 +227,7 @@ def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_w
     assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob", "Cy", "Dee"]
     assert "Added 3 players: “\u2068Ann\u2069”, “\u2068Bob\u2069” and “\u2068Cy\u2069”." in page
     assert "Not added (2)" in page and "is too long: names have at most 40 characters" in page
-    assert "is in this drive already (as \u2068Dee\u2069)" in page
+    assert "is in this drive already (as “\u2068Dee\u2069”)" in page
     box = page[page.index('<textarea'):page.index('</textarea>')]
     assert box.split(">", 1)[1].strip() == f"{long_name}\nDEE"
     assert '<label for="id_names">Players&#x27; names</label>' in page

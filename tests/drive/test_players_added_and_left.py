@@ -28,7 +28,7 @@ def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_dr
     assert list(drive.players.values_list("name", flat=True)) == ["Zed"]
     text = shown(page)
     assert "Added 1 player: “Zed”." in text
-    assert "Not added (1), back in the box to mend: zed is in this list already (as Zed): add an initial" in text
+    assert "Not added (1), back in the box to mend: “zed” is in this list already (as “Zed”): add an initial" in text
     box = page[page.index("<textarea"):page.index("</textarea>")]
     assert box.split(">", 1)[1].strip() == "zed"
 
@@ -37,8 +37,8 @@ def test_a_name_repeated_in_one_pasted_list_is_reported_as_one_already_in_the_dr
     page = organiser_client.post(f"/drives/{drive.pk}/players", again, follow=True).content.decode()
     text = shown(page)
     assert "Added 1 player: “Amy”." in text and "Not added (2)" in text
-    assert "Zed is in this drive already: add an initial" in text and "zed is in this drive already (as Zed)" in text
-    assert "Zed is in this drive already (as Zed)" not in text  # a tester read "Ann … (as Ann)"
+    assert "“Zed” is in this drive already: add an initial" in text and "“zed” is in this drive already (as “Zed”)" in text
+    assert "(as “Zed”)" not in text.replace("“zed” is in this drive already (as “Zed”)", "")  # a tester read "Ann … (as Ann)"
 
 
 def test_names_over_what_a_drive_holds_are_refused_with_one_reason(organiser, organiser_client, monkeypatch):
