@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import unquote
 
 # A phone's private link (``/<CODE>/p/<token>``): its token is the player's cookie, so nothing the
 # server writes shows it (a log pasted into a bug report would hand the players out). Unanchored:
 # daphne writes a path it cannot decode as ``b'/…'``, and Django's lines quote it mid-sentence.
-PRIVATE_LINK = re.compile(r"(/[A-Za-z]{1,8}/p/)[^/?#\s'\"]+")
+# The server decodes a path before routing it, so a link typed percent-encoded (``/ABCDE/%70/…``,
+# ``p%2F…``) opens the page all the same: the pattern reads an encoded character wherever a plain
+# one may stand. The line itself is written as it came (decoding it would let a ``%0A`` in a
+# path start a forged line of the log).
+_SLASH = r"(?:/|%2[fF])"
+PRIVATE_LINK = re.compile(
+    rf"({_SLASH}(?:[A-Za-z]|%[0-9A-Fa-f]{{2}}){{1,8}}{_SLASH}(?:p|%70){_SLASH})"
+    r"(?:[^/?#%\s'\"]|%(?!2[fF]|3[fF]|23)[0-9A-Fa-f]{2})+")
 
 
 def without_private_links(text: str) -> str:
-    """``text`` with every private link's token left out. A path percent-encoded (``/ABCDE/%70/…``,
-    ``/ABCDE/p%2F…``: the server decodes it and opens the link all the same) is written decoded
-    when it hides a private link, so that its token is found and left out too."""
-    if "%" in text:
-        decoded = unquote(text)
-        if PRIVATE_LINK.search(decoded):
-            text = decoded
+    """``text`` with every private link's token left out, percent-encoded or not."""
     return PRIVATE_LINK.sub("\\1…", text)
 
 
