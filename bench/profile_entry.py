@@ -90,7 +90,7 @@ def main(argv=None) -> None:
         from common.db import write_sync
         from drive import live
 
-        logging.getLogger("django.request").setLevel(logging.ERROR)  # the competing entries' 400s, expected
+        logging.getLogger("django.request").setLevel(logging.ERROR)  # only a server error is worth a line here
         info = build_drives(args.tables)[0]
         # The full updates are left out (the render process builds them in a server): gathered
         # for an hour, then built once the POSTs are measured.

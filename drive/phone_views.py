@@ -87,11 +87,9 @@ def claim(request, code: str):
         messages.error(request, format_html("This phone is already {}'s. To join as someone else, "
                                             "first tap “Leave this phone”.", bdi(holder.name)))
         return redirect("phone:join", code=drive.join_code)
-    new_name = request.POST.get("new_name")
     try:
-        if new_name is not None and (new_name.strip() or "player" not in request.POST):
-            # The name typed (one of spaces only is refused as no name, "Type your name.").
-            player = services.join_phone(drive, new_name=new_name)
+        if "new_name" in request.POST:  # the name typed (spaces only: "Type your name.")
+            player = services.join_phone(drive, new_name=request.POST["new_name"])
         else:
             player = services.join_phone(drive, player_id=posted_number(request.POST, "player"))
     except DriveError as exc:

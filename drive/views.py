@@ -422,7 +422,7 @@ def print_scorecards(request, drive_id: int):
     # Rows for the hands to come, to fill in on paper; once the drive has finished, its hands only.
     planned = drive.target_hands if drive.target != drive.Target.TOTAL else 12
     hands = range(1, (played if drive.is_finished else max(planned, played, 1)) + 1)
-    players = selectors.score_card_players(drive)
+    players = selectors.score_card_players(drive) if hands else []  # a drive ended before any hand: none
     return render(request, "drive/print_scorecards.html", {
         "drive": drive, "cards": selectors.score_cards(drive, players, hands), "facts": drive.game_rules.facts,
     })

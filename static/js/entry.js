@@ -109,10 +109,21 @@
   restoreDraft();
   var clear = document.querySelector("[data-draft-clear]");
   if (clear) clear.addEventListener("click", function () {
-    localStorage.removeItem(DRAFT);
+    // This form's entry waiting to be sent again (a busy server, no connection) goes too: its
+    // answers are the ones cleared.
+    var item = queued();
+    if (item && item["for"] === form.dataset["for"] && item.hand === form.dataset.hand && item.table === form.dataset.table) {
+      localStorage.removeItem(QUEUE);
+      var waiting = document.querySelector("[data-queue-note]");
+      if (waiting) waiting.hidden = true;
+      var button = form.querySelector("button.primary");
+      if (button) button.disabled = false;
+      sending = false;
+    }
     form.reset();  // the answers as the server showed them
     document.querySelector("[data-draft-note]").hidden = true;
-    form.dispatchEvent(new Event("change"));
+    form.dispatchEvent(new Event("change"));  // the preview follows (and the draft keeps these answers)
+    localStorage.removeItem(DRAFT);
   });
   form.addEventListener("change", keepDraft);
 

@@ -58,3 +58,34 @@ def test_answers_kept_from_a_refused_send_come_back_said_so_and_start_again_clea
     expect(declarer).not_to_be_checked()
     phone.goto(f"{server}/{code}/enter")
     expect(note).to_be_hidden()  # nothing kept any more
+
+
+def test_start_again_also_drops_this_forms_entry_waiting_to_be_sent_again(server, browser, phone_page):
+    """A review: with an entry still queued (the server too busy to take it), Start again
+    cleared the form but the queued answers went all the same at the next try."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    name = table_players(organiser, 1)[0]
+    phone = entry_form_answered(phone_page(), server, code, name)
+
+    def busy(route):
+        if route.request.method == "POST":
+            route.fulfill(status=429, content_type="text/plain; charset=utf-8", body="Too many requests at once.\n")
+        else:
+            route.continue_()
+
+    phone.route("**/enter", busy)
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    phone.goto(f"{server}/{code}/enter")  # opened again: its answers back, the entry still waiting
+    note = phone.locator("[data-draft-note]")
+    expect(note).to_be_visible()
+    note.get_by_role("button", name="Start again").click()
+    expect(note).to_be_hidden()
+    expect(phone.locator("[data-queue-note]")).to_be_hidden()
+    assert phone.evaluate("localStorage.getItem('ff-entry-queue')") is None
+    phone.unroute("**/enter")
+    phone.evaluate("window.dispatchEvent(new Event('online'))")  # the next try: nothing to send
+    expect(phone.get_by_role("button", name="Send the result")).to_be_enabled()
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")

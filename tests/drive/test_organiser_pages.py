@@ -233,6 +233,10 @@ def test_a_finished_drives_score_cards_have_its_hands_only_and_say_a_table_was_n
     card = re.search(rf'<section class="print-card">\s*<h2[^>]*><bdi>{absent.name}</bdi>(?:(?!</section>).)*',
                      cards, re.S).group(0)
     assert re.search(r"<tr><td>1</td><td>2</td><td>not played</td>(<td></td>)+<td>0</td></tr>", card), card
+    unplayed = seated_drive(organiser, 4, start=False)
+    services.end_drive(unplayed)  # before any hand
+    cards = organiser_client.get(f"/drives/{unplayed.pk}/print/scorecards").content.decode()
+    assert 'class="print-card"' not in cards and "ended before any hand was played" in cards
 
 
 def test_the_hands_csv_names_no_mover_at_a_table_the_drives_last_close_found_not_played(organiser_client, organiser):
