@@ -4,6 +4,9 @@ a subprocess against it, and Debian's Chromium through Playwright.
     with live_server(tmp_path) as server:          # server.url, server.env, server.manage(...)
         data = server.shell_json("print(json.dumps(...))")
         with chromium() as browser: ...
+
+A module whose tests share one server and one browser asks for the fixtures ``module_server``
+and ``browser`` (tests/conftest.py: these two, started once for the module).
 """
 
 from __future__ import annotations
@@ -82,14 +85,17 @@ def live_server(tmp_path: Path, **env_extra: str):
         log.close()
 
 
+def chromium_path() -> str | None:
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
 @contextlib.contextmanager
 def chromium():
     """A headless Debian Chromium driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
         try:
             yield browser
         finally:

@@ -12,10 +12,11 @@ is an error instead, so CI can never pass without running them.
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
+from tests import browser_support
+from tests.browser_support import chromium_path
 from tests.personas import *  # noqa: F401,F403  (fixtures: organiser, drive, players…)
 
 
@@ -77,10 +78,6 @@ def _available() -> dict[str, str | None]:
         # The embedded database's own behaviour: the run on the embedded defaults has it.
         "sqlite": None if not url.startswith(("postgres://", "postgresql://")) else "the database is PostgreSQL",
     }
-
-
-def chromium_path() -> str | None:
-    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 _not_run: dict[str, int] = {}
@@ -148,3 +145,21 @@ def _fresh_rate_limits():
 
     cache.clear()
     yield
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory, request):
+    """A live server (tests.browser_support.live_server: daphne on a fresh SQLite file, bots
+    without delay) started once for the module, its tests sharing its database; each test makes
+    its own drive. tests/tables calls it ``server`` (tests/tables/conftest.py)."""
+    name = request.module.__name__.rpartition(".")[2]
+    with browser_support.live_server(tmp_path_factory.mktemp(name)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium (tests.browser_support.chromium) started once for the module; each
+    test opens its own contexts (its own cookies) and closes them."""
+    with browser_support.chromium() as b:
+        yield b

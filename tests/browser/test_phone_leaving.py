@@ -11,7 +11,6 @@ import pytest
 from playwright.sync_api import expect
 
 from drive.access import NOT_JOINED
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -20,15 +19,10 @@ DRIVE_ID = "from drive.models import Drive\nprint(json.dumps(Drive.objects.get(j
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("leaving")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+def server(module_server):
+    """The game screens' live server (tests/conftest.py), whose setups (screens_support) it runs,
+    in place of this folder's bare address (tests/browser/conftest.py)."""
+    return module_server
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine

@@ -1,4 +1,5 @@
-"""Fixtures for digital play: a started drive with one digital table, and phones on sockets."""
+"""Fixtures for digital play: a started drive with one digital table, and phones on sockets; the
+browser tests' live server."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from drive import services
 from games import get_game
 from tables.models import TableHand
 from tests.factories import make_drive
+
+
+@pytest.fixture(scope="module")
+def server(module_server):
+    """The game-screen browser tests' live server, one for the module (tests/conftest.py); the
+    ``browser`` beside it is tests/conftest.py's too."""
+    return module_server
 
 
 @pytest.fixture(autouse=True)

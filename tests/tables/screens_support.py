@@ -1,14 +1,18 @@
 """Hands set up on a live server for the game-screen browser tests (test_play_screens_browser.py,
 test_dealer_words_browser.py and the others): each ``*_SETUP`` is Python for
 ``server.shell_json``; it creates its own drive (its own organiser) and prints the join code and
-the seats' [name, token] in seat order."""
+the seats' [name, token] in seat order. Then what those tests do on a phone: open it, sign the
+organiser in, take an offer."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import random
+import re
 
 from games import get_game
+from games.film_fantasy import declaration
 from playwright.sync_api import expect
 from tests.tables.test_play_browser import pick
 
@@ -243,3 +247,39 @@ def sign_in_organiser(page, server, tag: str) -> None:
     page.fill("input[name=password]", "organiser-pass-123")
     page.click("button:has-text('Sign in')")
     expect(page.locator("input[name=password]")).to_have_count(0)
+
+
+def cards_on(page) -> list[str]:
+    return page.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
+
+
+def give_keeping_a_declaration(page, count: int) -> list[str]:
+    """``count`` of the page's free cards whose loss leaves a declaration in the hand."""
+    hand = cards_on(page)
+    free = page.eval_on_selector_all("#hand button.c:not([disabled])", "bs => bs.map(b => b.dataset.card)")
+    for give in itertools.combinations(free, count):
+        rest = list(hand)
+        for c in give:
+            rest.remove(c)
+        if declaration(rest) is not None:
+            return list(give)
+    raise AssertionError(f"no {count} cards of {hand} keep a declaration")
+
+
+def take_offer(page, offerer: str, count: int) -> list[str]:
+    """Accept ``offerer``'s open offer, giving cards that keep a declaration; the cards received."""
+    before = cards_on(page)
+    give = give_keeping_a_declaration(page, count)
+    page.get_by_role("button", name=re.compile(f"^Accept {offerer}’s offer")).click()
+    expect(page.locator("#status")).to_contain_text(f"Tap {count} of your cards to give {offerer}")
+    for c in give:
+        page.locator(f'#hand button.c[data-card="{c}"]:not([disabled])').first.click()
+    page.locator("#give").click()  # the cards chosen are given by Give
+    expect(page.locator("#log li").first).to_have_text(f"You took {offerer}’s offer: {count} card{'s' if count > 1 else ''} each way.")
+    kept = list(before)
+    for c in give:
+        kept.remove(c)
+    received = cards_on(page)  # what is held now, less what was kept
+    for c in kept:
+        received.remove(c)
+    return received

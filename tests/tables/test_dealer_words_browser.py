@@ -8,22 +8,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("dealer-words")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine

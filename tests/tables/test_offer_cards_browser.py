@@ -13,23 +13,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.axe import describe, serious_violations
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
-from tests.tables.test_play_screens_browser import take_offer
+from tests.tables.screens_support import take_offer
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("offer-cards")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def in_sight(page, locator) -> None:

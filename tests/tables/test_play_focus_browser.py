@@ -12,7 +12,6 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 from tests.tables.test_wonderland_browser import whose_turn
 
@@ -21,18 +20,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 MOVED = 30_000  # ms: another phone's move reaching this one (a busy machine)
 FOCUSED = "(sel) => document.activeElement.matches(sel)"
 HISTORY = "(n) => document.querySelectorAll('#history li').length > n"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("focus")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def tab_to(page, selector: str) -> None:

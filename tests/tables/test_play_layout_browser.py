@@ -7,7 +7,6 @@ import pytest
 from playwright.sync_api import expect
 
 from games.film_fantasy import film_names
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -120,18 +119,6 @@ def tab_through(page, cards: str) -> None:
         if seen == wanted:
             return
     raise AssertionError(f"{seen} of {wanted} cards reached by the keyboard")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("layout")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine

@@ -7,7 +7,6 @@ serious or critical problem mid-hand, on the finished hand, or on the organiser'
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from urllib.parse import urlsplit
 
@@ -15,10 +14,10 @@ import pytest
 from playwright.sync_api import expect
 
 from games import all_games
-from games.film_fantasy import declaration, film_names
+from games.film_fantasy import film_names
 from tests.axe import describe, serious_violations
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
+from tests.tables.screens_support import take_offer
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -40,54 +39,6 @@ BOUNDED = """(sel) => { const s = getComputedStyle(document.querySelector(sel));
   return {max: s.maxHeight, overflow: s.overflowY}; }"""
 FILM_CARD = re.compile(r"^(Pass |Give )?(%s) [1-4]( \(.*\))?$|^(Pass |Give )?Joker( \(.*\))?$"
                        % "|".join(re.escape(f) for f in film_names))
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("screens")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def cards_on(page) -> list[str]:
-    return page.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
-
-
-def give_keeping_a_declaration(page, count: int) -> list[str]:
-    """``count`` of the page's free cards whose loss leaves a declaration in the hand."""
-    hand = cards_on(page)
-    free = page.eval_on_selector_all("#hand button.c:not([disabled])", "bs => bs.map(b => b.dataset.card)")
-    for give in itertools.combinations(free, count):
-        rest = list(hand)
-        for c in give:
-            rest.remove(c)
-        if declaration(rest) is not None:
-            return list(give)
-    raise AssertionError(f"no {count} cards of {hand} keep a declaration")
-
-
-def take_offer(page, offerer: str, count: int) -> list[str]:
-    """Accept ``offerer``'s open offer, giving cards that keep a declaration; the cards received."""
-    before = cards_on(page)
-    give = give_keeping_a_declaration(page, count)
-    page.get_by_role("button", name=re.compile(f"^Accept {offerer}’s offer")).click()
-    expect(page.locator("#status")).to_contain_text(f"Tap {count} of your cards to give {offerer}")
-    for c in give:
-        page.locator(f'#hand button.c[data-card="{c}"]:not([disabled])').first.click()
-    page.locator("#give").click()  # the cards chosen are given by Give
-    expect(page.locator("#log li").first).to_have_text(f"You took {offerer}’s offer: {count} card{'s' if count > 1 else ''} each way.")
-    kept = list(before)
-    for c in give:
-        kept.remove(c)
-    received = cards_on(page)  # what is held now, less what was kept
-    for c in kept:
-        received.remove(c)
-    return received
 
 
 def new_cards(page) -> list[str]:

@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 from games import get_game
-from tests.browser_support import chromium, live_server
 from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -118,18 +117,6 @@ def every_chip_in_sight(page, names: list[str]) -> list[dict]:
         assert 0 <= c["left"] and c["right"] <= screen["width"] and 0 <= c["top"] and c["bottom"] <= screen["height"], where
         assert c["name"] in c["title"], where
     return chips
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with live_server(tmp_path_factory.mktemp("chips")) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 READY = {"alice": "#alice-row button.c", "wonderland": "#hand button.wl-card", "film-fantasy": "#hand button.c"}
