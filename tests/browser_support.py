@@ -89,13 +89,29 @@ def chromium_path() -> str | None:
     return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+# How long an action (a click, a fill) waits for its element: Playwright's 30 s was outrun on a
+# busy two-core machine, where a page after a POST took longer to come (a wait for an event, with
+# a bound no loaded CI reaches; a test that passes never waits it).
+ACTION_TIMEOUT_MS = 90_000
+
+
+def _patient(make):
+    """``browser.new_page`` or ``new_context``, whose context waits ``ACTION_TIMEOUT_MS``."""
+    def made(*args, **kwargs):
+        thing = make(*args, **kwargs)
+        getattr(thing, "context", thing).set_default_timeout(ACTION_TIMEOUT_MS)
+        return thing
+    return made
+
+
 @contextlib.contextmanager
 def chromium():
-    """A headless Debian Chromium driven by Playwright."""
+    """A headless Debian Chromium driven by Playwright; its pages' actions wait ``ACTION_TIMEOUT_MS``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        browser.new_page, browser.new_context = _patient(browser.new_page), _patient(browser.new_context)
         try:
             yield browser
         finally:
