@@ -38,7 +38,7 @@ def _patient_browser_checks() -> None:
     once here has taken several. A longer wait only delays a failure, never hides one."""
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=15_000)
+    expect.set_options(timeout=30_000)
 
 
 _patient_browser_checks()
