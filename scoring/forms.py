@@ -38,7 +38,7 @@ def _choice_field(spec: dict, players: Sequence[str]) -> forms.TypedChoiceField:
     )
     if "default" in spec:
         field.initial = _key(spec["default"])
-    field.asked_if = spec.get("asked_if")  # the table question whose "nobody" answer makes this one moot
+    field.asked_if = spec.get("asked_if")  # the question whose "nobody" (or "none") answer makes this one moot
     return field
 
 
@@ -60,15 +60,18 @@ class ResultForm(forms.Form):
                 self.fields[f"seat{i}_{f['name']}"] = _choice_field(f, self.players)
 
     def clean(self) -> dict:
-        """A question asked only once another was (``asked_if``) is moot when that one's answer
-        is "nobody": the page hides it, and whatever it still sends for it (the answer chosen
-        before "nobody") is not read; the summary holds the question's default."""
+        """A question asked only once another was (``asked_if``: a table question's gate is a
+        table question, a seat question's a question of the same seat) is moot when that one's
+        answer is "nobody" or "none": the page hides it, and whatever it still sends for it (the
+        answer chosen before) is not read; the summary holds the question's default."""
         data = super().clean()
-        for f in self.spec["table"]:
-            gate = f.get("asked_if")
-            if gate and gate in data and data[gate] is None:
-                self.errors.pop(f["name"], None)
-                data[f["name"]] = f.get("default")
+        asked = [(f, f["name"], f.get("asked_if")) for f in self.spec["table"]]
+        asked += [(f, f"seat{i}_{f['name']}", f.get("asked_if") and f"seat{i}_{f['asked_if']}")
+                  for i in range(len(self.players)) for f in self.spec["seat"]]
+        for f, name, gate in asked:
+            if gate and gate in data and _key(data[gate]) == "none":
+                self.errors.pop(name, None)
+                data[name] = f.get("default")
         return data
 
     def unanswered(self) -> str:
@@ -89,8 +92,10 @@ class ResultForm(forms.Form):
         return [self[f["name"]] for f in self.spec["table"] if f.get("after_seats")]
 
     def seat_rows(self):
+        """Each player's row: (seat, name, [(field, the name of the field it is asked after, or "")])."""
         return [
-            (i, name, [self[f"seat{i}_{f['name']}"] for f in self.spec["seat"]])
+            (i, name, [(self[f"seat{i}_{f['name']}"], f"seat{i}_{f['asked_if']}" if f.get("asked_if") else "")
+                       for f in self.spec["seat"]])
             for i, name in enumerate(self.players)
         ]
 
@@ -139,13 +144,16 @@ def answer_words(spec: dict, players: Sequence[str], summary: dict | None, *, qu
             return players[value] if type(value) is int and 0 <= value < len(players) else None
         return next((w for v, w in field["choices"] if v == value and type(v) is type(value)), None)
 
+    def asked(field: dict, answers: dict) -> bool:  # not moot (``asked_if``)
+        return not field.get("asked_if") or _key(answers.get(field["asked_if"])) != "none"
+
     table = [(f["label"], w) for f in spec["table"]
              if f["name"] in summary and said(f, summary[f["name"]]) and (w := words(f, summary[f["name"]])) is not None
-             and (not f.get("asked_if") or summary.get(f["asked_if"]) is not None)]
+             and asked(f, summary)]
     holdings = summary.get("holdings") or []
     seats = []
     for i in range(len(players)):
         holding = holdings[i] if i < len(holdings) and isinstance(holdings[i], dict) else {}
         seats.append([(f["label"], w) for f in spec["seat"]
-                      if f["name"] in holding and (w := words(f, holding[f["name"]])) is not None])
+                      if f["name"] in holding and (w := words(f, holding[f["name"]])) is not None and asked(f, holding)])
     return table, seats

@@ -36,7 +36,7 @@ def entry_spec(players: int) -> dict[str, Any]:
     if packs_for(n) == 2:
         seat_fields.append({
             "name": "ice2", "label": "A second Ice Follies group (two packs)", "type": "choice",
-            "choices": ICE_CHOICES, "default": "none",
+            "choices": ICE_CHOICES, "default": "none", "asked_if": "ice",  # asked once a first is held
         })
     return {
         "table": [

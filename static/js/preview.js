@@ -4,8 +4,9 @@
    player's points, computed by the game's rules on the server (never here), or what is missing
    or wrong. For a correction the server also sends each player's points as recorded now, shown
    beside the new ones ("Ann: 15 → 20 points"). Nothing is saved by a preview.
-   A question asked only once another is answered (the game's "asked_if", its fieldset's
-   data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody";
+   A question asked only once another is answered (the game's "asked_if", its box's
+   data-asked-if: docs/games.md) is hidden while that one is unanswered or answered "nobody"
+   (or "none");
    its answer is then moot, and sent as it stands.
    A refusal of the answers themselves (the page's [data-entry-error][data-about-answers], and
    the questions it marked) goes once the answers differ from those refused and the preview has

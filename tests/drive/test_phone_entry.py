@@ -421,6 +421,27 @@ def test_a_declaration_chosen_before_nobody_declared_is_not_read(table_of_four):
     assert Result.objects.get().revision == 2
 
 
+def test_a_second_ice_follies_group_is_asked_only_once_a_first_is_held(organiser):
+    """Found by QA: a table of nine or ten (two packs) asked every player about a second Ice
+    Follies group, seven answers each, also of those who hold none: about sixteen screens of a
+    small phone. It is asked (and shown to the confirmer) once the player holds a first group;
+    an answer the page still sends for it after "none" is not read."""
+    drive = seated_drive(organiser, 9, preferred_table_size=9)
+    table = drive.hands.get().tables.get()
+    players = seat_players(table)
+    ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
+    page = ann.get(f"/{drive.join_code}/enter").content.decode()
+    for seat in range(9):
+        assert f'<div data-asked-if="seat{seat}_ice">' in page  # hidden by the page until then
+    data = entry_data(9, 1, by=players[0], s2="four")
+    data.update({"seat0_ice2": "four", "seat2_ice2": "joker_three"})  # seat 0's is moot: no first group
+    assert ann.post(f"/{drive.join_code}/enter", data).status_code == 302
+    holdings = Result.objects.get().summary["holdings"]
+    assert holdings[0]["ice2"] == "none" and (holdings[2]["ice"], holdings[2]["ice2"]) == ("four", "joker_three")
+    confirming = " ".join(re.sub(r"<[^>]+>", " ", text(bob.get(f"/{drive.join_code}/me"))).split())
+    assert confirming.count("A second Ice Follies group") == 1  # seat 2's only
+
+
 def test_the_confirmer_is_told_who_moves_where(organiser):
     """Found by QA: the phone asked to confirm said only "Moves up: Hugo"; who goes down (the
     player on the mover's left) decides as much, and at the top and last tables someone stays."""
