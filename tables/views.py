@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
@@ -89,4 +90,5 @@ def stand_in(request, code: str, table_id: int):
             "A bot plays for {} until you give the seat back, at the latest until this hand ends. "
             "Gone for good? Take them out of the drive in the dashboard’s Players list, so the next seating leaves them out."
             if playing else "{} plays their own seat again.", bdi(name)))
-    return redirect("drive:dashboard", drive_id=drive.pk)
+    # Back to the table's panel, open (static/js/live.js): the next seat's button is at hand.
+    return redirect(reverse("drive:dashboard", args=[drive.pk]) + f"#stand-in-{table_id}")

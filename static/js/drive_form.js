@@ -11,17 +11,17 @@
   function show() {
     var wanted = uses[target.value] || ["target_hands", "target_total", "suspense_hands"];
     ["target_hands", "target_total", "suspense_hands"].forEach(function (name) {
-      var label = document.querySelector("label[data-field=" + name + "]");
+      var label = document.querySelector(".form-field[data-field=" + name + "]");
       // A field the server refused stays in sight with its message, whichever end is chosen.
       if (label) label.hidden = wanted.indexOf(name) < 0 && !label.querySelector(".errorlist");
     });
   }
   target.addEventListener("change", show);
   show();
-  // Each game's house rules (label[data-game]): only the chosen game's are shown.
+  // Each game's house rules ([data-game]): only the chosen game's are shown.
   var game = document.querySelector("select[name=game]");
   function showRules() {
-    document.querySelectorAll("label[data-game]").forEach(function (label) {
+    document.querySelectorAll(".form-field[data-game]").forEach(function (label) {
       label.hidden = game && label.dataset.game !== game.value && !label.querySelector(".errorlist");
     });
   }

@@ -241,6 +241,10 @@
   window.addEventListener("resize", function () { paginate(false); });
   addCsrf(document);
   paginate(false);
+  // A panel the page was sent back to (``#stand-in-<table>``, after a stand-in): open, so the
+  // next seat's button is at hand (found by QA: it came back closed after every one).
+  var target = location.hash && document.getElementById(location.hash.slice(1));
+  if (target && target.tagName === "DETAILS") target.open = true;
   window.liveResult = onResult;  // used by tests/browser/test_result_messages.py
   window.liveInstruction = onInstruction;  // and by its instruction test
   connect();

@@ -173,6 +173,26 @@ def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, 
     context.close()
 
 
+def test_after_a_stand_in_the_tables_panel_is_open_for_the_next_seat(server, browser):
+    """Found by QA: each "A bot plays for …" reloaded the dashboard with the panel closed, so a
+    second player who had left needed the panel opened again, and "Give … the seat back" too."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser_opens_a_new_drive(page, server, "Two stand-ins")
+    page.click("button:has-text('Create the drive')")
+    page.fill("textarea[name=names]", "\n".join(NAMES[:4]))
+    page.click("button:has-text('Add players')")
+    page.click("button:has-text('Draw the seating')")
+    page.locator("#table-1").get_by_role("button", name="Play on phones").click()
+    page.click("button:has-text('Start hand 1')")
+    panel = page.locator("#table-1 details")
+    panel.locator("summary").click()
+    panel.get_by_role("button", name=re.compile("A bot plays for")).first.click()
+    expect(page.locator(".messages")).to_contain_text("A bot plays for")
+    expect(panel).to_have_attribute("open", "")
+    expect(panel.get_by_role("button", name=re.compile("the seat back"))).to_have_count(1)
+    page.close()
+
+
 def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
     """The drive form hides the target field of the other end, but never one holding the
     server's message: typed under "whichever comes first", then the end changed, it is refused."""
@@ -184,7 +204,7 @@ def test_a_target_field_the_server_refused_stays_in_sight(server, browser):
     page.fill("input[name=target_hands]", "5")
     page.click("button:has-text('Create the drive')")
     expect(page.locator("select[name=target]")).to_have_value("hands")
-    expect(page.locator("label[data-field=target_total] .errorlist")).to_be_visible()
+    expect(page.locator("[data-field=target_total] .errorlist")).to_be_visible()
     expect(page.locator("input[name=target_total]")).to_be_visible()
     page.close()
 

@@ -432,7 +432,7 @@ def test_a_second_ice_follies_group_is_asked_only_once_a_first_is_held(organiser
     ann, bob = phone_for(drive, players[0]), phone_for(drive, players[1])
     page = ann.get(f"/{drive.join_code}/enter").content.decode()
     for seat in range(9):
-        assert f'<div data-asked-if="seat{seat}_ice">' in page  # hidden by the page until then
+        assert f'aria-labelledby="id_seat{seat}_ice2_label" data-asked-if="seat{seat}_ice">' in page  # hidden until then
     data = entry_data(9, 1, by=players[0], s2="four")
     data.update({"seat0_ice2": "four", "seat2_ice2": "joker_three"})  # seat 0's is moot: no first group
     assert ann.post(f"/{drive.join_code}/enter", data).status_code == 302
