@@ -329,7 +329,7 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         assert "Ann (bot)" in ann.inner_text("#seats")
         expect(playable).to_have_count(0)
         organiser.wait_for_selector("text=until you give the seat back")  # the dashboard after the POST
-        organiser.locator("#table-1 details summary").click()
+        expect(organiser.locator("#table-1 details")).to_have_attribute("open", "")  # back at the table's panel
         organiser.locator("#table-1 button", has_text="Give Ann the seat back").click()
         ann.wait_for_function("!document.getElementById('status').textContent.includes('bot is playing your seat')",
                               timeout=30_000)

@@ -169,7 +169,7 @@ def test_the_phone_says_at_once_when_a_bot_takes_its_seat_and_gives_it_back(serv
     expect(page.locator("#message")).to_have_text("A bot has taken over your seat.", timeout=30_000)
     expect(page.locator("#message")).to_have_attribute("role", "alert")
     organiser.wait_for_selector("text=until you give the seat back")  # the dashboard after the POST
-    organiser.locator("#table-1 details summary").click()
+    expect(organiser.locator("#table-1 details")).to_have_attribute("open", "")  # back at the table's panel
     organiser.locator("#table-1 button", has_text=f"Give {ann} the seat back").click()
     expect(page.locator("#message")).to_have_text("Your seat is yours again: play on.", timeout=30_000)
     organiser.close()
