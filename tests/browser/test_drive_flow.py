@@ -137,20 +137,25 @@ def test_two_hands_from_joining_to_movement(server, browser, phone_page):
     expect(board.locator("main")).to_contain_text("Hand 3")
 
 
-def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, browser):
-    """The organiser opens a digital table's "A player has left?"; a push of the dashboard (here:
-    a late arrival added from another tab) re-renders the tables and must not close it, and
-    brings the players' list up to date."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    organiser_opens_a_new_drive(page, server, "Stand-in drive")
+def a_hand_on_the_phones(page, url, name: str):
+    """A drive of four whose one table plays hand 1 on the phones; its "A player has left?" panel."""
+    organiser_opens_a_new_drive(page, url, name)
     page.click("button:has-text('Create the drive')")
     page.fill("textarea[name=names]", "\n".join(NAMES[:4]))
     page.click("button:has-text('Add players')")
     page.click("button:has-text('Draw the seating')")
     page.locator("#table-1").get_by_role("button", name="Play on phones").click()
     page.click("button:has-text('Start hand 1')")
-    panel = page.locator("#table-1 details")
+    return page.locator("#table-1 details")
+
+
+def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, browser):
+    """The organiser opens a digital table's "A player has left?"; a push of the dashboard (here:
+    a late arrival added from another tab) re-renders the tables and must not close it, and
+    brings the players' list up to date."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    panel = a_hand_on_the_phones(page, server, "Stand-in drive")
     for _ in range(5):  # a push landing under the click replaces the panel and loses it: click again
         panel.locator("summary").click()
         if panel.get_attribute("open") is not None:
@@ -177,14 +182,7 @@ def test_after_a_stand_in_the_tables_panel_is_open_for_the_next_seat(server, bro
     """Found by QA: each "A bot plays for …" reloaded the dashboard with the panel closed, so a
     second player who had left needed the panel opened again, and "Give … the seat back" too."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    organiser_opens_a_new_drive(page, server, "Two stand-ins")
-    page.click("button:has-text('Create the drive')")
-    page.fill("textarea[name=names]", "\n".join(NAMES[:4]))
-    page.click("button:has-text('Add players')")
-    page.click("button:has-text('Draw the seating')")
-    page.locator("#table-1").get_by_role("button", name="Play on phones").click()
-    page.click("button:has-text('Start hand 1')")
-    panel = page.locator("#table-1 details")
+    panel = a_hand_on_the_phones(page, server, "Two stand-ins")
     panel.locator("summary").click()
     panel.get_by_role("button", name=re.compile("A bot plays for")).first.click()
     expect(page.locator(".messages")).to_contain_text("A bot plays for")

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_drive_flow import organiser_sets_up, table_players
-from tests.browser.test_offline_entry import entry_form_answered
+from tests.browser.test_offline_entry import entry_form_answered, sent_while_too_busy
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -63,20 +63,7 @@ def test_answers_kept_from_a_refused_send_come_back_said_so_and_start_again_clea
 def test_start_again_also_drops_this_forms_entry_waiting_to_be_sent_again(server, browser, phone_page):
     """A review: with an entry still queued (the server too busy to take it), Start again
     cleared the form but the queued answers went all the same at the next try."""
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    code = organiser_sets_up(organiser, server)
-    name = table_players(organiser, 1)[0]
-    phone = entry_form_answered(phone_page(), server, code, name)
-
-    def busy(route):
-        if route.request.method == "POST":
-            route.fulfill(status=429, content_type="text/plain; charset=utf-8", body="Too many requests at once.\n")
-        else:
-            route.continue_()
-
-    phone.route("**/enter", busy)
-    phone.click("button:has-text('Send the result')")
-    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    organiser, code, phone = sent_while_too_busy(server, browser, phone_page)
     phone.goto(f"{server}/{code}/enter")  # opened again: its answers back, the entry still waiting
     note = phone.locator("[data-draft-note]")
     expect(note).to_be_visible()

@@ -65,21 +65,7 @@ def test_an_entry_the_server_was_too_busy_to_take_stays_queued_and_arrives_once(
     """Found by review: a 429 (too many requests at once from one address, config/http_handler.py)
     is plain text; the page read it as an answer, dropped the queued entry and said "The server
     could not read the form". It is no answer: the entry stays queued and goes again."""
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    code = organiser_sets_up(organiser, server)
-    name = table_players(organiser, 1)[0]
-    phone = entry_form_answered(phone_page(), server, code, name)
-
-    def busy(route):
-        if route.request.method == "POST":
-            route.fulfill(status=429, content_type="text/plain; charset=utf-8",
-                          body="Too many requests at once from this address: wait a moment, then try again.\n")
-        else:
-            route.continue_()
-
-    phone.route("**/enter", busy)
-    phone.click("button:has-text('Send the result')")
-    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    organiser, code, phone = sent_while_too_busy(server, browser, phone_page)
     assert "could not read the form" not in phone.inner_text("main")
     assert _queued(phone) is not None and "/enter" in phone.url
     phone.unroute("**/enter")
@@ -88,6 +74,28 @@ def test_an_entry_the_server_was_too_busy_to_take_stays_queued_and_arrives_once(
     assert _queued(phone) is None
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Entered, awaiting confirmation")
+
+
+def sent_while_too_busy(server, browser, phone_page):
+    """A drive under way; Table 1's first player sends the entry form while the server is too
+    busy to take it (``too_busy_to_take_it`` stays on the phone's route): the entry is queued."""
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    code = organiser_sets_up(organiser, server)
+    phone = entry_form_answered(phone_page(), server, code, table_players(organiser, 1)[0])
+    phone.route("**/enter", too_busy_to_take_it)
+    phone.click("button:has-text('Send the result')")
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
+    return organiser, code, phone
+
+
+def too_busy_to_take_it(route):
+    """A route handler: a POST answered as the server does when too many requests from one
+    address are in at once (429, plain text); the rest go through."""
+    if route.request.method == "POST":
+        route.fulfill(status=429, content_type="text/plain; charset=utf-8",
+                      body="Too many requests at once from this address: wait a moment, then try again.\n")
+    else:
+        route.continue_()
 
 
 def _queued(phone):
