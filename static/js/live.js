@@ -45,8 +45,13 @@
       if (!input.value) input.value = csrfToken();
     });
   }
+  // A part is busy while something is typed in it, or while a button of it is pressed: replaced
+  // between the press and the release, the button the press began on is gone and the click is
+  // lost (found on a busy machine: "Start hand 1" pressed as the seating's update arrived).
+  var pressed = null;
   function busy(el) {
     var a = document.activeElement;
+    if (pressed && el.contains(pressed)) return true;
     return a && el.contains(a) && (a.tagName === "INPUT" || a.tagName === "TEXTAREA" || a.tagName === "SELECT") && a.value;
   }
   function words(el) { return el.textContent.replace(/\s+/g, " ").trim(); }
@@ -150,8 +155,14 @@
       body.appendChild(row);  // in the server's order
     });
   }
-  document.addEventListener("focusout", function () {
+  function applyDeferred() {
     setTimeout(function () { if (deferred && !busy(root)) { var d = deferred; deferred = null; lastStamp = 0; apply(d.parts, d.stamp, d.read); } }, 50);
+  }
+  document.addEventListener("focusout", applyDeferred);
+  document.addEventListener("pointerdown", function (e) { pressed = e.target; }, true);
+  ["pointerup", "pointercancel"].forEach(function (kind) {
+    // After the click the release brings (a click is dispatched after the release, at once).
+    document.addEventListener(kind, function () { setTimeout(function () { pressed = null; applyDeferred(); }, 0); }, true);
   });
   function setStatus(live) {
     if (!statusEl) return;
