@@ -72,6 +72,23 @@ def move(tables: list[list[str]], movers: list[str]) -> list[list[str]]:
     return result
 
 
+def told(tables: Sequence[Sequence[str]], movers: Sequence[str]) -> set[str]:
+    """The players a close gives a move of their own: at each table the mover and the player on
+    the mover's left, whether they move or stay (the mover at Table 1, the left-hand player at
+    the last table). None with a single table (nobody moves). A seating re-formed between hands
+    moves them only when nobody else can go (``seating.rebalance``'s ``keep``): their phones
+    already say where they sit."""
+    _check_tables(tables)
+    _check_movers(tables, movers)
+    if len(tables) == 1:
+        return set()
+    out = set()
+    for table, mover in zip(tables, movers):
+        out.add(mover)
+        out.add(table[(list(table).index(mover) + 1) % len(table)])
+    return out
+
+
 def instructions(
     before: list[list[str]], after: list[list[str]]
 ) -> dict[str, tuple[str, int, int]]:

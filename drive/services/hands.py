@@ -250,8 +250,10 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
         table.moved_up_id = movers[table.number]
     TableHand.objects.bulk_update(tables, ["moved_up"])
     seating_, modes = seating_of(hand)
-    next_seating = movement.move(seating_, [str(movers[n]) for n in range(1, len(seating_) + 1)])
-    next_hand = create_hand(drive, hand.number + 1, rebalance(drive, next_seating, before=seating_), modes)
+    moving = [str(movers[n]) for n in range(1, len(seating_) + 1)]
+    next_seating = movement.move(seating_, moving)
+    next_seating = rebalance(drive, next_seating, before=seating_, movers=moving)
+    next_hand = create_hand(drive, hand.number + 1, next_seating, modes)
     live.hand_moved(next_hand)  # each phone's instruction at the commit, ahead of the full update
     return next_hand
 

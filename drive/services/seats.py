@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Prefetch
 
 from common.bidi import isolate
-from drive import live, seating
+from drive import live, movement, seating
 from games.base import and_list
 from drive.selectors import current_hand
 from drive.models import Drive, Player, new_seed
@@ -68,7 +68,12 @@ def reseat_if_between_hands(drive: Drive, *, resize: bool = False) -> str:
         return ""
     seating_, modes = seating_of(hand)
     before = drive.hands.filter(number=hand.number - 1).first()
-    rebalanced = rebalance(drive, seating_, resize=resize, before=seating_of(before)[0] if before else None)
+    if before is None:
+        rebalanced = rebalance(drive, seating_, resize=resize)
+    else:
+        moved_up = dict(before.tables.values_list("number", "moved_up_id"))
+        movers = [str(moved_up[n]) for n in sorted(moved_up)] if None not in moved_up.values() else None
+        rebalanced = rebalance(drive, seating_, resize=resize, before=seating_of(before)[0], movers=movers)
     if rebalanced == seating_:
         return ""
     _reseat(drive, hand, rebalanced, modes)
@@ -124,12 +129,16 @@ def table_limits(drive: Drive) -> tuple[int, int]:
 
 
 def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False,
-              before: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
+              before: Sequence[Sequence[str]] | None = None,
+              movers: Sequence[str] | None = None) -> list[list[str]]:
     """Seat active unseated players, unseat withdrawn ones (seating.rebalance's documented rule).
     With nobody arriving or leaving the seating stays as it is (a table the organiser filled
     with bots beyond the players per table keeps them), unless ``resize``: the players per
     table have changed, and the tables are re-formed to them. ``before``: the last hand's
-    seating, whose movers (who changed table since) are moved again only when nobody else can be."""
+    seating, and ``movers`` its tables' movers: whoever changed table since, and each table's
+    mover and the player on the mover's left (their phones were told to stay or go: found by QA,
+    a player taken out sent Table 1's winner, told to stay, down), move again only when nobody
+    else can."""
     active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
     seated = [p for table in seating_ for p in table]
     add = sorted(active - set(seated), key=int)
@@ -138,7 +147,7 @@ def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False,
         return seating_
     try:
         return seating.rebalance(seating_, add=add, remove=remove, preferred=drive.preferred_table_size,
-                                 sizes=table_limits(drive), keep=_movers(before or [], seating_))
+                                 sizes=table_limits(drive), keep=_movers(before or [], seating_) | (movement.told(before, movers) if before and movers else set()))
     except ValueError as exc:
         raise DriveError(str(exc)) from None
 

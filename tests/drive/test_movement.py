@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drive.movement import describe, instructions, move, table_moves
+from drive.movement import describe, instructions, move, table_moves, told
 from games.base import top_scorer
 
 # Three tables of four; seat order is clockwise, so each player's left is the next one.
@@ -256,3 +256,11 @@ def test_a_tables_moves_in_words_stay_at_the_ends():
     assert table_moves(3, 3) == ("moves up", "stays at the last table")
     assert table_moves(1, 2, done=True) == ("stayed at the top table", "moved down")
     assert table_moves(2, 2, done=True) == ("moved up", "stayed at the last table")
+
+
+def test_the_close_tells_each_tables_mover_and_left_hand_player_whether_they_move_or_stay():
+    tables = [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2", "c3"]]
+    assert told(tables, ["a3", "b1", "c2"]) == {"a3", "a1", "b1", "b2", "c2", "c3"}
+    assert told([["a1", "a2"]], ["a2"]) == set()  # one table: nobody moves
+    with pytest.raises(ValueError):
+        told(tables, ["a1", "b1"])

@@ -212,3 +212,24 @@ def test_late_arrivals_that_open_a_table_between_hands_move_no_one_the_close_mov
     names = dict(drive.players.values_list("pk", "name"))
     assert (f"Added 2 players: “N1” and “N2”. The seating shown for hand 2 changed: "
             f"{names[int(shifted[0])]} to Table 3 and {names[int(shifted[1])]} to Table 3.") in html.unescape(shown(page))
+
+
+def test_taking_players_out_between_hands_moves_no_one_the_close_told_to_stay(organiser, organiser_client):
+    """Found by QA: a player taken out between hands left a table short, and the table that gave
+    it a player gave Table 1's winner, whose phone had just said "Stay at Table 1"."""
+    from drive.services.seats import seating_of
+
+    drive = seated_drive(organiser, 9)  # tables of 5 and 4
+    finish_all_tables(drive, organiser, declarer_seat=4)  # each table's last seat declared
+    services.close_hand(drive)
+    before = seating_of(drive.hands.get(number=1))[0]
+    told = seating_of(drive.hands.get(number=2))[0]
+    stays = before[0][4]
+    assert told[0][-1] == stays  # Table 1's winner stays, last-seated there
+    for player_id in told[1][:2]:  # Table 2 falls to two and takes a player from Table 1
+        organiser_client.post(f"/drives/{drive.pk}/players/presence", {"withdraw": player_id})
+    after = seating_of(drive.hands.get(number=2))[0]
+    assert [len(table) for table in after] == [4, 3]
+    assert stays in after[0]
+    arrived = before[1][4 % len(before[1])]  # Table 2's winner, moved up
+    assert arrived in after[0]
