@@ -10,9 +10,15 @@ each kind of text:
   page's content (templates: the ``bdi`` filter of ``drive_tags``; sentences built in Python
   for a page: ``format_html("{} is back.", bdi(name))``).
 - ``isolate(name)``: plain text, the name between U+2068 FIRST STRONG ISOLATE and U+2069 POP
-  DIRECTIONAL ISOLATE. Where no element can go (a page's title, an attribute, an
-  ``<option>``, SVG text: the ``isolate`` filter) and in a sentence that is plain text (a
-  refusal's message, which may be shown on a page or set as text by a script).
+  DIRECTIONAL ISOLATE, in a sentence that is plain text (a refusal's message, sent as JSON or
+  over a socket, or flashed). Where such a sentence is put on a page, each isolated name
+  becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``say`` in
+  static/js/play_client.js and entry.js), so the page's text holds no invisible characters
+  (a search of the page, or a test's, for "Eve is on the list already" finds it), and in a
+  dialog's text (``confirm()``), which takes no element.
+
+A title, an attribute or an ``<option>`` holds the name as it is: no element can go there, and
+invisible characters in them would break a search for the words around the name.
 
 Exports (CSV) hold names as they are: they are data, not sentences.
 """
@@ -20,6 +26,7 @@ Exports (CSV) hold names as they are: they are data, not sentences.
 from __future__ import annotations
 
 import html
+import re
 
 from django.utils.safestring import SafeString
 
@@ -39,3 +46,13 @@ def bdi(name: object) -> SafeString:
 def isolate(name: object) -> str:
     """The name as plain text between the two isolate characters (escaped where it is shown)."""
     return f"{FIRST_STRONG_ISOLATE}{name}{POP_DIRECTIONAL_ISOLATE}"
+
+
+_ISOLATED = re.compile(f"{FIRST_STRONG_ISOLATE}([^{FIRST_STRONG_ISOLATE}{POP_DIRECTIONAL_ISOLATE}]*){POP_DIRECTIONAL_ISOLATE}")
+
+
+def isolates_as_bdi(text: object) -> SafeString:
+    """A plain-text sentence as HTML: escaped (text already safe as it is), each name that
+    ``isolate`` marked in a ``<bdi>`` instead of its two characters."""
+    markup = text.__html__() if hasattr(text, "__html__") else html.escape(str(text))
+    return SafeString(_ISOLATED.sub(r"<bdi>\1</bdi>", markup))

@@ -55,12 +55,12 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
         # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
         # as format_html_join would without its cost per option (400). A browser jumps to the
-        # option starting with the letter typed: the name comes first (no isolate's opening
-        # mark), then a left-to-right mark keeps a right-to-left name's digits off "(T1)".
+        # option starting with the letter typed: the name comes first, as it is (no invisible
+        # mark, which a search for "Kit (T1)" would not find).
         # Who sits where, as this page shows it: the swap refuses a seating changed since.
         "seating_stamp": seating.stamp([[str(s.player_id) for s in t.seats.all()] for t in view.tables]),
         "swap_options": SafeString("".join(
-            f'<option value="{seat.player_id}">{html.escape(seat.player.name)}\u200e (T{t.number})</option>'
+            f'<option value="{seat.player_id}">{html.escape(seat.player.name)} (T{t.number})</option>'
             for t in view.tables for seat in t.seats.all())),
     }
 

@@ -11,7 +11,6 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from common.bidi import isolate
 from common.network import lan_address
 from drive.models import Drive, Player
 
@@ -47,11 +46,11 @@ def private_url(request, player: Player) -> str:
 
 
 def join_qr_label(drive: Drive) -> str:
-    return f"QR code to join {isolate(drive.name)}"
+    return f"QR code to join {drive.name}"
 
 
 def private_qr_label(player: Player) -> str:
-    return f"QR code of {isolate(player.name)}’s private link"
+    return f"QR code of {player.name}’s private link"
 
 
 @lru_cache(maxsize=256)

@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from common.bidi import bdi, isolate
+from common.bidi import bdi, isolate, isolates_as_bdi
 from drive import movement
 from drive.selectors import entry_state
 from games.base import and_list
@@ -18,9 +18,11 @@ from tables.models import Seat
 
 register = template.Library()
 
-# {{ player.name|bdi }} in a page's content; {{ drive.name|isolate }} where no element can go
-# (a title, an attribute, an <option>).
+# {{ player.name|bdi }} in a page's content; {{ error|with_bdi }}: a plain-text sentence (a
+# refusal, a flashed message) whose isolated names become <bdi>s; {{ p.name|isolate|escapejs }}
+# in a confirm()'s text, where no element can go.
 register.filter("bdi", bdi)
+register.filter("with_bdi", isolates_as_bdi)
 register.filter("isolate", isolate)
 register.filter("and_list", lambda words: and_list(list(words)))  # "A, B and C" (escaped as any text)
 
@@ -63,13 +65,19 @@ def standing_data(ranked) -> SafeString:
 
 
 @register.filter
-def without_phone(table) -> list[str]:
-    """The names, isolated, of the people seated at a table played on the phones whose phone has
-    not joined the drive and whom no bot plays for: the hand would wait for them."""
+def without_phone(table) -> list[SafeString]:
+    """The names, each in a ``<bdi>``, of the people seated at a table played on the phones whose
+    phone has not joined the drive and whom no bot plays for: the hand would wait for them."""
     if table.play_mode != table.PlayMode.DIGITAL or table.status != table.Status.PLAYING:
         return []
     bots = set(table.bots or [])
-    return [isolate(s.player.name) for s in table.seats.all() if waits_for_phone(s, bots)]
+    return [bdi(s.player.name) for s in table.seats.all() if waits_for_phone(s, bots)]
+
+
+@register.filter
+def names_and(names) -> SafeString:
+    """Names already HTML (``bdi``), as "A, B and C"."""
+    return SafeString(and_list([str(n) for n in names]))
 
 
 @register.simple_tag
@@ -224,10 +232,10 @@ def chart_svg(chart: dict) -> str:
             for k, n in enumerate(members):
                 offset[n][i] = (k - (len(members) - 1) / 2) * TIE_STEP
 
-    # Numbers are formatted here; the only text from users (names) goes through escape(),
-    # isolated with characters: one run of text, which an ellipsis can shorten anywhere (a
-    # <bdi> inside was shortened only as a whole).
-    summary = ", ".join(f"{isolate(s['name'])} {s['points'][-1]}" for s in series)
+    # Numbers are formatted here; the only text from users (names) goes through escape(). A
+    # label's name is isolated by its own element (``dir="auto"``), which an ellipsis can
+    # shorten anywhere (a <bdi> inside it was shortened only as a whole).
+    summary = ", ".join(f"{s['name']} {s['points'][-1]}" for s in series)
     parts = [
         f'<figure class="chart" role="img" aria-label="{escape(f"Leaders after hand {hands}: {summary}")}">',
         '<svg class="chart-lines" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">',
@@ -245,7 +253,7 @@ def chart_svg(chart: dict) -> str:
     for n, s in enumerate(series):
         parts.append(
             f'<li style="--yw:{wide[n]:.2f}%;--yt:{tall[n]:.2f}%;color:{COLOURS[n % len(COLOURS)]}">'
-            f'<span class="chart-name">{escape(isolate(s["name"]))}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
+            f'<span class="chart-name" dir="auto">{escape(s["name"])}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
         )
     parts.append("</ol>")
     step = -(-hands // 8)  # at most 8 numbers or so under the lines

@@ -56,6 +56,11 @@
     else if (parts !== undefined && parts !== null) e.append(parts);
   }
   function bdi(name) { return el("bdi", name); }
+  // A sentence from the server, its names marked with the isolate characters (U+2068 ... U+2069,
+  // common/bidi.py): each name a <bdi>, so the text shown holds no invisible characters.
+  function sentence(text) {
+    return String(text || "").split(/\u2068([^\u2068\u2069]*)\u2069/).map(function (part, i) { return i % 2 ? bdi(part) : part; });
+  }
   function nameOf(seat) {
     var s = seats[seat];
     return bdi(s ? s.name : "Seat " + (seat + 1));
@@ -89,7 +94,7 @@
   function message(text, keep) {
     var m = $("message");
     if (!m) return;
-    m.textContent = text || "";
+    put(m, sentence(text));
     said = { text: m.textContent, hand: shownHand, version: view ? view.version : null, keep: keep || null };
   }
   // A new view (``v`` of ``hand``): clear the message line if what it said is out of date.
@@ -207,7 +212,7 @@
       // No hand of this player's here now (a table with cards, none, the drive over): where to go.
       pending = null;
       showWhere(msg.message, msg.elsewhere.hand, msg.elsewhere.href, msg.elsewhere.button);
-      if (!view) { $("status").textContent = msg.message; if (screen.noHand) screen.noHand(); }
+      if (!view) { put($("status"), sentence(msg.message)); if (screen.noHand) screen.noHand(); }
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       message(msg.message);
@@ -215,7 +220,7 @@
     } else if (msg.type === "instruction") {
       showInstruction(msg);
     } else if (msg.type === "waiting") {
-      $("status").textContent = msg.message;
+      put($("status"), sentence(msg.message));
       // The next hand at a table on the phones, not started yet: said above a finished hand.
       if (view && msg.hand > shownHand) showWhere(msg.message, msg.hand, null, null);
       // The hand shown is over though its last view never came (the server stopped just after
@@ -248,7 +253,7 @@
     var box = $("instruction");
     if (!box) return;
     var news = box.hidden || box.querySelector("[data-instruction-text]").textContent !== text;
-    box.querySelector("[data-instruction-text]").textContent = text;
+    put(box.querySelector("[data-instruction-text]"), sentence(text));
     box.querySelector("[data-instruction-text]").classList.toggle("long", text.length > 40);   // a sentence, not "Stay at Table 3"
     if (LINK) { LINK.setAttribute("href", href || LINK_HOME); LINK.textContent = button || LINK_WORDS; }
     box.dataset.hand = String(hand);

@@ -1,9 +1,10 @@
 """Typed names (players', drives') are isolated from the text around them wherever a page shows
-them: in a ``<bdi>`` in a page's content, between U+2068 and U+2069 where no element can go (a
-title, an attribute, SVG text; a swap list's ``<option>`` closes it with a left-to-right mark
-instead, so that a letter typed finds it) and in plain-text sentences (refusals), and
-always escaped (common/bidi.py). A right-to-left name, or one ending in digits, would otherwise
-reorder the words and numbers beside it."""
+them in its content: in a ``<bdi>``, also where a plain-text sentence (a refusal, a flashed
+message) marked them with U+2068 and U+2069 (those two become the ``<bdi>``), and always
+escaped (common/bidi.py). A right-to-left name, or one ending in digits, would otherwise
+reorder the words and numbers beside it. A title, an attribute or a swap list's ``<option>``
+holds the name as it is; a page's text holds no invisible isolating characters (a search for
+"Eve is on the list already" must find it), though a dialog's text (``confirm()``) keeps them."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import re
 import pytest
 from django.test import Client
 from django.utils.html import escape
+from django.utils.safestring import SafeString
 
-from common.bidi import bdi, isolate
+from common.bidi import bdi, isolate, isolates_as_bdi
 from drive import pages, results, selectors, services
 from drive.models import Drive
 from drive.results import Shown
@@ -35,14 +37,18 @@ NAMES = [DRIVE, *PLAYERS, LATE]
 
 
 def assert_isolated(body: str, where: str, shown: list[str]) -> None:
-    """Every occurrence of every name in ``body`` is escaped and isolated (but a form field's
-    value, which is edited, not shown in a sentence); each of ``shown`` is there at least once."""
+    """Every occurrence of every name in ``body``'s content is escaped and in a ``<bdi>`` (but a
+    title, an attribute, a swap list's option, which hold it as it is, and a dialog's text, which
+    isolates it with the two characters); each of ``shown`` is there at least once; the page's
+    text has none of the isolating characters."""
     assert HTML not in body, f"{where}: a name shown as HTML"
+    content = re.sub(r"<title>.*?</title>|<option[^>]*>[^<]*</option>", "", body, flags=re.S)
+    content = re.sub(r"<([a-z]+)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", r"<\1>", content)  # the attributes dropped
+    assert FSI not in content and PDI not in content and LRM not in content, f"{where}: an invisible mark in the text"
     for name in NAMES:
         text = escape(name)
-        isolated = (body.count(f"<bdi>{text}</bdi>") + body.count(f"{FSI}{text}{PDI}") + body.count(f'value="{text}"')
-                    + len(re.findall(rf'">{re.escape(text)}{LRM} \(T\d+\)</option>', body)))  # a swap list's
-        assert body.count(text) == isolated, f"{where}: {name!r} shown {body.count(text)} times, isolated {isolated}"
+        isolated = content.count(f"<bdi>{text}</bdi>") + body.count(f'<span class="chart-name" dir="auto">{text}</span>')
+        assert content.count(text) == isolated, f"{where}: {name!r} shown {content.count(text)} times, isolated {isolated}"
     for name in shown:
         assert escape(name) in body, f"{where}: {name!r} is not shown"
 
@@ -144,10 +150,9 @@ def test_the_live_fragments_isolate_every_name(hand_one, organiser):
     for key, html in parts.items():
         assert_isolated(html, f"seating of hand 2: {key}", [])
     assert_isolated(parts["dashboard"], "dashboard", [*PLAYERS, LATE])  # the swap lists hold every seated name
-    # A swap list's option starts with the name (a letter typed jumps to it), a left-to-right
-    # mark after it keeping a right-to-left name's digits off the table's number.
+    # A swap list's option starts with the name, as it is (a letter typed jumps to it).
     first = seated(t1)[0]
-    assert f'<option value="{first.pk}">{escape(first.name)}{LRM} (T1)</option>' in parts["dashboard"]
+    assert f'<option value="{first.pk}">{escape(first.name)} (T1)</option>' in parts["dashboard"]
     assert_isolated(parts["board"], "board", NAMES)
 
 
@@ -177,9 +182,10 @@ def test_messages_that_name_players_isolate_them(hand_one, organiser_client):
     # A message built for a page: the name in a <bdi>.
     body = organiser_client.post(url, {"withdraw": late.pk}, follow=True).content.decode()
     assert f"{bdi(LATE)} has left the drive" in body
-    # A refusal is plain text (a page shows it, or a script sets it as text): isolate characters.
+    # A refusal is plain text, its names between isolate characters (a script sets it as text),
+    # and on a page each of them a <bdi>.
     body = organiser_client.post(url, {"withdraw": late.pk}, follow=True).content.decode()
-    assert f"{FSI}{escape(LATE)}{PDI} has already left." in body
+    assert f"{bdi(LATE)} has already left." in body
     enterer, other = seated(t2)[0], seated(t2)[1]
     data = {"declarer": "2", "nine_card": "False", "dealer": "0", "client_key": "k2", "seen_revision": "0",
             **shown_for(other, table=2), **{f"seat{i}_{f}": v for i in range(4) for f, v in (("sets", "0"), ("ice", "none"))}}
@@ -191,6 +197,8 @@ def test_messages_that_name_players_isolate_them(hand_one, organiser_client):
 def test_the_helpers_escape_and_isolate():
     assert bdi("<b>Bo</b>") == "<bdi>&lt;b&gt;Bo&lt;/b&gt;</bdi>"
     assert isolate("נועה") == "\u2068נועה\u2069"
+    assert isolates_as_bdi(f"{isolate('<b>Bo</b>')} & {isolate('נועה')}") == "<bdi>&lt;b&gt;Bo&lt;/b&gt;</bdi> &amp; <bdi>נועה</bdi>"
+    assert isolates_as_bdi(bdi("Ann") + SafeString(" is back.")) == "<bdi>Ann</bdi> is back."  # already HTML
 
 
 def test_dispute_and_correction_reasons_are_isolated_too(hand_one, organiser_client):

@@ -225,9 +225,9 @@ def test_a_pasted_list_keeps_what_it_can_and_the_refused_names_stay_in_the_box_w
     response = organiser_client.post(f"/drives/{drive.pk}/players", {"names": pasted}, follow=True)
     page = response.content.decode()
     assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob", "Cy", "Dee"]
-    assert "Added 3 players: “\u2068Ann\u2069”, “\u2068Bob\u2069” and “\u2068Cy\u2069”." in page
+    assert "Added 3 players: “<bdi>Ann</bdi>”, “<bdi>Bob</bdi>” and “<bdi>Cy</bdi>”." in page
     assert "Not added (2)" in page and "is too long: names have at most 40 characters" in page
-    assert "is in this drive already (as “\u2068Dee\u2069”)" in page
+    assert "is in this drive already (as “<bdi>Dee</bdi>”)" in page
     box = page[page.index('<textarea'):page.index('</textarea>')]
     assert box.split(">", 1)[1].strip() == f"{long_name}\nDEE"
     assert '<label for="id_names">Players&#x27; names</label>' in page
@@ -281,14 +281,14 @@ def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, o
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = page[page.index('id="table-2"'):]
     card = card[:card.index("</article>")]
-    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on: switch the table to cards" in card
+    assert f"<bdi>{seated[0].name}</bdi> has no phone joined to play on: switch the table to cards" in card
     assert 'data-no-phone' not in page[page.index('id="table-1"'):page.index('id="table-2"')]  # cards: no phones needed
     # With a bot seated there the table cannot go to cards: only the bot's help is offered (found by QA).
     services.add_bot(drive, table.pk)
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = page[page.index('id="table-2"'):]
     card = card[:card.index("</article>")]
-    assert f"\u2068{seated[0].name}\u2069 has no phone joined to play on: let a bot play for them" in card
+    assert f"<bdi>{seated[0].name}</bdi> has no phone joined to play on: let a bot play for them" in card
     services.start_hand(drive)
     digital.set_stand_in(drive, table.pk, 0, True)  # a bot plays for him: nothing to wait for
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()

@@ -206,7 +206,7 @@ def test_an_entry_resent_after_another_player_replaced_it_is_not_told_the_other_
     assert Result.objects.get().revision == 2 and Result.objects.get().entered_by == bob
     said = text(phone_for(drive, ann).post(f"/{drive.join_code}/enter", first))
     assert "result first" not in said
-    assert f"Table 1's result stands as \u2068{bob.name}\u2069 last sent it; these answers were not saved." in said
+    assert f"Table 1's result stands as <bdi>{bob.name}</bdi> last sent it; these answers were not saved." in said
     assert Result.objects.get().winner == players[3] and Result.objects.get().revision == 2
 
 
@@ -216,7 +216,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
     # Bob opened the form before Ann's entry arrived (seen_revision 0) and sends his own.
     response = phone_for(drive, players[1]).post(f"/{drive.join_code}/enter", entry_data(4, 3, key="b", seen=0, by=players[1]))
     assert "withdrawn" not in text(response)
-    assert f"\u2068{players[0].name}\u2069 sent Table 1's result first" in text(response)
+    assert f"<bdi>{players[0].name}</bdi> sent Table 1's result first" in text(response)
     assert Result.objects.get().winner == players[2]
 
 

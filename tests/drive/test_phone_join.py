@@ -114,7 +114,7 @@ def test_a_bots_name_is_no_persons(client, organiser, organiser_client):
         said = text(client.post(f"/{drive.join_code}/join", {"new_name": typed}, follow=True))
         assert "is how the server names its bots: add an initial or another word." in said, typed
     page = text(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Bot 4\nAnn"}, follow=True))
-    assert "Added 1 player: “\u2068Ann\u2069”." in page and "is how the server names its bots" in page
+    assert "Added 1 player: “<bdi>Ann</bdi>”." in page and "is how the server names its bots" in page
     assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "P001", "P002", "P003"]
     assert client.post(f"/{drive.join_code}/join", {"new_name": "Bot Bobby"})["Location"] == f"/{drive.join_code}/me"
 
@@ -149,7 +149,7 @@ def test_a_withdrawn_player_typing_their_name_is_told_to_ask_the_organiser_not_t
     drive = seated_drive(organiser, 8, allow_self_join=True)
     services.withdraw_player(drive, drive.players.get(name="P001"))
     response = client.post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)
-    assert ("Already in this drive: \u2068P001\u2069, who has left it. If that is you, ask the organiser "
+    assert ("Already in this drive: <bdi>P001</bdi>, who has left it. If that is you, ask the organiser "
             "to bring you back (your points are kept); if not, add an initial to tell you apart.") in text(response)
     assert drive.players.count() == 8 and not drive.players.get(name="P001").active
     assert player_cookie_name(drive) not in client.cookies
@@ -160,7 +160,7 @@ def test_typing_a_name_that_is_on_the_list_says_to_tap_it(client, organiser):
     this drive: p001. Add an initial…": most likely it is that player, who should tap the name."""
     drive = make_drive(organiser, 4, allow_self_join=True)
     response = client.post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)
-    assert "\u2068P001\u2069 is on the list already: if that is you, tap your name in the list." in text(response)
+    assert "<bdi>P001</bdi> is on the list already: if that is you, tap your name in the list." in text(response)
     assert drive.players.count() == 4
     Player.objects.filter(name="P001").update(phone_joined_at=timezone.now())  # joined: then another of that name
     again = Client().post(f"/{drive.join_code}/join", {"new_name": "p001"}, follow=True)

@@ -53,7 +53,7 @@ def test_a_finished_drives_phone_offers_no_leave_and_keeps_its_player(client, or
     assert "nobody can join now" in join
     response = phone.post(f"/{drive.join_code}/forget", follow=True)
     assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
-    assert "The drive has finished: this phone stays \u2068P001\u2069's" in text(response)
+    assert "The drive has finished: this phone stays <bdi>P001</bdi>'s" in text(response)
     kept = Player.objects.get(pk=ann.pk)
     assert kept.token == ann.token and kept.active
     assert phone.get(f"/{drive.join_code}/me").status_code == 200
@@ -108,7 +108,7 @@ def test_a_self_added_name_the_organiser_took_out_stays_out_when_typed_again(cli
     services.withdraw_player(drive, rude)
     again = Client()
     response = again.post(f"/{drive.join_code}/join", {"new_name": "rude word"}, follow=True)
-    assert "Already in this drive: \u2068Rude Word\u2069, who has left it." in text(response)
+    assert "Already in this drive: <bdi>Rude Word</bdi>, who has left it." in text(response)
     rude.refresh_from_db()
     assert not rude.active and drive.players.count() == 5
     assert again.get(f"/{drive.join_code}/me").status_code != 200  # the new phone holds nobody

@@ -342,7 +342,7 @@ def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser
         page.locator("#hand button.wl-card.legal").first.click()
         expect(page.locator("#status")).to_contain_text("Waiting for")
     turn = server.shell_json(turn_of)
-    page.locator("#hand button.wl-card").first.click(force=True)  # not her turn (aria-disabled: no play)
+    page.get_by_role("button", name=re.compile(", not playable now$")).first.click()  # not her turn: a tap says why
     expect(message).to_have_text(f"{seats[turn][0]} plays next: wait for your turn.")
     other = S.open_phone(browser, server, code, seats[turn][1])
     other.locator("#hand button.wl-card.legal").first.click()

@@ -182,7 +182,7 @@
           // chosen: it says so, seen and heard ("(in your offer)", in place of "(new)"), and a tap
           // says why and what frees it (``offeredTap``), rather than doing nothing.
           var li = locked.indexOf(c), offered = li >= 0;
-          if (offered) { locked.splice(li, 1); b.className += " locked"; b.setAttribute("aria-disabled", "true"); notes.push("in your offer"); }
+          if (offered) { locked.splice(li, 1); b.className += " locked"; notes.push("in your offer"); }
           var fi = marks.indexOf(c), isNew = fi >= 0 && !offered;
           if (fi >= 0) marks.splice(fi, 1);
           if (isNew) {   // seen and heard: the visible "2 (new)" is also a part of the name

@@ -152,9 +152,9 @@
           b.dataset.card = c;
           b.dataset.focus = "card-" + c;   // which control it is, in every view (static/js/play_focus.js)
           b.title = cardName(c, v) + (live ? ": tap to play" : "");
-          // What a tap does: "Play star 7"; a card that may not be played now says so.
+          // What a tap does: "Play star 7"; a card that may not be played now says so, and a tap
+          // on it says why (not aria-disabled: that would say it does nothing at all).
           b.setAttribute("aria-label", live ? "Play " + cardName(c, v) : cardName(c, v) + ", not playable now");
-          if (!live) b.setAttribute("aria-disabled", "true");
           if (pending && pending.card === c) b.className += " chosen";
           b.addEventListener("click", function () { tap(c); });
           row.appendChild(b);
