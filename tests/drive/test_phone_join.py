@@ -57,6 +57,20 @@ def test_a_name_already_joined_cannot_be_picked_again(client, organiser):
     assert f"ff_{drive.join_code}" not in client.cookies
 
 
+def test_only_the_join_button_is_named_join_once_names_are_on_phones(client, organiser):
+    """Found by a scripted run: a name on a phone read "P002 (joined)", so the buttons named
+    "Join" (a search for it, a screen reader's list of buttons) were the typed name's and every
+    joined name's."""
+    import re
+
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    Client().post(f"/{drive.join_code}/join", {"player": drive.players.get(name="P002").pk})
+    page = text(client.get(f"/{drive.join_code}"))
+    buttons = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"<button[^>]*>(.*?)</button>", page, flags=re.S)]
+    assert "P002 (on a phone)" in buttons
+    assert [b for b in buttons if "join" in b.lower()] == ["Join"]
+
+
 def test_a_phone_that_holds_a_player_can_neither_claim_nor_add_another(client, organiser):
     """One cookie jar once added 20 names in a second (and could take every unjoined name):
     while the phone holds a player of the drive, a claim or a new name is refused, nothing
