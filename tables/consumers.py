@@ -186,7 +186,7 @@ class _TableSocket(JsonFrameConsumer):
         facts = facts or self.table_facts
         # ``now``: the server's clock as the frame leaves, so a phone whose own clock is off
         # still counts down an answer's deadline (a Unix time in the view) rightly.
-        return {"type": "state", "table": facts["table"], "hand": facts["hand"], "last": facts["last"], "now": time.time(),
+        return {"type": "state", "table": facts["table"], "hand": facts["hand"], "moves": facts["moves"], "now": time.time(),
                 "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
 
     def frame_text(self, view: str, finished: bool) -> str:

@@ -24,7 +24,7 @@
   var dataBlock = document.getElementById("game-data");
   var DATA = dataBlock ? JSON.parse(dataBlock.textContent) : {};
 
-  var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null, lastHand = false;
+  var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null, moves = false;
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var screen = null;           // the game's screen (PlayScreen.register)
   // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
@@ -186,7 +186,7 @@
       var next = view && msg.hand > shownHand;   // the hand shown is over: this is the player's next one
       var wasBot = botted(seats, view);
       seats = msg.seats || seats;
-      lastHand = !!msg.last;
+      moves = !!msg.moves;
       var nowBot = botted(seats, msg.view);
       messageAgainst(msg.view, msg.hand);
       if (screen.update) screen.update(msg.view, view, sameHand);
@@ -409,7 +409,7 @@
     focusOn: function (key) { if (keeper) keeper.want(key); },
     view: function () { return view; },
     seats: function () { return seats; },   // [{position, name, bot, away}], by seat
-    lastHand: function () { return lastHand; },   // the drive's last hand: nobody moves after it
+    moves: function () { return moves; },   // whether anyone moves after this hand (not after the drive's last, nor at a lone table)
     // A bot plays this phone's seat now (the organiser's stand-in): nothing on the screen is the
     // player's to do, so the game's screen offers nothing (the status line says why).
     benched: function () { return !WATCH && botted(seats, view); },

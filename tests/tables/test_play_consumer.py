@@ -64,19 +64,21 @@ async def test_each_phone_gets_its_own_view_and_the_names_at_once(four_at_a_tabl
         await socket.disconnect()
 
 
-async def test_each_frame_says_whether_its_hand_is_the_drive_s_last(organiser):
-    """The phones say who moves after a hand, except after the drive's last (nobody moves then):
-    every frame says which it is."""
+async def test_each_frame_says_whether_anyone_moves_after_its_hand(organiser):
+    """The phones say who moves after a hand, except after the drive's last and at a drive's lone
+    table (nobody moves then): every frame says which it is."""
     from drive.models import Drive
     from tests.tables.conftest import digital_drive, seated_players, table_of
 
-    for target, hands, last in ((Drive.Target.HANDS, 1, True), (Drive.Target.HANDS, 3, False),
-                                (Drive.Target.TOTAL, 1, False)):
-        drive = await database_sync_to_async(digital_drive)(organiser, 4, target=target, target_hands=hands)
-        players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
-        socket, first = await connected(drive, players[0])
-        assert first["type"] == "state" and first["last"] is last, (target, hands)
-        await socket.disconnect()
+    for players, target, hands, moves in ((8, Drive.Target.HANDS, 1, False), (8, Drive.Target.HANDS, 3, True),
+                                          (8, Drive.Target.TOTAL, 1, True), (4, Drive.Target.HANDS, 3, False)):
+        drive = await database_sync_to_async(digital_drive)(organiser, players, target=target, target_hands=hands,
+                                                            preferred_table_size=4)
+        for number in range(1, players // 4 + 1):
+            seated = await database_sync_to_async(lambda: seated_players(table_of(drive, number)))()
+            socket, first = await connected(drive, seated[0])
+            assert first["type"] == "state" and first["moves"] is moves, (players, target, hands, number)
+            await socket.disconnect()
 
 
 async def test_a_whole_hand_played_on_phones_enters_the_drive_confirmed(four_at_a_table):

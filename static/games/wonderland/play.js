@@ -216,7 +216,7 @@
       var more = [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + pool +
         "), 10 for the most cards taken (nobody on a tie).", "small muted")];
       // Who moves after the hand (docs/rules.md), except in the drive's last: nobody moves then.
-      if (!client.lastHand()) more.push(el("p", "The top scorer moves up a table (at the top table, stays there); " +
+      if (client.moves()) more.push(el("p", "The top scorer moves up a table (at the top table, stays there); " +
         "ties go to more cards taken, then the first on the dealer's left.", "small muted"));
       return more;
     }
