@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from drive.models import Drive, Player
 from games import Game, HouseRule, all_games, default_slug, get_game
-from drive import services
+from drive import live, selectors, services
 from drive.services import clean_name, has_control_characters, sort_names, typed_too_long
 
 
@@ -184,12 +184,27 @@ class DriveForm(forms.ModelForm):
         if data.get("target") in (Drive.Target.HANDS, Drive.Target.EITHER) and hands and suspense >= hands:
             self.add_error("suspense_hands", f"Hide at most {hands - 1} of the {hands} hands: hiding them all "
                                              "would keep the board's standings blank all evening.")
-        if data.get("target") == Drive.Target.TOTAL and suspense:
-            # Nobody knows which hands are the last: the board would never hide anything.
-            self.add_error("suspense_hands", "A drive that ends at a total has no known last hands to hide: set "
-                                             "this to 0, or end the drive after a number of hands (or whichever "
-                                             "comes first).")
+        if data.get("target") == Drive.Target.TOTAL:
+            # Nobody knows which hands are the last: nothing is hidden (the page shows no such box
+            # then, though it sends what the box held: found by QA, a hidden box refused the form).
+            data["suspense_hands"] = 0
+        elif hands and suspense and self.instance.pk and "suspense_hands" not in self.errors:
+            shown = self._standings_shown()
+            if hands - suspense < shown:
+                # The room has seen the standings after that hand: hiding it again would take
+                # back what the board showed (found by QA: two screens then disagreed).
+                self.add_error("suspense_hands", f"The board has shown the standings after hand {shown}: hide at "
+                                                 f"most {max(hands - shown, 0)} of the {hands} hands.")
         return data
+
+    def _standings_shown(self) -> int:
+        """The hand after which the room has seen the standings (0: none yet), by the settings
+        saved: the latest closed hand, or the last before the hidden ones."""
+        from tables.models import Hand
+
+        closed = self.instance.hands.filter(status=Hand.Status.CLOSED).count()
+        frozen_at = selectors.suspense_from(self.instance)
+        return closed if frozen_at is None else min(closed, frozen_at)
 
     def kept_fixed(self) -> bool:
         """The page sent a changed game or house rule that the form kept as it was (the first
@@ -239,6 +254,7 @@ def edit_drive(drive: Drive, data) -> tuple[DriveForm, list[str]]:
             form = DriveForm(data, instance=services.lock(drive))
             if form.is_valid():
                 drive = form.save()
+                live.drive_changed(drive.pk)  # the open screens show the settings saved (its name, the hidden hands)
                 # Each table keeps its mode and its players from hand to hand: these change the
                 # seating shown, between hands (during a hand they are refused). Another game
                 # (chosen before the first hand) re-forms a table it cannot seat; after a

@@ -253,17 +253,43 @@ def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value
     assert "Ensure this value" not in response.content.decode()  # the form's own words, never Django's
 
 
-def test_hiding_the_last_hands_of_a_drive_that_ends_at_a_total_is_refused(organiser_client):
-    """Seen playing an evening: "Hide the standings for the last 2 hands" was accepted for a
-    drive that ends at a total, and the board then hid nothing (nobody knows which hands are the
-    last). Refused, saying why; nothing created."""
+def test_a_drive_that_ends_at_a_total_hides_no_hands_whatever_the_hidden_box_held(organiser_client):
+    """A drive that ends at a total has no known last hands (the board would hide nothing), and
+    its form shows no box for them; what that box held is not read (found by QA: a box hidden
+    with 2 in it refused the form with a message about it)."""
     data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
             "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 2}
-    response = organiser_client.post("/drives/new", data)
+    assert organiser_client.post("/drives/new", data).status_code == 302
+    drive = Drive.objects.get()
+    assert drive.suspense_hands == 0
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target": "hands"}).status_code == 302
+    drive.refresh_from_db()
+    assert drive.suspense_hands == 2  # with a number of hands, the box is read
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302
+    drive.refresh_from_db()
+    assert drive.suspense_hands == 0
+
+
+def test_the_hidden_hands_never_take_back_standings_the_board_has_shown(organiser, organiser_client, client):
+    """Found by QA: after hand 2 of 4 (the last 2 hidden) the drive was cut to 3 hands, and screens
+    opened afterwards showed the standings after hand 1 while those open showed after hand 2."""
+    from tests.factories import finish_all_tables, seated_drive
+
+    drive = seated_drive(organiser, 8, target=Drive.Target.HANDS, target_hands=4, suspense_hands=2)
+    for _ in range(2):
+        finish_all_tables(drive, organiser)
+        services.close_hand(drive)
+        services.start_hand(drive)
+    assert "Standings after hand 2" in client.get(f"/{drive.join_code}/board").content.decode()
+    data = {"name": drive.name, "date": "2026-12-05", "game": drive.game, "target": "hands", "target_hands": 3,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 2}
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", data)
     assert response.status_code == 200
-    assert "A drive that ends at a total has no known last hands to hide" in response.content.decode()
-    assert not Drive.objects.exists()
-    assert organiser_client.post("/drives/new", {**data, "suspense_hands": 0}).status_code == 302
+    assert "The board has shown the standings after hand 2: hide at most 1 of the 3 hands." in response.content.decode()
+    drive.refresh_from_db()
+    assert (drive.target_hands, drive.suspense_hands) == (4, 2)
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "suspense_hands": 1}).status_code == 302
+    assert "Standings after hand 2" in client.get(f"/{drive.join_code}/board").content.decode()
 
 
 def test_the_drive_forms_number_boxes_offer_the_bounds_the_server_keeps(organiser_client):
