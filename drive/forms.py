@@ -91,6 +91,9 @@ class DriveForm(forms.ModelForm):
         # of invisible characters is (``clean_name``), not as Django's "This field is required."
         self.fields["name"].error_messages["required"] = "Give the drive a name."
         self.fields["game"].widget.attrs["data-totals"] = json.dumps({g.slug: g.target_total for g in all_games()})
+        # Each game's table sizes: the players-per-table box takes the chosen game's (drive_form.js).
+        self.fields["game"].widget.attrs["data-sizes"] = json.dumps({g.slug: [g.min_players, g.max_players]
+                                                                     for g in all_games()})
         # Each game's house rules, after the game (static/js/drive_form.js shows the chosen game's).
         self.rule_fields: dict[str, tuple[Game, HouseRule]] = {}
         for game in all_games():

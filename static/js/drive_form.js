@@ -27,6 +27,18 @@
   }
   if (game) game.addEventListener("change", showRules);
   showRules();
+  // Each game's table sizes (select[data-sizes]): the players-per-table box offers the chosen
+  // game's, as the server checks them (a box that offered 10 for a game of six puzzled a tester).
+  var size = document.querySelector("input[name=preferred_table_size]");
+  if (game && size && game.dataset.sizes) {
+    var sizes = JSON.parse(game.dataset.sizes);
+    var bound = function () {
+      var s = sizes[game.value];
+      if (s) { size.min = s[0]; size.max = s[1]; }
+    };
+    game.addEventListener("change", bound);
+    bound();
+  }
   // Each game's suggested total to reach (select[data-totals]): a total left as the previous
   // game suggested follows the game chosen; one the organiser typed stays.
   var total = document.querySelector("input[name=target_total]");

@@ -32,8 +32,11 @@ def organiser_sets_up(page, url) -> str:
     # Each game suggests its own total to reach; a total the organiser typed stays.
     total = page.locator("input[name=target_total]")
     expect(total).to_have_value("50")  # Film Fantasy's
+    size = page.locator("input[name=preferred_table_size]")
+    expect(size).to_have_attribute("max", "10")  # Film Fantasy seats 2 to 10
     page.select_option("select[name=game]", "wonderland")
     expect(total).to_have_value("180")  # about seven hands, as Film Fantasy's 50
+    expect(size).to_have_attribute("max", "6")  # the box offers the chosen game's table sizes
     page.select_option("select[name=game]", "alice")
     expect(total).to_have_value("50")  # Alice's
     total.fill("60")
