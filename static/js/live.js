@@ -228,7 +228,7 @@
     var main = table.closest(".main");
     var bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
     var room = Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
-    var fit = Math.max(3, Math.floor(room / rowH));
+    var fit = Math.max(1, Math.floor(room / rowH));  // (never more than fit: the notes stay on the screen)
     var pages = Math.ceil(rows.length / fit);
     // With the chart below the standings, pages of even length (8 rows that fit 6 at a time:
     // 4 and 4, not 6 and 2), so the chart does not jump up and down as they turn. Beside them

@@ -177,6 +177,25 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
                 check_board(page.evaluate(MEASURE), f"{game} at {width}x{height}")
                 page.close()
 
+        # After a close, who moves where above the standings (ten tables): the notes under the
+        # standings still on the screen, and the names given the row's width (found by QA: a
+        # column of places as wide as the names' cut "Margaret Fitzwilliam" to "Margaret Fitz…").
+        server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
+                          f"services.close_hand(Drive.objects.get(join_code={codes['film-fantasy']!r}), force=True)\n"
+                          "print('{}')")
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(f"{server.url}/{codes['film-fantasy']}/board")
+            expect(page.locator("[data-movement]")).to_be_visible()
+            expect(page.locator("[data-live-status]")).to_have_text("Live")
+            page.screenshot(path=str(tmp_path / f"board-seating-{width}x{height}.png"))
+            m = page.evaluate(MEASURE)
+            assert m["rows"] >= 1 and m["notesBottom"] <= m["mainBottom"] + 0.5, f"seating at {width}x{height}"
+            share = page.evaluate("""() => { const r = document.querySelector('.board table.standings tbody tr:not([hidden])');
+              return r.querySelector('.name').getBoundingClientRect().width / r.getBoundingClientRect().width; }""")
+            assert share >= 0.6, f"seating at {width}x{height}: the names get {share:.0%} of a row"
+            page.close()
+
         check_score_cards(browser, server, tmp_path)
 
         # The prizes revealed: across the width, each on the screen.
