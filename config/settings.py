@@ -17,8 +17,14 @@ from common import network
 from config.env import env_bool, env_choice, env_int, env_list, env_str, env_time_zone, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "data")))
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Set but empty is the default too (not the current folder, where a fresh database would hide
+# the evening's drives).
+DATA_DIR = Path(env_str("DATA_DIR") or BASE_DIR / "data")
+try:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as exc:
+    raise ImproperlyConfigured(f"DATA_DIR must be a folder this user may write in; {str(DATA_DIR)!r}: "
+                               f"{exc.strerror}.") from None
 
 # Off unless asked for: `make run` serves the hall's Wi-Fi, where Django's debug pages (every
 # URL pattern on a mistyped address, a traceback on an error) must never show.

@@ -46,6 +46,26 @@ def test_a_bad_setting_stops_a_command_with_its_message_and_no_traceback():
     assert run.stderr.strip() == "Not started: PORT must be a whole number; got 'abc'."
 
 
+def test_a_data_folder_that_cannot_be_one_stops_a_command_with_its_message(tmp_path):
+    """Found from outside: DATA_DIR naming a file, or a folder that cannot be made, printed a
+    traceback; set but empty, it put a fresh database in the current folder."""
+    root = Path(__file__).resolve().parent.parent
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for value in (str(afile), str(afile / "sub")):
+        run = subprocess.run([sys.executable, str(root / "manage.py"), "banner"], capture_output=True, text=True,
+                             env={**os.environ, "DATA_DIR": value}, cwd=root, timeout=120)
+        assert run.returncode == 1
+        assert run.stderr.strip().startswith(f"Not started: DATA_DIR must be a folder this user may write in; {value!r}: ")
+        assert "Traceback" not in run.stderr
+    run = subprocess.run([sys.executable, "-c", "import django; from django.conf import settings; django.setup(); "
+                          "print(settings.DATA_DIR)"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={**os.environ, "DATA_DIR": " ", "DJANGO_SETTINGS_MODULE": "config.settings",
+                              "PYTHONPATH": str(root)})
+    assert run.stdout.strip() == str(root / "data")
+    assert [p for p in tmp_path.iterdir() if p != afile] == []  # nothing made in the current folder
+
+
 def test_env_int_names_the_one_bound_it_has(monkeypatch):
     monkeypatch.setenv("X_SECONDS", "-5")
     with pytest.raises(ImproperlyConfigured, match=r"^X_SECONDS must be at least 0; got -5\.$"):
