@@ -453,7 +453,8 @@ def phone_revoke(request, drive_id: int, player_id: int):
     drive = drive_for_organiser(request, drive_id)
     player = player_of_drive(drive, player_id)
     joined = player.phone_joined_at is not None
-    services.revoke_phone(drive, player)
+    if _run(request, drive, lambda: services.revoke_phone(drive, player)) is None:
+        return redirect("drive:phones", drive_id=drive.pk)
     messages.success(request, format_html("{}'s phone is signed out. Only their new private link, below, joins as "
                                           "them now." if joined else "{} has a new private link (the old one no longer "
                                           "works): it is below.", bdi(player.name)))

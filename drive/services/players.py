@@ -293,6 +293,8 @@ def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Pla
     drive = lock(drive)
     if player.drive_id != drive.pk:
         raise DriveError("That player is not in this drive.")
+    if player.is_bot:  # (the Phones page lists no bot: an address made by hand)
+        raise DriveError(f"{isolate(player.name)} is a bot: it has no phone and no private link.")
     if by_phone and not drive.players.filter(pk=player.pk, token=player.token).exists():
         return player  # signed out by the organiser meanwhile: the phone holds them no longer
     player.token = new_token()

@@ -359,3 +359,17 @@ def test_each_qr_code_is_an_image_named_for_what_it_is(client, organiser_client,
     phones = pages[f"/drives/{drive.pk}/phones?show={player.pk}"]
     assert phones.count("<svg") == phones.count(
         '<svg role="img" aria-label="QR code of P001\u2019s private link" ') == 1
+
+
+def test_a_bots_phone_cannot_be_signed_out(organiser, organiser_client):
+    """Found by probing: the address of "Sign phone out" made by hand for a bot gave it a new
+    token, told its table the seats had changed, and said its link was "below" (none is)."""
+    from drive import services
+
+    drive = seated_drive(organiser, 3, start=False, play_mode="digital")
+    bot = services.add_bot(drive, drive.hands.get().tables.get().pk)
+    token = bot.token
+    page = organiser_client.post(f"/drives/{drive.pk}/phones/{bot.pk}/revoke", follow=True).content.decode()
+    assert f"<bdi>{bot.name}</bdi> is a bot: it has no phone and no private link." in page
+    bot.refresh_from_db()
+    assert bot.token == token
