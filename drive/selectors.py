@@ -131,7 +131,7 @@ def tables_of(hand: Hand | None, players: list[Player] | None = None) -> list[Ta
         .annotate(state_stored=ExpressionWrapper(Q(state__isnull=False), output_field=BooleanField()),
                   result_reviewed=Exists(Correction.objects.filter(result__table=OuterRef("pk"))),
                   result_corrected=Exists(Correction.objects.filter(result__table=OuterRef("pk"), changed=True)))
-        .select_related("result", "result__entered_by")
+        .select_related("result", "result__entered_by", "result__confirmed_by")
         .prefetch_related(Prefetch("seats", queryset=seats), Prefetch("result__scores", queryset=scores))
     )
     if players is not None:

@@ -156,7 +156,10 @@ def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
                                                                    "reason": "Cy had 9 cards"})
     page = text(organiser_client.get(f"/drives/{drive.pk}/"))
-    assert "Disputed" in page and "Cy had 9 cards" in page
+    # Who disputed, and why: the organiser can ask them (found by QA: nothing named them).
+    assert f"Table 1</a> by <bdi>{players[3].name}</bdi> — “<bdi>Cy had 9 cards</bdi>”" in page
+    settle = text(organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}"))
+    assert f"Disputed by <bdi>{players[3].name}</bdi>: “<bdi>Cy had 9 cards</bdi>”." in settle
     # The close would be refused until it is settled (found by a tester: "Close anyway" promised
     # to close, then said "Settle the dispute at Table 2 first"): no such button meanwhile.
     assert "Settle the dispute at Table 1 first, then close the hand." in page and "Close anyway" not in page
