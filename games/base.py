@@ -373,6 +373,12 @@ class Game:
         """JSON the game's screen script reads besides the view (names of sets, say)."""
         return {}
 
+    def refusal_words(self, message: str) -> str:
+        """A refusal of ``apply`` (a ``GameError``'s message, whose cards are codes: the public
+        API's) as a player's phone says it, its cards in the words the game's screen uses
+        (default: as it is)."""
+        return message
+
 
 def check_table_size(game: Game, players: Sequence[Any] | int) -> int:
     n = players if isinstance(players, int) else len(players)

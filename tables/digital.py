@@ -308,7 +308,7 @@ def _accept(table: TableHand, sender_sits: bool, seat: Any, message: dict[str, A
     try:
         state.apply(seat, action)
     except GameError as exc:
-        raise DigitalError(_named(table, str(exc))) from None
+        raise DigitalError(_named(table, game.refusal_words(str(exc)))) from None
     set_deadline(game, state)
     table.state = state.to_json()
     table.version = state.version

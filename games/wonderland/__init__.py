@@ -8,6 +8,7 @@ Public API: ``deck``, ``deals``, ``legal_plays``, ``trick_winner``, ``count``, `
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from .. import register
@@ -91,6 +92,17 @@ class Wonderland(Game):
     def hidden_cards(self, state: WonderlandHand, seat: int) -> set[str]:
         """The other seats' cards and the deals to come (the stock)."""
         return (super().hidden_cards(state, seat) | set(state.stock)) - set(state.hands[seat])
+
+    def refusal_words(self, message: str) -> str:
+        """Each card's code as the phones name it: "P7" is "plain 7", "S7" "star 7", "N3"
+        "number 3" (static/games/wonderland/play.js)."""
+        said = _CODE.sub(lambda m: f"{_WORDS[m[1]]} {m[2]}" if m[0] in _CODES else m[0], message)
+        return said[:1].upper() + said[1:]
+
+
+_CODE = re.compile(r"\b([SPN])(\d{1,2})\b")
+_CODES = frozenset(PACK)
+_WORDS = {"S": "star", "P": "plain", "N": "number"}
 
 
 WONDERLAND = register(Wonderland())
