@@ -51,8 +51,11 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "bell_tables": bell_tables,
         "bell_words": seating.table_words(bell_tables),
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
-        # Closing this hand ends the drive (its number of hands reached; a total is known only then).
-        "last_hand": bool(view.hand and view.drive.is_last_hand(view.hand.number)),
+        # Closing this hand ends the drive: its number of hands reached, or its total reached by
+        # the results counted so far (found by QA: nothing warned of the second).
+        "last_hand": bool(view.hand and (view.drive.is_last_hand(view.hand.number) or (
+            view.hand.status == Hand.Status.PLAYING
+            and selectors.target_reached(view.drive, view.hand.number, [r.row for r in view.ranked], len(view.tables))))),
         # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
         # as format_html_join would without its cost per option (400). A browser jumps to the
         # option starting with the letter typed: the name comes first, as it is (no invisible

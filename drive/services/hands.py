@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from django.db import transaction
-from django.db.models import Count, Sum
+from django.db.models import Count
 from django.utils import timezone
 
 from common.bidi import isolate
 from drive import live, movement, seating
 from drive.models import Drive, Player
-from drive.selectors import standings_rows
+from drive.selectors import standings_rows, target_reached
 from games import GameError
 from games.base import Outcome
 from scoring import services as scoring
@@ -42,7 +42,7 @@ def start_hand(drive: Drive, *, shown_hand: int | None = None) -> Hand:
     if hand.status != Hand.Status.SEATING:
         raise DriveError(f"Hand {hand.number} is already under way.")
     _check_table_sizes(drive, hand)
-    if _target_reached(drive, hand.number - 1):
+    if target_reached(drive, hand.number - 1):
         # Reached since the last close: the target was lowered on the drive's page, or a
         # correction took someone to the total. The drive ends at its target, not a hand later.
         raise DriveError("The drive has reached its target: end the drive now, or raise its target on "
@@ -242,7 +242,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     hand.save(update_fields=["status", "closed_at"])
     live.drive_changed(drive.pk)
 
-    if _target_reached(drive, hand.number):
+    if target_reached(drive, hand.number):
         _finish(drive)  # nobody moves: the drive's last hand leaves ``moved_up`` empty
         return None
     movers = dict(Result.objects.filter(table__hand=hand).values_list("table__number", "mover_id"))
@@ -256,26 +256,6 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     next_hand = create_hand(drive, hand.number + 1, next_seating, modes)
     live.hand_moved(next_hand)  # each phone's instruction at the commit, ahead of the full update
     return next_hand
-
-
-def _target_reached(drive: Drive, hands_played: int) -> bool:
-    """Whether the drive ends after hand ``hands_played``: its agreed hands played, or its
-    agreed total reached. A home game (one table) whose game plays on when players are level
-    at the top (``Game.level_at_the_total_plays_on``) plays another hand then, unless its
-    agreed hands end it."""
-    by_hands = hands_played >= drive.target_hands
-    totals = Score.objects.filter(drive=drive, counted=True).values("player").annotate(t=Sum("points")).order_by("-t")
-    by_total = (totals.values_list("t", flat=True).first() or 0) >= drive.target_total
-    if (by_total and drive.game_rules.level_at_the_total_plays_on
-            and TableHand.objects.filter(hand__drive=drive, hand__number=hands_played).count() == 1):
-        # Level at the top among those who can win (a player who left, or a bot, cannot).
-        top = list(totals.filter(player__active=True, player__bot__isnull=True).values_list("t", flat=True)[:2])
-        by_total = not (len(top) == 2 and top[0] == top[1] >= drive.target_total)
-    return {
-        Drive.Target.HANDS: by_hands,
-        Drive.Target.TOTAL: by_total,
-        Drive.Target.EITHER: by_hands or by_total,
-    }[drive.target]
 
 
 def _finish(drive: Drive) -> None:

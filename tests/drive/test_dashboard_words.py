@@ -42,3 +42,18 @@ def test_the_corrections_log_names_its_drive_in_the_heading_and_the_title(organi
     heading = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
     assert re.sub(r"<[^>]+>", "", heading) == "Corrections log — Wonderland QA night"
     assert re.search(r"<title>Corrections log — Wonderland QA night</title>", page)
+
+
+def test_the_close_warns_that_it_ends_a_drive_whose_total_a_player_has_reached(organiser, organiser_client):
+    """Found by QA: a drive that ends at a total said nothing before the close that ended it."""
+    from drive import services
+    from drive.models import Drive
+    from tests.factories import declared, seated_drive
+
+    drive = seated_drive(organiser, 8, target=Drive.Target.TOTAL, target_total=25)
+    tables = list(drive.hands.get().tables.order_by("number"))
+    services.organiser_result(drive, tables[0], declared(4, 0), organiser)  # 15 points: short of 25
+    assert "data-last-hand" not in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    services.organiser_result(drive, tables[1], declared(4, 0, nine=True), organiser)  # 25: reached
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand: closing it ends the drive and makes its standings final." in page
