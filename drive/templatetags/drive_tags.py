@@ -228,9 +228,12 @@ def chart_svg(chart: dict) -> str:
         groups: dict[int, list[int]] = {}
         for n, s in enumerate(series):
             groups.setdefault(s["points"][i], []).append(n)
-        for members in groups.values():
+        for value, members in groups.items():
+            # Around their total, but a group at the chart's lowest (0, say) upwards from it: a
+            # line drawn below the zero line read as points lost (found by QA).
+            middle = len(members) - 1 if value == low else (len(members) - 1) / 2
             for k, n in enumerate(members):
-                offset[n][i] = (k - (len(members) - 1) / 2) * TIE_STEP
+                offset[n][i] = (k - middle) * TIE_STEP
 
     # Numbers are formatted here; the only text from users (names) goes through escape(). A
     # label's name is isolated by its own element (``dir="auto"``), which an ellipsis can

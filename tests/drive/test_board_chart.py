@@ -52,6 +52,16 @@ def test_every_line_starts_at_one_point_on_the_zero_line_and_stays_on_the_plot()
     assert 0 <= min(ys) and max(ys) <= 100  # five tied lines drawn apart, all on the plot
 
 
+def test_equal_totals_at_the_bottom_are_drawn_above_it_never_below_the_zero_line():
+    """Found by QA: two leaders still on 0 after hand 1, drawn apart around 0, one below the zero
+    line, which read as points lost."""
+    series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 0]), ("Bob", [0, 0]))]
+    html = str(chart_svg({"hands": 1, "series": series}))
+    zero = float(re.search(r'class="chart-zero" x1="0" y1="([\d.]+)"', html).group(1))
+    top, ann, bob = line_ends(html)
+    assert ann < bob == zero  # apart, the first in the standings higher, none below the line
+
+
 def test_names_far_apart_sit_at_their_lines_ends():
     series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 20]), ("Bob", [0, 5]))]
     html = chart_svg({"hands": 1, "series": series})
