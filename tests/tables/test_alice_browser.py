@@ -137,6 +137,14 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         expect(second.locator("#status")).to_have_text(f"It is {names[0]}’s turn.")
         assert second.locator("#alice-row button.c:not([disabled])").count() == 0  # not their turn
 
+        # A card of her sets face up in the row is taken from there, not asked for (found by QA:
+        # asking for it always failed, nobody holding it): her set C's C2 to C4 are in the row.
+        row = first.eval_on_selector_all("#alice-row button.c", "bs => bs.map(b => b.dataset.card)")
+        in_row = first.eval_on_selector_all("#hand .c.in-row", "bs => bs.map(b => b.dataset.card)")
+        assert in_row == [c for c in ("C2", "C3", "C4", "C5") if c in row] and in_row, (row, in_row)
+        assert first.locator(f'#hand .c.missing[data-card="{in_row[0]}"]').count() == 0
+        expect(first.get_by_role("button", name=re.compile(rf"^Take {in_row[0]}\b.* from the row$"))).to_have_count(2)
+
         # Ann taps A5, missing from her set A, then Bob: Bob is asked, and plays his White Rabbit.
         first.locator('#hand .c.missing[data-card="A5"]').click()
         expect(first.locator("#alice-ask")).to_contain_text("Ask for A5 (The Doorknob): tap a player.")
@@ -154,17 +162,18 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         expect(second.locator("#alice-countdown")).to_have_text("")
         expect(first.locator("#log li").first).to_have_text(f"{names[1]} refused with a White Rabbit.")
         expect(second.locator("#status")).to_contain_text("Your turn")
-        # Bob and the third player take a row card each; then Ann asks Bob for C2, which he does
-        # not hold: she plays her Cheshire Cat and goes on.
+        # Bob and the third player take a row card each (the stock's C5 and D2 fill the row);
+        # then Ann asks Bob for D3, in the stock: he does not hold it, and she plays her Cheshire
+        # Cat and goes on.
         for page in (second, third):
             before = version(page)
             page.locator("#alice-row button.c").first.click()
             assert moved(page, before)
         expect(first.locator("#status")).to_contain_text("Your turn")
-        first.locator('#hand .c.missing[data-card="C2"]').click()
+        first.locator('#hand .c.missing[data-card="D3"]').click()
         first.locator('#alice-ask button[data-seat="1"]').click()
         expect(first.locator("#status")).to_contain_text(
-            f"{names[1]} does not hold C2: play your Cheshire Cat and go on, or let the turn pass?")
+            f"{names[1]} does not hold D3: play your Cheshire Cat and go on, or let the turn pass?")
         first.locator("#alice-prompt button", has_text="Play your Cheshire Cat").click()
         expect(first.locator("#log li").first).to_have_text("You played a Cheshire Cat and go on.")
         expect(second.locator("#log li").first).to_have_text(f"{names[0]} played a Cheshire Cat and goes on.")
