@@ -75,6 +75,15 @@ def without_phone(table) -> list[SafeString]:
 
 
 @register.filter
+def paper_questions(table, drive) -> dict[str, list[str]]:
+    """What a table playing with cards notes on paper for its result, in its game's words (the
+    questions of its result form, ``Game.entry_spec``): ``table``'s questions and each
+    ``seat``'s."""
+    spec = drive.game_rules.entry_spec(len(table.seats.all()))
+    return {part: [field["label"] for field in spec.get(part, [])] for part in ("table", "seat")}
+
+
+@register.filter
 def names_and(names) -> SafeString:
     """Names already HTML (``bdi``), as "A, B and C"."""
     return SafeString(and_list([str(n) for n in names]))

@@ -89,6 +89,17 @@ def test_printable_cards(organiser_client, organiser):
     assert "P008" in organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
 
 
+def test_a_table_card_asks_for_the_answers_its_games_result_form_asks(organiser_client, organiser):
+    """Found by QA: a Wonderland table's card asked each player's points, which nobody works out
+    at the table (the server does, from each one's pairs and cards taken)."""
+    drive = seated_drive(organiser, 8, game="wonderland")
+    card = re.search(r'<section class="print-card.*?</section>', organiser_client.get(
+        f"/drives/{drive.pk}/print/tables").content.decode(), re.S).group(0)
+    assert ("write each one's name beside their answers (Pairs taken (+10 each); Cards taken). Note too: Who dealt? "
+            "Who took the Pool of Tears card (Plain picture 16)? The points are worked out when the result is "
+            "entered.") in card
+
+
 def test_table_cards_carry_the_join_qr_code_and_no_bot_gets_a_score_card(organiser_client, organiser):
     """Found by a probe from outside: the printed table cards said "Join on your phone with code
     …" with no QR code (docs: "table cards (with QR codes)"), and a bot got a paper score card
