@@ -66,6 +66,22 @@ def test_a_data_folder_that_cannot_be_one_stops_a_command_with_its_message(tmp_p
     assert [p for p in tmp_path.iterdir() if p != afile] == []  # nothing made in the current folder
 
 
+def test_a_command_that_changes_a_drive_ends_without_a_traceback(tmp_path):
+    """Found by probing: ``manage.py shell -c`` adding a player printed two tracebacks at its exit
+    (the live update it queued, failed by the interpreter's shutdown)."""
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["DATA_DIR"] = str(tmp_path)
+    manage = [sys.executable, str(root / "manage.py")]
+    subprocess.run([*manage, "migrate", "--noinput"], env=env, cwd=root, check=True, capture_output=True, timeout=300)
+    code = ("from django.contrib.auth import get_user_model\nfrom drive import services\nfrom drive.models import Drive\n"
+            "u = get_user_model().objects.create_user(username='olive')\n"
+            "services.add_players(Drive.objects.create(organiser=u, name='Probe'), ['Zed'])\nprint('done')")
+    run = subprocess.run([*manage, "shell", "-c", code], env=env, cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip().endswith("done"), run.stderr
+    assert "Traceback" not in run.stderr and "never awaited" not in run.stderr, run.stderr
+
+
 def test_env_int_names_the_one_bound_it_has(monkeypatch):
     monkeypatch.setenv("X_SECONDS", "-5")
     with pytest.raises(ImproperlyConfigured, match=r"^X_SECONDS must be at least 0; got -5\.$"):
