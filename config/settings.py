@@ -126,6 +126,14 @@ _SQLITE_OPTIONS = {
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=0)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        # A file, in a folder that is there: an in-memory database loses the evening when the
+        # server stops, and a missing folder failed at the first query with a traceback.
+        _name = str(DATABASES["default"]["NAME"] or ":memory:")
+        if _name == ":memory:" or _name.startswith("file::memory:"):
+            raise ImproperlyConfigured("DATABASE_URL must name a SQLite file (sqlite:////path/to/drive.sqlite3), not "
+                                       "an in-memory database, which loses every drive when the server stops.")
+        if not Path(_name).parent.is_dir():
+            raise ImproperlyConfigured(f"DATABASE_URL names a SQLite file in a folder that does not exist: {_name!r}.")
         DATABASES["default"]["OPTIONS"] = dict(_SQLITE_OPTIONS)
         DATABASES["default"]["CONN_MAX_AGE"] = None
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -66,6 +66,19 @@ def test_a_data_folder_that_cannot_be_one_stops_a_command_with_its_message(tmp_p
     assert [p for p in tmp_path.iterdir() if p != afile] == []  # nothing made in the current folder
 
 
+def test_a_database_url_that_would_lose_the_evening_or_cannot_open_stops_a_command(tmp_path):
+    """Found by probing: ``DATABASE_URL=sqlite://`` (in memory) ran a whole server that lost
+    everything when it stopped, and a file in a missing folder failed with a traceback."""
+    root = Path(__file__).resolve().parent.parent
+    for url, said in (("sqlite://", "DATABASE_URL must name a SQLite file (sqlite:////path/to/drive.sqlite3), not "
+                                    "an in-memory database, which loses every drive when the server stops."),
+                      (f"sqlite:///{tmp_path}/nowhere/x.db", "DATABASE_URL names a SQLite file in a folder that does "
+                                                             f"not exist: '{tmp_path}/nowhere/x.db'.")):
+        run = subprocess.run([sys.executable, str(root / "manage.py"), "banner"], capture_output=True, text=True,
+                             env={**os.environ, "DATABASE_URL": url}, cwd=root, timeout=120)
+        assert run.returncode == 1 and run.stderr.strip() == f"Not started: {said}", run.stderr
+
+
 def test_a_command_that_changes_a_drive_ends_without_a_traceback(tmp_path):
     """Found by probing: ``manage.py shell -c`` adding a player printed two tracebacks at its exit
     (the live update it queued, failed by the interpreter's shutdown)."""
