@@ -74,7 +74,7 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
         desk = organiser.new_page()
         sign_in(desk, server.url)
         for game, (code, pk, token, name) in drives.items():
-            qr_name = f"QR code to join \u2068{name}\u2069"  # the drive's name isolated (common.bidi.isolate)
+            qr_name = f"QR code to join {name}"  # (an attribute: the name as it is)
             stranger = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
             page = stranger.new_page()
             page.goto(f"{server.url}/{code}")
