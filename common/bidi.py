@@ -12,8 +12,8 @@ each kind of text:
 - ``isolate(name)``: plain text, the name between U+2068 FIRST STRONG ISOLATE and U+2069 POP
   DIRECTIONAL ISOLATE, in a sentence that is plain text (a refusal's message, sent as JSON or
   over a socket, or flashed). Where such a sentence is put on a page, each isolated name
-  becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``say`` in
-  static/js/play_client.js and entry.js), so the page's text holds no invisible characters
+  becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``sentence`` in
+  static/js/play_client.js, ``sentenceInto`` in preview.js and entry.js), so the page's text holds no invisible characters
   (a search of the page, or a test's, for "Eve is on the list already" finds it), and in a
   dialog's text (``confirm()``), which takes no element.
 
@@ -54,5 +54,7 @@ _ISOLATED = re.compile(f"{FIRST_STRONG_ISOLATE}([^{FIRST_STRONG_ISOLATE}{POP_DIR
 def isolates_as_bdi(text: object) -> SafeString:
     """A plain-text sentence as HTML: escaped (text already safe as it is), each name that
     ``isolate`` marked in a ``<bdi>`` instead of its two characters."""
+    if text is None:
+        return SafeString("")
     markup = text.__html__() if hasattr(text, "__html__") else html.escape(str(text))
     return SafeString(_ISOLATED.sub(r"<bdi>\1</bdi>", markup))

@@ -25,6 +25,9 @@ try:
 except OSError as exc:
     raise ImproperlyConfigured(f"DATA_DIR must be a folder this user may write in; {str(DATA_DIR)!r}: "
                                f"{exc.strerror}.") from None
+if not os.access(DATA_DIR, os.W_OK | os.X_OK):
+    raise ImproperlyConfigured(f"DATA_DIR must be a folder this user may write in; {str(DATA_DIR)!r}: "
+                               "Permission denied.")
 
 # Off unless asked for: `make run` serves the hall's Wi-Fi, where Django's debug pages (every
 # URL pattern on a mistyped address, a traceback on an error) must never show.

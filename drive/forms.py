@@ -202,12 +202,15 @@ class DriveForm(forms.ModelForm):
 
     def _standings_shown(self) -> int:
         """The hand after which the room has seen the standings (0: none yet), by the settings
-        saved: the latest closed hand, or the last before the hidden ones."""
-        from tables.models import Hand
+        saved: the latest hand with a counted result (a hand in play shows those as they are
+        confirmed), or the last before the hidden ones."""
+        from django.db.models import Max
 
-        closed = self.instance.hands.filter(status=Hand.Status.CLOSED).count()
+        from scoring.models import Score
+
+        counted = Score.objects.filter(drive=self.instance, counted=True).aggregate(n=Max("hand_number"))["n"] or 0
         frozen_at = selectors.suspense_from(self.instance)
-        return closed if frozen_at is None else min(closed, frozen_at)
+        return counted if frozen_at is None else min(counted, frozen_at)
 
     def kept_fixed(self) -> bool:
         """The page sent a changed game or house rule that the form kept as it was (the first

@@ -5,7 +5,7 @@ filters that isolate a typed name from the text around it (``common.bidi``)."""
 from __future__ import annotations
 
 from django import template
-from django.utils.html import escape, format_html
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolate, isolates_as_bdi
@@ -85,8 +85,8 @@ def paper_questions(table, drive) -> dict[str, list[str]]:
 
 @register.filter
 def names_and(names) -> SafeString:
-    """Names already HTML (``bdi``), as "A, B and C"."""
-    return SafeString(and_list([str(n) for n in names]))
+    """Names (each escaped unless already HTML: ``bdi``'s), as "A, B and C"."""
+    return SafeString(and_list([str(conditional_escape(n)) for n in names]))
 
 
 @register.simple_tag
@@ -107,7 +107,7 @@ def entry_answers(result, game, table=None, tables: int = 0, hand=None, drive=No
 
 
 @register.simple_tag
-def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tuple[str, str]]:
+def result_moves(result, table, tables: int, hand=None, drive=None, ends=None) -> list[tuple[str, str]]:
     """What a result does at ``table``, one of ``tables`` (drive/movement.py): (the mover's
     name, "moves up") and (the name on the mover's left, "moves down"); "stays" at the top and
     the last table (a table not played too: its players move as when nobody won, the game's
@@ -116,10 +116,12 @@ def result_moves(result, table, tables: int, hand=None, drive=None) -> list[tupl
     not the moves), said as done; nothing after the drive's last hand (``hand``, closed with no
     move made) nor during it (``hand`` of ``drive``, the last by its number of hands). The scores
     and their players are read with the result, in seat order: no query, but one for a closed
-    hand's mover who has since left the drive (``_seated_after``)."""
+    hand's mover who has since left the drive (``_seated_after``). ``ends``: whether closing
+    ``hand`` ends the drive, where the page knows it (the dashboard's ``last_hand``: at its total
+    too), else by its number of hands."""
     made = table.moved_up_id is not None
-    if not made and hand is not None and (hand.status == hand.Status.CLOSED
-                                          or (drive is not None and drive.is_last_hand(hand.number))):
+    last = ends if isinstance(ends, bool) else drive is not None and hand is not None and drive.is_last_hand(hand.number)
+    if not made and hand is not None and (hand.status == hand.Status.CLOSED or last):
         return []
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]

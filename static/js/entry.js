@@ -21,11 +21,8 @@
   function showError(text, about) {
     var box = document.querySelector("[data-entry-error]");
     if (!box) return;
-    // Its names, marked with the isolate characters (common/bidi.py), each in a <bdi>.
-    box.textContent = "";
-    String(text || "").split(/\u2068([^\u2068\u2069]*)\u2069/).forEach(function (part, i) {
-      if (i % 2) { var b = document.createElement("bdi"); b.textContent = part; box.appendChild(b); } else if (part) box.append(part);
-    });
+    // Its names each in a <bdi> (static/js/preview.js, loaded first, on the same page).
+    (window.sentenceInto || function (el, t) { el.textContent = t || ""; })(box, text);
     box.hidden = !text;
     box.toggleAttribute("data-about-answers", !!about);
     if (about && form && window.resultAnswers) box.dataset.answers = window.resultAnswers(form);

@@ -281,7 +281,7 @@
       var about = (screen.seat && screen.seat(v, i)) || {};
       var note = (s.bot ? " (bot)" : s.away ? " (no phone)" : "") + (about.after || "");
       var li = el("li", [bdi(s.name), note]);
-      li.title = "\u2068" + s.name + "\u2069" + note;   // the name isolated in the title too (FSI, PDI)
+      li.title = s.name + note;   // (a title holds the name as it is: common/bidi.py)
       if (i === me) li.className = "me";
       if (about.waiting) li.className += " waiting";
       if (about.waiting && s.away && !finished(v)) away.push(i);

@@ -60,6 +60,9 @@ def test_the_organiser_sees_the_points_before_saving_and_what_a_correction_chang
     organiser.locator("fieldset[data-seat='1'] label:has-text('The Joker alone')").click()
     expect(box.locator(".error")).to_contain_text("Joker")
     expect(box.locator("li")).to_have_count(0)
+    # The players it names each in a <bdi>, the text with no invisible mark (found by review).
+    expect(box.locator(".error bdi").first).to_be_visible()
+    assert not re.search("[\u2066-\u2069]", box.inner_text()), box.inner_text()
     assert console_errors == []  # the preview answered (a tester saw a 400 logged at each tap)
     # Saved all the same, it is refused, saying why; once the answers differ from those, the
     # refusal goes (QA: it stayed above a preview of valid points; a tester: it stayed above

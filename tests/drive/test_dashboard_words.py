@@ -53,7 +53,9 @@ def test_the_close_warns_that_it_ends_a_drive_whose_total_a_player_has_reached(o
     drive = seated_drive(organiser, 8, target=Drive.Target.TOTAL, target_total=25)
     tables = list(drive.hands.get().tables.order_by("number"))
     services.organiser_result(drive, tables[0], declared(4, 0), organiser)  # 15 points: short of 25
-    assert "data-last-hand" not in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "data-last-hand" not in page and "data-mover" in page
     services.organiser_result(drive, tables[1], declared(4, 0, nine=True), organiser)  # 25: reached
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     assert "The last hand: closing it ends the drive and makes its standings final." in page
+    assert "data-mover" not in page  # nor do the tables' cards say who moves (nobody will)

@@ -392,3 +392,19 @@ def test_new_table_sizes_that_put_a_bot_at_a_table_with_cards_say_it_plays_on_th
     assert bots_table.number != 1 and bots_table.play_mode == "digital"  # (a table of the drive's cards before)
     assert re.search(rf"Saved: the seating for hand 1 now has tables of [0-9, and]+\. Table {bots_table.number} now "
                      r"plays on the phones: a bot sits there, and a bot holds no cards\.", page)
+
+
+@pytest.mark.django_db(transaction=True)  # committed as a server commits: the update follows the commit
+def test_a_saved_change_of_the_settings_reaches_the_open_screens(organiser, organiser_client, monkeypatch):
+    """Found by QA: a drive renamed, or its hidden hands changed, showed on screens opened
+    afterwards only; the open board and phones kept the old."""
+    from drive import live
+    from tests.factories import seated_drive
+
+    drive = seated_drive(organiser, 8, target=Drive.Target.HANDS, target_hands=4)
+    built = []
+    monkeypatch.setattr(live, "publish", built.append)  # the full update each open screen is sent
+    data = {"name": "Renamed", "date": "2026-12-05", "game": drive.game, "target": "hands", "target_hands": 4,
+            "target_total": 50, "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 1}
+    assert organiser_client.post(f"/drives/{drive.pk}/edit", data).status_code == 302
+    assert live.wait_idle() and built == [drive.pk]
