@@ -52,11 +52,6 @@ def spend_try(request, what: str, limit: int) -> str | None:
     return key
 
 
-def rate_limited(request, what: str, limit: int) -> bool:
-    """Over the limit (nothing counted), or one more try counted: see ``spend_try``."""
-    return spend_try(request, what, limit) is None
-
-
 def give_back(key: str) -> None:
     """A try counted by ``spend_try`` that was not one after all, given back to the minute it
     was counted in (not the present one: the minute may have turned meanwhile)."""

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
-from common.ratelimit import give_back, rate_limited, spend_try
+from common.ratelimit import give_back, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
@@ -76,7 +76,10 @@ def join(request, code: str):
 def claim(request, code: str):
     """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
     drive = drive_by_code(code, request)
-    if rate_limited(request, "join", JOIN_ATTEMPTS_PER_MINUTE):
+    # The limit is for guessing (a name's id, a typed name): a phone that joins gives its try
+    # back, so a room of phones behind one address (a hall's Wi-Fi) joins however many it holds.
+    spent = spend_try(request, "join", JOIN_ATTEMPTS_PER_MINUTE)
+    if spent is None:
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
     if drive.is_finished:
@@ -95,6 +98,7 @@ def claim(request, code: str):
     except DriveError as exc:
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
+    give_back(spent)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

@@ -366,7 +366,10 @@ class SignInView(auth_views.LoginView):
         if spent is not None:
             with SIGN_IN_TURNS.turn(always=is_this_machine(request.META.get("REMOTE_ADDR"))) as mine:
                 if mine:
-                    return super().post(request, *args, **kwargs)
+                    response = super().post(request, *args, **kwargs)
+                    if request.user.is_authenticated:  # the limit is for guessing: a sign-in gives its try back
+                        give_back(spent)
+                    return response
             give_back(spent)
         context = self.get_context_data(form=self.form_class(request), limited=spent is None, busy=spent is not None)
         return self.render_to_response(context, status=429)

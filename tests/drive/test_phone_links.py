@@ -42,6 +42,19 @@ def test_joining_is_rate_limited(client, organiser):
 
 
 @pytest.mark.usefixtures("mid_minute")
+def test_phones_that_join_give_their_try_back(organiser):
+    """The limit is for guessing: a room of phones behind one address (a hall's Wi-Fi, a test
+    suite's browsers) joins however many it holds; only the tries that fail count."""
+    drive = make_drive(organiser, 30)
+    for player in drive.players.all():
+        response = Client().post(f"/{drive.join_code}/join", {"player": player.pk})
+        assert response.status_code == 302 and response["Location"].endswith("/me"), player.name
+    for _ in range(20):
+        Client().post(f"/{drive.join_code}/join", {"player": "999999"})
+    assert "Too many tries" in text(Client().post(f"/{drive.join_code}/join", {"new_name": "Zed"}, follow=True))
+
+
+@pytest.mark.usefixtures("mid_minute")
 def test_guessing_private_links_is_rate_limited_too(client, organiser):
     """Wrong tokens count towards the limit (they once did not: only valid links were counted).
     A limited phone is told to wait a minute, whatever the link (it was told a good link was "no
