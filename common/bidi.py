@@ -14,11 +14,11 @@ each kind of text:
   over a socket, or flashed). Where such a sentence is put on a page, each isolated name
   becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``sentence`` in
   static/js/play_client.js, ``sentenceInto`` in preview.js and entry.js), so the page's text holds no invisible characters
-  (a search of the page, or a test's, for "Eve is on the list already" finds it), and in a
-  dialog's text (``confirm()``), which takes no element.
+  (a search of the page, or a test's, for "Eve is on the list already" finds it).
 
-A title, an attribute or an ``<option>`` holds the name as it is: no element can go there, and
-invisible characters in them would break a search for the words around the name.
+A title, an attribute, an ``<option>`` or a dialog's text (``confirm()``) holds the name as it
+is: no element can go there, and invisible characters in them would break a search for the
+words around the name.
 
 Exports (CSV) hold names as they are: they are data, not sentences.
 """

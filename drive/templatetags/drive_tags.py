@@ -8,7 +8,7 @@ from django import template
 from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from common.bidi import bdi, isolate, isolates_as_bdi
+from common.bidi import bdi, isolates_as_bdi
 from drive import movement
 from drive.selectors import entry_state
 from games.base import and_list
@@ -19,11 +19,10 @@ from tables.models import Seat
 register = template.Library()
 
 # {{ player.name|bdi }} in a page's content; {{ error|with_bdi }}: a plain-text sentence (a
-# refusal, a flashed message) whose isolated names become <bdi>s; {{ p.name|isolate|escapejs }}
-# in a confirm()'s text, where no element can go.
+# refusal, a flashed message) whose isolated names become <bdi>s. (A title, an attribute, a
+# confirm()'s text hold the name as it is: no element can go there.)
 register.filter("bdi", bdi)
 register.filter("with_bdi", isolates_as_bdi)
-register.filter("isolate", isolate)
 register.filter("and_list", lambda words: and_list(list(words)))  # "A, B and C" (escaped as any text)
 
 

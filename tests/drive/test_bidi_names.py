@@ -3,8 +3,8 @@ them in its content: in a ``<bdi>``, also where a plain-text sentence (a refusal
 message) marked them with U+2068 and U+2069 (those two become the ``<bdi>``), and always
 escaped (common/bidi.py). A right-to-left name, or one ending in digits, would otherwise
 reorder the words and numbers beside it. A title, an attribute or a swap list's ``<option>``
-holds the name as it is; a page's text holds no invisible isolating characters (a search for
-"Eve is on the list already" must find it), though a dialog's text (``confirm()``) keeps them."""
+holds the name as it is, as a dialog's text (``confirm()``) does; a page's text holds no
+invisible isolating characters (a search for "Eve is on the list already" must find it)."""
 
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ NAMES = [DRIVE, *PLAYERS, LATE]
 
 def assert_isolated(body: str, where: str, shown: list[str]) -> None:
     """Every occurrence of every name in ``body``'s content is escaped and in a ``<bdi>`` (but a
-    title, an attribute, a swap list's option, which hold it as it is, and a dialog's text, which
-    isolates it with the two characters); each of ``shown`` is there at least once; the page's
-    text has none of the isolating characters."""
+    title, an attribute (a dialog's text among them), a swap list's option, which hold it as it
+    is); each of ``shown`` is there at least once; the page's text has none of the isolating
+    characters."""
     assert HTML not in body, f"{where}: a name shown as HTML"
     content = re.sub(r"<title>.*?</title>|<option[^>]*>[^<]*</option>", "", body, flags=re.S)
     content = re.sub(r"<([a-z]+)(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", r"<\1>", content)  # the attributes dropped

@@ -246,16 +246,16 @@ def test_alice_keeps_the_cards_and_every_question_in_reach_on_a_small_phone_and_
     expect(page.locator("#log li").first).to_have_text("You refused with a White Rabbit.")
     expect(marked).to_have_attribute("data-card", "CC")  # nothing received meanwhile
 
-    # Cy takes a row card; Ann asks Bob for C3 (in the row: nobody holds it) and holds a Cat:
+    # Cy takes a row card; Ann asks Bob for C5 (in the stock: nobody holds it) and holds a Cat:
     # her phone asks whether to play it, the Cat and Pass buttons in reach with every card.
     cy = S.open_phone(browser, server, code, data["seats"][2][1])
     expect(cy.locator("#status")).to_contain_text("Your turn")
     cy.locator('#alice-row button.c[data-card="G3"]').click()
     expect(page.locator("#status")).to_contain_text("Your turn")
-    page.locator('#hand .c.missing[data-card="C3"]').click()
+    page.locator('#hand .c.missing[data-card="C5"]').click()
     page.locator('#alice-ask button[data-seat="1"]').click()
     expect(page.locator("#status")).to_have_text(
-        f"{names[1]} does not hold C3: play your Cheshire Cat and go on, or let the turn pass?")
+        f"{names[1]} does not hold C5: play your Cheshire Cat and go on, or let the turn pass?")
     expect(prompt).to_have_text(["Play your Cheshire Cat", "Let the turn pass"])
     expect(page.locator("#alice-countdown")).to_have_text(re.compile(r"^You have \d+ s to answer \(of 600\)\.$"))
     in_reach(page, ALICE_CARDS + ", #alice-prompt button, #alice-countdown, #status", 7 + 4 * 5 + 1 + 2 + 1 + 1)  # the Rabbit played
@@ -393,7 +393,7 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
     organiser.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     organiser.locator("tr", has_text="Bob").get_by_role("button", name="Sign phone out").click()
     expect(bob).to_contain_text("Bob (no phone)")
-    assert asked == ["Sign \u2068Bob\u2069's phone out? It stops acting for them at once, even in the middle of a hand, "
+    assert asked == ["Sign Bob's phone out? It stops acting for them at once, even in the middle of a hand, "
                      "and their private link changes: the old one no longer works. They can join again with the new "
                      "link, shown on this page."]
     expect(page.locator("#status")).to_contain_text(

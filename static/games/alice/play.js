@@ -182,7 +182,7 @@
             row.appendChild(heldCard(card, fresh));
           } else if (v.row.indexOf(card) >= 0) {   // face up in the row: nobody holds it to give (found by QA)
             row.appendChild(cardButton(card, "in-row", take.bind(null, card), may(v, "take") && !client.pending(),
-              "Take " + titled(card) + " from the row", "hand-take-" + card));
+              titled(card) + ", in the row: tap to take it", "hand-take-" + card));
           } else {
             var ask = cardButton(card, "missing" + (chosen === card ? " chosen" : ""), choose.bind(null, card), canAsk,
               "Ask for " + titled(card), "ask-" + card);
