@@ -12,7 +12,7 @@ from typing import Any
 from django.template.loader import get_template
 from django.utils.safestring import SafeString
 
-from drive import charts, seating, selectors
+from drive import charts, ending, seating, selectors
 from tables.models import Hand
 
 BOARD_TEMPLATE = "board/partials/live.html"
@@ -55,7 +55,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # the results counted so far (found by QA: nothing warned of the second).
         "last_hand": bool(view.hand and (view.drive.is_last_hand(view.hand.number) or (
             view.hand.status == Hand.Status.PLAYING
-            and selectors.target_reached(view.drive, view.hand.number, [r.row for r in view.ranked], len(view.tables))))),
+            and ending.target_reached(view.drive, view.hand.number, [r.row for r in view.ranked], len(view.tables))))),
         # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
         # as format_html_join would without its cost per option (400). A browser jumps to the
         # option starting with the letter typed: the name comes first, as it is (no invisible

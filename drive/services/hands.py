@@ -18,7 +18,8 @@ from django.utils import timezone
 from common.bidi import isolate
 from drive import live, movement, seating
 from drive.models import Drive, Player
-from drive.selectors import standings_rows, target_reached
+from drive.ending import target_reached
+from drive.selectors import standings_rows
 from games import GameError
 from games.base import Outcome
 from scoring import services as scoring
