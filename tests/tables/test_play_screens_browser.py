@@ -118,7 +118,7 @@ def test_three_open_offers_keep_declare_and_every_card_in_reach_on_a_small_phone
 # How these games' screens name their cards (a game left out is checked mid-hand as its bots leave
 # it, with axe only).
 NAMED = {
-    "alice": (S.alice_dealt, "#hand .c", re.compile(r"^(Take .+ from the row|Ask for [A-H][1-5] \(.+\))$"),
+    "alice": (S.alice_dealt, "#hand .c", re.compile(r"^(Take .+ from the row|Ask for [A-H][1-5] \(.+\)|[A-H][1-5] \(.+\), in the row: tap to take it)$"),
               "#alice-row button, #hand button"),
     "wonderland": (S.wonderland_started, "#hand button.wl-card",
                    re.compile(r"^(Play (star|plain|number) \d+( \(the Pool of Tears\))?|"
