@@ -21,8 +21,8 @@
   function showError(text, about) {
     var box = document.querySelector("[data-entry-error]");
     if (!box) return;
-    // Its names each in a <bdi> (static/js/preview.js, loaded first, on the same page).
-    (window.sentenceInto || function (el, t) { el.textContent = t || ""; })(box, text);
+    // Its names each in a <bdi> (static/js/sentence.js, loaded first, on the same page).
+    window.sentenceInto(box, text);
     box.hidden = !text;
     box.toggleAttribute("data-about-answers", !!about);
     if (about && form && window.resultAnswers) box.dataset.answers = window.resultAnswers(form);

@@ -56,11 +56,7 @@
     else if (parts !== undefined && parts !== null) e.append(parts);
   }
   function bdi(name) { return el("bdi", name); }
-  // A sentence from the server, its names marked with the isolate characters (U+2068 ... U+2069,
-  // common/bidi.py): each name a <bdi>, so the text shown holds no invisible characters.
-  function sentence(text) {
-    return String(text || "").split(/\u2068([^\u2068\u2069]*)\u2069/).map(function (part, i) { return i % 2 ? bdi(part) : part; });
-  }
+  var sentence = window.sentenceParts;   // static/js/sentence.js: its names as <bdi>s
   function nameOf(seat) {
     var s = seats[seat];
     return bdi(s ? s.name : "Seat " + (seat + 1));

@@ -14,17 +14,7 @@
    what is wrong with these, if anything. Any other refusal ("Ann sent the result first") stays. */
 (function () {
   "use strict";
-  // A sentence from the server into ``el``: its names, marked with the isolate characters
-  // (U+2068 ... U+2069, common/bidi.py), each in a <bdi>, so the text shown holds no invisible
-  // mark. (entry.js, on the same page, shows its refusals with it too: defined
-  // before this script looks for its form.)
-  function sentenceInto(el, text) {
-    el.textContent = "";
-    String(text || "").split(/\u2068([^\u2068\u2069]*)\u2069/).forEach(function (part, i) {
-      if (i % 2) { var b = document.createElement("bdi"); b.textContent = part; el.appendChild(b); } else if (part) el.append(part);
-    });
-  }
-  window.sentenceInto = sentenceInto;
+  var sentenceInto = window.sentenceInto;   // static/js/sentence.js: its names as <bdi>s
   var form = document.querySelector("form[data-preview]");
   if (!form) return;
   var box = form.querySelector("[data-preview-box]");
