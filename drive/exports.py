@@ -45,7 +45,10 @@ def hands_csv(request, drive_id: int):
     # ``corrected``: the organiser changed the result after it was entered (the log says how).
     # ``ended_by``: how a hand played on the phones ended, in its game's code ("stopped": the
     # organiser's bell); blank for a hand played with cards, and once the organiser corrected
-    # it (their answers replace the engine's record). ``confirmed_by``: see ``_confirmed_by``.
+    # it (their answers replace the engine's record). ``entered_by``: the player whose phone
+    # entered the result (kept when the organiser corrected it: ``corrected`` says so),
+    # "organiser" for the organiser's own entry, blank for a hand played on the phones or not
+    # played. ``confirmed_by``: see ``_confirmed_by``.
     # ``answers``: what the result answered, in its form's words (the table's questions, then
     # this player's), so that each row's points can be explained from the game's own questions.
     writer.writerow([*HANDS_CSV_BEFORE, *(f.hand_key for f in facts), *HANDS_CSV_AFTER])
@@ -58,7 +61,7 @@ def hands_csv(request, drive_id: int):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
-                result.status, result.source, int(s.corrected), result.ended_by,
+                result.status, result.source, int(s.corrected), result.ended_by, _entered_by(result),
                 _confirmed_by(result, s.corrected, s.reviewed),
                 _cell(said),
             ])
@@ -89,6 +92,12 @@ def _answers(game, result, names: list[str]) -> list[str]:
         return [f"{question} {answer}" if question.endswith("?") else f"{question}: {answer}" for question, answer in pairs]
 
     return ["; ".join([*said(table), *said(seat)]) for seat in seats]
+
+
+def _entered_by(result) -> str:
+    if result.entered_by_id is not None:
+        return _cell(result.entered_by.name)
+    return "organiser" if result.source == result.Source.ORGANISER else ""
 
 
 def _confirmed_by(result, corrected: bool, reviewed: bool) -> str:

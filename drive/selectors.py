@@ -192,7 +192,7 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
     table's in seat order (a result's scores are written in seat order: their ids)."""
     return (
         Score.objects.filter(drive=drive)
-        .select_related("player", "result", "result__table", "result__confirmed_by")
+        .select_related("player", "result", "result__table", "result__entered_by", "result__confirmed_by")
         .annotate(reviewed=Exists(Correction.objects.filter(result=OuterRef("result"))),
                   corrected=Exists(Correction.objects.filter(result=OuterRef("result"), changed=True)))
         .order_by("hand_number", "result__table__number", "pk")

@@ -55,18 +55,37 @@ def test_a_phones_entry_names_its_player_and_a_correction_the_organiser(organise
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, confirmed by {confirmer.name} (its points count)")
     assert confirmed_by_column(organiser_client, drive) == {confirmer.name}
+    assert export_column(organiser_client, drive, "entered_by") == {sidney.name}
     correct(drive, table, organiser, 1)
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
+    # The export keeps who entered it; ``corrected`` says the organiser changed it.
+    assert export_column(organiser_client, drive, "entered_by") == {sidney.name}
+    assert export_column(organiser_client, drive, "corrected") == {"1"}
     correct(drive, table, organiser, 2)  # corrected again: still said once
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
 
 
-def confirmed_by_column(organiser_client, drive) -> set[str]:
+def export_column(organiser_client, drive, column: str) -> set[str]:
+    """The values of a column of the hands CSV."""
     rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
                                        .content.decode("utf-8-sig"))))
-    return {row[rows[0].index("confirmed_by")] for row in rows[1:]}
+    return {row[rows[0].index(column)] for row in rows[1:]}
+
+
+def confirmed_by_column(organiser_client, drive) -> set[str]:
+    return export_column(organiser_client, drive, "confirmed_by")
+
+
+@pytest.mark.django_db
+def test_the_export_says_who_entered_each_result(organiser, organiser_client):
+    """The hands CSV's ``entered_by``: the phone's player, or "organiser" for the organiser's own
+    entry (each row of the table's result alike)."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0), organiser)
+    assert export_column(organiser_client, drive, "entered_by") == {"organiser"}
 
 
 @pytest.mark.django_db
