@@ -26,6 +26,8 @@ def _refusal(exc: Exception) -> tuple[int, str]:
         return 400, "No form here takes a file."
     if isinstance(exc, MultiPartParserError):
         return 400, f"This form could not be read ({str(exc)[:80]})."  # (it may quote what was sent)
+    if isinstance(exc, (LookupError, UnicodeError)):  # a multipart form in a charset that is no text's
+        return 400, "This form could not be read: its charset is not a text encoding."
     return 400, str(exc)
 
 
@@ -88,7 +90,8 @@ class UnreadableForm:
     the server refuses a bigger body before reading it, config/server.py), more fields than
     DATA_UPLOAD_MAX_NUMBER_FIELDS, a file part (no form takes one: DATA_UPLOAD_MAX_NUMBER_FILES is
     0), a broken multipart body, an urlencoded body that says it is not UTF-8 (``charset=utf8``,
-    ``latin-1``…) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
+    ``latin-1``…), a multipart body whose charset Python knows as a codec of bytes, not text
+    (``charset=hex``, ``rot13``, ``idna``: found by probing) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
     and the charset one a server error: Django's error pages read the form again, and fail
     again. First in MIDDLEWARE: before the CSRF middleware, which reads the form, and before
     anything that checks the Host, whose refusal (Django's page for a forged Host) reads the
@@ -107,7 +110,8 @@ class UnreadableForm:
         if request.method == "POST":
             try:
                 request.POST  # noqa: B018 (read once: Django keeps it)
-            except (BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError) as exc:
+            except (BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError,
+                    LookupError, UnicodeError) as exc:
                 request._mark_post_parse_error()  # read again later (error pages), it is empty
                 status, message = _refusal(exc)
                 return _refused(request, f"{message} Send the form again from its page.", status, "Refused a form")

@@ -219,6 +219,17 @@ def test_wrong_password_is_refused(client, organiser):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("data", [{"username": "ol\x00ive", "password": "nope"}, {"username": "olive"}],
+                         ids=["a control character", "no password"])
+def test_a_sign_in_its_form_refuses_says_so_too(client, organiser, data):
+    """Found by probing: a user name with a NUL in it (a field's own error) showed the page again
+    with no word of why."""
+    response = client.post("/login/", data)
+    assert response.status_code == 200 and not response.wsgi_request.user.is_authenticated
+    assert b"Wrong user name or password" in response.content
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("url", ["/login/", "/admin/login/"])
 def test_signing_in_is_rate_limited_per_address(client, organiser, url, monkeypatch):
     """Found by a tester: 30 wrong passwords in 11 s, on the sign-in page and the admin's; each

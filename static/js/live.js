@@ -204,20 +204,12 @@
     };
   }
 
-  // Board: page through standings that do not fit on the screen.
-  function paginate(keepPage) {
-    var table = document.querySelector("table[data-pager]");
-    if (!table) return;
-    var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
-    rows.forEach(function (r) { r.hidden = false; });
-    if (!rows.length) return;
-    var rowH = rows[0].getBoundingClientRect().height || 40;
-    // What follows the standings must stay on the screen too: the page note, the tie-break's,
-    // and the chart (a wide screen shows the chart beside them: app.css places it in the side
-    // column, out of the flow). Measured as laid out, all rows shown and the note with a text.
-    var chart = document.querySelector(".board .chart");
-    var note = document.querySelector("[data-pager-note]");
-    if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
+  // How many of the standings' rows fit on the screen, as laid out now (all rows shown, the
+  // page note with a text). What follows the standings must stay on the screen too: the page
+  // note, the tie-break's, and the chart (a wide screen shows the chart beside them: app.css
+  // places it in the side column, out of the flow).
+  function rowsThatFit(table, row, chart, note) {
+    var rowH = row.getBoundingClientRect().height || 40;
     var box = table.getBoundingClientRect(), last = box.bottom;
     [note, document.querySelector(".board .tie-note"),
      chart && getComputedStyle(chart).position !== "absolute" ? chart : null].forEach(function (el) {
@@ -228,7 +220,28 @@
     var main = table.closest(".main");
     var bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
     var room = Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
-    var fit = Math.max(1, Math.floor(room / rowH));  // (never more than fit: the notes stay on the screen)
+    return Math.max(1, Math.floor(room / rowH));  // (never more than fit: the notes stay on the screen)
+  }
+
+  // Board: page through standings that do not fit on the screen.
+  function paginate(keepPage) {
+    var table = document.querySelector("table[data-pager]");
+    if (!table) return;
+    var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
+    rows.forEach(function (r) { r.hidden = false; });
+    if (!rows.length) return;
+    var chart = document.querySelector(".board .chart");
+    var note = document.querySelector("[data-pager-note]");
+    if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
+    // A few rows over what fits (11 players where 10 fit): the rows a little tighter, all on one
+    // screen, rather than a second page of one row (found by QA); more than that, pages.
+    table.classList.remove("tight");
+    var fit = rowsThatFit(table, rows[0], chart, note);
+    if (rows.length > fit) {
+      table.classList.add("tight");
+      var tight = rowsThatFit(table, rows[0], chart, note);
+      if (rows.length <= tight) fit = tight; else table.classList.remove("tight");
+    }
     var pages = Math.ceil(rows.length / fit);
     // With the chart below the standings, pages of even length (8 rows that fit 6 at a time:
     // 4 and 4, not 6 and 2), so the chart does not jump up and down as they turn. Beside them

@@ -250,6 +250,7 @@ def test_a_forged_host_with_a_form_or_an_address_django_will_not_read_is_one_lin
     fields = "&".join(f"f{i}=1" for i in range(1500)).encode()
     query = "&".join(f"q{i}=1" for i in range(1500))
     file_part = multipart_head() + b"x" * 1000 + f"\r\n--{BOUNDARY}--\r\n".encode()
+    field_part = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\nv\r\n--{BOUNDARY}--\r\n'.encode()
     sends = [
         ("too many parameters", lambda: get(server, f"/?{query}", forged)),
         ("too many parameters", lambda: post(server, f"/login/?{query}", b"a=1", "application/x-www-form-urlencoded",
@@ -260,6 +261,11 @@ def test_a_forged_host_with_a_form_or_an_address_django_will_not_read_is_one_lin
         ("No form here takes a file", lambda: post(server, "/login/", file_part,
                                                    f"multipart/form-data; boundary={BOUNDARY}", forged)),
         ("Invalid HTTP_HOST header", lambda: post(server, "/login/", b"a=1", "application/x-www-form-urlencoded", forged)),
+        # Headers Django cannot read, on any address (found by probing: daphne's 500 and a traceback).
+        ("headers could not be read", lambda: get(server, "/healthz", {"Content-Type": "a/b; x*=bogus''y"})),
+        ("headers could not be read", lambda: post(server, "/login/", b"a=1", "a/b; x*=bogus''y", forged)),
+        ("not a text encoding", lambda: post(server, "/login/", field_part, f"multipart/form-data; boundary={BOUNDARY}; "
+                                             "charset=hex")),
         ("Invalid HTTP_HOST header", lambda: get(server, "/login/", forged)),
     ]
     for n, (says, send) in enumerate(sends):
