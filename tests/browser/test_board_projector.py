@@ -192,3 +192,30 @@ def test_the_charts_names_use_the_room_of_a_wide_screen_and_are_shortened_on_a_n
         shown = tall.evaluate(CHART_NAMES)
         assert shown[0]["name"] == longest and shown[0]["cut"] and shown[0]["ellipsis"] == "ellipsis", shown
         assert all(n["pointsWhole"] for n in shown), shown
+
+
+@pytest.mark.timeout(600)  # a backstop: servers started on a busy machine
+def test_a_few_rows_over_what_fits_are_shown_tighter_on_one_page(tmp_path):
+    """Found by QA: 11 players on a 1080p projector were paged 10 and 1, every other screen a
+    single row. A few rows over what fits are drawn a little tighter, all on one screen, and
+    still read from the back of the hall (at least 2.5 % of the screen's height)."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--players", "12", "--hands", "2", "--seed", "3", "--organiser", "olive")
+        code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
+        board = browser.new_page(viewport={"width": 1920, "height": 1080})
+        board.goto(f"{server.url}/{code}/board")
+        expect(board.locator(".board .chart")).to_be_visible()
+        expect(board.locator("table[data-pager] tbody tr")).to_have_count(12)
+        expect(board.locator("table[data-pager] tbody tr:not([hidden])")).to_have_count(12)
+        expect(board.locator("[data-pager-note]")).to_be_hidden()
+        m = board.evaluate("""() => {
+          const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
+          const notes = [...document.querySelectorAll(".board .tie-note")].filter(n => n.getClientRects().length);
+          return {bottom: Math.max(...rows.concat(notes).map(r => r.getBoundingClientRect().bottom)),
+                  size: parseFloat(getComputedStyle(rows[0].cells[1]).fontSize)};
+        }""")
+        assert m["bottom"] <= 1080, m
+        assert m["size"] >= 0.025 * 1080, m
