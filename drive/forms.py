@@ -72,6 +72,12 @@ class DriveForm(forms.ModelForm):
             "suspense_hands": "Hide the standings for the last … hands",
             "allow_self_join": "Players may add themselves",
         }
+        help_texts = {  # (the model's own say less: these are the form's words, said to the organiser)
+            "suspense_hands": "For suspense: the board and the phones keep showing the standings as they were "
+                              "before these hands, and the final standings are revealed at the end. 0 hides nothing.",
+            "allow_self_join": "A player not on the list types their own name on the join page, instead of asking "
+                               "you to add it.",
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
