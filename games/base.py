@@ -25,7 +25,8 @@ What a game states:
 - **Standings**: ``facts`` are the per-hand facts kept for each player (``Score.details``) and
   totalled over the drive, in tie-break order after the points; ``prizes`` are the game's own
   prize categories beside winner, runner-up and booby; ``tie_break_words`` and the facts'
-  words are every word the standings show for them.
+  words are every word the standings show for them; ``winner_note`` marks a hand's winner
+  where no fact's note does.
 - **Words for the room**: ``movement_words`` (who moves after a hand) and ``how_to_play`` (a few
   sentences on the phones and the table cards); ``target_total``, the drive form's suggested
   total to reach.
@@ -273,6 +274,10 @@ class Game:
     prizes: ClassVar[tuple[Prize, ...]] = ()
     # One sentence under the standings: how players level on points are told apart.
     tie_break_words: ClassVar[str] = "Players level on points share the place."
+    # The words after the points of a hand's winner (``Outcome.winner``) where no fact's note
+    # says it already ("top scorer": Wonderland, whose facts note nothing; Film Fantasy's
+    # "declared" and Alice's "mover" are notes of their facts). "" for none.
+    winner_note: ClassVar[str] = ""
     # A sentence for the table cards and the phones: who moves after a hand.
     movement_words: ClassVar[str] = (
         "After each hand the winner moves UP a table and the player on the winner's left moves DOWN."

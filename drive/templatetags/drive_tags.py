@@ -178,8 +178,11 @@ def game_of_field(form, name: str) -> str:
 @register.filter
 def fact_notes(score, game) -> str:
     """The words after a player's points on a hand: the game's notes of the standings facts
-    that player had in it (a winner's, say), in brackets; "" for none."""
+    that player had in it (a winner's, say), and the game's ``winner_note`` for the hand's
+    winner, in brackets; "" for none."""
     notes = [fact.note for fact in game.facts if fact.note and score.details.get(fact.key)]
+    if game.winner_note and score.player_id == score.result.winner_id:  # (the result: cached, ``result.scores``)
+        notes.append(game.winner_note)
     return f" ({', '.join(notes)})" if notes else ""
 
 
