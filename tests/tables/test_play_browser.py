@@ -296,6 +296,8 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         organiser.click("button:has-text('Close hand 1')")
         expect(ann_page.locator("#instruction")).to_be_visible()
         expect(ann_page.locator("#instruction")).to_contain_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
+        # One way back named so (found by QA: the page's own link beside the instruction's made two).
+        expect(ann_page.get_by_role("link", name="Back to the drive")).to_have_count(1)
         assert asked and "ring the bell" in asked[0]
         expect(ann_page.locator("#result")).to_contain_text("The hand is over")
 

@@ -296,6 +296,25 @@ def test_a_finished_hand_passes_axe(server, browser, slug):
     page.context.close()
 
 
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
+def test_a_finished_hand_at_a_table_of_several_says_who_moves_up(server, browser, slug):
+    """Found by QA: Film Fantasy's end-of-hand box never said who moves, where the other games'
+    do. Table 1 of a drive of two tables: the box names the mover and says the mover moves up."""
+    script = S.finished(f"{slug}-moves", slug)
+    names = re.search(r"services\.add_players\(drive, (\[[^]]*\])\)", script).group(1)
+    twice = [*eval(names), *(n + "2" for n in eval(names))]  # (a list of plain names, written by the support module)
+    script = script.replace(names, repr(twice)).replace("drive.hands.get().tables.get()",
+                                                        "drive.hands.get().tables.get(number=1)")
+    data = server.shell_json(script)
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#result")).to_contain_text("The hand is over")
+    expect(page.locator("#result")).to_contain_text("moves up a table (at the top table, stays there)")
+    if slug != "wonderland":  # (Wonderland's says "the top scorer", and marks them in the list)
+        expect(page.locator("#result")).to_contain_text("is the mover.")
+    page.context.close()
+
+
 # The hand these games' watch pages are checked on, and what their status line then says (a game
 # left out: a hand as its bots leave it, any status).
 WATCHED = {

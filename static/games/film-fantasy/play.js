@@ -350,6 +350,14 @@
         (client.data.declarer_joker_penalty ? ", less 5 for each Joker left over" : "") + "; " +
         "everyone else scores 5 for each complete set held (10 for Ice Follies with a Joker), less 5 for a Joker left alone.", "small muted")];
       if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(cardTitle).join(", ")));
+      // Who moves after the hand (docs/rules.md), except in the drive's last or at a lone table:
+      // the declarer; with no declaration the top scorer, ties to the first on the dealer's left.
+      var mover = v.result.mover;
+      if (client.moves() && mover !== null && mover !== undefined) {
+        more.push(el("p", [client.nameOf(mover), v.result.declarer === mover ? " declared and is the mover."
+          : " scored the most, nobody having declared, and is the mover.",
+          " The mover moves up a table (at the top table, stays there)."], "small muted"));
+      }
       return more;
     }
 
