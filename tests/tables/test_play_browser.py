@@ -121,6 +121,14 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         assert pages[0].evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         unable = next(p for p in pages if not p.is_enabled("#declare"))
         expect(unable.locator("#declare-why")).to_contain_text("two complete sets")  # why it cannot be tapped
+        # A pass chosen, every card is still named by what a tap does: pass that one instead
+        # (found by QA: the others were named as bare cards).
+        first = pages[0]
+        cards = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
+        tap(first, f'#hand button.c[data-card="{pick(cards)}"]')
+        expect(first.locator("#hand button.c.chosen")).to_have_count(1)
+        names = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.getAttribute('aria-label'))")
+        assert all(n.startswith("Pass ") for n in names), names
         declared, news = None, []
         deadline = time.monotonic() + 90  # (a hand of greedy taps declares within seconds)
         while time.monotonic() < deadline:

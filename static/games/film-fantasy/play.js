@@ -174,9 +174,10 @@
           b.type = "button";
           b.dataset.card = c;
           b.dataset.focus = "card-" + c;   // which control it is, in every view (static/js/play_focus.js)
-          // Its name says what a tap does: "Pass Serenade 3" while passing, "Give Serenade 3"
-          // while answering an offer, else the card ("Serenade 3", pressed when chosen).
-          var verb = v.phase === "passing" && v.my_pass === null ? "Pass " : accepting !== null ? "Give " : "";
+          // Its name says what a tap does: "Pass Serenade 3" while passing (a pass chosen, a tap
+          // on another card passes that one instead: found by QA), "Give Serenade 3" while
+          // answering an offer, else the card ("Serenade 3", pressed when chosen).
+          var verb = v.phase === "passing" ? "Pass " : accepting !== null ? "Give " : "";
           var name = verb + cardTitle(c), notes = [];
           // A card held in this seat's own open offer (one a bot made for it, too) cannot be
           // chosen: it says so, seen and heard ("(in your offer)", in place of "(new)"), and a tap
