@@ -73,6 +73,9 @@ class FilmFantasyHand:
         self.next_offer = 1
         self.auction_actions = 0
         self.offers_made: list[int] = []  # by seat, this hand (``MAX_OFFERS_PER_SEAT``)
+        # By seat, the cards it received in its latest draw (the pass from its right and the card
+        # drawn) or exchange: its phone marks those it still holds "new", after a reload too.
+        self.received: list[list[str]] = []
         self.log: list[dict[str, Any]] = []
         self.version = 0
         self.declarer: int | None = None
@@ -117,6 +120,7 @@ class FilmFantasyHand:
         h.stack = cards
         h.passes = [None] * n
         h.offers_made = [0] * n
+        h.received = [[] for _ in range(n)]
         h.log = [
             {"type": "removed_sets", "films": list(h.removed)},
             {"type": "dealer", "seat": h.dealer, "drawn": len(h.dealer_draw)},
@@ -163,10 +167,13 @@ class FilmFantasyHand:
             hands[s].remove(passes[s])  # type: ignore[arg-type]
         for s in range(n):
             hands[(s + 1) % n].append(passes[s])  # type: ignore[arg-type]
+        self.received = [[passes[(s - 1) % n]] for s in range(n)]  # type: ignore[list-item]
         self.passes = [None] * n
         stack = self.stack
         for s in self._from_dealers_left():
-            hands[s].append(stack.pop())
+            card = stack.pop()
+            hands[s].append(card)
+            self.received[s].append(card)
         self.log.append({"type": "draw", "round": self.round, "stack": len(stack)})
         self.round += 1
         if len(stack) < n:  # no full draw round left: no pass after the final draw
@@ -259,6 +266,7 @@ class FilmFantasyHand:
         for c in given:
             dst.remove(c)
             src.append(c)
+        self.received[seat], self.received[offer["from"]] = list(offer["cards"]), list(given)
         del self.offers[offer["id"]]
         self.auction_actions += 1
         self.log.append({"type": "exchange", "offer": offer["id"], "from": offer["from"], "to": seat,
@@ -297,6 +305,17 @@ class FilmFantasyHand:
         self.declarer, self.ended_by, self.phase = declarer, ended_by, FINISHED
 
     # ---------------------------------------------------------------- reading
+    def received_held(self, seat: int) -> list[str]:
+        """The cards ``seat`` received in its latest draw or exchange that it still holds (copies
+        counted), in the order received."""
+        left = Counter(self.hands[seat])
+        held = []
+        for c in self.received[seat]:
+            if left[c] > 0:
+                left[c] -= 1
+                held.append(c)
+        return held
+
     def can_declare(self, seat: int) -> bool:
         return self.phase in (PASSING, AUCTION) and best_declaration(Counter(self.hands[seat])) is not None
 
@@ -330,6 +349,7 @@ class FilmFantasyHand:
             v["dealer_draw"] = list(self.dealer_draw)  # dealt face up: public to the players
             v["hand"] = sorted(self.hands[seat], key=card_sort_key)
             v["my_pass"] = self.passes[seat]
+            v["received"] = self.received_held(seat)
             v["offers_left"] = self.offers_left(seat)
             offers = []
             for o in self.offers.values():
@@ -400,6 +420,7 @@ class FilmFantasyHand:
             "next_offer": self.next_offer,
             "auction_actions": self.auction_actions,
             "offers_made": list(self.offers_made),
+            "received": [list(r) for r in self.received],
             "log": [dict(e, **{k: list(v) for k, v in e.items() if isinstance(v, list)}) for e in self.log],
             "version": self.version,
             "declarer": self.declarer,
@@ -435,6 +456,8 @@ class FilmFantasyHand:
             h.offers_made = ([int(n) for n in data["offers_made"]] if "offers_made" in data else
                              [sum(1 for e in data["log"] if e["type"] == "offer" and e["from"] == s)
                               for s in range(h.players)])
+            # (A hand stored before the cards received were kept: none marked new.)
+            h.received = [[str(c) for c in r] for r in data.get("received") or [[] for _ in range(h.players)]]
             h.log = [dict(e, **{k: list(v) for k, v in e.items() if isinstance(v, list)}) for e in data["log"]]
             h.version = int(data["version"])
             h.declarer = None if data["declarer"] is None else int(data["declarer"])
@@ -453,7 +476,7 @@ class FilmFantasyHand:
                 or any(o["from"] not in seats or o["to"] not in seats or o["from"] == o["to"]
                        or Counter(o["cards"]) - Counter(h.hands[o["from"]]) for o in h.offers.values())
                 or any(p is not None and p not in h.hands[s] for s, p in enumerate(h.passes))
-                or len(h.passes) != h.players or len(h.offers_made) != h.players
+                or len(h.passes) != h.players or len(h.offers_made) != h.players or len(h.received) != h.players
                 or any(c not in CARD_FILM for c in [*h.stack, *h.odd, *(c for x in h.hands for c in x)])):
             raise GameError("Not a stored Film Fantasy hand: inconsistent cards, seats or phase.")
         return h

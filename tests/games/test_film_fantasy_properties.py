@@ -38,12 +38,13 @@ def check_views(h):
         v = h.view(seat)
         json.dumps(v)
         assert v["counts"] == [len(x) for x in h.hands]
-        assert not [x for x in strings_in(v, {"hand", "dealer_draw", "my_pass", "my_cards", "declaration"})
+        assert not [x for x in strings_in(v, {"hand", "dealer_draw", "my_pass", "received", "my_cards", "declaration"})
                     if CODE.match(x)]
         if seat is None:
             assert "hand" not in v and "dealer_draw" not in v
         else:
             assert Counter(v["hand"]) == Counter(h.hands[seat])
+            assert not Counter(v["received"]) - Counter(v["hand"])  # its own cards, still held
             if "declaration" in v:
                 assert h.declarer == seat
 

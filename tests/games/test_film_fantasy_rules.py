@@ -285,6 +285,31 @@ def test_accept_swaps_the_same_number_of_cards_atomically(auction_hand):
     assert sorted(auction_hand.hands[1]) == ["1-1", "2-1", "4-2", "5-1"]
 
 
+def test_each_seat_is_told_the_cards_its_latest_draw_or_exchange_brought_while_it_holds_them():
+    """A phone marks them "new", after a reload too (found by QA: a reload lost the marks)."""
+    h = make_hand([["1-1", "2-1", "3-1", "4-1"], ["5-1", "6-1", "7-1", "8-1"], ["9-1", "10-1", "1-2", "2-2"]],
+                  stack=["6-4", "3-2", "4-2", "5-2"], dealer=0)
+    assert [h.view(s)["received"] for s in range(3)] == [[], [], []]  # the deal brings nothing new
+    for seat, card in [(0, "1-1"), (1, "5-1"), (2, "9-1")]:
+        h.apply(seat, {"type": "pass", "card": card})
+    # The pass from the right, then the card drawn (from the dealer's left: 1, 2, 0).
+    assert [h.view(s)["received"] for s in range(3)] == [["9-1", "3-2"], ["1-1", "5-2"], ["5-1", "4-2"]]
+    assert h.phase == AUCTION  # (one card left: no full draw round)
+    h.apply(0, {"type": "offer", "to": 1, "cards": ["2-1", "3-1"]})
+    h.apply(1, {"type": "accept", "offer": 1, "cards": ["6-1", "1-1"]})
+    assert h.view(1)["received"] == ["2-1", "3-1"] and h.view(0)["received"] == ["6-1", "1-1"]
+    assert h.view(2)["received"] == ["5-1", "4-2"]  # not part of it: its marks stay
+    again = FilmFantasyHand.load(h.to_json())
+    assert [again.view(s)["received"] for s in range(3)] == [h.view(s)["received"] for s in range(3)]
+    # Given away, a card is no longer marked.
+    h.apply(1, {"type": "offer", "to": 2, "cards": ["2-1"]})
+    h.apply(2, {"type": "accept", "offer": 2, "cards": ["10-1"]})
+    assert h.view(1)["received"] == ["10-1"] and h.view(2)["received"] == ["2-1"]
+    h.apply(2, {"type": "offer", "to": 0, "cards": ["5-1"]})
+    h.apply(0, {"type": "accept", "offer": 3, "cards": ["6-1"]})
+    assert h.view(0)["received"] == ["5-1"] and h.view(2)["received"] == ["6-1"]
+
+
 def test_target_declines_and_offerer_withdraws(auction_hand):
     auction_hand.apply(0, {"type": "offer", "to": 1, "cards": ["1-1"]})
     auction_hand.apply(0, {"type": "offer", "to": 2, "cards": ["1-2"]})

@@ -98,6 +98,11 @@ def test_three_open_offers_keep_declare_and_every_card_in_reach_on_a_small_phone
     second = take_offer(page, offerers[1], 2)
     expect(page.locator("#hand button.c.new")).to_have_count(len(second))
     assert sorted(new_cards(page)) == sorted(second)
+    # A reload shows the same marks (found by QA: they were lost; the engine keeps them now).
+    page.reload()
+    expect(page.locator("#hand button.c.new")).to_have_count(len(second))
+    assert sorted(new_cards(page)) == sorted(second)
+    expect(page.locator("#news")).to_contain_text("New in your hand")
 
     # Declaring: the result says once who declared which films, and every player's points with why.
     page.locator("#declare").click()

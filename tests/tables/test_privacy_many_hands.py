@@ -44,7 +44,7 @@ HANDS = 200
 TRANSPORT = {"basis"}  # what the socket adds to a seat's view (tables.digital.view_with_basis)
 # What a seat's view of these games holds beyond the spectator's (a game left out: not checked so).
 SEAT_ONLY = {
-    "film-fantasy": {"dealer_draw", "hand", "my_pass", "offers_left", "offers", "declaration"},
+    "film-fantasy": {"dealer_draw", "hand", "my_pass", "received", "offers_left", "offers", "declaration"},
     "alice": {"hand", "may"},
     "wonderland": {"hand", "legal", "must"},
 }

@@ -17,7 +17,7 @@
     var tooMany = null;          // what a tap past the most cards said (cleared by the next choice)
     var chosen = [];             // auction: cards tapped to offer or to give in exchange
     var accepting = null;        // the offer being accepted (its id)
-    var fresh = [];              // the cards that came in at the last draw or exchange (shown as new)
+    var fresh = [];              // the cards that came in at the latest draw or exchange (shown as new)
 
     function film(card) { return card === "J" ? 11 : parseInt(card.split("-")[0], 10); }
     function label(card) { return card === "J" ? "Joker" : card.split("-")[1]; }
@@ -25,16 +25,11 @@
     function cardTitle(c) { return c === "J" ? "Joker" : FILMS[film(c) - 1] + " " + label(c); }   // a button's name
     function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
 
-    // A new view is coming (``before``: the one shown, if any; ``sameHand``: of the same table
-    // and hand).
-    function update(next, before, sameHand) {
-      if (!sameHand) fresh = [];
-      else {
-        var came = cameIn(before, next);
-        // A newer draw or exchange replaces the older marks; a hand that only gave cards
-        // away keeps the marks of the cards still held.
-        fresh = came.length ? came : fresh.filter(function (c) { return (next.hand || []).indexOf(c) >= 0; });
-      }
+    // A new view is coming (``before``: the one shown, if any). The cards marked new are the
+    // engine's: those the seat's latest draw (the pass from its right and the card drawn) or
+    // exchange brought that it still holds (the view's ``received``), so a reload shows them too.
+    function update(next, before) {
+      fresh = (next.received || []).slice();
       if (!before || next.version !== before.version) keepChoices(next);
     }
 
@@ -50,15 +45,6 @@
         chosen = [];
         client.message("That offer is no longer open.");
       }
-    }
-
-    // The cards this seat holds now that it did not hold before (a draw: the pass from the
-    // right and the card drawn; an exchange: the cards taken), copies counted.
-    function cameIn(before, after) {
-      if (!before.hand || !after.hand) return [];
-      var kept = before.hand.slice(), came = [];
-      after.hand.forEach(function (c) { var i = kept.indexOf(c); if (i >= 0) kept.splice(i, 1); else came.push(c); });
-      return came;
     }
 
     // --- drawing the view -----------------------------------------------------------------
