@@ -12,7 +12,7 @@ from django.test import Client
 from drive import services
 from tables import digital
 from tests.drive.phones_support import phone_for
-from tests.tables.conftest import digital_drive, seated_players, stored_hand, table_of
+from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, stored_hand, table_of
 from tests.tables.phones import action, connected, eventually, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -94,6 +94,17 @@ def test_a_player_withdrawn_in_the_middle_of_a_hand_on_the_phones_has_a_bot_play
     table.refresh_from_db()
     assert table.bots == [1]  # still the bot's until given back
     digital.set_stand_in(drive, table.pk, 1, False)
+    table.refresh_from_db()
+    assert table.bots == []
+
+
+def test_no_bot_stands_in_once_the_tables_hand_is_over(transactional_db, organiser):
+    """The table's hand over (the drive's plays on at the other table), a stand-in is refused."""
+    drive = digital_drive(organiser, 8, preferred_table_size=4)
+    table = table_of(drive)
+    play_to_the_end(table, seated_players(table), seed=3)
+    with pytest.raises(digital.DigitalError, match=f"Table {table.number} is not playing a hand on the phones now"):
+        digital.set_stand_in(drive, table.pk, 0, True)
     table.refresh_from_db()
     assert table.bots == []
 
