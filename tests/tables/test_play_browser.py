@@ -253,6 +253,9 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         card = ann_page.locator("#hand button.c").first.get_attribute("data-card")
         ann_page.locator(f'#hand button.c[data-card="{card}"]').first.click()
         expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)
+        # The line says what is left to do with a card chosen (found by QA: it still asked for cards).
+        expect(ann_page.locator("#status")).to_have_text(
+            "Auction open: tap up to 2 cards more, or choose whom to offer it to and tap Offer.")
 
         bob_page.locator("#hand button.c").first.click()
         bob_page.select_option("#offer-to", label=ann)

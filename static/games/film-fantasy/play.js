@@ -109,6 +109,11 @@
       if (offers.some(function (o) { return o.from === v.seat; })) {
         return "Waiting for an answer to your offer. You can tap cards to offer more.";
       }
+      // Cards chosen: the offer form below says whom to and sends it (found by QA: the line still
+      // asked for cards once three were chosen).
+      if (chosen.length >= MAX_OFFER) return "Auction open: choose whom to offer these " + cards(chosen.length) + " to, and tap Offer.";
+      if (chosen.length) return "Auction open: tap up to " + cards(MAX_OFFER - chosen.length) + " more, or choose whom to offer " +
+        (chosen.length === 1 ? "it" : "them") + " to and tap Offer.";
       return "Auction open: tap one to three cards to offer someone.";
     }
 
