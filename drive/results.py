@@ -272,18 +272,33 @@ def enter(
     return Submitted(result, repeated=False)
 
 
-def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown) -> tuple[TableHand, Result]:
+def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown,
+                     judged: str) -> tuple[TableHand, Result, bool]:
+    """The table's entry that ``player`` confirms or disputes (``judged``: the status that
+    leaves it in), and whether this is that player's own judgement of it again (a double tap,
+    or sent again after its answer was lost): answered as the first was, nothing changed."""
     table = my_table(drive, player, shown=shown)
     result = one_or_none(Result.objects.select_for_update().filter(table=table))
     if result is None:
         raise DriveError("Nothing has been entered for your table yet.")
     if result.status != Result.Status.ENTERED:
-        raise DriveError(f"Table {table.number}'s result is already {result.get_status_display().lower()}.")
+        # Settled by the organiser (a correction, or saved as it stood: ``confirmed_by`` may still
+        # name who disputed it), or accepted at a close: no player's judgement stands then.
+        organiser = result.confirmed_by_id is None or result.corrections.exists()
+        if (not organiser and result.status == judged and result.confirmed_by_id == player.pk
+                and result.revision == seen_revision):
+            return table, result, True
+        if organiser:
+            raise DriveError(f"The organiser has settled Table {table.number}'s result since: it counts as it "
+                             "stands now. Nothing was changed.")
+        done = "confirmed" if result.status == Result.Status.CONFIRMED else "disputed"
+        raise DriveError(f"{isolate(result.confirmed_by.name)} has {done} Table {table.number}'s result already. "
+                         "Nothing was changed.")
     if result.revision != seen_revision:
         raise DriveError("The entry changed while you were looking at it: check the new one.")
     if result.entered_by_id == player.pk:
         raise DriveError("Another player at your table must confirm your entry.")
-    return table, result
+    return table, result, False
 
 
 @transaction.atomic
@@ -294,7 +309,9 @@ def confirm(drive: Drive, player: Player, *, seen_revision: int, shown: Shown,
     another player, may not confirm it, or one person could enter, leave the phone, take a name
     nobody holds and confirm."""
     drive = lock(drive)
-    table, result = _result_to_judge(drive, player, seen_revision, shown)
+    table, result, again = _result_to_judge(drive, player, seen_revision, shown, Result.Status.CONFIRMED)
+    if again:
+        return result
     if (result.pk, result.revision) in made_here:
         entered_by = result.entered_by.name if result.entered_by_id else "another player"
         raise DriveError(f"This phone entered that result as {isolate(entered_by)}: another player must confirm "
@@ -312,7 +329,9 @@ def dispute(drive: Drive, player: Player, *, seen_revision: int, shown: Shown, r
     name is: nothing invisible). One with no reason is refused: the organiser needs it to
     settle the dispute, and a stray tap on *Dispute* filed one that could not be taken back."""
     drive = lock(drive)
-    table, result = _result_to_judge(drive, player, seen_revision, shown)
+    table, result, again = _result_to_judge(drive, player, seen_revision, shown, Result.Status.DISPUTED)
+    if again:
+        return result
     reason = clean_name(reason or "")[:200]
     if not reason:
         raise DriveError("Say what is wrong (in the box above Dispute): the organiser reads it to settle the "

@@ -20,6 +20,7 @@ from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, edit_drive, 
 from drive.services import DriveError, StaleForm
 from games.base import and_list
 from scoring.forms import ResultForm
+from scoring.models import Result
 from scoring.standings import by_name
 from tables.models import Hand
 
@@ -47,6 +48,14 @@ def _shown_revision(request) -> int:
         raise StaleForm("This page is out of date: it does not say which version of the result it showed. "
                         "Nothing was saved. Look again.")
     return shown
+
+
+def _shown_status(request) -> str | None:
+    """The status of the table's result the result page's form was shown with ("" for none):
+    one a phone has confirmed or disputed since is refused. Absent or not a status: not checked
+    (the revision still is)."""
+    shown = request.POST.get("seen_status")
+    return shown if shown in Result.Status.values or shown == "" else None
 
 
 def _run(request, drive, action, success: str | None = None):
@@ -270,8 +279,9 @@ def result_edit(request, drive_id: int, table_id: int):
     except DriveError as exc:
         messages.error(request, str(exc))
         return _back(drive)
-    seen = None
+    seen, seen_status = None, None
     if request.method == "POST":
+        seen_status = _shown_status(request)
         try:
             seen = _shown_revision(request)
         except StaleForm as exc:  # nothing read, nothing written: the page as it stands, and why
@@ -290,7 +300,7 @@ def result_edit(request, drive_id: int, table_id: int):
         try:
             result = write_sync(  # (SQLite: in its one writer thread, as the phones' entries)
                 services.organiser_result, drive, table, form.summary(), request.user,
-                reason=reason_form.cleaned_data["reason"], seen_revision=seen,
+                reason=reason_form.cleaned_data["reason"], seen_revision=seen, seen_status=seen_status or None,
             )
         except DriveError as exc:
             error, about_answers = str(exc), isinstance(exc, services.ImpossibleAnswers)
@@ -305,6 +315,7 @@ def result_edit(request, drive_id: int, table_id: int):
     corrections = list(existing.corrections.all()) if existing else []
     return render(request, "drive/result_form.html", {
         "seen_revision": seen if seen is not None else getattr(existing, "revision", 0),
+        "seen_status": seen_status if seen_status is not None else getattr(existing, "status", ""),
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "about_answers": about_answers, "stale": stale, "corrections": corrections,
         "corrected": any(c.changed for c in corrections),  # (else saved as it stood: confirmed by the organiser)

@@ -110,12 +110,14 @@ def refuse_paper_result_on_the_phones(table: TableHand) -> None:
 
 @transaction.atomic
 def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason: str = "",
-                     seen_revision: int | None = None) -> Result:
+                     seen_revision: int | None = None, seen_status: str | None = None) -> Result:
     """The organiser enters a table's result (from paper), or corrects one (a reason is required).
 
     ``seen_revision``: the revision of the result the organiser's form showed (0: it showed no
     result); a result changed since (a phone's new entry, the same correction sent twice, a
-    result recorded while an empty form was open) is refused, not overwritten. A
+    result recorded while an empty form was open) is refused, not overwritten. ``seen_status``:
+    the status it showed; one confirmed or disputed by a phone since is refused too, saying so
+    (the organiser would settle a dispute they had not read). A
     correction that changes nothing is refused too, unless it settles an entry not yet
     confirmed (disputed, say) by keeping it as it is: it is confirmed, with the reason logged."""
     drive = lock(drive)
@@ -150,6 +152,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise StaleForm("This result was changed while you were looking at it (a new entry, or this "
                              "correction sent twice): open it again to see it as it stands, then correct it if "
                              "it is still wrong.")
+        if seen_status is not None and seen_status != existing.status:
+            raise StaleForm(_judged_since(existing))
         if as_it_stands:
             raise DriveError("That is the result as it stands: nothing to correct.")
         reason = clean_name(reason or "")  # as a name: nothing invisible
@@ -163,6 +167,19 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     table.save(update_fields=["status", "updated_at"])
     live.table_changed(table)
     return result
+
+
+def _judged_since(result: Result) -> str:
+    """Why a result page is out of date: a phone confirmed or disputed the entry since."""
+    who = isolate(result.confirmed_by.name) if result.confirmed_by_id else "A player"
+    if result.status == Result.Status.DISPUTED:
+        said = f": “{result.dispute_reason}”" if result.dispute_reason else ""
+        return (f"Since you opened this page, {who} disputed this result{said}. Open it again to read the "
+                "dispute, then settle it.")
+    if result.status == Result.Status.CONFIRMED:
+        return (f"Since you opened this page, {who} confirmed this result. Open it again to see it as it "
+                "stands, then correct it if it is still wrong.")
+    return "This result was changed while you were looking at it: open it again to see it as it stands."
 
 
 def _answers(summary: dict, spec: dict) -> dict:

@@ -316,3 +316,46 @@ def test_a_finished_drives_result_page_shows_the_result_with_no_form_to_change_i
             **{f"seat{i}_sets": "0" for i in range(4)}, **{f"seat{i}_ice": "none" for i in range(4)}}
     organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert Result.objects.get(table=table).summary["declarer"] == 1  # still refused, changing nothing
+
+
+@pytest.mark.parametrize("judged", ["dispute", "confirm"])
+def test_a_result_page_opened_before_a_phone_judged_the_entry_is_refused_saying_so(organiser_client, organiser,
+                                                                                   judged):
+    """Found by QA: a dispute sent after the organiser opened the result page was settled by
+    their save, its reason unread ("result saved"); a confirmation, overridden unseen. The page
+    carries the status it showed: one judged since is refused, saying by whom and why."""
+    from tests.drive.test_result_origin import phone, phone_entry
+    from tests.factories import shown_for
+    from tests.tables.conftest import seated_players
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, other = seated_players(table)[:2]
+    phone_entry(drive, sidney, 0, "sidney-stale")
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert 'name="seen_status" value="entered"' in page
+    if judged == "dispute":
+        phone(drive, other).post(f"/{drive.join_code}/dispute",
+                                 {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)})
+    else:
+        phone(drive, other).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(other)})
+    before = Result.objects.get()
+    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "typo", "seen_revision": "1",
+            "seen_status": "entered"}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    answer = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).content.decode()
+    said = re.sub(r"<[^>]+>", "", answer).replace("\u2068", "").replace("\u2069", "")
+    if judged == "dispute":
+        assert f"Since you opened this page, {other.name} disputed this result: “Bob declared”." in said
+    else:
+        assert f"Since you opened this page, {other.name} confirmed this result." in said
+    after = Result.objects.get()
+    assert (after.status, after.summary, after.revision) == (before.status, before.summary, before.revision)
+    assert not Correction.objects.exists()
+    # Opened again, it shows the status as it stands, and the save goes through.
+    page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
+    assert f'name="seen_status" value="{before.status}"' in page
+    data["seen_status"] = before.status
+    assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).status_code == 302
+    assert Correction.objects.count() == 1

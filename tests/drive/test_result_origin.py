@@ -9,9 +9,11 @@ import io
 import re
 
 import pytest
+from django.contrib.messages import get_messages
 from django.test import Client
 
 from drive import services
+from scoring.models import Result
 from tests.factories import declared, seated_drive, shown_for
 from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, table_of
 
@@ -187,3 +189,36 @@ def test_an_entry_the_organiser_saves_as_it_stands_is_confirmed_by_them_not_corr
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, corrected by the organiser (its points count)")
     assert confirmed_by_column(organiser_client, drive) == {""}
+
+
+def said_to(response) -> list[str]:
+    return [str(m).replace("\u2068", "").replace("\u2069", "") for m in get_messages(response.wsgi_request)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("judged", ["confirm", "dispute"])
+def test_a_judgement_sent_twice_is_answered_as_the_first_and_changes_nothing(organiser, judged):
+    """Found by QA: a confirmation tapped twice, or sent again by the phone's offline queue after
+    its answer was lost, showed the player who had confirmed it an error."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, other, third = seated_players(table)[:3]
+    phone_entry(drive, sidney, 0, "sidney-twice")
+    data = {"seen_revision": "1", "reason": "Bob declared", **shown_for(other)}
+    first = phone(drive, other).post(f"/{drive.join_code}/{judged}", data)
+    before = Result.objects.get()
+    again = phone(drive, other).post(f"/{drive.join_code}/{judged}", data)
+    assert said_to(again) == said_to(first) and not any("already" in m for m in said_to(again))
+    after = Result.objects.get()
+    assert (after.status, after.confirmed_by_id, after.dispute_reason, after.revision) == (
+        before.status, before.confirmed_by_id, before.dispute_reason, before.revision)
+    # Another player is told who did, not that it failed for no reason.
+    later = phone(drive, third).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(third)})
+    done = "confirmed" if judged == "confirm" else "disputed"
+    assert said_to(later) == [f"{other.name} has {done} Table 1's result already. Nothing was changed."]
+    # Settled by the organiser since: said so, to the one who judged it too.
+    correct(drive, table, organiser, 1)
+    for who in (other, third):
+        late = phone(drive, who).post(f"/{drive.join_code}/{judged}", {**data, **shown_for(who)})
+        assert said_to(late) == ["The organiser has settled Table 1's result since: it counts as it stands now. "
+                                 "Nothing was changed."], who
