@@ -12,8 +12,9 @@ each kind of text:
 - ``isolate(name)``: plain text, the name between U+2068 FIRST STRONG ISOLATE and U+2069 POP
   DIRECTIONAL ISOLATE, in a sentence that is plain text (a refusal's message, sent as JSON or
   over a socket, or flashed). Where such a sentence is put on a page, each isolated name
-  becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``sentence`` in
-  static/js/play_client.js, ``sentenceInto`` in preview.js and entry.js), so the page's text holds no invisible characters
+  becomes a ``<bdi>`` (``isolates_as_bdi``: the ``with_bdi`` filter; ``sentenceParts`` and
+  ``sentenceInto`` in static/js/sentence.js, for the game screens, the preview and the entry
+  form), so the page's text holds no invisible characters
   (a search of the page, or a test's, for "Eve is on the list already" finds it).
 
 A title, an attribute, an ``<option>`` or a dialog's text (``confirm()``) holds the name as it

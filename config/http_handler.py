@@ -122,8 +122,8 @@ class KeptThreadsASGIHandler(ASGIHandler):
         except RequestDataTooBig:
             return None, HttpResponse("413 Payload too large", status=413)
         except ValueError as exc:
-            request_log.warning("Refused a request (its headers could not be read: %s): %s %s: 400",
-                                str(exc)[:80], str(scope.get("method", ""))[:20], str(scope.get("path", ""))[:200])
+            request_log.warning("Refused a request, its headers could not be read (%s): %s %s: 400",
+                                str(exc)[:120], str(scope.get("method", ""))[:20], str(scope.get("path", ""))[:200])
             response = HttpResponse("This request's headers could not be read.\n", status=400,
                                     content_type="text/plain; charset=utf-8")
             response["X-Content-Type-Options"] = "nosniff"

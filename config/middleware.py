@@ -112,6 +112,8 @@ class UnreadableForm:
                 request.POST  # noqa: B018 (read once: Django keeps it)
             except (BadRequest, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent, MultiPartParserError,
                     LookupError, UnicodeError) as exc:
+                if isinstance(exc, LookupError) and type(exc) is not LookupError:
+                    raise  # (a KeyError or an IndexError: a bug, not the client's charset)
                 request._mark_post_parse_error()  # read again later (error pages), it is empty
                 status, message = _refusal(exc)
                 return _refused(request, f"{message} Send the form again from its page.", status, "Refused a form")

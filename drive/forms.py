@@ -74,7 +74,8 @@ class DriveForm(forms.ModelForm):
         }
         help_texts = {  # (the model's own say less: these are the form's words, said to the organiser)
             "suspense_hands": "For suspense: the board and the phones keep showing the standings as they were "
-                              "before these hands, and the final standings are revealed at the end. 0 hides nothing.",
+                              "before these hands, and the final standings stay hidden until you reveal the prizes "
+                              "on the standings page. 0 hides nothing.",
             "allow_self_join": "A player not on the list types their own name on the join page, instead of asking "
                                "you to add it.",
         }

@@ -16,5 +16,8 @@
   }
   window.sentenceParts = sentenceParts;
   // ``el`` holding the sentence, and nothing else.
-  window.sentenceInto = function (el, text) { el.replaceChildren.apply(el, sentenceParts(text)); };
+  window.sentenceInto = function (el, text) {
+    el.textContent = "";
+    sentenceParts(text).forEach(function (part) { el.append(part); });
+  };
 })();

@@ -211,6 +211,7 @@ def test_a_few_rows_over_what_fits_are_shown_tighter_on_one_page(tmp_path):
         expect(board.locator("table[data-pager] tbody tr")).to_have_count(12)
         expect(board.locator("table[data-pager] tbody tr:not([hidden])")).to_have_count(12)
         expect(board.locator("[data-pager-note]")).to_be_hidden()
+        expect(board.locator("table[data-pager]")).to_have_class(re.compile(r"\btight\b"))  # (the rows tighter)
         m = board.evaluate("""() => {
           const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
           const notes = [...document.querySelectorAll(".board .tie-note")].filter(n => n.getClientRects().length);

@@ -150,6 +150,7 @@ def test_the_result_page_asks_for_its_preview(organiser_client, table_of_four):
     page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
     assert f'data-preview="{preview_url(drive, table)}"' in page
     assert "data-preview-box" in page and "/static/js/preview.js" in page
+    assert page.index("/static/js/sentence.js") < page.index("/static/js/preview.js")  # (which uses it)
 
 
 def test_a_table_playing_on_the_phones_gets_no_paper_preview(organiser, organiser_client):

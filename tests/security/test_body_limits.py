@@ -265,7 +265,7 @@ def test_a_forged_host_with_a_form_or_an_address_django_will_not_read_is_one_lin
         ("headers could not be read", lambda: get(server, "/healthz", {"Content-Type": "a/b; x*=bogus''y"})),
         ("headers could not be read", lambda: post(server, "/login/", b"a=1", "a/b; x*=bogus''y", forged)),
         ("not a text encoding", lambda: post(server, "/login/", field_part, f"multipart/form-data; boundary={BOUNDARY}; "
-                                             "charset=hex")),
+                                             "charset=hex", forged)),
         ("Invalid HTTP_HOST header", lambda: get(server, "/login/", forged)),
     ]
     for n, (says, send) in enumerate(sends):

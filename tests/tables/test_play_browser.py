@@ -127,6 +127,8 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         cards = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
         tap(first, f'#hand button.c[data-card="{pick(cards)}"]')
         expect(first.locator("#hand button.c.chosen")).to_have_count(1)
+        # The server's view of it (the chosen card is marked at once, while the pass is on its way).
+        expect(first.locator("#status")).to_contain_text("Passing ")
         names = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.getAttribute('aria-label'))")
         assert all(n.startswith("Pass ") for n in names), names
         declared, news = None, []

@@ -28,8 +28,10 @@ def test_the_game_page_needs_the_players_cookie(client, organiser):
     assert f'data-ws="/ws/play/{drive.join_code}/"' in body
     # The shared client, then the game's own screen script and markup, found from its slug.
     # (The keyboard's place across redraws, static/js/play_focus.js, before the client that uses it.)
+    # (Names in a sentence as <bdi>s, static/js/sentence.js, before the client that uses it.)
     assert (body.index("/static/js/play_focus.js") < body.index("/static/js/play_client.js")
             < body.index("/static/games/film-fantasy/play.js"))
+    assert body.index("/static/js/sentence.js") < body.index("/static/js/play_client.js")
     assert 'id="game-data"' in body and "Lucky Night" in body and 'id="declare"' in body
     assert "<script>" not in body  # no inline script: only a JSON data block and the scripts
     assert "{#" not in body and "{%" not in body  # no template comment shown as text
@@ -87,7 +89,8 @@ def test_the_shared_screen_knows_no_game():
 def test_the_organiser_watch_page_loads_the_games_screen(organiser_client, organiser):
     drive = digital_drive(organiser, 4)
     body = organiser_client.get(reverse("tables:watch", args=[drive.join_code, 1])).content.decode()
-    assert body.index("/static/js/play_client.js") < body.index("/static/games/film-fantasy/play.js")
+    assert (body.index("/static/js/sentence.js") < body.index("/static/js/play_client.js")
+            < body.index("/static/games/film-fantasy/play.js"))
     assert 'data-mode="watch"' in body and 'id="game-data"' in body and 'id="declare"' in body
 
 

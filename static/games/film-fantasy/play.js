@@ -344,11 +344,14 @@
       if (v.declaration) more.push(el("p", "Your declaration: " + v.declaration.map(cardTitle).join(", ")));
       // Who moves after the hand (docs/rules.md), except in the drive's last or at a lone table:
       // the declarer; with no declaration the top scorer, ties to the first on the dealer's left.
-      var mover = v.result.mover;
+      var mover = v.result.mover, points = v.result.points;
       if (client.moves() && mover !== null && mover !== undefined) {
-        more.push(el("p", [client.nameOf(mover), v.result.declarer === mover ? " declared and is the mover."
-          : " scored the most, nobody having declared, and is the mover.",
-          " The mover moves up a table (at the top table, stays there)."], "small muted"));
+        var top = Math.max.apply(null, points);
+        var tied = points.filter(function (p) { return p === top; }).length > 1;
+        var why = v.result.declarer === mover ? [client.nameOf(mover), " declared and is the mover."]
+          : tied ? ["Nobody declared, and several scored the most: ", client.nameOf(mover), ", the first of them on the dealer's left, is the mover."]
+          : ["Nobody declared: ", client.nameOf(mover), " scored the most and is the mover."];
+        more.push(el("p", why.concat([" The mover moves up a table (at the top table, stays there)."]), "small muted"));
       }
       return more;
     }
