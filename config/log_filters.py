@@ -12,9 +12,12 @@ import re
 # ``p%2F…``) opens the page all the same: the pattern reads an encoded character wherever a plain
 # one may stand. The line itself is written as it came (decoding it would let a ``%0A`` in a
 # path start a forged line of the log).
+# The code before ``/p/`` is read as anything up to the next slash (a code padded with spaces,
+# ``/%20%20ABCDE/p/…``, is a link to leave out too, whether or not it opens a page: found by
+# probing).
 _SLASH = r"(?:/|%2[fF])"
 PRIVATE_LINK = re.compile(
-    rf"({_SLASH}(?:[A-Za-z]|%[0-9A-Fa-f]{{2}}){{1,8}}{_SLASH}(?:p|%70){_SLASH})"
+    rf"({_SLASH}(?:(?!%2[fF])[^/]){{1,64}}{_SLASH}(?:p|%70){_SLASH})"
     r"(?:[^/?#%\s'\"]|%(?!2[fF]|3[fF]|23)[0-9A-Fa-f]{2})+")
 
 

@@ -97,6 +97,9 @@ MIDDLEWARE = [
     "config.middleware.UnknownCodes",  # a view's drive.access.TooManyCodes: 429
     "config.middleware.SyncChain",  # last: every middleware above runs in the request's thread
 ]
+# Flashed messages as Django keeps them, each said once (common/messages.py: repeated, they
+# overflowed into the session, a row of the database a stranger's request).
+MESSAGE_STORAGE = "common.messages.SaidOnce"
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"

@@ -149,9 +149,9 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
                              "page (entered on a phone, or recorded as not played at a close): open it again to "
                              "see it, then correct it if it is wrong.")
         if seen_revision is not None and seen_revision != existing.revision:
-            raise StaleForm("This result was changed while you were looking at it (a new entry, or this "
-                             "correction sent twice): open it again to see it as it stands, then correct it if "
-                             "it is still wrong.")
+            raise StaleForm("This result was changed while you were looking at it (a new entry, a correction "
+                             "saved from another page, or this correction sent twice): open it again to see it "
+                             "as it stands, then correct it if it is still wrong.")
         if seen_status is not None and seen_status != existing.status:
             raise StaleForm(_judged_since(existing))
         if as_it_stands:

@@ -40,7 +40,7 @@ class Wonderland(Game):
     facts = (Fact(key="pairs", label="Pairs"), Fact(key="cards_taken", label="Cards taken"))
     prizes = (Prize(key="most_pairs", title="Most pairs", fact="pairs"),)
     tie_break_words = "Level on points? More pairs first, then more cards taken."
-    winner_note = "top scorer"  # the hand's winner and its mover (WONDERLAND.md), by the tie-breaks when level
+    winner_note = "won the hand"  # the top scorer, its mover (WONDERLAND.md); level, by the tie-breaks
     movement_words = ("After each hand the top scorer moves UP a table and the player on their left "
                       "moves DOWN.")
     target_total = 180  # an average player scores about 24 points a hand (manage.py simulate, four players)

@@ -385,3 +385,34 @@ def test_a_bots_phone_cannot_be_signed_out(organiser, organiser_client):
     assert f"<bdi>{bot.name}</bdi> is a bot: it has no phone and no private link." in page
     bot.refresh_from_db()
     assert bot.token == token
+
+
+def test_a_code_padded_or_not_in_plain_letters_opens_nothing(client, organiser):
+    """Found by probing: a code padded with spaces (``/%20%20ABCDE/p/<token>``) opened the page,
+    and the log, which leaves out a private link's token, did not know it for one. A code is
+    plain letters, in either case; the find form cleans what a player types."""
+    drive = make_drive(organiser, 4)
+    player = drive.players.first()
+    assert client.get(f"/{drive.join_code.lower()}")["Location"] == f"/{drive.join_code}"  # (either case)
+    for padded in (f"%20{drive.join_code}", f"{drive.join_code}%20", f"%E2%80%83{drive.join_code}",
+                   f"%09{drive.join_code}"):
+        assert client.get(f"/{padded}").status_code == 404, padded
+        assert client.get(f"/{padded}/p/{player.token}").status_code == 404, padded
+    assert client.get("/join", {"code": f"  {drive.join_code.lower()} "}).status_code == 302  # (the find form)
+
+
+def test_a_message_asked_for_again_and_again_is_kept_once_and_writes_nothing(organiser):
+    """Found by probing: a stranger's page that flashes a message, asked for over and over
+    without following its redirect, grew the messages' cookie a copy a request until it spilled
+    into the session, a row of the database a request, and the join page then showed some 2,000
+    copies of the sentence."""
+    from django.contrib.sessions.models import Session
+
+    drive = make_drive(organiser, 4)
+    stranger = Client()
+    stranger.cookies[player_cookie_name(drive)] = "not-a-token-of-this-drive"
+    for _ in range(40):
+        assert stranger.get(f"/{drive.join_code}/me").status_code == 302
+    page = text(stranger.get(f"/{drive.join_code}"))
+    assert page.count("This phone is no longer joined to the drive") == 1
+    assert not Session.objects.exists()

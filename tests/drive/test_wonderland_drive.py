@@ -199,7 +199,7 @@ def test_a_wonderland_result_records_its_top_scorer_as_the_winner(organiser_clie
     # The dashboard's table card marks the hand's winner, as the other games' notes do (found by
     # QA: "Di 10 · Fay 20 · Bob 0 · Gus 30", nothing to say who won), and nobody else.
     card = bare(text(organiser_client.get(f"{base}/")))
-    assert f"{players[3].name} 30 (top scorer)" in card and card.count("(top scorer)") == 1
+    assert f"{players[3].name} 30 (won the hand)" in card and card.count("(won the hand)") == 1
 
 
 def test_the_corrections_log_says_which_answers_changed(organiser_client, organiser):

@@ -63,7 +63,8 @@ def test_the_log_leaves_out_a_private_links_token(server):
     assert "/ABCDE/p/…?from=qr" in text and "PUT /ABCDE/p/…" in text
 
 
-@pytest.mark.parametrize("path", ["/ABCDE/%70/{}", "/ABCDE/p%2F{}", "/%41BCDE/p/%{hex}{rest}",
+@pytest.mark.parametrize("path", ["/%20%20ABCDE/p/{}", "/ABCDE%20%20/p/{}", "/%E2%80%83ABCDE/p/{}", "/%09%0AABCDE/p/{}",
+                                  "/ABCDE/%70/{}", "/ABCDE/p%2F{}", "/%41BCDE/p/%{hex}{rest}",
                                   "/ABCDE/p/{}%0Aforged {marker}", "/ABCDE/p/{}%250Aforged {marker}"])
 def test_the_log_leaves_out_a_private_links_token_percent_encoded(server, path):
     """Found from outside: the server decodes a path before it routes it, so a private link

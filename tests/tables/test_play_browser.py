@@ -129,8 +129,11 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         expect(first.locator("#hand button.c.chosen")).to_have_count(1)
         # The server's view of it (the chosen card is marked at once, while the pass is on its way).
         expect(first.locator("#status")).to_contain_text("Passing ")
-        names = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.getAttribute('aria-label'))")
-        assert all(n.startswith("Pass ") for n in names), names
+        names = first.eval_on_selector_all("#hand button.c:not(.chosen)", "bs => bs.map(b => b.getAttribute('aria-label'))")
+        assert names and all(n.startswith("Pass ") for n in names), names
+        # The card passed already offers nothing (a tap on it does nothing): it says it is passing.
+        passed = first.locator("#hand button.c.chosen").get_attribute("aria-label")
+        assert passed.endswith("(passing)") and not passed.startswith("Pass "), passed
         declared, news = None, []
         deadline = time.monotonic() + 90  # (a hand of greedy taps declares within seconds)
         while time.monotonic() < deadline:

@@ -29,7 +29,7 @@
     // engine's: those the seat's latest draw (the pass from its right and the card drawn) or
     // exchange brought that it still holds (the view's ``received``), so a reload shows them too.
     function update(next, before) {
-      fresh = (next.received || []).slice();
+      fresh = next.phase === "finished" ? [] : (next.received || []).slice();   // (over: nothing is new)
       if (!before || next.version !== before.version) keepChoices(next);
     }
 
@@ -151,6 +151,8 @@
       var picks = chosen.slice();
       var marks = fresh.slice();
       var pending = client.pending();
+      // The card this seat passes (on its way, or the server's), while passing.
+      var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
       Object.keys(groups).map(Number).sort(function (a, b) { return a - b; }).forEach(function (f) {
         var group = groups[f];
         var distinct = {};
@@ -168,7 +170,8 @@
           // Its name says what a tap does: "Pass Serenade 3" while passing (a pass chosen, a tap
           // on another card passes that one instead: found by QA), "Give Serenade 3" while
           // answering an offer, else the card ("Serenade 3", pressed when chosen).
-          var verb = v.phase === "passing" ? "Pass " : accepting !== null ? "Give " : "";
+          // (The card being passed already: a tap on it does nothing, so its name offers nothing.)
+          var verb = v.phase === "passing" ? (passing === c ? "" : "Pass ") : accepting !== null ? "Give " : "";
           var name = verb + cardTitle(c), notes = [];
           // A card held in this seat's own open offer (one a bot made for it, too) cannot be
           // chosen: it says so, seen and heard ("(in your offer)", in place of "(new)"), and a tap
@@ -183,7 +186,6 @@
           }
           if (offered) b.appendChild(el("span", " (in your offer)", "tag"));   // (the name holds the visible words)
           var pi = picks.indexOf(c);
-          var passing = v.phase === "passing" && (pending && pending.type === "pass" ? pending.card : v.my_pass);
           if (passing === c || pi >= 0) { b.className += " chosen"; if (pi >= 0) picks.splice(pi, 1); notes.push(passing === c ? "passing" : "chosen"); }
           if (v.phase === "auction") b.setAttribute("aria-pressed", b.className.indexOf(" chosen") >= 0 ? "true" : "false");
           b.setAttribute("aria-label", name + (isNew ? " (new)" : "") + (notes.length ? " (" + notes.join(", ") + ")" : ""));

@@ -1,0 +1,21 @@
+"""The flashed messages' storage: Django's (the cookie, and the session for what does not fit
+it), each message said once.
+
+A message already waiting to be shown is not added again: a client that asks again and again
+for a page that flashes one, and never follows the redirect to where it is shown, grew the
+cookie by a copy a request until it overflowed into the session, which then wrote a row of the
+database for each such request of a visitor with none, and every page it opened showed some
+2,000 copies of one sentence (found by probing).
+"""
+
+from __future__ import annotations
+
+from django.contrib.messages.storage.fallback import FallbackStorage
+
+
+class SaidOnce(FallbackStorage):
+    def add(self, level, message, extra_tags=""):
+        text = str(message)
+        if any(str(m.message) == text for m in (*self._loaded_messages, *self._queued_messages)):
+            return  # (waiting to be shown already: once is enough)
+        super().add(level, message, extra_tags)
