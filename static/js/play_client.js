@@ -208,7 +208,8 @@
       // No hand of this player's here now (a table with cards, none, the drive over): where to go.
       pending = null;
       showWhere(msg.message, msg.elsewhere.hand, msg.elsewhere.href, msg.elsewhere.button);
-      if (!view) { put($("status"), sentence(msg.message)); if (screen.noHand) screen.noHand(); }
+      // (No hand shown: the status line says so in a few words; where to go is said once, above.)
+      if (!view) { put($("status"), "No hand of yours is played on this page now."); if (screen.noHand) screen.noHand(); }
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       message(msg.message);

@@ -384,5 +384,11 @@ def test_a_game_screen_left_on_a_finished_hand_says_the_next_one_started_and_lin
         link = box.get_by_role("link", name="Go to hand 2")
         expect(link).to_have_attribute("href", f"/{code}/me")
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        # Opened again, the page has no hand to show: where to go is said once, above (found by
+        # QA: the status line said it again).
+        page.reload()
+        expect(box).to_contain_text("Hand 2 has started: you are at Table 1, playing with cards.")
+        expect(page.locator("#status")).to_have_text("No hand of yours is played on this page now.")
+        expect(page.get_by_text("Hand 2 has started: you are at Table 1, playing with cards.")).to_have_count(1)
         link.click()
         expect(page.get_by_role("link", name="Enter the result")).to_be_visible()
