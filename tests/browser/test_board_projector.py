@@ -17,14 +17,20 @@ from tests.browser_support import chromium, live_server
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 
+def demo_drive(server, *, players: int, hands: int, seed: int, game: str | None = None) -> str:
+    """The organiser olive, a demo drive of hers (``manage.py demo_drive``), and its code."""
+    server.shell_json('from django.contrib.auth import get_user_model\n'
+                      'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                      'print("{}")')
+    server.manage("demo_drive", *(("--game", game) if game else ()), "--players", str(players), "--hands", str(hands),
+                  "--seed", str(seed), "--organiser", "olive")
+    return server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
+
+
 @pytest.mark.timeout(600)  # a backstop: servers started on a busy machine
 def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--players", "40", "--hands", "3", "--seed", "1", "--organiser", "olive")
-        code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
+        code = demo_drive(server, players=40, hands=3, seed=1)
         tall = browser.new_page(viewport={"width": 1080, "height": 1920})
         tall.goto(f"{server.url}/{code}/board")
         expect(tall.locator(".board .chart")).to_be_visible()
@@ -108,11 +114,7 @@ def test_the_join_address_shows_whole_on_one_line_and_a_long_drive_name_wraps(tm
     beside the QR code; on a 360-px screen the drive's name ended in "…"."""
     name = "Wonderland QA evening at the village hall"
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--game", "wonderland", "--players", "8", "--hands", "1", "--seed", "1",
-                      "--organiser", "olive")
+        demo_drive(server, players=8, hands=1, seed=1, game="wonderland")
         code = server.shell_json(f"from drive.models import Drive\nd = Drive.objects.get()\nd.name = {name!r}\n"
                                  "d.save(update_fields=['name'])\nprint(json.dumps(d.join_code))")
         for width, height in [(1920, 1080), (1280, 720)]:
@@ -165,10 +167,7 @@ def test_the_charts_names_use_the_room_of_a_wide_screen_and_are_shortened_on_a_n
     names = ["Ann Abernathy-Smithe", "Dorothea Featherston"]  # 20 characters each
     longest = "Maximiliana Wolfeschlegelsteinhausenbergd"[:40]  # the most a name may have
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--players", "16", "--hands", "3", "--seed", "1", "--organiser", "olive")
+        demo_drive(server, players=16, hands=3, seed=1)
         code = server.shell_json(
             "from drive.models import Drive, Player\nfrom drive import selectors\nd = Drive.objects.get()\n"
             f"for r, name in zip(selectors.standings(d), {names!r}):\n"
@@ -200,11 +199,7 @@ def test_a_few_rows_over_what_fits_are_shown_tighter_on_one_page(tmp_path):
     single row. A few rows over what fits are drawn a little tighter, all on one screen, and
     still read from the back of the hall (at least 2.5 % of the screen's height)."""
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--players", "12", "--hands", "2", "--seed", "3", "--organiser", "olive")
-        code = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
+        code = demo_drive(server, players=12, hands=2, seed=3)
         board = browser.new_page(viewport={"width": 1920, "height": 1080})
         board.goto(f"{server.url}/{code}/board")
         expect(board.locator(".board .chart")).to_be_visible()
