@@ -275,7 +275,7 @@ class Game:
     # One sentence under the standings: how players level on points are told apart.
     tie_break_words: ClassVar[str] = "Players level on points share the place."
     # The words after the points of a hand's winner (``Outcome.winner``) where no fact's note
-    # says it already ("top scorer": Wonderland, whose facts note nothing; Film Fantasy's
+    # says it already ("won the hand": Wonderland, whose facts note nothing; Film Fantasy's
     # "declared" and Alice's "mover" are notes of their facts). "" for none.
     winner_note: ClassVar[str] = ""
     # A sentence for the table cards and the phones: who moves after a hand.
