@@ -297,6 +297,11 @@ class Game:
     # up from a separate shuffle; Wonderland's Pool of Tears card, a house rule's): the privacy
     # check over hundreds of hands (tests/tables/test_privacy_many_hands.py) does not look in them.
     public_card_keys: ClassVar[tuple[str, ...]] = ()
+    # The words only this game says (its cards, its moves), a regular expression matched in any
+    # case; write a space inside a word as ``[\s_-]*`` so "ice follies", "ice_follies" and
+    # "Ice-Follies" all match. tests/test_game_words.py keeps them out of the generic code and off
+    # every other game's pages.
+    own_words: ClassVar[str] = ""
 
     def rules(self) -> dict[str, Any]:
         """The house rules this game object plays by, every one named."""

@@ -7,17 +7,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from games import all_games
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = ["drive", "tables", "scoring", "config", "common", "templates", "static"]
 GAME_FOLDERS = [ROOT / "templates" / "games", ROOT / "static" / "games"]
-# Each game's own words (its cards, its moves), in any case, with a space, "-" or "_" inside:
-# "Ice Follies", "nine_card", "NINE-CARD"; "declar" covers declare, declarer, declared and
-# declaration. "Alice", in two games' names, is one more word the generic code never says.
-GAME_WORDS = {
-    "film-fantasy": r"film|joker|ice[\s_-]*follies|auction|nine[\s_-]*card|declar",
-    "alice": r"white[\s_-]*rabbit|cheshire|\bcats?\b|sets?[\s_-]*laid|\blaid[\s_-]*sets?",
-    "wonderland": r"wonderland|pool[\s_-]*of[\s_-]*tears|\btricks?\b|star[\s_-]*pictures?|plain[\s_-]*pictures?",
-}
+# Each game's own words (``Game.own_words``: its cards, its moves), in any case, with a space, "-"
+# or "_" inside: "Ice Follies", "nine_card", "NINE-CARD"; Film Fantasy's "declar" covers declare,
+# declarer, declared and declaration. "Alice", in two games' names, is one more word the generic
+# code never says.
+GAME_WORDS = {game.slug: game.own_words for game in all_games()}
 WORDS = re.compile("|".join(["alice", *GAME_WORDS.values()]), re.IGNORECASE)
 
 
@@ -54,3 +53,8 @@ def test_the_check_finds_each_word_in_any_spelling():
         assert WORDS.search(text), text
     assert len(generic_files()) > 50  # the folders are where the check looks
     assert other_games_words("alice").search("Pool of Tears") and not other_games_words("alice").search("Cheshire Cat")
+
+
+def test_every_game_names_its_own_words():
+    for game in all_games():
+        assert game.own_words and not re.compile(game.own_words, re.IGNORECASE).search(""), game.slug

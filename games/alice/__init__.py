@@ -29,6 +29,7 @@ class Alice(Game):
 
     slug = "alice"
     name = "Alice"
+    own_words = r"white[\s_-]*rabbit|cheshire|\bcats?\b|sets?[\s_-]*laid|\blaid[\s_-]*sets?"
     min_players = 2
     max_players = 6
     house_rules = (

@@ -28,6 +28,7 @@ class FilmFantasy(Game):
 
     slug = "film-fantasy"
     name = "Film Fantasy"
+    own_words = r"film|joker|ice[\s_-]*follies|auction|nine[\s_-]*card|declar"
     min_players = 2
     max_players = 10
     house_rules = (

@@ -27,6 +27,7 @@ class Wonderland(Game):
 
     slug = "wonderland"
     name = "The Game of Alice in Wonderland"
+    own_words = r"wonderland|pool[\s_-]*of[\s_-]*tears|\btricks?\b|star[\s_-]*pictures?|plain[\s_-]*pictures?"
     min_players = 2
     max_players = 6
     house_rules = (

@@ -17,6 +17,9 @@ from playwright.sync_api import expect
 from tests.tables.test_play_browser import pick
 
 SMALL_PHONE = {"width": 360, "height": 640}
+# A game screen shows the player's cards as buttons in ``#hand`` (docs/games.md, step 8): the
+# shared browser tests find a game's cards there unless they name a game's own selector.
+HAND_CARDS = "#hand button"
 
 _DRIVE = """
 from django.contrib.auth import get_user_model

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from playwright.sync_api import expect
 
+from games import all_games
 from games.film_fantasy import film_names
 from tests.tables import screens_support as S
 
@@ -41,6 +44,10 @@ def _drive(game: str, players: int, tag: str, seed: int = 11) -> str:
     return S._DRIVE % {"tag": tag, "game": game, "seed": seed, "players": players, "names": LONG[:players]}
 
 
+def _bots_moved(game: str, players: int, tag: str) -> str:
+    return _drive(game, players, tag) + S._BOT_MOVES % {"moves": 3, "until_seat_0": False} + S._SAVE
+
+
 SETUPS = {
     # four players, seat 0 able to declare (Declare shown in the dock) with three offers open
     "film-fantasy@4": S.ff_three_offers,
@@ -48,10 +55,14 @@ SETUPS = {
     "film-fantasy@7": lambda tag: _drive("film-fantasy", 7, tag) + _FF_AUCTION + S._SAVE,
     "film-fantasy@10": lambda tag: _drive("film-fantasy", 10, tag) + _FF_AUCTION + S._SAVE,
     "alice@6": lambda tag: _drive("alice", 6, tag) + _ALICE_ASKED + S._SAVE,
-    "wonderland@6": lambda tag: _drive("wonderland", 6, tag) + S._BOT_MOVES % {"moves": 3, "until_seat_0": False} + S._SAVE,
 }
+# Every registered game not set up above (Wonderland, a new game): at its largest table, after
+# three of its bots' moves.
+SETUPS.update({f"{g.slug}@{g.max_players}": functools.partial(_bots_moved, g.slug, g.max_players)
+               for g in all_games() if not any(key.startswith(g.slug + "@") for key in SETUPS)})
+# The screen drawn, and every card on it (the player's, and Alice's row); a game not named: its
+# cards, S.HAND_CARDS.
 READY = {"alice": "#hand .c", "wonderland": "#hand button.wl-card", "film-fantasy": "#hand button.c"}
-# Every card on the screen (the player's, and Alice's row).
 CARDS = {"alice": "#alice-row .c, #hand .c", "wonderland": "#hand button.wl-card", "film-fantasy": "#hand button.c"}
 
 
@@ -88,7 +99,7 @@ REACH = """(sel) => {
 
 
 def reach_report(page, game):
-    return page.evaluate(REACH, CARDS[game])
+    return page.evaluate(REACH, CARDS.get(game, S.HAND_CARDS))
 
 
 # The element focused now: is it one of ``sel``, whole in the screen and topmost (not under the dock)?
@@ -132,11 +143,11 @@ def test_every_card_and_control_can_be_brought_above_the_dock_at_the_largest_tab
     data = server.shell_json(SETUPS[setup](f"reach-{setup}"))
     for phone in PHONES:
         page = open_phone(browser, server, data, phone)
-        page.wait_for_selector(READY[game])
+        page.wait_for_selector(READY.get(game, S.HAND_CARDS))
         report = reach_report(page, game)
         missed = [e for e in report["els"] if not e["seen"]]
         assert not missed, (phone, missed)
-        tab_through(page, CARDS[game])
+        tab_through(page, CARDS.get(game, S.HAND_CARDS))
         page.context.close()
 
 
@@ -192,7 +203,7 @@ def test_the_docks_own_lines_and_buttons_are_never_cut_off(server, browser, setu
     data = server.shell_json(SETUPS[setup](f"dock-{setup}"))
     for phone in PHONES:
         page = open_phone(browser, server, data, phone)
-        page.wait_for_selector(READY[game])
+        page.wait_for_selector(READY.get(game, S.HAND_CARDS))
         dock_in_sight(page, (setup, phone, "as dealt"))
         if game == "film-fantasy":
             # the first offer's buttons in sight at once

@@ -12,6 +12,7 @@ from django.urls import reverse
 from drive.templatetags.drive_tags import place
 from tables.models import BotPlayer
 from tests.tables.conftest import digital_drive, play_to_the_end, seated_players, table_of
+from tests.test_game_words import WORDS
 
 pytestmark = pytest.mark.django_db
 
@@ -68,9 +69,6 @@ def test_a_game_page_of_a_player_taken_out_says_so_on_the_join_page(client, orga
     assert f"The organiser has taken <bdi>{player.name}</bdi> out of the drive" in page.content.decode()
 
 
-GAME_WORDS = re.compile(r"film|joker|ice[-_ ]?follies|auction|nine[-_ ]?cards?|declar", re.IGNORECASE)
-
-
 def test_the_shared_screen_knows_no_game():
     """The play pages, the shared client and the views are every game's: a game's words and
     element ids live in its own templates/games/<slug>/ and static/games/<slug>/, and the views
@@ -79,7 +77,7 @@ def test_the_shared_screen_knows_no_game():
     shared = [root / "static/js/play_client.js", root / "static/js/play_focus.js", root / "tables/views.py",
               *sorted((root / "templates/tables").glob("*.html"))]
     for path in shared:
-        found = GAME_WORDS.findall(path.read_text())
+        found = WORDS.findall(path.read_text())  # every game's words (tests/test_game_words.py)
         assert not found, (path, found)
     assert "import film_fantasy" not in (root / "tables/views.py").read_text()
     assert (root / "templates/games/film-fantasy/play.html").exists()
