@@ -32,7 +32,7 @@ from common.db import database_sync_to_async, write_sync_to_async
 from drive import broadcast, selectors
 from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
-from tables.models import Hand, TableHand
+from tables.models import Hand, Seat, TableHand
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +218,7 @@ class Seated:
     player_id: int
     token: str
     drive_id: int
+    dealt: bool  # the table's hand is dealt (else the phone waits for the organiser to start it)
 
 
 @dataclass(frozen=True)
@@ -227,12 +228,14 @@ class Elsewhere:
     player's phone page for that hand."""
 
     frame: dict[str, Any]
+    player_id: int
 
     @classmethod
     def of(cls, drive, player) -> "Elsewhere":
         where = selectors.elsewhere(drive, player)
         return cls({"type": "error", "message": where.text, "elsewhere": {
-            "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}})
+            "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}},
+            player.pk)
 
 
 class PlayConsumer(_TableSocket):
@@ -253,8 +256,10 @@ class PlayConsumer(_TableSocket):
             await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else broadcast.REFUSED)
             return
         if isinstance(found, Elsewhere):
-            # No hand of theirs here now (a page left open on a finished hand, reloaded): where
-            # to go instead, and no reconnecting (the page's button goes there).
+            # No hand of theirs here now (a page left open on a finished hand, reloaded): the
+            # last hand they played here, where to go instead, and no reconnecting (the page's
+            # button goes there).
+            await self.send_last_hand(found.player_id, None)
             await self.send_json(found.frame)
             await self.close(code=broadcast.REFUSED)
             return
@@ -268,6 +273,8 @@ class PlayConsumer(_TableSocket):
         # The start of the next hand (a close's movement instruction comes by the phone's group).
         self.playing_group = broadcast.drive_group(self.drive_id, "playing")
         await self.channel_layer.group_add(self.playing_group, self.channel_name)
+        if not found.dealt:  # the hand just played, above where to sit for this one
+            await self.send_last_hand(found.player_id, found.hand)
         await self.send_view()
         bots.schedule_table(found.table_id)  # bots of a hand that outlived a restart pick up again
 
@@ -275,6 +282,30 @@ class PlayConsumer(_TableSocket):
         """At this seat now (table and seat switch together, on the loop)."""
         await self.join_table(found.table_id, found.seat)
         self.hand_number, self.table_number = found.hand, found.table
+
+    def last_hand_frame(self, player_id: int, before: int | None) -> dict[str, Any] | None:
+        """The state frame of the player's latest hand on the phones that is over (of a hand before
+        ``before``, or of any), as their seat saw it at its end: a game screen opened after the close
+        or the drive's end shows that hand's result under where to go now, as a screen left open on
+        it does (found by QA: reloaded, it showed nothing of the hand just played). None if none."""
+        seats = Seat.objects.filter(player_id=player_id, table__play_mode=TableHand.PlayMode.DIGITAL, table__state__isnull=False)
+        if before is not None:
+            seats = seats.filter(hand__number__lt=before)
+        seat = seats.select_related("table").order_by("-hand__number").first()
+        if seat is None:
+            return None
+        try:
+            state = digital.load_state(seat.table)
+        except digital.DigitalError:
+            return None
+        if not state.finished:
+            return None
+        return self.frame_of(digital.view_with_basis(state, seat.position), True, digital.table_facts(seat.table_id))
+
+    async def send_last_hand(self, player_id: int, before: int | None) -> None:
+        frame = await database_sync_to_async(self.last_hand_frame, thread_sensitive=False)(player_id, before)
+        if frame is not None:
+            await self.send_json(frame)
 
     async def hold_screen(self) -> None:
         """A player holds at most ``MAX_SCREENS`` game sockets here (two tabs, an old phone and a
@@ -348,7 +379,7 @@ class PlayConsumer(_TableSocket):
         if seat is None:  # (a finished drive: its last hand's seat is no longer played)
             return Elsewhere.of(drive, player)
         return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number,
-                      player.pk, player.token, drive.pk)
+                      player.pk, player.token, drive.pk, seat.table.state is not None)
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]

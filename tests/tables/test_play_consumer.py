@@ -396,6 +396,34 @@ async def test_a_close_s_instructions_reach_each_game_screen_its_own_player_s(fo
     await second.disconnect()
 
 
+async def test_a_game_screen_opened_after_the_close_shows_the_hand_just_played_then_where_to_sit(organiser):
+    """Hand 2 seated on the phones, not started: a screen opened now (reloaded) gets the hand
+    its player just played, over, then where to sit; one at a table before any hand is over gets
+    only where to sit."""
+    drive, sockets = await two_tables_played_and_closed(organiser)
+    for socket in sockets.values():
+        await socket.disconnect()
+    player = await database_sync_to_async(lambda: drive.players.get(pk=next(iter(sockets))))()
+    again = phone(drive, player)
+    assert (await again.connect())[0]
+    await the_hand_just_played(again, player)
+    frame = await again.receive_json_from(timeout=5)
+    assert frame["type"] == "waiting" and frame["hand"] == 2, frame
+    await again.disconnect()
+
+
+async def test_a_game_screen_before_any_hand_is_over_shows_only_where_to_sit(organiser):
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 4, start=False)
+    player = (await database_sync_to_async(lambda: seated_players(table_of(drive)))())[0]
+    socket = phone(drive, player)
+    assert (await socket.connect())[0]
+    frame = await socket.receive_json_from(timeout=5)
+    assert frame["type"] == "waiting" and frame["hand"] == 1, frame
+    await socket.disconnect()
+
+
 async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_hand_is_with_a_link(organiser):
     """A phone left on the game screen of a finished hand: when the organiser starts the next
     hand it looks again at once (``live.hand_started``), and the player whose next table plays
@@ -426,9 +454,20 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
         await socket.disconnect()
     again = phone(drive, on_cards[0])
     assert (await again.connect())[0]
+    await the_hand_just_played(again, on_cards[0])
     frame = await again.receive_json_from(timeout=5)
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("Hand 2 has started: you are at Table 2")
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+
+
+async def the_hand_just_played(socket, player) -> None:
+    """A game screen opened after its player's hand on the phones is over shows that hand first,
+    at its end, from their seat (found by QA: reloaded after the close or the drive's end, it
+    showed nothing of it, where the screen left open keeps its result)."""
+    frame = await socket.receive_json_from(timeout=5)
+    assert frame["type"] == "state" and frame["status"] == "done" and frame["hand"] == 1, frame
+    assert frame["view"]["result"]["points"] and frame["view"]["seat"] == next(
+        s["position"] for s in frame["seats"] if s["name"] == player.name)
 
 
 async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organiser):
@@ -448,9 +487,10 @@ async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organise
         assert frame["message"] == "The drive has finished: your page shows your final place."
         assert frame["elsewhere"] == {"hand": 1, "button": "See your final place", "href": me}
         await socket.disconnect()
-    player = next(iter(sockets))
-    again = phone(drive, await database_sync_to_async(lambda: drive.players.get(pk=player))())
+    player = await database_sync_to_async(lambda: drive.players.get(pk=next(iter(sockets))))()
+    again = phone(drive, player)
     assert (await again.connect())[0]
+    await the_hand_just_played(again, player)
     frame = await again.receive_json_from(timeout=5)
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("The drive has finished")
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}

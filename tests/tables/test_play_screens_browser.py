@@ -303,6 +303,27 @@ def test_a_finished_hand_passes_axe(server, browser, slug):
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hands_result(server, browser):
+    """Found by QA: a game screen opened (reloaded) after the organiser closed the hand said only
+    that the next hand had not started, and after the drive's end only that it had finished: the
+    hand just played, and its result, were gone. The result stays, under where to go now."""
+    data = server.shell_json(S.finished("reload-done", "wonderland"))
+    close = ("from drive.models import Drive\nfrom drive import services\n"
+             f"drive = Drive.objects.get(join_code={data['code']!r})\n%s\nprint('{{}}')")
+    server.shell_json(close % "services.close_hand(drive, force=True)")  # (the set-up stored the hand, not its result)
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#result")).to_contain_text("The hand is over")
+    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
+    expect(page.locator("#instruction")).to_contain_text("Hand 2 has not started yet")
+    server.shell_json(close % "services.end_drive(drive)")
+    page.reload()
+    expect(page.locator("#instruction")).to_contain_text("The drive has finished")
+    expect(page.locator("#result")).to_contain_text("The hand is over")
+    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
+    page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("slug", [g.slug for g in all_games()])
 def test_a_finished_hand_at_a_table_of_several_says_who_moves_up(server, browser, slug):
     """Found by QA: Film Fantasy's end-of-hand box never said who moves, where the other games'
