@@ -265,11 +265,12 @@ LOGGING = {
         "django": {"handlers": []},
         # A client's mistake is one line, not a traceback: a forged Host header; a body read
         # past its limits by something other than config.middleware.UnreadableForm; a lookup or
-        # a field the admin refuses in an address; any request answered 4xx.
+        # a field the admin refuses in an address, an admin search too long; any request
+        # answered 4xx.
         **{f"django.security.{name}": {"filters": ["without_traceback"]}
            for name in ("DisallowedHost", "RequestDataTooBig", "TooManyFieldsSent", "TooManyFilesSent",
                         "DisallowedModelAdminLookup", "DisallowedModelAdminToField", "DisallowedRedirect",
-                        "SuspiciousMultipartForm", "SuspiciousSession", "csrf")},
+                        "SuspiciousMultipartForm", "SuspiciousSession", "SuspiciousOperation", "csrf")},
         "django.request": {"filters": ["client_error_without_traceback"]},
     },
 }

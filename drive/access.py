@@ -88,9 +88,11 @@ def drive_by_code(code: str, asker) -> Drive:
     ``UNKNOWN_CODES_PER_MINUTE``; beyond, any code it asks for is ``TooManyCodes`` (a drive's
     page answered and an unknown code refused would still tell a guesser which codes exist),
     unless it shows it belongs to that drive: a phone holding one of its players, its organiser."""
-    code = (code or "").upper()  # (as it came: a code typed in the find form is cleaned there)
+    code = code or ""  # (as it came: a code typed in the find form is cleaned there)
+    # Plain letters before the upper case: "ſ" (a long s) is "S" in upper case.
     if not (code.isascii() and code.isalpha()) or len(code) > 8:  # no code (/robots.txt, an icon): no guess either
         raise Http404("No drive has that code.")
+    code = code.upper()
     limited = ratelimit.over_limit(asker, "code", UNKNOWN_CODES_PER_MINUTE)
     drive = one_or_none(Drive.objects.filter(join_code=code))
     if drive is None:

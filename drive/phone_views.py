@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
-from common.ratelimit import give_back, spend_try
+from common.ratelimit import give_back, over_limit, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
@@ -30,6 +30,10 @@ from tables.models import Hand
 COOKIE_AGE = 60 * 60 * 24 * 7
 COOKIE_OPTIONS = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax"}
 JOIN_ATTEMPTS_PER_MINUTE = 20
+# Names joined (taken, or added) a minute per address: far more phones than a room behind one
+# address joins in a minute, and a bound on one client that throws its cookie away after each
+# name (it took every name of a drive of 400 in under a minute: found by probing).
+JOINS_PER_MINUTE = 60
 
 
 def _remember(response, drive: Drive, player: Player):
@@ -77,9 +81,12 @@ def claim(request, code: str):
     """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
     drive = drive_by_code(code, request)
     # The limit is for guessing (a name's id, a typed name): a phone that joins gives its try
-    # back, so a room of phones behind one address (a hall's Wi-Fi) joins however many it holds.
+    # back, so a room of phones behind one address (a hall's Wi-Fi) joins as many as it holds,
+    # up to ``JOINS_PER_MINUTE``.
     spent = spend_try(request, "join", JOIN_ATTEMPTS_PER_MINUTE)
-    if spent is None:
+    if spent is None or over_limit(request, "joined", JOINS_PER_MINUTE):
+        if spent is not None:
+            give_back(spent)
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
     if drive.is_finished:
@@ -99,6 +106,7 @@ def claim(request, code: str):
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
     give_back(spent)
+    spend_try(request, "joined", JOINS_PER_MINUTE)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
+from urllib.parse import urlsplit
+
+from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -371,6 +373,20 @@ class SignInView(auth_views.LoginView):
 
     redirect_authenticated_user = True
     template_name = "registration/login.html"
+
+    def get_redirect_url(self):
+        """``next``, but not back to a sign-in page (``/login/?next=/login/``: Django's view finds
+        it would redirect a signed-in user to itself, and raised a server error), nor into the
+        admin for an account it does not let in (an organiser made for their own drives: the
+        admin and its sign-in sent it to each other for ever). Either goes to the drives."""
+        url = super().get_redirect_url()
+        path = urlsplit(url).path
+        if path in (reverse("login"), reverse("admin-login")):
+            return ""
+        user = self.request.user
+        if path.startswith(reverse("admin:index")) and user.is_authenticated and not admin.site.has_permission(self.request):
+            return ""
+        return url
 
     def post(self, request, *args, **kwargs):
         spent = spend_try(request, "sign-in", SIGN_IN_ATTEMPTS_PER_MINUTE)

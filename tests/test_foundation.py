@@ -534,3 +534,33 @@ def test_an_unlimited_hard_limit_gives_the_largest_soft_one_the_kernel_takes_and
         ("INFO", "Open files: at most 10,240 at once, raised from 1,024"),
         ("WARNING", "Open files: at most 512 at once, raised from 256: each connection is one, so about that many "
                     "phones' pages and sockets; raise the hard limit (ulimit -Hn) for more")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/login/?next=/login/", "/admin/login/?next=/admin/login/", "/login/?next=/admin/login/%3Fx%3D1"])
+def test_a_signed_in_organiser_sent_back_to_a_sign_in_page_goes_to_the_drives(organiser_client, url):
+    """Found by probing: ``/login/?next=/login/`` opened by a signed-in organiser (a link, no
+    form) was a server error with a traceback: Django's sign-in found it would redirect to itself."""
+    response = organiser_client.get(url)
+    assert response.status_code == 302 and response["Location"] == "/"
+
+
+@pytest.mark.django_db
+def test_an_organiser_the_admin_does_not_let_in_is_not_sent_round_between_it_and_its_sign_in(organiser_client, organiser):
+    """Found by probing: an organiser made for their own drives (not staff) saw "Raw data" on the
+    dashboard, and the admin and its sign-in sent them to each other for ever. No link; the admin's
+    sign-in sends them to their drives. The laptop's organiser (staff) has both."""
+    from drive.models import Drive
+
+    drive = Drive.objects.create(organiser=organiser, name="Friday")
+    assert "Raw data" not in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    to_sign_in = organiser_client.get("/admin/")
+    assert to_sign_in.status_code == 302 and to_sign_in["Location"] == "/admin/login/?next=/admin/"
+    response = organiser_client.get(to_sign_in["Location"])
+    assert response.status_code == 302 and response["Location"] == "/"
+    organiser.is_staff = organiser.is_superuser = True
+    organiser.save()
+    assert "Raw data (admin)" in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert organiser_client.get("/admin/").status_code == 200
+    back = organiser_client.get("/admin/login/?next=/admin/")
+    assert back.status_code == 302 and back["Location"] == "/admin/"

@@ -116,3 +116,19 @@ def test_a_filter_in_the_address_the_page_does_not_offer_is_refused_in_one_line(
                 "/admin/auth/user/?groups__id__exact=99999999999999999999", "/admin/drive/drive/?status__exact=zz",
                 "/admin/drive/drive/?date__isnull=perhaps"):
         assert organiser_client.get(url).status_code in (200, 302), url
+
+
+def test_a_search_of_too_many_words_is_refused_in_one_line(superuser_organiser, organiser_client, caplog):
+    """Found by probing: a search of 1,000 words (``?q=a a a …``) was a condition too deep for
+    SQLite, a server error with a traceback, on every list that searches. At most 20 words; more
+    is a 400 of one line."""
+    from common.admin import ReadOnly
+    from tests.factories import make_drive
+
+    make_drive(superuser_organiser, 4)
+    most = " ".join(["P001"] * ReadOnly.MOST_SEARCH_WORDS)
+    for page in ("/admin/drive/player/", "/admin/drive/drive/", "/admin/auth/user/"):
+        assert organiser_client.get(page, {"q": most}).status_code == 200, page
+        assert organiser_client.get(page, {"q": "a " * 1000}).status_code == 400, page
+    lines = [r for r in caplog.records if r.name.startswith("django.")]
+    assert len(lines) == 3 and all(r.exc_info is None and not r.exc_text for r in lines)
