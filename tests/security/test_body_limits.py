@@ -198,10 +198,13 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
             ws.send('{"type": "ping", "pad": "' + "x" * 20_000 + '"}')  # over the sockets' own limit
             assert ws.recv(timeout=10)  # answered (an error frame): the socket is still open
             # daphne drops the connection (no close code): the send itself may meet the drop
-            # (connection reset), or the next read does.
+            # (connection reset), or a read does; on a busy machine a frame the server sent
+            # before it (a live update) may be read first (found under load). A socket left
+            # open times the reads out instead: TimeoutError, not caught here.
             with pytest.raises((ConnectionClosed, ConnectionError)):
                 ws.send(too_long[0] if len(too_long) == 1 else iter(too_long))  # whole, or two fragments
-                ws.recv(timeout=10)
+                while True:
+                    ws.recv(timeout=30)
 
 
 def test_a_big_drives_board_gets_its_whole_update_over_64_kib(server):
