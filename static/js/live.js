@@ -27,7 +27,7 @@
   window.addEventListener("pageshow", function () { leaving = false; });  // back to this page
   var statusEl = document.querySelector("[data-live-status]");
   var lastStamp = 0, lastRead = 0, results = [], delay = 500, socket = null, pingTimer = null, pollTimer = null, deferred = null;
-  var pageIndex = 0, pagerTimer = null;
+  var pageIndex = 0, moveIndex = 0, pagerTimer = null;
 
   function csrfToken() {
     var m = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
@@ -223,13 +223,63 @@
     return Math.max(1, Math.floor(room / rowH));  // (never more than fit: the notes stay on the screen)
   }
 
-  // Board: page through standings that do not fit on the screen.
+  // Board: page through what does not fit on the screen, every 8 s: the seating's movement (who
+  // sits where, while the room finds its seats) and the standings, each in its own pages.
   function paginate(keepPage) {
+    fitPrizes();
+    var movePages = paginateMovement(keepPage);  // first: the standings get the room it leaves
+    var pages = paginateStandings(keepPage);
+    // Keep the pages turning every 8 s: an update arriving meanwhile must not restart the clock
+    // (in a burst of results the board would never leave its first page).
+    if ((pages > 1 || movePages > 1) && (!pagerTimer || !keepPage)) {
+      clearTimeout(pagerTimer);
+      pagerTimer = setTimeout(function () { pagerTimer = null; pageIndex += 1; moveIndex += 1; paginate(true); }, 8000);
+    } else if (pages <= 1 && movePages <= 1) { clearTimeout(pagerTimer); pagerTimer = null; }
+  }
+
+  // The prizes fill the screen; a list too long for it (many tied for a prize) is drawn smaller
+  // until it fits, the winner, last and largest, still in sight (found by QA: six runners-up
+  // tied pushed the winner off the screen).
+  function fitPrizes() {
+    var box = document.querySelector("[data-prizes]");
+    if (!box) return;
+    box.style.fontSize = "";
+    var size = parseFloat(getComputedStyle(box).fontSize), least = 0.02 * window.innerHeight;
+    while (box.getBoundingClientRect().bottom > window.innerHeight && size > least) {
+      size = Math.max(least, size * 0.93);
+      box.style.fontSize = size + "px";
+    }
+  }
+
+  // The movement takes at most its box (app.css: under half the screen, the standings keep the
+  // rest); more tables than fit there are shown a page at a time, each table whole (found by QA:
+  // at 30 tables it pushed every standings row off the screen, and tables 17-30 were cut off).
+  function paginateMovement(keepPage) {
+    var box = document.querySelector("[data-movement]");
+    if (!box) return 1;
+    var items = Array.prototype.slice.call(box.children), starts = [0];
+    for (var s = 0; s < items.length;) {   // each page's first table: the first that does not fit after s
+      items.forEach(function (el, i) { el.hidden = i < s; });
+      var limit = box.getBoundingClientRect().top + box.clientHeight + 1, next = -1;
+      for (var i = s + 1; i < items.length && next < 0; i++) if (items[i].getBoundingClientRect().bottom > limit) next = i;
+      if (next < 0) break;
+      starts.push(next); s = next;
+    }
+    var pages = starts.length;
+    if (!keepPage || moveIndex >= pages) moveIndex = 0;
+    var from = starts[moveIndex], to = moveIndex + 1 < pages ? starts[moveIndex + 1] : items.length;
+    items.forEach(function (el, i) { el.hidden = i < from || i >= to; });
+    var note = document.querySelector("[data-movement-note]");
+    if (note) { note.hidden = pages <= 1; note.textContent = "Tables, page " + (moveIndex + 1) + " of " + pages; }
+    return pages;
+  }
+
+  function paginateStandings(keepPage) {
     var table = document.querySelector("table[data-pager]");
-    if (!table) return;
+    if (!table) return 1;
     var rows = Array.prototype.slice.call(table.querySelectorAll("tbody tr"));
     rows.forEach(function (r) { r.hidden = false; });
-    if (!rows.length) return;
+    if (!rows.length) return 1;
     var chart = document.querySelector(".board .chart");
     var note = document.querySelector("[data-pager-note]");
     if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
@@ -255,12 +305,7 @@
       note.hidden = pages <= 1;
       note.textContent = "Standings, page " + (pageIndex + 1) + " of " + pages;
     }
-    // Keep the page turning every 8 s: an update arriving meanwhile must not restart the clock
-    // (in a burst of results the board would never leave its first page).
-    if (pages > 1 && (!pagerTimer || !keepPage)) {
-      clearTimeout(pagerTimer);
-      pagerTimer = setTimeout(function () { pagerTimer = null; pageIndex = (pageIndex + 1) % pages; paginate(true); }, 8000);
-    } else if (pages <= 1) { clearTimeout(pagerTimer); pagerTimer = null; }
+    return pages;
   }
   window.addEventListener("resize", function () { paginate(false); });
   addCsrf(document);

@@ -6,6 +6,8 @@ printed score cards, each table within its card; and the prize reveal across the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -231,4 +233,79 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
             assert max(p["right"] for p in m["each"]) >= 0.6 * width  # not one narrow column
             assert not m["broken"], m["broken"]
             assert all(inside(p, screen) for p in m["each"]) and inside(m["live"], screen)
+            context.close()
+
+
+# The seating's movement as the board shows it now: its box, the tables shown (each one's box),
+# the standings' rows shown and the notes' bottom.
+MOVEMENT = """() => {
+  const shownEl = el => !el.hidden && el.getClientRects().length > 0, box = el => el.getBoundingClientRect();
+  const movement = document.querySelector("[data-movement]");
+  const rows = [...document.querySelectorAll("table[data-pager] tbody tr")].filter(shownEl);
+  const notes = [...document.querySelectorAll(".board .pager-note, .board .tie-note")].filter(shownEl);
+  return {
+    height: innerHeight, box: {top: box(movement).top, bottom: box(movement).bottom},
+    tables: [...movement.children].filter(shownEl).map(t => ({
+      number: t.querySelector("strong").textContent, top: box(t).top, bottom: box(t).bottom})),
+    rows: rows.length, bottom: Math.max(...rows.map(r => box(r).bottom), ...notes.map(n => box(n).bottom)),
+    note: document.querySelector("[data-movement-note]").textContent,
+  };
+}"""
+
+
+@pytest.mark.timeout(900)  # a backstop: a drive of 120 made and a server started on a busy machine
+def test_the_seating_of_thirty_tables_turns_in_pages_and_leaves_the_standings_room(tmp_path):
+    """Found by QA: while 120 players found their seats, the board listed all 30 tables' movement
+    and showed no standings row at all, and tables 17-30 were cut off the screen. The movement
+    takes under half the screen, a page of whole tables at a time, every table on some page; the
+    standings keep the rest."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        server.shell_json('from django.contrib.auth import get_user_model\n'
+                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
+                          'print("{}")')
+        server.manage("demo_drive", "--game", "film-fantasy", "--players", "120", "--hands", "1", "--seed", "3",
+                      "--organiser", "olive")
+        code = server.shell_json("from drive.models import Drive\nfrom drive import services\nd = Drive.objects.get()\n"
+                                 "services.close_hand(d, force=True)\nprint(json.dumps(d.join_code))")
+        for (width, height), every_page in (((1280, 720), True), ((1920, 1080), False)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(f"{server.url}/{code}/board")
+            expect(page.locator("[data-live-status]")).to_have_text("Live")
+            note = page.locator("[data-movement-note]")
+            expect(note).to_have_text(re.compile(r"^Tables, page 1 of \d+$"))
+            pages = int(note.inner_text().rsplit(" ", 1)[1])
+            seen = []
+            for number in range(1, pages + 1 if every_page else 2):
+                expect(note).to_have_text(f"Tables, page {number} of {pages}", timeout=30_000)  # (a page every 8 s)
+                m = page.evaluate(MOVEMENT)
+                page.screenshot(path=str(tmp_path / f"board-seating-30-{width}x{height}-{number}.png"))
+                where = f"{width}x{height}, page {number}"
+                assert m["tables"] and m["box"]["bottom"] - m["box"]["top"] <= 0.45 * m["height"], (where, m["box"])
+                for t in m["tables"]:
+                    assert m["box"]["top"] - 0.5 <= t["top"] and t["bottom"] <= m["box"]["bottom"] + 0.5, (where, t)
+                assert m["rows"] >= 4 and m["bottom"] <= m["height"], (where, m["rows"], m["bottom"])
+                seen += [t["number"] for t in m["tables"]]
+            if every_page:
+                assert pages > 1 and sorted(seen) == sorted(f"Table {n}:" for n in range(1, 31)), seen
+            page.close()
+
+        # The prizes of the drive, many tied for some: a list too long for the screen is drawn
+        # smaller (found by QA: six runners-up tied pushed the winner off the screen).
+        server.shell_json("from drive.models import Drive\nfrom drive import services\nd = Drive.objects.get()\n"
+                          "services.end_drive(d); d.refresh_from_db(); services.show_prizes(d, True)\nprint('{}')")
+        for width, height in SIZES:
+            context = browser.new_context(viewport={"width": width, "height": height}, reduced_motion="reduce")
+            page = context.new_page()
+            page.goto(f"{server.url}/{code}/board")
+            expect(page.locator("[data-prizes] .prize.winner")).to_be_visible()
+            page.screenshot(path=str(tmp_path / f"prizes-120-{width}x{height}.png"))
+            m = page.evaluate("""() => ({
+              entries: document.querySelectorAll("[data-prizes] .prize-entry").length,
+              each: [...document.querySelectorAll("[data-prizes] .prize")].map(p => p.getBoundingClientRect().toJSON()),
+              winner: parseFloat(getComputedStyle(document.querySelector(".prize.winner")).fontSize),
+              other: parseFloat(getComputedStyle(document.querySelector(".prize:not(.winner)")).fontSize)})""")
+            screen = {"left": 0, "top": 0, "right": width, "bottom": height}
+            assert m["entries"] >= 8, m  # (the drive's seed: enough tied to need the room)
+            assert all(inside(p, screen) for p in m["each"]), (width, m)
+            assert m["winner"] > m["other"] >= 0.02 * height, (width, m)
             context.close()
