@@ -172,6 +172,8 @@ REQUEST_THREADS = env_int("REQUEST_THREADS", 1 if DATABASES["default"]["ENGINE"]
 # Requests one address may have in the server at once (waiting or in their views); one more is
 # answered 429 (config/http_handler.py). The server's own machine is not limited; 0: no limit.
 REQUESTS_PER_ADDRESS = env_int("REQUESTS_PER_ADDRESS", 16, minimum=0, maximum=10_000)
+# Names joined (taken or added) a minute per client address (drive/phone_views.py); 0: no limit.
+JOINS_PER_ADDRESS = env_int("JOINS_PER_ADDRESS", 60, minimum=0, maximum=100_000)
 # A result's own message reaches the board and the dashboard at its commit (drive.live
 # table_changed); their full re-render then waits LIVE_GATHER_MS (milliseconds) for the rest of
 # a burst of results, so 50 results at the end of a hand cost a few renders, not fifty.

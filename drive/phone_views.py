@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from common.bidi import bdi, isolate
 from common.db import one_or_none, write_sync
+from common.network import is_this_machine
 from common.ratelimit import give_back, over_limit, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
@@ -30,10 +31,6 @@ from tables.models import Hand
 COOKIE_AGE = 60 * 60 * 24 * 7
 COOKIE_OPTIONS = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax"}
 JOIN_ATTEMPTS_PER_MINUTE = 20
-# Names joined (taken, or added) a minute per address: far more phones than a room behind one
-# address joins in a minute, and a bound on one client that throws its cookie away after each
-# name (it took every name of a drive of 400 in under a minute: found by probing).
-JOINS_PER_MINUTE = 60
 
 
 def _remember(response, drive: Drive, player: Player):
@@ -81,13 +78,18 @@ def claim(request, code: str):
     """A phone picks its name (or adds it, when the organiser allows). Rate-limited."""
     drive = drive_by_code(code, request)
     # The limit is for guessing (a name's id, a typed name): a phone that joins gives its try
-    # back, so a room of phones behind one address (a hall's Wi-Fi) joins as many as it holds,
-    # up to ``JOINS_PER_MINUTE``.
+    # back, so a room of phones behind one address (a hall's Wi-Fi) joins as many as it holds.
+    # Names joined are limited apart (settings.JOINS_PER_ADDRESS a minute, not the laptop's own):
+    # a client that throws its cookie away after each name took every name of a drive of 400 in
+    # under a minute (found by probing).
     spent = spend_try(request, "join", JOIN_ATTEMPTS_PER_MINUTE)
-    if spent is None or over_limit(request, "joined", JOINS_PER_MINUTE):
-        if spent is not None:
-            give_back(spent)
+    if spent is None:
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
+        return redirect("phone:join", code=drive.join_code)
+    joins = settings.JOINS_PER_ADDRESS if not is_this_machine(request.META.get("REMOTE_ADDR")) else 0
+    if joins and over_limit(request, "joined", joins):
+        give_back(spent)
+        messages.error(request, "Many phones have just joined from this network: wait a minute and try again.")
         return redirect("phone:join", code=drive.join_code)
     if drive.is_finished:
         messages.error(request, "This drive has finished.")
@@ -106,7 +108,8 @@ def claim(request, code: str):
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
     give_back(spent)
-    spend_try(request, "joined", JOINS_PER_MINUTE)
+    if joins:
+        spend_try(request, "joined", joins)
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

@@ -433,6 +433,9 @@ class Elsewhere:
     hand: int
     text: str
     button: str
+    # The hand whose end the screen may still show (their table's result): the last once the
+    # drive is over, the one before the current hand while that is not started; else None.
+    last_played: int | None = None
 
 
 def elsewhere(drive: Drive, player: Player) -> Elsewhere:
@@ -443,23 +446,26 @@ def elsewhere(drive: Drive, player: Player) -> Elsewhere:
     if drive.is_finished:
         frozen = suspense_from(drive)
         if frozen is not None and number > frozen:  # hidden until the prizes are revealed, as drive_view says
-            return Elsewhere(number, "The drive has finished: the winners are revealed on the board.", "Back to the drive")
-        return Elsewhere(number, "The drive has finished: your page shows your final place.", "See your final place")
+            return Elsewhere(number, "The drive has finished: the winners are revealed on the board.", "Back to the drive",
+                             number)
+        return Elsewhere(number, "The drive has finished: your page shows your final place.", "See your final place",
+                         number)
     if hand is None:
         return Elsewhere(0, "The seating has not been drawn yet: your page says where to sit once it is.",
                          "Back to the drive")
     started = hand.status != Hand.Status.SEATING
+    last = None if started else number - 1
     seat = Seat.objects.filter(hand=hand, player=player).select_related("table").first()
     if seat is None:
         return Elsewhere(number, f"Hand {number} {'has started' if started else 'is about to start'}: you are not "
-                                 "at a table in it. Your page says when you are seated.", "Back to the drive")
+                                 "at a table in it. Your page says when you are seated.", "Back to the drive", last)
     table = seat.table.number
     if started:
         text = (f"Hand {number} has started: you are at Table {table}, playing with cards. "
                 "Enter or confirm its result on your page.")
     else:
         text = f"Hand {number} is about to start: sit at Table {table}, where it is played with cards."
-    return Elsewhere(number, text, f"Go to hand {number}")
+    return Elsewhere(number, text, f"Go to hand {number}", last)
 
 
 def suspense_from(drive: Drive) -> int | None:

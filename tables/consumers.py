@@ -229,13 +229,14 @@ class Elsewhere:
 
     frame: dict[str, Any]
     player_id: int
+    last_played: int | None  # the hand whose end the screen shows above it (``selectors.Elsewhere``)
 
     @classmethod
     def of(cls, drive, player) -> "Elsewhere":
         where = selectors.elsewhere(drive, player)
         return cls({"type": "error", "message": where.text, "elsewhere": {
             "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}},
-            player.pk)
+            player.pk, where.last_played)
 
 
 class PlayConsumer(_TableSocket):
@@ -259,7 +260,7 @@ class PlayConsumer(_TableSocket):
             # No hand of theirs here now (a page left open on a finished hand, reloaded): the
             # last hand they played here, where to go instead, and no reconnecting (the page's
             # button goes there).
-            await self.send_last_hand(found.player_id, None)
+            await self.send_last_hand(found.player_id, found.last_played)
             await self.send_json(found.frame)
             await self.close(code=broadcast.REFUSED)
             return
@@ -274,7 +275,7 @@ class PlayConsumer(_TableSocket):
         self.playing_group = broadcast.drive_group(self.drive_id, "playing")
         await self.channel_layer.group_add(self.playing_group, self.channel_name)
         if not found.dealt:  # the hand just played, above where to sit for this one
-            await self.send_last_hand(found.player_id, found.hand)
+            await self.send_last_hand(found.player_id, found.hand - 1)
         await self.send_view()
         bots.schedule_table(found.table_id)  # bots of a hand that outlived a restart pick up again
 
@@ -283,27 +284,29 @@ class PlayConsumer(_TableSocket):
         await self.join_table(found.table_id, found.seat)
         self.hand_number, self.table_number = found.hand, found.table
 
-    def last_hand_frame(self, player_id: int, before: int | None) -> dict[str, Any] | None:
-        """The state frame of the player's latest hand on the phones that is over (of a hand before
-        ``before``, or of any), as their seat saw it at its end: a game screen opened after the close
-        or the drive's end shows that hand's result under where to go now, as a screen left open on
-        it does (found by QA: reloaded, it showed nothing of the hand just played). None if none."""
-        seats = Seat.objects.filter(player_id=player_id, table__play_mode=TableHand.PlayMode.DIGITAL, table__state__isnull=False)
-        if before is not None:
-            seats = seats.filter(hand__number__lt=before)
-        seat = seats.select_related("table").order_by("-hand__number").first()
-        if seat is None:
+    def last_hand_frame(self, player_id: int, number: int) -> dict[str, Any] | None:
+        """The state frame of hand ``number`` as the player's seat saw it at its end, if they
+        played it on the phones: a game screen opened after the close or the drive's end shows
+        that hand's result under where to go now, as a screen left open on it does (found by QA:
+        reloaded, it showed nothing of the hand just played). None if they did not."""
+        seat = Seat.objects.filter(player_id=player_id, hand__number=number).select_related("table").first()
+        if seat is None or seat.table.play_mode != TableHand.PlayMode.DIGITAL or seat.table.state is None:
             return None
-        try:
-            state = digital.load_state(seat.table)
-        except digital.DigitalError:
-            return None
+        state = digital.load_state(seat.table)
         if not state.finished:
             return None
         return self.frame_of(digital.view_with_basis(state, seat.position), True, digital.table_facts(seat.table_id))
 
-    async def send_last_hand(self, player_id: int, before: int | None) -> None:
-        frame = await database_sync_to_async(self.last_hand_frame, thread_sensitive=False)(player_id, before)
+    async def send_last_hand(self, player_id: int, number: int | None) -> None:
+        """The hand just played (``last_hand_frame``), if any: shown above where to go, and no more
+        than that, so a failure to read it is logged and the socket goes on."""
+        if not number:
+            return
+        try:
+            frame = await database_sync_to_async(self.last_hand_frame, thread_sensitive=False)(player_id, number)
+        except Exception:
+            log.warning("player %s: hand %s's end not read for a game screen", player_id, number, exc_info=True)
+            return
         if frame is not None:
             await self.send_json(frame)
 

@@ -167,7 +167,7 @@ def seat_names(table: TableHand) -> list[dict[str, Any]]:
 def table_facts(table_id: int) -> dict[str, Any]:
     """What a table's sockets show beside a view: its number, the hand's, whether anyone moves
     after that hand (not after the drive's last, nor in a drive of one table), who sits where."""
-    table = TableHand.objects.select_related("hand__drive").get(pk=table_id)
+    table = TableHand.objects.select_related("hand__drive").defer("state", "client_keys").get(pk=table_id)
     hand = table.hand
     moves = not hand.drive.is_last_hand(hand.number) and (table.number > 1 or hand.tables.filter(number=2).exists())
     return {"id": table.pk, "table": table.number, "hand": hand.number, "moves": moves, "seats": seat_names(table)}

@@ -16,7 +16,7 @@ GAME_FOLDERS = [ROOT / "templates" / "games", ROOT / "static" / "games"]
 # or "_" inside: "Ice Follies", "nine_card", "NINE-CARD"; Film Fantasy's "declar" covers declare,
 # declarer, declared and declaration. "Alice", in two games' names, is one more word the generic
 # code never says.
-GAME_WORDS = {game.slug: game.own_words for game in all_games()}
+GAME_WORDS = {game.slug: game.own_words for game in all_games() if game.own_words}  # (none: see the last test)
 WORDS = re.compile("|".join(["alice", *GAME_WORDS.values()]), re.IGNORECASE)
 
 

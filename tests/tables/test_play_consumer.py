@@ -412,6 +412,32 @@ async def test_a_game_screen_opened_after_the_close_shows_the_hand_just_played_t
     await again.disconnect()
 
 
+async def test_a_game_screen_shows_only_the_hand_just_before_never_an_older_one(organiser):
+    """Hand 2 seated with cards: a screen opened now shows hand 1 (played on the phones), then
+    where to sit. Once hand 2 is played with cards and closed, a screen opened during hand 3's
+    seating shows nothing of hand 1 (found in review: it showed it as the hand just played)."""
+    from drive import services
+    from tests.tables.conftest import seated_players, table_of
+
+    drive, sockets = await two_tables_played_and_closed(organiser)
+    for socket in sockets.values():
+        await socket.disconnect()
+    await database_sync_to_async(services.set_table_mode)(drive, 2, "physical")
+    player = (await database_sync_to_async(lambda: seated_players(table_of(drive, 2)))())[0]
+    again = phone(drive, player)
+    assert (await again.connect())[0]
+    await the_hand_just_played(again, player)
+    frame = await again.receive_json_from(timeout=5)
+    assert frame["message"].startswith("Hand 2 is about to start: sit at Table 2, where it is played with cards"), frame
+    await database_sync_to_async(services.start_hand)(drive)
+    await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
+    late = phone(drive, player)
+    assert (await late.connect())[0]
+    frame = await late.receive_json_from(timeout=5)
+    assert frame["type"] != "state" and frame["message"].startswith("Hand 3 "), frame  # hand 2 was with cards: nothing of hand 1
+    await late.disconnect()
+
+
 async def test_a_game_screen_before_any_hand_is_over_shows_only_where_to_sit(organiser):
     from tests.tables.conftest import digital_drive, seated_players, table_of
 
@@ -454,8 +480,7 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
         await socket.disconnect()
     again = phone(drive, on_cards[0])
     assert (await again.connect())[0]
-    await the_hand_just_played(again, on_cards[0])
-    frame = await again.receive_json_from(timeout=5)
+    frame = await again.receive_json_from(timeout=5)  # (hand 1 is not shown: hand 2 is being played)
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("Hand 2 has started: you are at Table 2")
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
 

@@ -1,0 +1,25 @@
+/* The join page of a hall: a few letters typed show only the names that hold them (any part of
+   the name, any case, accents or not: "elo" finds "Élodie Martin"). Without this script, or
+   with nothing typed, every name is there to tap. */
+(function () {
+  "use strict";
+  var box = document.querySelector("[data-find-name]"), list = document.getElementById("names");
+  if (!box || !list) return;
+  var input = box.querySelector("input"), count = document.getElementById("find-name-count");
+  var names = Array.prototype.slice.call(list.querySelectorAll("button[name=player]"));
+  function plain(text) { return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/\s+/g, " ").trim(); }
+  var keys = names.map(function (b) { return plain(b.querySelector("bdi") ? b.querySelector("bdi").textContent : b.textContent); });
+  function filter() {
+    var typed = plain(input.value), shown = 0;
+    names.forEach(function (b, i) {
+      var hit = !typed || keys[i].indexOf(typed) >= 0;
+      b.hidden = !hit;
+      if (hit) shown += 1;
+    });
+    count.textContent = !typed ? "" : shown === 0 ? "No name holds “" + input.value.trim() + "”: check the spelling, or ask the organiser."
+      : shown === 1 ? "1 name: tap it to join." : shown + " names.";
+  }
+  input.addEventListener("input", filter);
+  box.hidden = false;
+  filter();
+})();
