@@ -187,6 +187,7 @@
       messageAgainst(msg.view, msg.hand);
       if (screen.update) screen.update(msg.view, view, sameHand);
       view = msg.view;
+      root.removeAttribute("data-no-view");   // (the game's whole screen from now on: _play_style.html)
       shownTable = msg.table; shownHand = msg.hand;
       overScreen(false);
       $("table-title").textContent = "Table " + msg.table + ", hand " + msg.hand;

@@ -229,6 +229,13 @@ def bots_played(tag: str, game: str, moves: int = 6) -> str:
             + _BOT_MOVES % {"moves": moves, "until_seat_0": False} + _SAVE)
 
 
+def seated(tag: str, game: str) -> str:
+    """A drive of any registered ``game`` seated at one table on the phones (as ``bots_played``),
+    its first hand not started."""
+    script = bots_played(tag, game, moves=0).split("game = get_game(")[0].replace("services.start_hand(drive)\n", "")
+    return script + 'print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))\n'
+
+
 def finished(tag: str, game: str) -> str:
     """A hand of any registered ``game`` the bots played to its end."""
     return bots_played(tag, game, moves=5000).replace(_SAVE, "\nassert state.finished\n" + _SAVE)

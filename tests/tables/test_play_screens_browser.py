@@ -303,6 +303,24 @@ def test_a_finished_hand_passes_axe(server, browser, slug):
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
+def test_a_seat_waiting_for_its_hand_shows_only_where_to_sit_until_it_starts(server, browser, slug):
+    """Found in a browser: seated, the hand not started, a game screen showed its empty boxes and
+    buttons beside "Hand 1 has not started yet" (Film Fantasy's Declare, Wonderland's empty "On
+    the table", Alice's row's heading). Only the status line shows until the hand comes."""
+    data = server.shell_json(S.seated(f"{slug}-waiting", slug))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#status")).to_have_text(re.compile(r"^Hand 1 has not started yet: sit at Table 1\."))
+    shown = page.evaluate("""() => [...document.querySelectorAll('#screen *')].filter(e => e.getClientRects().length
+      && e.closest('#status, #message') === null && !e.querySelector('#status, #message')).map(e => e.outerHTML.slice(0, 60))""")
+    assert shown == [], shown
+    server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
+                      f"services.start_hand(Drive.objects.get(join_code={data['code']!r}))\nprint('{{}}')")
+    expect(page.locator(S.HAND_CARDS).first).to_be_visible()
+    page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hands_result(server, browser):
     """Found by QA: a game screen opened (reloaded) after the organiser closed the hand said only
     that the next hand had not started, and after the drive's end only that it had finished: the
