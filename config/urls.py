@@ -20,6 +20,8 @@ urlpatterns = [
     path(HEALTH_PATH.lstrip("/"), healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever a page names: the icon, not a 404 in the log.
     path("favicon.ico", lambda request: redirect(static("img/icon.svg"), permanent=True)),
+    # "/admin" typed without its slash: the admin, not a drive's code ("No drive has that code.").
+    path("admin", lambda request: redirect("/admin/", permanent=True)),
     path("admin/login/", SignInView.as_view(), name="admin-login"),  # the admin's sign-in is ours: rate-limited
     path("admin/password_change/", no_password_change),  # (before the admin's own)
     path("admin/", admin.site.urls),

@@ -385,6 +385,7 @@ class SignInView(auth_views.LoginView):
             return ""
         user = self.request.user
         if path.startswith(reverse("admin:index")) and user.is_authenticated and not admin.site.has_permission(self.request):
+            messages.info(self.request, "The raw data (the admin) is for the laptop's organiser account only.")
             return ""
         return url
 

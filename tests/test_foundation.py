@@ -558,6 +558,8 @@ def test_an_organiser_the_admin_does_not_let_in_is_not_sent_round_between_it_and
     assert to_sign_in.status_code == 302 and to_sign_in["Location"] == "/admin/login/?next=/admin/"
     response = organiser_client.get(to_sign_in["Location"])
     assert response.status_code == 302 and response["Location"] == "/"
+    assert "organiser account only" in organiser_client.get("/").content.decode()
+    assert organiser_client.get("/admin")["Location"] == "/admin/"  # (not a drive's code)
     organiser.is_staff = organiser.is_superuser = True
     organiser.save()
     assert "Raw data (admin)" in organiser_client.get(f"/drives/{drive.pk}/").content.decode()

@@ -7,7 +7,14 @@
   if (!box || !list) return;
   var input = box.querySelector("input"), count = document.getElementById("find-name-count");
   var names = Array.prototype.slice.call(list.querySelectorAll("button[name=player]"));
-  function plain(text) { return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/\s+/g, " ").trim(); }
+  // Letters that lose no accent but are typed plain ("lukasz" for "Łukasz"), and every apostrophe
+  // as one (a phone types ’ or ', whichever the name was written with).
+  var FOLD = {"ł": "l", "ß": "ss", "ı": "i", "ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d", "þ": "th"};
+  function plain(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+      .replace(/[łßıøæœđðþ]/g, function (c) { return FOLD[c]; })
+      .replace(/[\u2018\u2019\u02bc`´]/g, "'").replace(/\s+/g, " ").trim();
+  }
   var keys = names.map(function (b) { return plain(b.querySelector("bdi") ? b.querySelector("bdi").textContent : b.textContent); });
   function filter() {
     var typed = plain(input.value), shown = 0;
@@ -17,7 +24,7 @@
       if (hit) shown += 1;
     });
     count.textContent = !typed ? "" : shown === 0 ? "No name holds “" + input.value.trim() + "”: check the spelling, or ask the organiser."
-      : shown === 1 ? "1 name: tap it to join." : shown + " names.";
+      : shown === 1 ? "1 name." : shown + " names.";
   }
   input.addEventListener("input", filter);
   box.hidden = false;

@@ -244,7 +244,7 @@
     var box = document.querySelector("[data-prizes]");
     if (!box) return;
     box.style.fontSize = "";
-    var size = parseFloat(getComputedStyle(box).fontSize), least = 0.02 * window.innerHeight;
+    var size = parseFloat(getComputedStyle(box).fontSize), least = 0.02 * Math.min(window.innerWidth, window.innerHeight);
     while (box.getBoundingClientRect().bottom > window.innerHeight && size > least) {
       size = Math.max(least, size * 0.93);
       box.style.fontSize = size + "px";
@@ -254,13 +254,23 @@
   // The movement takes at most its box (app.css: under half the screen, the standings keep the
   // rest); more tables than fit there are shown a page at a time, each table whole (found by QA:
   // at 30 tables it pushed every standings row off the screen, and tables 17-30 were cut off).
+  // Paged, the box keeps one height, its own or the tallest table's if that is taller, so the
+  // standings below have the same room on every page (their pages would skip and repeat rows).
   function paginateMovement(keepPage) {
     var box = document.querySelector("[data-movement]");
     if (!box) return 1;
     var items = Array.prototype.slice.call(box.children), starts = [0];
+    box.style.height = box.style.maxHeight = "";
+    items.forEach(function (el) { el.hidden = false; });
+    if (box.scrollHeight > box.clientHeight + 1) {   // more than the box holds: pages of one height
+      var tallest = Math.max.apply(null, items.map(function (el) { return el.getBoundingClientRect().height; }));
+      var height = Math.max(box.clientHeight, Math.ceil(tallest));
+      box.style.maxHeight = "none";
+      box.style.height = height + "px";
+    }
     for (var s = 0; s < items.length;) {   // each page's first table: the first that does not fit after s
       items.forEach(function (el, i) { el.hidden = i < s; });
-      var limit = box.getBoundingClientRect().top + box.clientHeight + 1, next = -1;
+      var limit = box.getBoundingClientRect().bottom + 0.5, next = -1;
       for (var i = s + 1; i < items.length && next < 0; i++) if (items[i].getBoundingClientRect().bottom > limit) next = i;
       if (next < 0) break;
       starts.push(next); s = next;
