@@ -219,6 +219,22 @@ class DriveForm(forms.ModelForm):
         frozen_at = selectors.suspense_from(self.instance)
         return counted if frozen_at is None else min(counted, frozen_at)
 
+    def kept_finished(self) -> bool:
+        """The page, shown before the drive finished, sent a change to more than its name, which
+        the form kept as it was (found by probing: the page said only "Saved.")."""
+        if not (self.instance.pk and self.instance.is_finished and "target" in self.data):
+            return False
+        for name, field in self.fields.items():
+            if name == "name" or self.add_prefix(name) not in self.data:  # (not sent: shown disabled then)
+                continue
+            sent = field.widget.value_from_datadict(self.data, self.files, self.add_prefix(name))
+            try:
+                if field.to_python(sent) != field.to_python(self[name].initial):
+                    return True
+            except forms.ValidationError:
+                return True
+        return False
+
     def kept_fixed(self) -> bool:
         """The page sent a changed game or house rule that the form kept as it was (the first
         hand started after the page was shown with them open to change: a page that shows them

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import time
 from urllib.parse import urlsplit
 
 from django.contrib import admin, messages
@@ -97,6 +99,8 @@ def drive_edit(request, drive_id: int):
         return render(request, "drive/drive_form.html", {"form": form, "drive": form.instance})
     said = " ".join([*notes[:1], *(n[0].upper() + n[1:] for n in notes[1:])])
     messages.success(request, f"Saved: {said}" if said else "Saved.")
+    if form.kept_finished():
+        messages.warning(request, "The drive has finished: only its name can change, the rest stays as it was.")
     if form.kept_fixed():
         messages.warning(request, "The game and its house rules stay as they were: they are fixed once "
                                   "the first hand has started (every table is scored by the same rules).")
@@ -126,12 +130,21 @@ def players_add(request, drive_id: int):
         messages.error(request, " ".join(form.errors["names"]))
         _keep_draft(request, drive)
         return _back(drive)
+    # The same list sent again within a minute (a double click: the browser shows the second
+    # answer only, which sent every name back to mend as "in this drive already", and following
+    # its advice added everyone twice; found by probing): answered as a repeat, nothing sent back.
+    sent = [hashlib.sha256(form.cleaned_data["names"].encode()).hexdigest()[:16], time.time()]
+    last = request.session.get(_NAMES_ADDED(drive))
+    if isinstance(last, list) and len(last) == 2 and last[0] == sent[0] and sent[1] - last[1] < 60:
+        messages.info(request, "That list was sent twice: its names were added once (see the Players list).")
+        return _back(drive)
     outcome = _run(request, drive, lambda: services.add_names(drive, form.cleaned_data["names"]))
     if outcome is None:
         _keep_draft(request, drive)
         return _back(drive)
     added, refused, reseated = outcome
     if added:
+        request.session[_NAMES_ADDED(drive)] = sent
         # Named, so that a list split where it should not be shows ("O'Neil, Jr." is two names:
         # commas separate them): the first twelve, then how many more; then whom the seating
         # shown moved for them.
@@ -150,6 +163,10 @@ def players_add(request, drive_id: int):
 
 def _NAMES_DRAFT(drive) -> str:  # noqa: N802 (a key, named as one)
     return f"names-draft-{drive.pk}"
+
+
+def _NAMES_ADDED(drive) -> str:  # noqa: N802
+    return f"names-added-{drive.pk}"
 
 
 def _keep_draft(request, drive, text: str | None = None) -> None:

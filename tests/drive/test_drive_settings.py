@@ -186,14 +186,18 @@ def test_a_finished_drive_keeps_its_settings_but_may_be_renamed(organiser_client
     for name in ("target_hands", "date", "preferred_table_size", "suspense_hands"):
         assert re.search(rf'<input[^>]*name="{name}"[^>]*disabled[^>]*>', page), name
     assert re.search(r'<select[^>]*name="game"[^>]*disabled', page)
-    # A page that sends a new target anyway changes nothing but the name.
-    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target_hands": 3})
-    assert response.status_code == 302
+    # A page that sends a new target anyway (shown before the last hand's close) changes nothing
+    # but the name, and says so (found by probing: it said only "Saved.").
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "target_hands": 3}, follow=True)
+    assert "The drive has finished: only its name can change, the rest stays as it was." in response.content.decode()
     drive.refresh_from_db()
     assert drive.target_hands == 1
-    assert organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Spring final"}).status_code == 302
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {**data, "name": "Spring final"}, follow=True)
+    assert "Saved." in response.content.decode() and "only its name can change" not in response.content.decode()
     drive.refresh_from_db()
     assert drive.name == "Spring final" and drive.target_hands == 1
+    response = organiser_client.post(f"/drives/{drive.pk}/edit", {"name": "Spring final 2"}, follow=True)  # as shown now
+    assert "only its name can change" not in response.content.decode()
 
 
 def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser_client, organiser, monkeypatch):

@@ -232,3 +232,18 @@ def test_taking_players_out_between_hands_moves_no_one_the_close_told_to_stay(or
     assert stays in after[0]
     arrived = before[1][4 % len(before[1])]  # Table 2's winner, moved up
     assert arrived in after[0]
+
+
+def test_a_list_sent_twice_at_once_is_answered_as_a_repeat(organiser, organiser_client):
+    """Found by probing: a double click on Add sent the list twice; the browser showed the second
+    answer only, "Not added (4), back in the box to mend: “Ann” is in this drive already: add an
+    initial…", every name back in the box, and following that advice added everyone twice. The
+    same list within a minute is answered as a repeat; another list is read as ever."""
+    drive = make_drive(organiser, 0)
+    organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob"})
+    page = organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nBob"}, follow=True).content.decode()
+    assert "That list was sent twice: its names were added once (see the Players list)." in page
+    assert "Not added" not in page and page[page.index("<textarea"):page.index("</textarea>")].split(">", 1)[1].strip() == ""
+    assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Bob"]
+    text = shown(organiser_client.post(f"/drives/{drive.pk}/players", {"names": "Ann\nCy"}, follow=True).content.decode())
+    assert "Added 1 player: “Cy”." in text and "“Ann” is in this drive already" in text
