@@ -24,7 +24,7 @@ after the requests queued in a burst (its database query runs beside theirs), an
 health checks takes no more than one place. A sign-in (a POST to ``SIGN_IN_PATHS``) takes no
 place at all: its password check is a third of a second of hashing, outside the interpreter, and
 with every page waiting behind it, ten wrong passwords from each of six addresses held a board
-13.6 s; ``drive.views.SignInView`` checks one password at a time, with a few in line, and
+13.6 s; ``drive.sign_in.SignInView`` checks one password at a time, with a few in line, and
 refuses more. Figures: docs/benchmarks.md; tested by tests/test_http_handler.py and
 tests/security/test_signing_in_under_load.py.
 

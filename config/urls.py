@@ -6,7 +6,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from config.health import PATH as HEALTH_PATH, healthz
-from drive.views import SignInView
+from drive.sign_in import SignInView
 
 
 def no_password_change(request):

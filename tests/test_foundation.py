@@ -240,7 +240,7 @@ def test_signing_in_is_rate_limited_per_address(client, organiser, url, monkeypa
     from django.test import Client
 
     from common import ratelimit
-    from drive.views import SIGN_IN_ATTEMPTS_PER_MINUTE
+    from drive.sign_in import SIGN_IN_ATTEMPTS_PER_MINUTE
 
     # Mid-minute, held there: ten hashed tries take seconds, and a burst that straddles the turn
     # of a minute is weighed a little under its count (the sliding minute is an estimate).

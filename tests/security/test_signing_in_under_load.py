@@ -1,5 +1,5 @@
 """Sign-ins check passwords beside the pages, not in their place (config/http_handler.py,
-drive.views.SignInView): a guesser's wrong passwords, each a third of a second of hashing, held
+drive.sign_in.SignInView): a guesser's wrong passwords, each a third of a second of hashing, held
 every page behind them (10 tries from each of 6 addresses: a board waited 13.6 s).
 
 The password check here is a hasher that waits for the test to let it go, so "a sign-in is being
@@ -20,7 +20,7 @@ from django.test import Client
 
 from common.ratelimit import Turns
 from config.http_handler import SIGN_IN_PATHS, KeptThreadsASGIHandler
-from drive import views
+from drive import sign_in
 
 PASSWORD = "organiser-pass-123"
 CSRF = "a" * 32  # a CSRF secret: the cookie and the form's token
@@ -100,7 +100,7 @@ async def test_pages_are_answered_while_sign_ins_are_being_checked_and_the_organ
     guesses = [asyncio.ensure_future(_sign_in(handler, f"10.0.0.{n}", "wrong-password")) for n in (1, 2, 3)]
     try:
         assert await asyncio.to_thread(held.checking.acquire, timeout=60)  # one password in its check
-        await asyncio.to_thread(_until, lambda: views.SIGN_IN_TURNS.in_line == 3, "three sign-ins in line")
+        await asyncio.to_thread(_until, lambda: sign_in.SIGN_IN_TURNS.in_line == 3, "three sign-ins in line")
         # The pages' one place is free: a page is answered now, the sign-ins all still in line.
         status, page, _ = await _ask(handler, "GET", "/login/", "10.0.0.9")
         assert status == 200 and "Organiser sign-in" in page
@@ -130,7 +130,7 @@ def test_sign_ins_beyond_those_in_line_are_refused_at_once_and_the_laptop_always
     django_user_model.objects.create_user(username="olive", password=PASSWORD)
     held.let_go.set()  # checks go through; the turn is held by the test itself
     turns = Turns(1)
-    monkeypatch.setattr(views, "SIGN_IN_TURNS", turns)
+    monkeypatch.setattr(sign_in, "SIGN_IN_TURNS", turns)
     phone = Client(REMOTE_ADDR="10.0.0.7")
     laptop: list = []
     with turns.turn() as mine:
@@ -146,6 +146,6 @@ def test_sign_ins_beyond_those_in_line_are_refused_at_once_and_the_laptop_always
     waiting.join(60)
     assert laptop[0].status_code == 302 and held.checks == 1
     # The refused try was not counted: the phone still has all its tries.
-    for _ in range(views.SIGN_IN_ATTEMPTS_PER_MINUTE - 1):
+    for _ in range(sign_in.SIGN_IN_ATTEMPTS_PER_MINUTE - 1):
         assert phone.post("/login/", {"username": "olive", "password": "nope"}).status_code == 200
     assert phone.post("/login/", {"username": "olive", "password": PASSWORD}).status_code == 302
