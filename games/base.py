@@ -150,7 +150,7 @@ def csv_clashes(facts: Sequence[Fact]) -> list[str]:
 
 def short(text: str) -> str:
     """Something a frame named, in a refusal: as given when short, else cut (a frame may be
-    4,000 characters long, and a refusal goes back to the phone whole)."""
+    4,096 characters long, and a refusal goes back to the phone whole)."""
     return text if len(text) <= 24 else text[:20] + "…"
 
 
