@@ -105,9 +105,9 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
             raise GameError(f"Seat {seat}: {p} pair{'s' if p != 1 else ''} need{'s' if p == 1 else ''} {2 * p} "
                             f"cards, but only {c} were taken.")
         if c > MOST_UNPAIRED + p:
-            raise GameError(f"Seat {seat}: {c} cards taken with {p} pair{'s' if p != 1 else ''}, but without another "
-                            f"pair a player can hold at most {MOST_UNPAIRED + p} (the 20 numbers, one picture of "
-                            f"each number it has no pair of, and its pairs).")
+            held = f"with {p} pair{'s' if p != 1 else ''}, but without another pair" if p else "with no pair, but without one"
+            raise GameError(f"Seat {seat}: {c} cards taken {held} a player can hold at most {MOST_UNPAIRED + p} "
+                            f"(the 20 numbers, one picture of each number it has no pair of, and its pairs).")
         pairs.append(p)
         cards.append(c)
     in_play = cards_in_play(n)

@@ -87,6 +87,12 @@ def test_the_player_on_the_dealers_left_begins():
     assert three(dealer=2).turn == 0
     assert three(dealer=0).turn == 1
     assert three(dealer=1).turn == 2
+    # and the turn passes to the left
+    h = three(dealer=2)
+    take(h, 0, "G4")
+    assert h.turn == 1
+    take(h, 1, h.row[0])
+    assert h.turn == 2
 
 
 # ---------------------------------------------------------------- taking from the row

@@ -239,11 +239,12 @@ def test_the_last_trick_is_shown_until_the_next_card_is_played():
 
 
 def test_the_taker_of_the_last_trick_of_a_deal_leads_the_first_trick_of_the_next():
-    h = WonderlandHand.from_deck(6, deck(6, random.Random(3)), dealer=0)
+    h = WonderlandHand.from_deck(6, deck(6, random.Random(4)), dealer=0)
     while h.deal == 1:
         play(h, h.legal(h.turn)[0])
-    # the trick that emptied the hands is still shown: its taker leads deal 2
-    assert h.deal == 2 and h.last_trick is not None and h.turn == h.last_trick["winner"] == h.leader and [len(x) for x in h.hands] == [1] * 6
+    # the trick that emptied the hands is still shown: its taker leads deal 2, not the dealer's left
+    assert h.deal == 2 and h.last_trick is not None and h.turn == h.last_trick["winner"] == h.leader == 5
+    assert [len(x) for x in h.hands] == [1] * 6
 
 
 # ---------------------------------------------------------------- the count
@@ -307,6 +308,11 @@ def test_the_top_scorer_moves_ties_to_more_cards_then_first_clockwise_from_the_d
     h.taken = [["S3", "P3"], [], [], ["S4", "P4"]]
     h.stop()
     assert h.outcome().points == [10, 0, 0, 10] and h.outcome().mover == 3
+    # the dealer among them comes last of that order (seat 0 before the dealer, seat 1)
+    h = WonderlandHand.from_deck(4, list(PACK), dealer=1)
+    h.taken = [["S3", "P3"], ["S4", "P4"], [], []]
+    h.stop()
+    assert h.outcome().points == [10, 10, 0, 0] and h.outcome().mover == 0
 
 
 def test_the_organisers_bell_ends_the_hand_and_the_cards_taken_so_far_count():
