@@ -403,11 +403,7 @@ async def test_a_game_screen_opened_after_the_close_shows_the_hand_just_played_t
     drive, sockets = await two_tables_played_and_closed(organiser)
     for socket in sockets.values():
         await socket.disconnect()
-    player = await database_sync_to_async(lambda: drive.players.get(pk=next(iter(sockets))))()
-    again = phone(drive, player)
-    assert (await again.connect())[0]
-    await the_hand_just_played(again, player)
-    frame = await again.receive_json_from(timeout=5)
+    again, frame = await reopened_after_the_hand(drive, await first_player(drive, sockets))
     assert frame["type"] == "waiting" and frame["hand"] == 2, frame
     await again.disconnect()
 
@@ -424,10 +420,7 @@ async def test_a_game_screen_shows_only_the_hand_just_before_never_an_older_one(
         await socket.disconnect()
     await database_sync_to_async(services.set_table_mode)(drive, 2, "physical")
     player = (await database_sync_to_async(lambda: seated_players(table_of(drive, 2)))())[0]
-    again = phone(drive, player)
-    assert (await again.connect())[0]
-    await the_hand_just_played(again, player)
-    frame = await again.receive_json_from(timeout=5)
+    again, frame = await reopened_after_the_hand(drive, player)
     assert frame["message"].startswith("Hand 2 is about to start: sit at Table 2, where it is played with cards"), frame
     await database_sync_to_async(services.start_hand)(drive)
     await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
@@ -485,14 +478,22 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
 
 
-async def the_hand_just_played(socket, player) -> None:
-    """A game screen opened after its player's hand on the phones is over shows that hand first,
-    at its end, from their seat (found by QA: reloaded after the close or the drive's end, it
-    showed nothing of it, where the screen left open keeps its result)."""
+async def first_player(drive, sockets):
+    return await database_sync_to_async(lambda: drive.players.get(pk=next(iter(sockets))))()
+
+
+async def reopened_after_the_hand(drive, player):
+    """``player`` opens the game screen again, after their hand on the phones is
+    over: it shows that hand first, at its end, from their seat (found by QA: reloaded after the
+    close or the drive's end, it showed nothing of it, where the screen left open keeps its
+    result). Returns the socket and the frame that comes next."""
+    socket = phone(drive, player)
+    assert (await socket.connect())[0]
     frame = await socket.receive_json_from(timeout=5)
     assert frame["type"] == "state" and frame["status"] == "done" and frame["hand"] == 1, frame
     assert frame["view"]["result"]["points"] and frame["view"]["seat"] == next(
         s["position"] for s in frame["seats"] if s["name"] == player.name)
+    return socket, await socket.receive_json_from(timeout=5)
 
 
 async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organiser):
@@ -512,11 +513,7 @@ async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organise
         assert frame["message"] == "The drive has finished: your page shows your final place."
         assert frame["elsewhere"] == {"hand": 1, "button": "See your final place", "href": me}
         await socket.disconnect()
-    player = await database_sync_to_async(lambda: drive.players.get(pk=next(iter(sockets))))()
-    again = phone(drive, player)
-    assert (await again.connect())[0]
-    await the_hand_just_played(again, player)
-    frame = await again.receive_json_from(timeout=5)
+    again, frame = await reopened_after_the_hand(drive, await first_player(drive, sockets))
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("The drive has finished")
     assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
 
