@@ -21,7 +21,9 @@ its floor, against 2.6-3.3 with two (bench/, docs/benchmarks.md). Reading the bo
 the response stay outside the limit: a slow phone holds no place. ``/healthz`` has a gate of
 its own, one at a time: a monitor asking whether the server is alive is answered at once, not
 after the requests queued in a burst (its database query runs beside theirs), and a flood of
-health checks takes no more than one place. A sign-in (a POST to ``SIGN_IN_PATHS``) takes no
+health checks takes no more than one place. The organiser's long reads (prints, exports:
+``common.gates.beside_the_pages``) likewise wait at a gate of their own, one at a time, beside
+the pages. A sign-in (a POST to ``SIGN_IN_PATHS``) takes no
 place at all: its password check is a third of a second of hashing, outside the interpreter, and
 with every page waiting behind it, ten wrong passwords from each of six addresses held a board
 13.6 s; ``drive.sign_in.SignInView`` checks one password at a time, with a few in line, and
@@ -53,6 +55,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpResponse
 
 from common import layer
+from common.gates import is_beside_the_pages
 from common.network import is_this_machine
 from config.health import PATH as HEALTH_PATH
 
@@ -69,6 +72,8 @@ class KeptThreadsASGIHandler(ASGIHandler):
         # One per event loop (a semaphore belongs to the loop it first waits in; tests run many).
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
         self._health_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary())
+        self._beside_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary())
         self._at_once: collections.Counter[str] = collections.Counter()  # address -> requests in the server
         self._said: dict[str, float] = {}  # address -> when its last refusal was logged
@@ -131,15 +136,20 @@ class KeptThreadsASGIHandler(ASGIHandler):
 
     async def run_get_response(self, request):
         """The middleware and the view, once fewer than ``REQUEST_THREADS`` requests are in theirs
-        (``/healthz`` once no other health check is in its own; a sign-in at once)."""
+        (``/healthz`` once no other health check is in its own, a view ``beside_the_pages`` once
+        no other is in its own; a sign-in at once)."""
         if request.method == "POST" and request.path_info in SIGN_IN_PATHS:
             return await super().run_get_response(request)
-        health = request.path_info == HEALTH_PATH
-        gates = self._health_gates if health else self._gates
+        if request.path_info == HEALTH_PATH:
+            gates, places = self._health_gates, 1
+        elif is_beside_the_pages(request):
+            gates, places = self._beside_gates, 1
+        else:
+            gates, places = self._gates, settings.REQUEST_THREADS
         loop = asyncio.get_running_loop()
         gate = gates.get(loop)
         if gate is None:
-            gate = gates[loop] = asyncio.Semaphore(1 if health else settings.REQUEST_THREADS)
+            gate = gates[loop] = asyncio.Semaphore(places)
         async with gate:
             return await super().run_get_response(request)
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
+from django.utils.crypto import salted_hmac
 from django.utils.html import format_html
 
 from common import ratelimit
@@ -43,6 +45,14 @@ def player_of_drive(drive: Drive, player_id: int) -> Player:
 
 # --- players' phones ---------------------------------------------------------------------------
 # A phone is remembered by the player's unguessable token in a cookie, one cookie per drive.
+
+
+def phone_key(request) -> str:
+    """What tells one phone from another across its requests before it holds a player's cookie:
+    a digest of its CSRF cookie (every form it sends carries it; a year long, one per browser),
+    "" when it has none. Stored on the player it joined as (``Player.phone_key``)."""
+    cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    return salted_hmac("drive.phone_key", cookie, algorithm="sha256").hexdigest() if cookie else ""
 
 
 def player_cookie_name(drive: Drive) -> str:

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.utils.text import slugify
 
+from common.gates import beside_the_pages
 from drive import selectors
 from drive.access import drive_for_organiser
 from games.base import HANDS_CSV_AFTER, HANDS_CSV_BEFORE, STANDINGS_CSV_AFTER, STANDINGS_CSV_BEFORE
@@ -33,6 +34,7 @@ def _cell(value) -> str:
     return text
 
 
+@beside_the_pages
 @login_required
 def hands_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
@@ -114,6 +116,7 @@ def _confirmed_by(result, corrected: bool, reviewed: bool) -> str:
     return _cell(result.confirmed_by.name) if result.confirmed_by is not None else "close"
 
 
+@beside_the_pages
 @login_required
 def standings_csv(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)

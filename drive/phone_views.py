@@ -18,7 +18,7 @@ from common.ratelimit import give_back, over_limit, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
-    player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
+    phone_key, player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
 )
 from drive.forms import posted_number, without_control_characters
 from drive.models import Drive, Player
@@ -95,15 +95,19 @@ def claim(request, code: str):
         messages.error(request, "This drive has finished.")
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
+    if holder is not None and "new_name" not in request.POST and holder.pk == posted_number(request.POST, "player"):
+        give_back(spent)  # its own name again (sent twice): it is theirs
+        return redirect("phone:me", code=drive.join_code)
     if holder is not None:  # one phone, one player: first "Leave this phone"
         messages.error(request, format_html("This phone is already {}'s. To join as someone else, "
                                             "first tap “Leave this phone”.", bdi(holder.name)))
         return redirect("phone:join", code=drive.join_code)
     try:
         if "new_name" in request.POST:  # the name typed (spaces only: "Type your name.")
-            player = services.join_phone(drive, new_name=request.POST["new_name"])
+            player = services.join_phone(drive, new_name=request.POST["new_name"], phone_key=phone_key(request))
         else:
-            player = services.join_phone(drive, player_id=posted_number(request.POST, "player"))
+            player = services.join_phone(drive, player_id=posted_number(request.POST, "player"),
+                                         phone_key=phone_key(request))
     except DriveError as exc:
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
@@ -150,7 +154,7 @@ def private_link(request, code: str, token: str):
         return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
-    services.join_phone(drive, player_id=player.pk, taking_over=True)
+    services.join_phone(drive, player_id=player.pk, taking_over=True, phone_key=phone_key(request))
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

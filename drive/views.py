@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from common.bidi import bdi, isolate
 from common.db import write_sync
+from common.gates import beside_the_pages
 from drive import pages, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, edit_drive, posted_number
@@ -405,6 +406,7 @@ def hand_detail(request, drive_id: int, number: int):
                   {"drive": drive, "hand": hand, "tables": selectors.tables_of(hand), "Hand": Hand})
 
 
+@beside_the_pages
 @login_required
 def print_tables(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
@@ -414,6 +416,7 @@ def print_tables(request, drive_id: int):
                                                        "join_url": url, "qr_svg": phone_links.qr_svg(url, phone_links.join_qr_label(drive))})
 
 
+@beside_the_pages
 @login_required
 def print_scorecards(request, drive_id: int):
     """A paper score card for each player in the drive, and each who left after playing (the card

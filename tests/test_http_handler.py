@@ -10,6 +10,7 @@ from channels.testing import HttpCommunicator
 from django.http import HttpResponse
 from django.urls import path
 
+from common.gates import beside_the_pages
 from config.health import healthz
 from config.http_handler import KeptThreadsASGIHandler
 
@@ -57,8 +58,15 @@ def _hold_one(request):
     return HttpResponse("held")
 
 
+@beside_the_pages
+def _long_read(request):
+    _in_hold.release()
+    _let_go.wait(30)  # until the test has its answers (a backstop: 30 s)
+    return HttpResponse("read")
+
+
 urlpatterns = [path("thread", _thread), path("together", _together), path("first", _first), path("second", _second),
-               path("hold", _hold), path("hold-one", _hold_one), path("healthz", healthz)]
+               path("hold", _hold), path("hold-one", _hold_one), path("healthz", healthz), path("long-read", _long_read)]
 
 
 async def _get(handler, url: str) -> tuple[int, str]:
@@ -128,6 +136,29 @@ async def test_healthz_is_answered_while_the_requests_queue(settings):
 
 
 @pytest.mark.django_db(transaction=True)
+async def test_a_long_read_waits_beside_the_pages_one_at_a_time(settings):
+    """Found by probing: a big drive's score cards held the one place of the pages for seconds,
+    and a board waited 23 s behind them. A view marked ``beside_the_pages`` takes no place of
+    theirs: a page is answered while one runs; a second waits for the first (and a POST to it
+    is a page like any other)."""
+    settings.ROOT_URLCONF = __name__
+    settings.REQUEST_THREADS = 1
+    _let_go.clear()
+    handler = KeptThreadsASGIHandler()
+    first = asyncio.ensure_future(_get(handler, "/long-read"))
+    try:
+        assert await asyncio.to_thread(_in_hold.acquire, True, 30)
+        assert (await _get(handler, "/thread"))[0] == 200  # the pages' place is free
+        second = asyncio.ensure_future(_get(handler, "/long-read"))
+        assert not await asyncio.to_thread(_in_hold.acquire, True, 0.5)  # (waits its turn)
+        assert not second.done()
+    finally:
+        _let_go.set()
+    assert await first == (200, "read") and await second == (200, "read")
+    assert _in_hold.acquire(timeout=30)  # the second went in once the first was out
+
+
+@pytest.mark.django_db(transaction=True)
 async def test_a_request_makes_its_loop_the_one_where_messages_are_sent(settings):
     """A server no screen has connected to yet still sends a result's messages on its own loop,
     not on a thread and loop started for each send (common.layer)."""
@@ -181,3 +212,14 @@ async def test_one_address_has_a_few_requests_in_the_server_at_once_and_is_refus
         _let_go.set()
     assert [await h for h in held] == [(200, "held")] * 2
     assert (await _get_from(handler, "/healthz", "10.1.2.3"))[0] == 200  # its requests answered: it may ask again
+
+
+def test_the_organisers_prints_and_exports_wait_beside_the_pages(rf):
+    from common.gates import is_beside_the_pages
+
+    for url in ("/drives/1/print/scorecards", "/drives/1/print/tables", "/drives/1/export/hands.csv",
+                "/drives/1/export/standings.csv"):
+        assert is_beside_the_pages(rf.get(url)) and is_beside_the_pages(rf.head(url)), url
+        assert not is_beside_the_pages(rf.post(url)), url
+    for url in ("/drives/1/", "/drives/1/standings", "/ABCDE/board", "/ABCDE/me", "/no/such/page", "/static/css/app.css"):
+        assert not is_beside_the_pages(rf.get(url)), url

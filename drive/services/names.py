@@ -19,10 +19,14 @@ from drive.services.base import DriveError
 _SHAPING = {0x200C, 0x200D, 0xFE0E, 0xFE0F, *range(0xE0020, 0xE0080)}
 # Invisible or blank characters a name drops: Unicode's default-ignorable code points (besides
 # the format characters, Cf, dropped by category; U+2065, among the Cf ones but unassigned, is
-# listed) and the Braille blank.
+# listed), the Braille blank, the musical null notehead, and the noncharacters (U+FDD0-U+FDEF,
+# and the last two of every plane). Private-use characters (Co) are dropped by category: they
+# show as a box, or as nothing, on a phone without the font that gives them a shape.
 _IGNORED = {0x00AD, 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2065, 0x2800, 0x3164,
-            *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4),
-            *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000)}
+            *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4), 0x1D159,
+            *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000), *range(0xFDD0, 0xFDF0),
+            *(plane + last for plane in range(0, 0x110000, 0x10000) for last in (0xFFFE, 0xFFFF))}
+_DROPPED_CATEGORIES = ("Cf", "Co")
 
 MAX_NAME = 40
 # Text typed into one field is read no further than this: Unicode's normalisation (NFKC) takes
@@ -40,7 +44,7 @@ def clean_name(raw: str) -> str:
     visible is left. Only the first ``MAX_TYPED`` characters are read: a caller that must not
     cut refuses longer text first (``typed_too_long``)."""
     name = "".join(c for c in unicodedata.normalize("NFKC", raw[:MAX_TYPED])
-                   if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) != "Cf"))
+                   if ord(c) in _SHAPING or (ord(c) not in _IGNORED and unicodedata.category(c) not in _DROPPED_CATEGORIES))
     name = " ".join(_fewer_marks(name).split())
     return name if _visible(name) else ""
 
@@ -66,9 +70,12 @@ def typed_too_long(raw: str) -> bool:
 
 
 def _visible(name: str) -> str:
-    """The name without its shaping characters; empty when nothing but marks would be left (a
-    combining accent with no letter to sit on shows as nothing, or as a dotted circle)."""
-    shown = "".join(c for c in name if ord(c) not in _SHAPING)
+    """The name without its shaping characters, nor those unassigned in the Unicode this Python
+    knows (Cn: kept in the name, as a newer emoji may be one, but two names may not differ in
+    them alone, nor a name be made of them: "Bot 2" followed by one passed for a bot); empty
+    when nothing but marks would be left (a combining accent with no letter to sit on shows as
+    nothing, or as a dotted circle)."""
+    shown = "".join(c for c in name if ord(c) not in _SHAPING and unicodedata.category(c) != "Cn")
     return shown if any(not unicodedata.category(c).startswith("M") and not c.isspace() for c in shown) else ""
 
 
@@ -76,7 +83,7 @@ def name_key(name: str) -> str:
     """What two names must differ in to be told apart: "Ann", "ANN", "An\u00adn" and "Ann\u200b"
     are one name. (Letters of other scripts that look alike, a Cyrillic "а" for a Latin "a",
     are not caught.)"""
-    return _visible(clean_name(name)).casefold()
+    return " ".join(_visible(clean_name(name)).split()).casefold()
 
 
 def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:

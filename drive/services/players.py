@@ -76,17 +76,22 @@ def add_names(drive: Drive, text: str) -> tuple[list[Player], list[tuple[str, st
 
 @transaction.atomic
 def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | None = None,
-               taking_over: bool = False) -> Player:
+               taking_over: bool = False, phone_key: str = "") -> Player:
     """A phone joins the drive as a player, in one transaction under the drive's lock: the name
     tapped in the join list (``player_id``: refused when it has left, or a phone has taken it
     meanwhile: two phones tapping one name at once), a name the phone adds itself (``new_name``,
     as typed: ``own_name``; ``add_players``), or ``taking_over``: the player of a private link,
     whose earlier phone (if any) was signed out by the caller (after the drive has finished too:
-    the phone then keeps the player's final place)."""
+    the phone then keeps the player's final place). ``phone_key`` (``drive.access.phone_key``):
+    the phone that joined as a player sending its join again (its answer, with the player's
+    cookie, lost on the way) gets that player back, nothing written; any other phone is refused."""
     typed = own_name(drive, new_name) if new_name is not None else None  # the text's work before the lock
     drive = lock(drive)
     if drive.is_finished and not taking_over:
         raise DriveError("This drive has finished.")
+    again = _joined_by(drive, phone_key, player_id=player_id, name=typed) if not taking_over else None
+    if again is not None:
+        return again
     if typed is not None:
         if not drive.allow_self_join:  # (as it stands now, under the lock)
             raise DriveError(SELF_JOIN_OFF)
@@ -103,10 +108,21 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
                              "private link joins as them now. If that is you, ask the organiser for it.")
     player.phone_joined_at = timezone.now()
     player.link_only = False
-    player.save(update_fields=["phone_joined_at", "link_only"])
+    player.phone_key = phone_key
+    player.save(update_fields=["phone_joined_at", "link_only", "phone_key"])
     live.drive_changed(drive.pk)
     _tell_table_of(drive, player)
     return player
+
+
+def _joined_by(drive: Drive, phone_key: str, *, player_id: int | None, name: str | None) -> Player | None:
+    """The player (tapped by id, or typed by name) this very phone joined as, still joined."""
+    if not phone_key or (player_id is None and name is None):
+        return None
+    joined = drive.players.filter(active=True, phone_joined_at__isnull=False, phone_key=phone_key)
+    if player_id is not None:
+        return joined.filter(pk=player_id).first()
+    return next((p for p in joined if name_key(p.name) == name_key(name)), None)
 
 
 SELF_JOIN_OFF = "Ask the organiser to add your name."
@@ -302,7 +318,8 @@ def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Pla
     # leaves the name free to tap (no phone held it).
     player.link_only = not by_phone and (player.link_only or player.phone_joined_at is not None)
     player.phone_joined_at = None
-    player.save(update_fields=["token", "phone_joined_at", "link_only"])
+    player.phone_key = ""
+    player.save(update_fields=["token", "phone_joined_at", "link_only", "phone_key"])
     # Its open sockets (live updates, a digital seat) close at once, not at their next reconnect;
     # then the rest of its table hears that the seat waits for a phone.
     revoked = broadcast.signed_out_message(player.pk, left=by_phone)

@@ -57,6 +57,55 @@ def test_a_name_already_joined_cannot_be_picked_again(client, organiser):
     assert f"ff_{drive.join_code}" not in client.cookies
 
 
+def _phone_whose_answer_is_lost(drive) -> Client:
+    """A phone that opened the join page (its CSRF cookie set) and whose join's answer, with the
+    player's cookie, never arrives (the hall's Wi-Fi): the test throws the cookie away."""
+    phone = Client()
+    phone.get(f"/{drive.join_code}")
+    return phone
+
+
+def test_a_join_sent_again_by_the_same_phone_gets_its_player_back(organiser):
+    """Found by probing: a phone whose join's answer was lost (or a name tapped twice) was told
+    the name was already joined on a phone, by its own first join, and only the organiser's
+    private link could let it in. The same phone (its CSRF cookie) gets its player back, tapped
+    or typed; any other phone is still refused, and one the organiser signed out stays out."""
+    drive = make_drive(organiser, 3, allow_self_join=True)
+    ben = drive.players.get(name="P002")
+    phone = _phone_whose_answer_is_lost(drive)
+    for _ in range(2):
+        response = phone.post(f"/{drive.join_code}/join", {"player": ben.pk})
+        assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}/me"
+        assert phone.cookies.pop(player_cookie_name(drive)).value == ben.token
+    joined_at = Player.objects.get(pk=ben.pk).phone_joined_at
+    other = _phone_whose_answer_is_lost(drive)
+    assert "already joined on a phone" in text(other.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True))
+    assert player_cookie_name(drive) not in other.cookies
+    assert Player.objects.get(pk=ben.pk).phone_joined_at == joined_at  # the repeat wrote nothing
+
+    for _ in range(2):  # a name typed, sent twice: one player
+        response = phone.post(f"/{drive.join_code}/join", {"new_name": "Zoë"})
+        assert response["Location"] == f"/{drive.join_code}/me"
+        assert phone.cookies.pop(player_cookie_name(drive)).value == drive.players.get(name="Zoë").token
+    assert drive.players.filter(name="Zoë").count() == 1 and drive.players.count() == 4
+    assert "Already in this drive" in text(other.post(f"/{drive.join_code}/join", {"new_name": "zoë"}, follow=True))
+
+    services.revoke_phone(drive, Player.objects.get(pk=ben.pk))  # signed out: only the private link now
+    page = text(phone.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True))
+    assert "only <bdi>P002</bdi>'s private link joins as them now" in page
+    assert player_cookie_name(drive) not in phone.cookies
+
+
+def test_a_phone_tapping_the_name_it_holds_goes_to_its_page(organiser):
+    drive = make_drive(organiser, 3)
+    ben = drive.players.get(name="P002")
+    phone = _phone_whose_answer_is_lost(drive)
+    phone.post(f"/{drive.join_code}/join", {"player": ben.pk})
+    response = phone.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True)
+    assert response.redirect_chain == [(f"/{drive.join_code}/me", 302)]
+    assert "already" not in text(response)
+
+
 def test_only_the_join_button_is_named_join_once_names_are_on_phones(client, organiser):
     """Found by a scripted run: a name on a phone read "P002 (joined)", so the buttons named
     "Join" (a search for it, a screen reader's list of buttons) were the typed name's and every
