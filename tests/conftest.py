@@ -33,6 +33,19 @@ def _no_connection_pool_in_tests() -> None:
 _no_connection_pool_in_tests()
 
 
+def _quick_password_hashes() -> None:
+    """Django's advice for tests: a cheap hasher. Every test with an organiser hashes a
+    password (``tests.personas.organiser``), a third of a second each with the production
+    hasher (PBKDF2), minutes over the suite. The servers the browser tests start keep theirs;
+    a test about password checking sets its own (tests/security/test_signing_in_under_load.py)."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+_quick_password_hashes()
+
+
 def _patient_browser_checks() -> None:
     """Playwright's ``expect`` waits 5 s by default; on a busy CI machine a page that answers at
     once here has taken several. A longer wait only delays a failure, never hides one."""
