@@ -1,11 +1,13 @@
 """Tries a minute per client address (joining a drive, opening a private link, signing in,
 asking for a drive's code that no drive has): counted in Django's cache, per server process.
-And turns: one at a time, a few in line (checking a password)."""
+And turns: one at a time, a few in line (checking a password); and token buckets (a phone's
+syncs of its game screen)."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 
 from django.core.cache import cache
@@ -95,3 +97,30 @@ class Turns:
         finally:
             with self._count:
                 self._in -= 1
+
+
+class Bucket:
+    """A token bucket: ``burst`` tries at once, then ``rate`` a second (the caller gives both, at
+    each try, so that a test may change them)."""
+
+    __slots__ = ("tokens", "at")
+
+    def __init__(self, burst: float) -> None:
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def refill(self, burst: float, rate: float) -> float:
+        now = time.monotonic()
+        self.tokens, self.at = min(burst, self.tokens + (now - self.at) * rate), now
+        return self.tokens
+
+    def take(self, burst: float, rate: float, *, spend: bool = True) -> bool:
+        """Whether a try is allowed now (one token left); ``spend``: it takes the token."""
+        if self.refill(burst, rate) < 1:
+            return False
+        if spend:
+            self.tokens -= 1
+        return True
+
+    def spend(self) -> None:
+        """A try that costs a token after the fact (without a check)."""
+        self.tokens = max(0.0, self.tokens - 1)

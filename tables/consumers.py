@@ -29,6 +29,7 @@ from django.urls import reverse
 from common import layer
 from common.consumers import JsonFrameConsumer, dumps
 from common.db import database_sync_to_async, write_sync_to_async
+from common.ratelimit import Bucket
 from drive import broadcast, selectors
 from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
 from tables import bots, digital
@@ -53,8 +54,9 @@ class NoPlayer(str):
     """``PlayConsumer.identify``'s refusal of a phone that holds no player of the drive."""
 
 
-# Each player's game sockets in this process, oldest first (``PlayConsumer.hold_screen``).
+# Each player's game sockets here, oldest first (``hold_screen``); their syncs, by token (``may_sync``).
 _SCREENS: dict[int, list["PlayConsumer"]] = {}
+_SYNCS: dict[str, Bucket] = {}
 
 
 class _TableSocket(JsonFrameConsumer):
@@ -67,28 +69,31 @@ class _TableSocket(JsonFrameConsumer):
     sent_version = -1
     table_facts: dict[str, Any] | None = None
     facts_epoch = 0  # counts the seats' changes (``seats_changed``): facts read before one are stale
-    sync_tokens, synced_at = float(SYNC_BURST), 0.0  # ``may_sync``
+    own_syncs: Bucket | None = None  # a spectator's (``may_sync``)
+
+    @property
+    def syncs(self) -> Bucket:
+        token = getattr(self, "token", None)
+        if token is not None:  # one bucket for all of a player's screens, kept across them
+            return _SYNCS.setdefault(token, Bucket(SYNC_BURST))
+        if self.own_syncs is None:
+            self.own_syncs = Bucket(SYNC_BURST)
+        return self.own_syncs
 
     def may_sync(self, *, spend: bool = True) -> bool:
-        """A sync reads the table again (database work; a phone's, its seating too): a socket may
-        do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after that (a token
-        bucket). Far more than a phone or the organiser's watching page asks for (on connecting,
-        coming back to the page, an unanswered move), and a flood of them no longer keeps the
-        server busy. A refused move, or one sent again with its key, costs as much (the table's
-        locked read, then the view again) and spends a token too (``refused``); a move is let
-        through while one is left (``spend`` False: an accepted move costs none)."""
-        now = time.monotonic()
-        self.sync_tokens = min(SYNC_BURST, self.sync_tokens + (now - self.synced_at) * SYNC_RATE)
-        self.synced_at = now
-        if self.sync_tokens < 1:
-            return False
-        if spend:
-            self.sync_tokens -= 1
-        return True
+        """A sync reads the table again (database work; a phone's, its seating too): a player's
+        screens may do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after
+        that, together (a token bucket, not refilled by a new socket: a phone opening one for
+        every 20 syncs had five times as many). Far more than a phone or the organiser's watching
+        page asks for (on connecting, coming back to the page, an unanswered move). A refused
+        move, or one sent again with its key, costs as much (the table's locked read, then the
+        view again) and spends a token too (``refused``); a move is let through while one is
+        left (``spend`` False: an accepted move costs none)."""
+        return self.syncs.take(SYNC_BURST, SYNC_RATE, spend=spend)
 
     def refused(self) -> None:
         """A move was refused: it spends a sync's token (``may_sync``)."""
-        self.sync_tokens = max(0.0, self.sync_tokens - 1)
+        self.syncs.spend()
 
     async def join_table(self, table_id: int, seat: int | None = None) -> None:
         if self.table_id == table_id and self.seat == seat:
@@ -332,6 +337,9 @@ class PlayConsumer(_TableSocket):
             screens.remove(self)
             if not screens:
                 del _SCREENS[self.player_id]
+                syncs = _SYNCS.get(self.token)
+                if syncs is not None and syncs.refill(SYNC_BURST, SYNC_RATE) >= SYNC_BURST:
+                    del _SYNCS[self.token]  # full again: as a new one
 
     async def disconnect(self, code):
         if getattr(self, "player_id", None) is not None:

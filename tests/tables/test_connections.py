@@ -71,6 +71,31 @@ async def test_a_flood_of_syncs_is_refused_beyond_what_a_phone_asks_for(four_at_
     await socket.disconnect()
 
 
+async def test_a_new_socket_does_not_give_a_phone_its_syncs_back(four_at_a_table, monkeypatch):
+    """Found by probing: the limit was each socket's, and a phone opening a new socket for every
+    20 syncs read the table five times as often. A player's screens share one bucket, kept
+    while a socket opens again; another player's is their own."""
+    from tables import consumers
+
+    drive, table, players = four_at_a_table
+    monkeypatch.setattr(consumers, "SYNC_RATE", 0.01)  # no token back meanwhile, however slow the machine
+    first, _ = await connected(drive, players[0])
+    for _ in range(consumers.SYNC_BURST):
+        await first.send_json_to({"type": "sync"})
+    assert [(await first.receive_json_from(timeout=5))["type"] for _ in range(consumers.SYNC_BURST)] == (
+        ["state"] * consumers.SYNC_BURST)
+    await first.disconnect()
+    again, _ = await connected(drive, players[0])
+    await again.send_json_to({"type": "sync"})
+    refused = await again.receive_json_from(timeout=5)
+    assert refused["type"] == "error" and "too often" in refused["message"]
+    other, _ = await connected(drive, players[1])
+    await other.send_json_to({"type": "sync"})
+    assert (await other.receive_json_from(timeout=5))["type"] == "state"
+    await again.disconnect()
+    await other.disconnect()
+
+
 async def test_a_flood_of_refused_moves_is_cut_short_like_a_flood_of_syncs(four_at_a_table, monkeypatch):
     """Found by probing: a move the table refuses (a card the phone does not hold, a stale
     version, a hand-made frame) cost a locked read of the table and a view read from the
