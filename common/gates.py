@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.urls import Resolver404, resolve
+from django.urls import resolve
 
 MARK = "beside_the_pages"
 
@@ -22,11 +22,13 @@ def beside_the_pages(view: Callable) -> Callable:
 
 
 def is_beside_the_pages(request) -> bool:
-    """Whether ``request`` is a GET or HEAD of a view so marked (its URL resolved: ~0.05 ms)."""
+    """Whether ``request`` is a GET or HEAD of a view so marked (its URL resolved, before any
+    middleware, by the project's URLconf: ~0.05 ms). Whatever cannot be resolved is a page:
+    Django answers it, as it would any."""
     if request.method not in ("GET", "HEAD"):
         return False
     try:
-        match = resolve(request.path_info, getattr(request, "urlconf", None))
-    except Resolver404:
+        match = resolve(request.path_info)
+    except Exception:  # (a 404, or a path the resolver chokes on: Django's handler says so)
         return False
     return getattr(match.func, MARK, False)

@@ -164,7 +164,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels: in-memory layer by default (one process); REDIS_URL for several processes.
 # Full live updates are built in a child process of the server (drive/render.py).
 LIVE_RENDER_PROCESS = env_bool("LIVE_RENDER_PROCESS", True)
-# Requests running their middleware and view at once, per server process (config/http_handler.py):
+# Pages running their middleware and view at once, per server process (config/http_handler.py;
+# sign-ins, /healthz and the organiser's prints and exports wait apart):
 # one on SQLite, whose writes all go through one thread anyway; two on PostgreSQL, where one
 # request's round trips leave the interpreter to the other (docs/benchmarks.md, entry_burst).
 REQUEST_THREADS = env_int("REQUEST_THREADS", 1 if DATABASES["default"]["ENGINE"].endswith("sqlite3") else 2,

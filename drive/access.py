@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.utils.crypto import salted_hmac
@@ -47,12 +46,17 @@ def player_of_drive(drive: Drive, player_id: int) -> Player:
 # A phone is remembered by the player's unguessable token in a cookie, one cookie per drive.
 
 
-def phone_key(request) -> str:
-    """What tells one phone from another across its requests before it holds a player's cookie:
-    a digest of its CSRF cookie (every form it sends carries it; a year long, one per browser),
+PHONE_COOKIE = "ff_phone"  # one browser's own random name, set by the join page (HttpOnly)
+
+
+def phone_key(request, drive: Drive) -> str:
+    """What tells one phone from another before it holds a player's cookie: a digest, for this
+    drive, of its own cookie ``PHONE_COOKIE`` (random, HttpOnly: no page script or form shows it),
     "" when it has none. Stored on the player it joined as (``Player.phone_key``)."""
-    cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
-    return salted_hmac("drive.phone_key", cookie, algorithm="sha256").hexdigest() if cookie else ""
+    cookie = request.COOKIES.get(PHONE_COOKIE)
+    if not well_formed_token(cookie):
+        return ""
+    return salted_hmac(f"drive.phone_key.{drive.pk}", cookie, algorithm="sha256").hexdigest()
 
 
 def player_cookie_name(drive: Drive) -> str:

@@ -142,9 +142,10 @@ class Player(models.Model):
     # person): the name can no longer be tapped in the join list, only the new private link
     # joins as them (which clears this).
     link_only = models.BooleanField(default=False, help_text="Only the player's private link joins as them.")
-    # The phone that joined as the player (``drive.access.phone_key``: a digest of its CSRF
-    # cookie; "" for none): the same phone sending its join again (its answer lost on the hall's
-    # Wi-Fi, the page reloaded) is let in again, where any other phone is told the name is taken.
+    # The phone that joined as the player (``drive.access.phone_key``: a digest of its own cookie;
+    # "" for none): the same phone sending its join again soon after (its answer lost on the
+    # hall's Wi-Fi, the page reloaded) is let in again, where any other phone is told the name is
+    # taken (``services.join_phone``).
     phone_key = models.CharField(max_length=64, blank=True, default="", editable=False)
     added_by_phone = models.BooleanField(
         default=False, help_text="The player added their own name on a phone (self-join)."

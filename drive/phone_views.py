@@ -18,10 +18,11 @@ from common.ratelimit import give_back, over_limit, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
     ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
-    phone_key, player_by_token, player_cookie_name, player_for_request, say_why_no_player, taken_out_name,
+    PHONE_COOKIE, phone_key, player_by_token, player_cookie_name, player_for_request, say_why_no_player,
+    taken_out_name, well_formed_token,
 )
 from drive.forms import posted_number, without_control_characters
-from drive.models import Drive, Player
+from drive.models import Drive, Player, new_token
 from drive.services import DriveError, NotThisPlayersForm, StaleForm
 from scoring.forms import ResultForm
 from scoring.models import Result
@@ -31,6 +32,14 @@ from tables.models import Hand
 COOKIE_AGE = 60 * 60 * 24 * 7
 COOKIE_OPTIONS = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax"}
 JOIN_ATTEMPTS_PER_MINUTE = 20
+
+
+def _phone_cookie(request, response):
+    """The phone's own random name (``access.phone_key``), given once, on the join pages."""
+    if not well_formed_token(request.COOKIES.get(PHONE_COOKIE)):
+        response.set_cookie(PHONE_COOKIE, new_token(), secure=settings.SESSION_COOKIE_SECURE,
+                            **{**COOKIE_OPTIONS, "max_age": 365 * 24 * 60 * 60})
+    return response
 
 
 def _remember(response, drive: Drive, player: Player):
@@ -69,8 +78,16 @@ def join(request, code: str):
     holder = player_for_request(request, drive)  # this phone's player: no other name while it holds one
     # Bots join no phone; names in the order people look for them ("Élodie" among the E's).
     players = by_name(drive.players.filter(active=True, bot__isnull=True))
-    return render(request, "phone/join.html", {"drive": drive, "players": players, "holder": holder,
-                                               "leaves_drive": holder is not None and services.leaving_leaves_drive(holder)})
+    return _phone_cookie(request, render(request, "phone/join.html", {
+        "drive": drive, "players": players, "holder": holder,
+        "leaves_drive": holder is not None and services.leaving_leaves_drive(holder)}))
+
+
+def _names(player: Player, data) -> bool:
+    """Whether a join names ``player``: tapped, or typed as the drive holds the name."""
+    if "new_name" in data:
+        return isinstance(data["new_name"], str) and services.name_key(data["new_name"]) == services.name_key(player.name)
+    return posted_number(data, "player") == player.pk
 
 
 @require_POST
@@ -95,7 +112,7 @@ def claim(request, code: str):
         messages.error(request, "This drive has finished.")
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
-    if holder is not None and "new_name" not in request.POST and holder.pk == posted_number(request.POST, "player"):
+    if holder is not None and _names(holder, request.POST):
         give_back(spent)  # its own name again (sent twice): it is theirs
         return redirect("phone:me", code=drive.join_code)
     if holder is not None:  # one phone, one player: first "Leave this phone"
@@ -104,10 +121,10 @@ def claim(request, code: str):
         return redirect("phone:join", code=drive.join_code)
     try:
         if "new_name" in request.POST:  # the name typed (spaces only: "Type your name.")
-            player = services.join_phone(drive, new_name=request.POST["new_name"], phone_key=phone_key(request))
+            player = services.join_phone(drive, new_name=request.POST["new_name"], phone_key=phone_key(request, drive))
         else:
             player = services.join_phone(drive, player_id=posted_number(request.POST, "player"),
-                                         phone_key=phone_key(request))
+                                         phone_key=phone_key(request, drive))
     except DriveError as exc:
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
@@ -151,10 +168,11 @@ def private_link(request, code: str, token: str):
         give_back(spent)  # a valid link opened: its Continue is what counts
         if holder is not None and holder.pk == player.pk:  # this phone is that player's already
             return redirect("phone:me", code=drive.join_code)
-        return render(request, "phone/private.html", {"drive": drive, "player": player, "holder": holder})
+        return _phone_cookie(request, render(request, "phone/private.html",
+                                             {"drive": drive, "player": player, "holder": holder}))
     if holder is not None and holder.pk != player.pk:  # the phone was someone else's: it leaves them
         services.revoke_phone(drive, holder, by_phone=True)
-    services.join_phone(drive, player_id=player.pk, taking_over=True, phone_key=phone_key(request))
+    services.join_phone(drive, player_id=player.pk, taking_over=True, phone_key=phone_key(request, drive))
     return _remember(redirect("phone:me", code=drive.join_code), drive, player)
 
 

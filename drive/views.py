@@ -80,6 +80,10 @@ def home(request):
 def drive_create(request):
     form = DriveForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        again = services.made_just_now(request.user, form.instance)
+        if again is not None:
+            messages.info(request, format_html("The form was sent twice: drive “{}” was created once.", bdi(again.name)))
+            return _back(again)
         drive = services.create_drive(request.user, form.save(commit=False))
         messages.success(request, format_html("Drive “{}” created. Now add the players.", bdi(drive.name)))
         return _back(drive)

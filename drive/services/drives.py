@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.utils import timezone
+
 from drive.models import Drive
 
 
@@ -13,3 +17,15 @@ def create_drive(organiser, drive: Drive) -> Drive:
     drive.full_clean()
     drive.save()
     return drive
+
+
+# The drive form sent again (a double click the page's script did not catch, the back button and
+# Create once more) within this many seconds is the drive it made, not a second one.
+SENT_AGAIN_WITHIN = timedelta(minutes=1)
+
+
+def made_just_now(organiser, drive: Drive) -> Drive | None:
+    """The drive ``organiser`` made from the same form (its name and game) within
+    ``SENT_AGAIN_WITHIN``, if any."""
+    return (Drive.objects.filter(organiser=organiser, name=drive.name, game=drive.game,
+                                 created_at__gte=timezone.now() - SENT_AGAIN_WITHIN).order_by("-pk").first())

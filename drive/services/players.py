@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from datetime import timedelta
 from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
@@ -85,13 +86,13 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     the phone then keeps the player's final place). ``phone_key`` (``drive.access.phone_key``):
     the phone that joined as a player sending its join again (its answer, with the player's
     cookie, lost on the way) gets that player back, nothing written; any other phone is refused."""
+    again = None if taking_over else _joined_by(drive, phone_key, player_id=player_id, name=new_name)
+    if again is not None:  # (before the name's checks: self-join may have been turned off since)
+        return again
     typed = own_name(drive, new_name) if new_name is not None else None  # the text's work before the lock
     drive = lock(drive)
     if drive.is_finished and not taking_over:
         raise DriveError("This drive has finished.")
-    again = _joined_by(drive, phone_key, player_id=player_id, name=typed) if not taking_over else None
-    if again is not None:
-        return again
     if typed is not None:
         if not drive.allow_self_join:  # (as it stands now, under the lock)
             raise DriveError(SELF_JOIN_OFF)
@@ -115,11 +116,18 @@ def join_phone(drive: Drive, *, player_id: int | None = None, new_name: str | No
     return player
 
 
+# How long after a phone joins as a player its join sent again (its answer lost, the page
+# reloaded) gets that player back (``join_phone``): the moment of a lost answer, not an evening.
+JOIN_AGAIN_WITHIN = timedelta(minutes=10)
+
+
 def _joined_by(drive: Drive, phone_key: str, *, player_id: int | None, name: str | None) -> Player | None:
-    """The player (tapped by id, or typed by name) this very phone joined as, still joined."""
-    if not phone_key or (player_id is None and name is None):
+    """The player (tapped by id, or typed by name) this very phone joined as within
+    ``JOIN_AGAIN_WITHIN``, still joined and in the drive."""
+    if not phone_key or (player_id is None and not isinstance(name, str)):
         return None
-    joined = drive.players.filter(active=True, phone_joined_at__isnull=False, phone_key=phone_key)
+    joined = drive.players.filter(active=True, phone_key=phone_key,
+                                  phone_joined_at__gte=timezone.now() - JOIN_AGAIN_WITHIN)
     if player_id is not None:
         return joined.filter(pk=player_id).first()
     return next((p for p in joined if name_key(p.name) == name_key(name)), None)

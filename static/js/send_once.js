@@ -2,30 +2,33 @@
    shows only the second answer. Found by probing: "Add a bot" twice seated two bots, "Create the
    drive" twice made two drives, a name tapped twice on the join page answered "already joined on
    another phone" (the first tap had joined it, and the phone never got its cookie). While a
-   form's answer is on its way, sending the same form again does nothing; after a few seconds
-   with no answer (a slow Wi-Fi) it may be sent again, and the server's own checks (the hand and
-   the seating a form was shown with, client keys) answer a repeat. Heard on window, so last:
-   a submit another script keeps back (a confirm() refused, a form sent by fetch) is not one. */
+   POST's answer is on its way, the same form (its address: a live page may have drawn it again
+   meanwhile) sent again does nothing; after a few seconds with no answer (a slow Wi-Fi) it may be
+   sent again, and the server's own checks answer a repeat. A submit another script or a refused
+   confirm() kept back was never sent: read once the event has gone round, so the order in which
+   the page's scripts listen does not matter. */
 (function () {
   "use strict";
   var PATIENCE_MS = 8000;
+  var sent = {};   // a form's address -> its submit event going out, and when
 
   window.addEventListener("submit", function (event) {
     var form = event.target;
-    if (event.defaultPrevented || !form || (form.method || "").toLowerCase() !== "post") return;
-    var sent = Number(form.dataset.sentAt || 0);
-    if (sent && Date.now() - sent < PATIENCE_MS) {
+    if (!form || (form.method || "").toLowerCase() !== "post") return;
+    var key = form.action, last = sent[key];
+    if (last && !last.event.defaultPrevented && Date.now() - last.at < PATIENCE_MS) {
       event.preventDefault();
       return;
     }
-    form.dataset.sentAt = String(Date.now());
-    form.setAttribute("aria-busy", "true");
+    sent[key] = {event: event, at: Date.now()};
+    setTimeout(function () {   // once the event has gone round: marked only if it was sent
+      if (sent[key] && sent[key].event === event && !event.defaultPrevented) form.setAttribute("aria-busy", "true");
+    }, 0);
+    setTimeout(function () { form.removeAttribute("aria-busy"); }, PATIENCE_MS);
   });
   // Back to this page from the next one (the browser's cache): its forms may be sent again.
   window.addEventListener("pageshow", function () {
-    document.querySelectorAll("form[data-sent-at]").forEach(function (form) {
-      delete form.dataset.sentAt;
-      form.removeAttribute("aria-busy");
-    });
+    sent = {};
+    document.querySelectorAll("form[aria-busy]").forEach(function (form) { form.removeAttribute("aria-busy"); });
   });
 })();

@@ -18,22 +18,27 @@ def server(module_server):
     return module_server
 
 
-def _double_click(page, selector: str, text: str) -> None:
+def _double_click(page, selector: str, text: str, *, first_kept_back: bool = False) -> None:
     """A double click on the first button matching ``selector`` whose text holds ``text``: two
     clicks before the page has gone. Both fire a submit; the page must let one through (one no
     script kept back): the browser would send the other as well had the first's request left,
     and a double click's second comes about 0.1 s later, when it has. The button is found in
-    the same task as the clicks (a live page may swap its parts between two calls)."""
-    let_through = page.evaluate("""([selector, text]) => {
+    the same task as the clicks (a live page may swap its parts between two calls).
+    ``first_kept_back``: a script listening after the page's own keeps the first click's submit
+    back (a confirm() refused): it was never sent, so the second goes."""
+    let_through = page.evaluate("""([selector, text, keepFirst]) => {
         const button = [...document.querySelectorAll(selector)].find(b => b.textContent.includes(text));
-        let sent = 0;
-        const count = event => { if (!event.defaultPrevented) sent += 1; };
-        window.addEventListener("submit", count);  // after the page's own: it hears what they let pass
+        let sent = 0, first = keepFirst;
+        const count = event => {  // after the page's own listeners: it hears what they let pass
+            if (first) { first = false; event.preventDefault(); }
+            if (!event.defaultPrevented) sent += 1;
+        };
+        window.addEventListener("submit", count);
         button.click();
         button.click();
         window.removeEventListener("submit", count);
         return sent;
-    }""", [selector, text])
+    }""", [selector, text, first_kept_back])
     assert let_through == 1
 
 
@@ -83,7 +88,7 @@ def test_a_name_tapped_twice_joins_the_phone_once(server, browser):
     context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
     page = context.new_page()
     page.goto(f"{server.url}/{code}")
-    _double_click(page, "form#names button[name=player]", "Ben")
+    _double_click(page, "form#names button[name=player]", "Ben", first_kept_back=True)
     expect(page).to_have_url(f"{server.url}/{code}/me")
     expect(page.locator("main")).to_contain_text("Ben")
     expect(page.locator(".msg-error")).to_have_count(0)

@@ -46,6 +46,27 @@ def test_organiser_creates_a_drive(organiser_client, organiser):
     assert drive.house_rules == {"declarer_joker_penalty": True}
 
 
+def test_the_new_drive_form_sent_twice_makes_one_drive(organiser_client, organiser):
+    """A double click the page's script did not catch, or the back button and Create once more:
+    the same form within a minute is the drive it made (static/js/send_once.js catches the
+    double click first: tests/browser/test_sent_once.py)."""
+    import html
+
+    from drive import services
+
+    form = {"name": "Twice", "date": "2026-12-05", "target": "either", "target_hands": 10, "target_total": 50,
+            "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 0}
+    first = organiser_client.post("/drives/new", form)
+    again = organiser_client.post("/drives/new", form, follow=True)
+    drive = Drive.objects.get()
+    assert first["Location"] == f"/drives/{drive.pk}/" and again.redirect_chain == [(f"/drives/{drive.pk}/", 302)]
+    assert "The form was sent twice: drive “<bdi>Twice</bdi>” was created once." in html.unescape(again.content.decode())
+    organiser_client.post("/drives/new", {**form, "name": "Another"})
+    Drive.objects.filter(pk=drive.pk).update(created_at=drive.created_at - services.drives.SENT_AGAIN_WITHIN)
+    organiser_client.post("/drives/new", form)  # a minute on: a drive of the same name is a new one
+    assert sorted(Drive.objects.values_list("name", flat=True)) == ["Another", "Twice", "Twice"]
+
+
 def test_the_drive_form_asks_once_whether_the_first_hand_has_started(organiser):
     """The form asks it to describe the house rule and to keep it as it is: one query."""
     from drive.forms import DriveForm

@@ -464,22 +464,22 @@ def test_names_that_look_the_same_are_one_name(organiser):
 
 def test_characters_with_no_shape_of_their_own_neither_make_a_name_nor_tell_two_apart(organiser):
     """Found by probing: a phone added "Zoe" followed by a noncharacter (U+FFFF), a private-use
-    one (U+E000, U+F0000), one unassigned (U+0378) or the musical null notehead (U+1D159), each
-    a box or nothing on a phone, each a new name; "Bot 2" and one of them passed for a bot.
-    Private-use characters, noncharacters and the notehead are dropped; unassigned ones (a newer
-    emoji may be one) stay in the name but neither make it nor tell it from another."""
+    one (U+E000, U+F0000) or the musical null notehead (U+1D159), each a box or nothing on a
+    phone, each a new name; "Bot 2" and one of them, or one unassigned (U+0378), passed for a
+    bot. Private-use characters, noncharacters and the notehead are dropped; unassigned ones
+    stay (a newer Unicode may give them a shape: a newer emoji) but make no bot's name a
+    person's."""
     assert services.clean_name("Zoe\uffff\ue000\U000f0000\U0001d159\ufdd0\U0010fffe") == "Zoe"
-    assert services.clean_name("\u0378\ue000") == ""
-    assert services.clean_name("Ann \U0001fae8") == "Ann \U0001fae8"  # (unassigned in Python 3.11's Unicode)
+    assert services.clean_name("\ue000\uffff") == ""
     drive = make_drive(organiser, 0)
-    services.add_players(drive, ["Zoe", "Ann"])
-    for lookalike in ("Zoe\u0378", "Zoe\ue000", "Zoe\U0001d159", "Ann \U0001fae8"):
+    services.add_players(drive, ["Zoe"])
+    for lookalike in ("Zoe\ue000", "Zoe\U0001d159", "Zoe\uffff"):
         with pytest.raises(DriveError, match="Already in this drive"):
             services.add_players(drive, [lookalike])
     added, refused, _ = services.add_names(drive, "Bot 2\u0378\nBot 2\ue000\nBot\U0001d1592")
     assert not added and [reason.endswith("is how the server names its bots: add an initial or another word.")
                           for _name, reason in refused] == [True] * 3
-    assert sorted(drive.players.values_list("name", flat=True)) == ["Ann", "Zoe"]
+    assert list(drive.players.values_list("name", flat=True)) == ["Zoe"]
 
 
 def test_a_name_of_combining_marks_only_is_no_name(organiser):

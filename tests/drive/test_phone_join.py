@@ -8,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from drive import services
-from drive.access import player_cookie_name
+from drive.access import PHONE_COOKIE, player_cookie_name
 from drive.models import Player
 from tests.drive.phones_support import phone_for, text
 from tests.factories import make_drive, seated_drive
@@ -58,52 +58,77 @@ def test_a_name_already_joined_cannot_be_picked_again(client, organiser):
 
 
 def _phone_whose_answer_is_lost(drive) -> Client:
-    """A phone that opened the join page (its CSRF cookie set) and whose join's answer, with the
-    player's cookie, never arrives (the hall's Wi-Fi): the test throws the cookie away."""
+    """A phone that opened the join page (given its own cookie, ``PHONE_COOKIE``) and whose
+    join's answer, with the player's cookie, never arrives (the hall's Wi-Fi): the test throws
+    the player's cookie away after each join."""
     phone = Client()
     phone.get(f"/{drive.join_code}")
+    assert phone.cookies[PHONE_COOKIE]["httponly"]
     return phone
+
+
+def _joins(phone, drive, data) -> str | None:
+    """The player's token the phone was given for this join, or None; the cookie thrown away."""
+    response = phone.post(f"/{drive.join_code}/join", data)
+    given = phone.cookies.pop(player_cookie_name(drive), None)
+    assert (response["Location"] == f"/{drive.join_code}/me") == (given is not None)
+    return given.value if given is not None else None
 
 
 def test_a_join_sent_again_by_the_same_phone_gets_its_player_back(organiser):
     """Found by probing: a phone whose join's answer was lost (or a name tapped twice) was told
     the name was already joined on a phone, by its own first join, and only the organiser's
-    private link could let it in. The same phone (its CSRF cookie) gets its player back, tapped
-    or typed; any other phone is still refused, and one the organiser signed out stays out."""
+    private link could let it in. The same phone (its own random cookie, HttpOnly) gets its
+    player back for a while, tapped or typed, nothing written; no other phone does, not even
+    one that knows the phone's CSRF token (which pages show)."""
     drive = make_drive(organiser, 3, allow_self_join=True)
     ben = drive.players.get(name="P002")
     phone = _phone_whose_answer_is_lost(drive)
-    for _ in range(2):
-        response = phone.post(f"/{drive.join_code}/join", {"player": ben.pk})
-        assert response.status_code == 302 and response["Location"] == f"/{drive.join_code}/me"
-        assert phone.cookies.pop(player_cookie_name(drive)).value == ben.token
+    assert _joins(phone, drive, {"player": ben.pk}) == _joins(phone, drive, {"player": ben.pk}) == ben.token
     joined_at = Player.objects.get(pk=ben.pk).phone_joined_at
     other = _phone_whose_answer_is_lost(drive)
+    other.cookies["csrftoken"] = phone.cookies["csrftoken"].value
     assert "already joined on a phone" in text(other.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True))
     assert player_cookie_name(drive) not in other.cookies
     assert Player.objects.get(pk=ben.pk).phone_joined_at == joined_at  # the repeat wrote nothing
 
-    for _ in range(2):  # a name typed, sent twice: one player
-        response = phone.post(f"/{drive.join_code}/join", {"new_name": "Zoë"})
-        assert response["Location"] == f"/{drive.join_code}/me"
-        assert phone.cookies.pop(player_cookie_name(drive)).value == drive.players.get(name="Zoë").token
+    assert _joins(phone, drive, {"new_name": "Zoë"}) == _joins(phone, drive, {"new_name": "zoë"}) is not None
     assert drive.players.filter(name="Zoë").count() == 1 and drive.players.count() == 4
-    assert "Already in this drive" in text(other.post(f"/{drive.join_code}/join", {"new_name": "zoë"}, follow=True))
+    type(drive).objects.filter(pk=drive.pk).update(allow_self_join=False)  # turned off since: still theirs
+    assert _joins(phone, drive, {"new_name": "Zoë"}) == drive.players.get(name="Zoë").token
+    assert _joins(other, drive, {"new_name": "Zoë"}) is None
 
-    services.revoke_phone(drive, Player.objects.get(pk=ben.pk))  # signed out: only the private link now
-    page = text(phone.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True))
-    assert "only <bdi>P002</bdi>'s private link joins as them now" in page
-    assert player_cookie_name(drive) not in phone.cookies
+    # Not for ever: ten minutes after the join, the name is taken, as for any phone.
+    Player.objects.filter(pk=ben.pk).update(phone_joined_at=timezone.now() - services.JOIN_AGAIN_WITHIN)
+    assert _joins(phone, drive, {"player": ben.pk}) is None
 
 
-def test_a_phone_tapping_the_name_it_holds_goes_to_its_page(organiser):
-    drive = make_drive(organiser, 3)
+def test_a_phone_signed_out_taken_out_or_left_does_not_get_its_player_back(organiser):
+    drive = make_drive(organiser, 4)
+    ann, ben, cy = drive.players.order_by("name")[:3]
+    phones = {}
+    for player in (ann, ben, cy):
+        phones[player.pk] = _phone_whose_answer_is_lost(drive)
+        assert _joins(phones[player.pk], drive, {"player": player.pk}) == player.token
+    services.revoke_phone(drive, Player.objects.get(pk=ann.pk))  # signed out: only the private link now
+    page = text(phones[ann.pk].post(f"/{drive.join_code}/join", {"player": ann.pk}, follow=True))
+    assert "only <bdi>P001</bdi>'s private link joins as them now" in page
+    services.withdraw_player(drive, Player.objects.get(pk=ben.pk))  # taken out of the drive
+    page = text(phones[ben.pk].post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True))
+    assert "Pick your name from the list." in page and player_cookie_name(drive) not in phones[ben.pk].cookies
+    assert services.leave_phone(drive, Player.objects.get(pk=cy.pk)) is False  # left: the name is free again
+    assert Player.objects.get(pk=ann.pk).phone_key == Player.objects.get(pk=cy.pk).phone_key == ""
+
+
+def test_a_phone_tapping_or_typing_the_name_it_holds_goes_to_its_page(organiser):
+    drive = make_drive(organiser, 3, allow_self_join=True)
     ben = drive.players.get(name="P002")
     phone = _phone_whose_answer_is_lost(drive)
     phone.post(f"/{drive.join_code}/join", {"player": ben.pk})
-    response = phone.post(f"/{drive.join_code}/join", {"player": ben.pk}, follow=True)
-    assert response.redirect_chain == [(f"/{drive.join_code}/me", 302)]
-    assert "already" not in text(response)
+    for again in ({"player": ben.pk}, {"new_name": "p002"}):
+        response = phone.post(f"/{drive.join_code}/join", again, follow=True)
+        assert response.redirect_chain == [(f"/{drive.join_code}/me", 302)]
+        assert "already" not in text(response)
 
 
 def test_only_the_join_button_is_named_join_once_names_are_on_phones(client, organiser):

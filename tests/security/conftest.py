@@ -102,9 +102,3 @@ def world(db, organiser, other_organiser) -> World:
 
 
 __all__ = ["World", "entry_data", "make_drive", "phone_client", "random", "seat_players", "services", "snapshot"]
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The personas' accounts are made per test: a fast hasher keeps the suite quick."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
