@@ -14,7 +14,8 @@ from tables.models import TableHand
 def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | None = None,
                    tables: int | None = None) -> bool:
     """Whether the drive ends after hand ``hands_played``: its agreed hands played, or its
-    agreed total reached by the results counted so far (asked before a close: whether the close
+    agreed total reached by one who can win (a person still in the drive), by the results
+    counted so far (asked before a close: whether the close
     ends it). A home game (one table) whose game plays on when players are level at the top
     (``Game.level_at_the_total_plays_on``) plays another hand then, unless its agreed hands end
     it. ``rows`` (each player's counted totals) and ``tables`` (that hand's): when the caller
@@ -23,11 +24,13 @@ def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | No
     if drive.target == Drive.Target.HANDS:
         return by_hands
     rows = standings_rows(drive, live=True) if rows is None else rows
-    by_total = max((r.total for r in rows), default=0) >= drive.target_total
+    # Reached by one who can win: a player who left, or a bot, cannot (found by QA: a bot's
+    # total ended a drive no person was near the end of).
+    totals = sorted((r.total for r in rows if not r.left and not r.bot), reverse=True)
+    by_total = bool(totals) and totals[0] >= drive.target_total
     if by_total and drive.game_rules.level_at_the_total_plays_on:
         if tables is None:
             tables = TableHand.objects.filter(hand__drive=drive, hand__number=hands_played).count()
-        # Level at the top among those who can win (a player who left, or a bot, cannot).
-        top = sorted((r.total for r in rows if not r.left and not r.bot), reverse=True)[:2]
+        top = totals[:2]  # level at the top
         by_total = not (tables == 1 and len(top) == 2 and top[0] == top[1] >= drive.target_total)
     return by_total or (by_hands and drive.target == Drive.Target.EITHER)

@@ -204,6 +204,28 @@ def test_drive_ends_when_someone_reaches_the_total(organiser):
     assert drive.is_finished
 
 
+def test_only_a_total_that_can_win_ends_the_drive(organiser):
+    """Found by QA: a bot's total ended a drive at 30 points where no person had any. A player
+    who left, or a bot, cannot win: their totals end no drive."""
+    from dataclasses import replace
+
+    from drive.ending import target_reached
+    from drive.selectors import standings_rows
+
+    drive = seated_drive(organiser, 4, target="total", target_total=25)
+    table = drive.hands.get().tables.get()
+    services.organiser_result(drive, table, declared(4, 0, nine=True), organiser)
+    top = max(standings_rows(drive, live=True), key=lambda r: r.total)
+    assert top.total >= 25 and target_reached(drive, 1)
+    rows = standings_rows(drive, live=True)
+    as_a_bot = [replace(r, bot=True) if r.name == top.name else r for r in rows]
+    assert not target_reached(drive, 1, as_a_bot, tables=1)
+    services.withdraw_player(drive, drive.players.get(name=top.name))  # leaves, their 25 or more kept
+    assert services.close_hand(drive) is not None
+    drive.refresh_from_db()
+    assert not drive.is_finished
+
+
 def test_a_home_game_level_at_the_top_at_its_total_plays_another_hand(organiser):
     """Film Fantasy's leaflet: "a tie at the top plays another hand" (a home game, one table;
     found by a review of the rules: the drive ended, the tie-breaks deciding). A drive of
