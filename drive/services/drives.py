@@ -26,6 +26,8 @@ SENT_AGAIN_WITHIN = timedelta(minutes=1)
 
 def made_just_now(organiser, drive: Drive) -> Drive | None:
     """The drive ``organiser`` made from the same form (its name and game) within
-    ``SENT_AGAIN_WITHIN``, if any."""
-    return (Drive.objects.filter(organiser=organiser, name=drive.name, game=drive.game,
-                                 created_at__gte=timezone.now() - SENT_AGAIN_WITHIN).order_by("-pk").first())
+    ``SENT_AGAIN_WITHIN`` and has not touched since (no player, no hand), if any: one with
+    players is a drive under way, and a new one of the same name is meant."""
+    return (Drive.objects.filter(organiser=organiser, name=drive.name, game=drive.game, players__isnull=True,
+                                 hands__isnull=True, created_at__gte=timezone.now() - SENT_AGAIN_WITHIN)
+            .order_by("-pk").first())

@@ -65,6 +65,9 @@ def test_the_new_drive_form_sent_twice_makes_one_drive(organiser_client, organis
     Drive.objects.filter(pk=drive.pk).update(created_at=drive.created_at - services.drives.SENT_AGAIN_WITHIN)
     organiser_client.post("/drives/new", form)  # a minute on: a drive of the same name is a new one
     assert sorted(Drive.objects.values_list("name", flat=True)) == ["Another", "Twice", "Twice"]
+    services.add_players(Drive.objects.order_by("-pk").first(), ["Ann"])  # under way: another is meant
+    organiser_client.post("/drives/new", form)
+    assert Drive.objects.filter(name="Twice").count() == 3
 
 
 def test_the_drive_form_asks_once_whether_the_first_hand_has_started(organiser):
