@@ -69,11 +69,9 @@ class KeptThreadsASGIHandler(ASGIHandler):
     def __init__(self) -> None:
         super().__init__()
         self._idle: list[ThreadPoolExecutor] = []  # (pop and append are atomic)
-        # One per event loop (a semaphore belongs to the loop it first waits in; tests run many).
-        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
-        self._health_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-            weakref.WeakKeyDictionary())
-        self._beside_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+        # Per event loop (a semaphore belongs to the loop it first waits in; tests run many), a
+        # gate per kind of request: "pages", "health", "beside" (``run_get_response``).
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary())
         self._at_once: collections.Counter[str] = collections.Counter()  # address -> requests in the server
         self._said: dict[str, float] = {}  # address -> when its last refusal was logged
@@ -141,15 +139,15 @@ class KeptThreadsASGIHandler(ASGIHandler):
         if request.method == "POST" and request.path_info in SIGN_IN_PATHS:
             return await super().run_get_response(request)
         if request.path_info == HEALTH_PATH:
-            gates, places = self._health_gates, 1
+            kind, places = "health", 1
         elif is_beside_the_pages(request):
-            gates, places = self._beside_gates, 1
+            kind, places = "beside", 1
         else:
-            gates, places = self._gates, settings.REQUEST_THREADS
-        loop = asyncio.get_running_loop()
-        gate = gates.get(loop)
+            kind, places = "pages", settings.REQUEST_THREADS
+        gates = self._gates.setdefault(asyncio.get_running_loop(), {})
+        gate = gates.get(kind)
         if gate is None:
-            gate = gates[loop] = asyncio.Semaphore(places)
+            gate = gates[kind] = asyncio.Semaphore(places)
         async with gate:
             return await super().run_get_response(request)
 

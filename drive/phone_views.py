@@ -34,19 +34,22 @@ COOKIE_OPTIONS = {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax"}
 JOIN_ATTEMPTS_PER_MINUTE = 20
 
 
+def _set_cookie(response, name: str, value: str, max_age: int = COOKIE_AGE):
+    """The phone pages' cookies: HttpOnly, same-site, secure when the site is."""
+    response.set_cookie(name, value, secure=settings.SESSION_COOKIE_SECURE, **{**COOKIE_OPTIONS, "max_age": max_age})
+    return response
+
+
 def _phone_cookie(request, response):
     """The phone's own random name (``access.phone_key``), given once, on the join pages."""
     if not well_formed_token(request.COOKIES.get(PHONE_COOKIE)):
-        response.set_cookie(PHONE_COOKIE, new_token(), secure=settings.SESSION_COOKIE_SECURE,
-                            **{**COOKIE_OPTIONS, "max_age": 365 * 24 * 60 * 60})
+        _set_cookie(response, PHONE_COOKIE, new_token(), max_age=365 * 24 * 60 * 60)
     return response
 
 
 def _remember(response, drive: Drive, player: Player):
     """The phone is the player's now: their token in its cookie."""
-    response.set_cookie(player_cookie_name(drive), player.token, secure=settings.SESSION_COOKIE_SECURE,
-                        **COOKIE_OPTIONS)
-    return response
+    return _set_cookie(response, player_cookie_name(drive), player.token)
 
 
 def _remember_entry(request, response, drive: Drive, result: Result):
@@ -119,12 +122,12 @@ def claim(request, code: str):
         messages.error(request, format_html("This phone is already {}'s. To join as someone else, "
                                             "first tap “Leave this phone”.", bdi(holder.name)))
         return redirect("phone:join", code=drive.join_code)
+    key = phone_key(request, drive)
     try:
         if "new_name" in request.POST:  # the name typed (spaces only: "Type your name.")
-            player = services.join_phone(drive, new_name=request.POST["new_name"], phone_key=phone_key(request, drive))
+            player = services.join_phone(drive, new_name=request.POST["new_name"], phone_key=key)
         else:
-            player = services.join_phone(drive, player_id=posted_number(request.POST, "player"),
-                                         phone_key=phone_key(request, drive))
+            player = services.join_phone(drive, player_id=posted_number(request.POST, "player"), phone_key=key)
     except DriveError as exc:
         messages.error(request, str(exc))
         return redirect("phone:join", code=drive.join_code)
