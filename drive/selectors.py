@@ -349,7 +349,8 @@ class PhoneState:
     move: Move | None
     ranked: ranking.Ranked | None
     standings_frozen: bool
-    # The drive over: the player wins the winner's prize (``winners``: with how many), and the
+    # The drive over and its prizes revealed (``Drive.prizes_revealed``: a phone names none before
+    # the board's prize-giving): the player wins the winner's prize (``winners``: with how many), and the
     # titles of the other prizes they take (``prizes``). Bots and leavers are ranked like anyone
     # but win none (``ahead_win_none``: one who may not, ``ranking.wins_prizes``, is ranked above
     # a winner or the runner-up, the prizes given from the top; the booby prize's, say, it is not).
@@ -415,8 +416,10 @@ class DriveView:
         table = self._table_of.get(player.pk)
         mates = [s.player.name for s in table.seats.all() if s.player_id != player.pk] if table else []
         ranked = self._ranked_of.get(player.pk)
+        # A prize is the organiser's to announce (the board's prize-giving): a phone names none
+        # before it, whether or not the last hands' standings were hidden.
         won = [p for p in self.prizes if any(r.row.player_id == player.pk for r in p.ranked)] if (
-            self.drive.is_finished and ranked is not None) else []
+            self.drive.is_finished and self.drive.prizes_revealed and ranked is not None) else []
         winners = len(won[0].ranked) if won and won[0].key == "winners" else 0
         return PhoneState(player, self.hand, table, mates, self.moves.get(player.pk), ranked, self.frozen_at is not None,
                           winners, tuple(p.title for p in won[1 if winners else 0:]),

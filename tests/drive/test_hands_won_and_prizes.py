@@ -68,6 +68,7 @@ def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_
     # Found in a browser: the winners' phones said "You finished 2nd of 4", the bot ranked first.
     from tests.drive.phones_support import phone_for, text
 
+    services.show_prizes(drive, True)
     for player in drive.players.filter(bot__isnull=True):
         on_phone = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
         assert "You share first place, with" in on_phone and "You finished" not in on_phone
@@ -91,6 +92,13 @@ def test_each_prize_winners_phone_names_their_prizes(organiser, organiser_client
         player = seat[table, position]
         return text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
 
+    # Before the board's prize-giving, a place and no prize (found in a walkthrough: with no
+    # standings hidden, the phones named every prize as the drive ended).
+    assert "You finished 1st of 8, with 25 points." in phone(1, 0)
+    assert "The prizes are revealed on the board." in phone(1, 0)
+    assert not any(words in phone(t, p) for t in (1, 2) for p in range(4) for words in ("You won", "Your prize"))
+    services.show_prizes(drive, True)
+    assert "The prizes are revealed on the board." not in phone(1, 0)
     # 25 and a declaration; 15 and a declaration; 10; 5; the four on 0 share the booby.
     assert "You won, with 25 points! Your prize too: Most declarations." in phone(1, 0)
     assert "You finished 2nd of 8, with 15 points. Your prizes: Runner-up and Most declarations!" in phone(2, 0)
@@ -115,6 +123,7 @@ def test_the_booby_prizes_phone_says_nothing_of_a_leaver_ranked_above(organiser)
     seat = {(t.number, s.position): s.player for t in (top, second) for s in t.seats.all()}
     services.withdraw_player(drive, seat[2, 0])  # 15 points, second: leaves before the close
     services.close_hand(drive)
+    services.show_prizes(drive, True)
 
     def phone(table: int, position: int) -> str:
         return text(phone_for(drive, seat[table, position]).get(f"/{drive.join_code}/me"))

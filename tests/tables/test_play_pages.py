@@ -173,6 +173,7 @@ def test_the_finished_drive_tells_each_phone_its_place_in_words(client, organise
     drive = seated_drive(organiser, 8, target="hands", target_hands=1)
     finish_all_tables(drive, organiser)
     services.close_hand(drive)
+    services.show_prizes(drive, True)  # the winner is said once the board has revealed the prizes
     drive.refresh_from_db()
     assert drive.is_finished
     ranked = standings(drive)
