@@ -55,20 +55,20 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
     }
     players = players.values_list("pk", "name", "active", "bot").annotate(
         total=Coalesce(Sum("scores__points", filter=counted), 0),
-        n_scores=Count("scores", filter=counted),
-        # A table recorded as not played is no hand played (no place, no prize), but its zeros
-        # count and keep a leaver listed (a correction replaces the summary, and the flag).
+        # A table recorded as not played is no hand played (no place, no prize; a correction
+        # replaces the summary, and the flag).
         n_hands=Count("scores", filter=counted & ~Q(scores__result__summary__has_key="not_played")),
         **totals,
     )
-    # A player (or bot) withdrawn before playing a hand is in no standings: never ranked, not
-    # counted among the players. Once they have played, their points stay, the row marked "left".
-    # A bot is ranked and shown like anyone, marked so that it wins no prize (``ranking.prizes``).
+    # A player (or bot) who left having played no hand is in no standings: never ranked, not
+    # counted among the players (seated only at tables recorded as not played, they played
+    # none). Once they have played, their points stay, the row marked "left". A bot is ranked
+    # and shown like anyone, marked so that it wins no prize (``ranking.prizes``).
     return [
         ranking.Row(name=name, total=total, facts=tuple(fact_totals), hands_played=hands, player_id=pk,
                     left=not active, bot=bot is not None)
-        for pk, name, active, bot, total, scores, hands, *fact_totals in players
-        if active or scores
+        for pk, name, active, bot, total, hands, *fact_totals in players
+        if active or hands
     ]
 
 
@@ -201,7 +201,7 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 
 def score_card_players(drive: Drive) -> list[Player]:
     """Paper score cards: for every player in the drive and each who left after playing; no bot."""
-    played = Score.objects.filter(player=OuterRef("pk"), counted=True)
+    played = Score.objects.filter(player=OuterRef("pk"), counted=True).exclude(result__summary__has_key="not_played")
     return ranking.by_name(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
 
 

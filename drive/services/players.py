@@ -237,8 +237,8 @@ class Withdrawn:
 @transaction.atomic
 def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> Withdrawn:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close.
-    ``Withdrawn.stays`` when they stay in the standings (they have played: ``has_played``); a
-    player withdrawn before playing any hand is in none. ``by_phone``: the name's own phone left it
+    ``Withdrawn.stays`` when they stay in the standings (``stays_in_the_standings``); a player
+    withdrawn before playing any hand is in none. ``by_phone``: the name's own phone left it
     (``leave_phone``); taken out by the organiser, a name a phone added is the organiser's from
     then on (``added_by_phone`` cleared): typed again on a phone it is refused, not brought back
     (a rude name came back as often as any phone typed it, found by probing)."""
@@ -251,7 +251,7 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
         raise DriveError(f"{isolate(player.name)} has already left.")
     if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
         raise DriveError("A drive needs at least two players.")
-    played = has_played(player)
+    played = stays_in_the_standings(player)
     player.active = False
     player.added_by_phone = player.added_by_phone and by_phone
     player.save(update_fields=["active", "added_by_phone"])
@@ -340,6 +340,14 @@ def has_played(player: Player) -> bool:
     """Whether the player has a seat in a hand that started, or any score."""
     return (Score.objects.filter(player=player).exists()
             or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
+
+
+def stays_in_the_standings(player: Player) -> bool:
+    """Whether a player who leaves now stays in the standings: they have played a hand (a
+    counted score of a table not recorded as not played: ``selectors.standings_rows``), or sit
+    at a table of the hand being played, whose result may yet count for them."""
+    return (Score.objects.filter(player=player, counted=True).exclude(result__summary__has_key="not_played").exists()
+            or Seat.objects.filter(player=player, hand__status=Hand.Status.PLAYING).exists())
 
 
 def places_held(drive: Drive) -> int:

@@ -159,3 +159,35 @@ def test_leaving_a_phone_that_holds_nobody_changes_nothing(client, organiser):
     assert Client().post(f"/{drive.join_code}/forget").status_code == 302
     assert client.get(f"/{drive.join_code}/forget").status_code == 405
     assert snapshot() == before
+
+
+def test_a_self_added_player_who_left_before_playing_any_hand_is_in_no_standings(client, organiser):
+    """Found in a walkthrough: a name typed on a phone, seated for a hand and gone before playing
+    it (the phone left, the organiser took the name out, the table closed as not played),
+    lingered on the board and the standings as "Ghost (left)" on 0 points. A table recorded as
+    not played is no hand played: who left having played none is in no standings. One who left
+    after playing a hand keeps their row, marked left."""
+    drive = seated_drive(organiser, 8, allow_self_join=True, target="hands", target_hands=5)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Ghost"})
+    ghost = drive.players.get(name="Ghost")
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)  # Ghost is seated for hand 2
+    services.start_hand(drive)
+    table = drive.hands.get(number=2).tables.get(seats__player=ghost)
+    client.post(f"/{drive.join_code}/forget")  # seated in a hand under way: the name stays, unjoined
+    services.withdraw_player(drive, ghost)
+    someone = drive.hands.get(number=2).tables.exclude(pk=table.pk).get().seats.first().player
+    services.withdraw_player(drive, someone)  # played hand 1, leaves during hand 2
+    other = drive.hands.get(number=2).tables.exclude(pk=table.pk).get()
+    services.organiser_result(drive, other, declared(other.seats.count(), 0), organiser)
+    services.close_hand(drive, force=True)  # Ghost's table: not played
+    assert "not_played" in table.result.summary
+    organiser_client = Client()
+    organiser_client.force_login(organiser)
+    standings = text(organiser_client.get(f"/drives/{drive.pk}/standings"))
+    board = text(Client().get(f"/{drive.join_code}/board"))
+    csv_text = organiser_client.get(f"/drives/{drive.pk}/export/standings.csv").content.decode("utf-8-sig")
+    for shown in (standings, board, csv_text):
+        assert "Ghost" not in shown
+        assert someone.name in shown  # played a hand: still listed
+    assert f"<bdi>{someone.name}</bdi> <span" in board and "left" in board
