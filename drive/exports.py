@@ -50,7 +50,9 @@ def hands_csv(request, drive_id: int):
     # it (their answers replace the engine's record). ``entered_by``: the player whose phone
     # entered the result (kept when the organiser corrected it: ``corrected`` says so),
     # "organiser" for the organiser's own entry, blank for a hand played on the phones or not
-    # played. ``confirmed_by``: see ``_confirmed_by``.
+    # played. ``confirmed_by``: see ``_confirmed_by``. ``bot_stood_in``: 1 when a bot played
+    # this player's seat for them for some of a hand on the phones (the organiser's stand-in,
+    # kept once the seat was given back: ``TableHand.stood_in``).
     # ``answers``: what the result answered, in its form's words (the table's questions, then
     # this player's), so that each row's points can be explained from the game's own questions.
     writer.writerow([*HANDS_CSV_BEFORE, *(f.hand_key for f in facts), *HANDS_CSV_AFTER])
@@ -59,12 +61,13 @@ def hands_csv(request, drive_id: int):
         result = result_scores[0].result
         answers = _answers(game, result, [s.player.name for s in result_scores])
         moved_up = result.table.moved_up_id or (None if "not_played" in result.summary else result.mover_id)
-        for s, said in zip(result_scores, answers):
+        stood_in = set(result.table.stood_in or [])
+        for seat, (s, said) in enumerate(zip(result_scores, answers)):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
                 result.status, result.source, int(s.corrected), result.ended_by, _entered_by(result),
-                _confirmed_by(result, s.corrected, s.reviewed),
+                _confirmed_by(result, s.corrected, s.reviewed), int(seat in stood_in),
                 _cell(said),
             ])
     return response

@@ -124,7 +124,8 @@ class Fact:
 # ``HANDS_CSV_AFTER``, the standings CSV one by its ``key`` between ``STANDINGS_CSV_BEFORE`` and
 # ``STANDINGS_CSV_AFTER``. ``games.register`` refuses a game whose facts would clash with them.
 HANDS_CSV_BEFORE = ("hand", "table", "player", "points")
-HANDS_CSV_AFTER = ("mover", "status", "source", "corrected", "ended_by", "entered_by", "confirmed_by", "answers")
+HANDS_CSV_AFTER = ("mover", "status", "source", "corrected", "ended_by", "entered_by", "confirmed_by", "bot_stood_in",
+                   "answers")
 STANDINGS_CSV_BEFORE = ("rank", "tied", "player", "total")
 STANDINGS_CSV_AFTER = ("hands_played", "left", "bot")
 

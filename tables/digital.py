@@ -482,7 +482,9 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
     if (seat in bots) == playing:
         return found.player.name  # already so (a second click): nothing to do
     table.bots = sorted(bots | {seat} if playing else bots - {seat})
-    table.save(update_fields=["bots", "updated_at"])
+    if playing:  # kept once the seat is given back: the record says a bot played some of it
+        table.stood_in = sorted({*(table.stood_in or []), seat})
+    table.save(update_fields=["bots", "stood_in", "updated_at"])
     if playing:  # the bot looks at the table at once
         deadline = getattr(load_state(table), "deadline", None)
         transaction.on_commit(lambda: [listener(table.pk, [seat], deadline) for listener in moved_listeners],

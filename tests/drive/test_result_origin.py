@@ -222,3 +222,31 @@ def test_a_judgement_sent_twice_is_answered_as_the_first_and_changes_nothing(org
         late = phone(drive, who).post(f"/{drive.join_code}/{judged}", {**data, **shown_for(who)})
         assert said_to(late) == ["The organiser has settled Table 1's result since: it counts as it stands now. "
                                  "Nothing was changed."], who
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("then", ["corrected", "upheld"])
+def test_after_a_new_entry_and_a_dispute_the_export_tells_the_result_pages_story(organiser, organiser_client, then):
+    """A walkthrough asked whether the hands CSV's ``entered_by``, ``confirmed_by`` and
+    ``corrected`` say what the result page says once an entry was replaced by another player's,
+    disputed and settled: who entered it last, and that the organiser corrected it (no one
+    confirmed those answers) or confirmed it as it stood."""
+    drive = seated_drive(organiser, 4)
+    table = drive.hands.get().tables.get()
+    sidney, other, third = seated_players(table)[:3]
+    phone_entry(drive, sidney, 0, "sidney-6")
+    data = {"declarer": "1", "nine_card": "False", "dealer": "0", "client_key": "third-1", "seen_revision": "1",
+            **shown_for(third)}
+    for i in range(4):
+        data[f"seat{i}_sets"] = "0"
+        data[f"seat{i}_ice"] = "none"
+    assert phone(drive, third).post(f"/{drive.join_code}/enter", data).status_code == 302  # a new entry
+    phone(drive, other).post(f"/{drive.join_code}/dispute", {"seen_revision": "2", "reason": "Cy declared",
+                                                             **shown_for(other)})
+    correct(drive, table, organiser, 2 if then == "corrected" else 1)
+    assert origin(organiser_client, drive, table) == (
+        f"entered by {third.name} on their phone, {then.replace('upheld', 'confirmed')} by the organiser "
+        "(its points count)")
+    assert export_column(organiser_client, drive, "entered_by") == {third.name}
+    assert export_column(organiser_client, drive, "corrected") == {"1" if then == "corrected" else "0"}
+    assert confirmed_by_column(organiser_client, drive) == {"" if then == "corrected" else "organiser"}

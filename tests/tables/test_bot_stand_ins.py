@@ -224,3 +224,25 @@ async def test_the_table_shows_whose_phone_has_not_joined_and_hears_when_it_join
     frame = await until(socket, lambda f: f["type"] == "state" and f["seats"][3]["bot"])
     assert not frame["seats"][3]["away"]  # a bot plays it: nothing waits for a phone
     await socket.disconnect()
+
+
+def test_the_hands_export_says_whose_seat_a_bot_played_for_some_of_the_hand(transactional_db, organiser):
+    """Found in a walkthrough: a hand where a bot stood in for a person was exported as if the
+    person had played it all. The hands CSV's ``bot_stood_in`` is 1 on the row of each player a
+    bot played for, also once the seat was given back, and 0 on the others'."""
+    import csv
+    import io
+
+    drive = digital_drive(organiser, 4)
+    table = table_of(drive)
+    players = seated_players(table)
+    client = Client()
+    client.force_login(organiser)
+    client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "1"})
+    eventually(lambda: stored_hand(table.pk).passes[2] is not None, "the bot plays the seat (BOT_DELAY_SECONDS 0)")
+    client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "0"})
+    play_to_the_end(table, players, seed=3)
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(f"/drives/{drive.pk}/export/hands.csv").content.decode("utf-8-sig"))))
+    assert {row["player"]: row["bot_stood_in"] for row in rows} == {
+        p.name: "1" if p == players[2] else "0" for p in players}
