@@ -5,6 +5,8 @@ The summary::
 
     {"dealer": 0,                     # who dealt (required: it decides a tie for the mover)
      "pool_of_tears": 2 | None,       # who took the Pool of Tears card, or nobody
+     "stopped": False,                # the bell stopped the hand before every card in play was
+                                      # taken (left out: not said, as in a record made before it was asked)
      "holdings": [{"pairs": 1, "cards": 12}, ...]}   # per seat: pairs and cards taken
 
 Impossible entries are refused with a ``GameError`` that names what is wrong.
@@ -18,7 +20,7 @@ from ..base import GameError, Outcome, and_list
 from .cards import (DEFAULT_POOL_OF_TEARS, PACK, cards_in_play, check_players, check_pool_of_tears, choose_mover,
                     pairs_in, picture_name, standing_facts, winner_of)
 
-_SUMMARY_KEYS = {"dealer", "pool_of_tears", "holdings"}
+_SUMMARY_KEYS = {"dealer", "pool_of_tears", "stopped", "holdings"}
 _HOLDING_KEYS = {"pairs", "cards"}
 MAX_PAIRS = 16
 NUMBERS = 20
@@ -38,6 +40,11 @@ def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict
             {"name": "pool_of_tears", "label": f"Who took the Pool of Tears card ({picture_name(pool_of_tears)})?",
              "type": "seat", "optional": True, "none_label": "Nobody (unused, or the hand was stopped)",
              "missing": "Say who took the Pool of Tears card, or nobody."},
+            # After the players' rows: the cards taken add up to every card in play unless the
+            # bell stopped the hand (its last trick going to nobody), which only the table knows.
+            {"name": "stopped", "label": "Were all the cards played?", "type": "choice", "after_seats": True,
+             "choices": [[False, f"Yes: all {in_play} cards dealt were played"], [True, "No: the bell stopped the hand"]],
+             "default": False, "missing": "Say whether all the cards were played, or the bell stopped the hand."},
         ],
         "seat": [
             {"name": "pairs", "label": "Pairs taken (+10 each)", "type": "choice",
@@ -56,6 +63,8 @@ def summary_of_hand(state: Any) -> dict[str, Any]:
     return {
         "dealer": state.dealer,
         "pool_of_tears": state.pool_of_tears_seat(),
+        # A hand the bell stopped after its last card counts as played out: nothing was left.
+        "stopped": sum(len(t) for t in state.taken) < cards_in_play(len(state.taken)),
         "holdings": [{"pairs": pairs_in(t), "cards": len(t)} for t in state.taken],
     }
 
@@ -84,6 +93,9 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
         raise GameError(f"Unknown summary field(s): {and_list(extra)}.")
     dealer = _seat(summary.get("dealer"), n, "The dealer")
     pool = _seat(summary.get("pool_of_tears"), n, "Who took the Pool of Tears card")
+    stopped = summary.get("stopped")
+    if stopped is not None and not isinstance(stopped, bool):
+        raise GameError("'stopped' must be true (the bell stopped the hand) or false (all the cards were played).")
     holdings = summary.get("holdings")
     if not isinstance(holdings, list) or len(holdings) != n:
         raise GameError(f"'holdings' must list one entry per seat: {n} at this table.")
@@ -113,6 +125,11 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
     in_play = cards_in_play(n)
     if sum(cards) > in_play:
         raise GameError(f"{sum(cards)} cards taken in all, but at {n} players only {in_play} are played in a hand.")
+    if stopped is False and sum(cards) < in_play:
+        # Every trick of a hand played out is taken: cards short of those in play were counted
+        # wrong, or the bell stopped the hand (its last trick, if any, going to nobody).
+        raise GameError(f"{sum(cards)} cards taken in all, but a hand played out at {n} players takes all {in_play} "
+                        "dealt: count the cards again, or say the bell stopped the hand.")
     if sum(pairs) > MAX_PAIRS:
         raise GameError(f"{sum(pairs)} pairs entered in all, but the pack has only {MAX_PAIRS}.")
     # Beside its pairs, a player took numbers (20 in the pack, among everyone) and single

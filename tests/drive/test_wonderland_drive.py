@@ -32,9 +32,9 @@ def phone_for(drive, player) -> Client:
     return client
 
 
-def answers(dealer: int, pool: int | None, pairs: list[int], cards: list[int]) -> dict:
+def answers(dealer: int, pool: int | None, pairs: list[int], cards: list[int], stopped: bool = False) -> dict:
     """The Wonderland entry form's fields (games/wonderland/entry.py's questions)."""
-    data = {"dealer": str(dealer), "pool_of_tears": "none" if pool is None else str(pool)}
+    data = {"dealer": str(dealer), "pool_of_tears": "none" if pool is None else str(pool), "stopped": str(stopped)}
     for i, (p, c) in enumerate(zip(pairs, cards, strict=True)):
         data[f"seat{i}_pairs"], data[f"seat{i}_cards"] = str(p), str(c)
     return data
@@ -228,3 +228,23 @@ def test_a_wonderland_hand_closed_on_the_phones_before_anyone_scored_was_won_by_
     result = Result.objects.get()
     assert result.winner is None and result.mover is not None
     assert all(s.points == 0 for s in result.scores.all())
+
+
+def test_cards_taken_short_of_those_dealt_are_refused_unless_the_bell_stopped_the_hand(organiser_client, organiser):
+    """Found in a walkthrough: cards taken that added up to fewer than were dealt (40 of 52 at
+    four players) were accepted without a word. A hand played out takes every card dealt; only
+    the bell leaves some untaken (its last trick going to nobody), which the entry asks."""
+    base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
+    short = answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 12])
+    page = text(organiser_client.post(f"{base}/results/{table.pk}", {**short, "seen_revision": "0"}))
+    assert ("40 cards taken in all, but a hand played out at 4 players takes all 52 dealt: count the cards again, "
+            "or say the bell stopped the hand.") in page
+    assert not Result.objects.filter(table=table).exists()
+    assert "Were all the cards played?" in page and "No: the bell stopped the hand" in page
+    stopped = answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 12], stopped=True)
+    assert organiser_client.post(f"{base}/results/{table.pk}", {**stopped, "seen_revision": "0"}).status_code == 302
+    assert Result.objects.get(table=table).summary["stopped"] is True
+    # More than were dealt: refused whatever is answered.
+    page = text(organiser_client.post(f"{base}/results/{table.pk}", {
+        **answers(0, 1, [1, 0, 0, 2], [16, 16, 12, 12], stopped=True), "seen_revision": "1", "reason": "recount"}))
+    assert "56 cards taken in all, but at 4 players only 52 are played in a hand." in page

@@ -378,7 +378,8 @@ def test_game_object_describes_the_game_of_alice_in_wonderland():
 
 def test_entry_asks_who_dealt_each_players_pairs_and_cards_and_who_took_the_pool_of_tears():
     spec = WONDERLAND.entry_spec(3)
-    assert [f["name"] for f in spec["table"]] == ["dealer", "pool_of_tears"]
+    assert [f["name"] for f in spec["table"]] == ["dealer", "pool_of_tears", "stopped"]
+    assert spec["table"][2]["after_seats"] and spec["table"][2]["default"] is False
     assert spec["table"][1]["optional"] and "default" not in spec["table"][0]
     assert [f["name"] for f in spec["seat"]] == ["pairs", "cards"]
     assert [v for v, _ in spec["seat"][1]["choices"]] == list(range(0, 52, 3))  # 51 cards in play at 3
