@@ -96,8 +96,8 @@ def test_a_table_card_asks_for_the_answers_its_games_result_form_asks(organiser_
     card = re.search(r'<section class="print-card.*?</section>', organiser_client.get(
         f"/drives/{drive.pk}/print/tables").content.decode(), re.S).group(0)
     assert ("write each one's name beside their answers (Pairs taken (+10 each); Cards taken). Note too: Who dealt? "
-            "Who took the Pool of Tears card (Plain picture 16)? The points are worked out when the result is "
-            "entered.") in card
+            "Who took the Pool of Tears card (Plain picture 16)? Were all the cards played? The points are worked out "
+            "when the result is entered.") in card
 
 
 def test_table_cards_carry_the_join_qr_code_and_no_bot_gets_a_score_card(organiser_client, organiser):
