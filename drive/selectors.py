@@ -15,10 +15,8 @@ from django.utils.html import format_html, format_html_join
 from common.bidi import bdi
 from drive import movement
 from drive.models import Drive, Player
-from games import Game
 from scoring import standings as ranking
-from scoring.forms import answer_words
-from scoring.models import Correction, Result, Score
+from scoring.models import Correction, Score, played
 from tables.frames import STOOD_IN
 from tables.models import Hand, Seat, TableHand
 
@@ -57,7 +55,7 @@ def _rows(drive: Drive, counted: Q) -> list[ranking.Row]:
         total=Coalesce(Sum("scores__points", filter=counted), 0),
         # A table recorded as not played is no hand played (no place, no prize; a correction
         # replaces the summary, and the flag).
-        n_hands=Count("scores", filter=counted & ~Q(scores__result__summary__has_key="not_played")),
+        n_hands=Count("scores", filter=counted & played("scores__")),
         **totals,
     )
     # A player (or bot) who left having played no hand is in no standings: never ranked, not
@@ -201,8 +199,8 @@ def hand_scores(drive: Drive) -> QuerySet[Score]:
 
 def score_card_players(drive: Drive) -> list[Player]:
     """Paper score cards: for every player in the drive and each who left after playing; no bot."""
-    played = Score.objects.filter(player=OuterRef("pk"), counted=True).exclude(result__summary__has_key="not_played")
-    return ranking.by_name(drive.players.filter(Q(active=True) | Exists(played), bot__isnull=True))
+    return ranking.by_name(drive.players.filter(
+        Q(active=True) | Exists(Score.objects.filter(played(), player=OuterRef("pk"))), bot__isnull=True))
 
 
 def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple[Player, list[tuple]]]:
@@ -229,84 +227,6 @@ def score_cards(drive: Drive, players: list[Player], hands: range) -> list[tuple
                           [int(score.details.get(f.key, 0)) for f in facts], total))
         cards.append((player, lines))
     return cards
-
-
-def corrections(drive: Drive) -> QuerySet[Correction]:
-    return Correction.objects.filter(drive=drive).select_related("by", "result__table__hand").order_by("-at")
-
-
-@dataclass
-class PointsChange:
-    name: str
-    before: int | None
-    after: int | None
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
-
-
-@dataclass
-class CorrectionLine:
-    """One correction as the log shows it: each player's points before and after, by name in
-    seat order, and who won the hand before and after (by name; None: nobody)."""
-
-    correction: Correction
-    points: list[PointsChange]
-    winner_before: str | None
-    winner_after: str | None
-    # The entry's answers that changed, in the form's words: (question, before, after); a
-    # seat's question starts with its player's name ("Gus: " and the question).
-    answers: list[tuple[str, str, str]]
-    # The dispute this correction settled: the disputing player's reason ("" when none).
-    dispute: str = ""
-
-    @property
-    def winner_changed(self) -> bool:
-        return self.winner_before != self.winner_after
-
-
-def correction_lines(drive: Drive) -> list[CorrectionLine]:
-    """The corrections log, newest first, readable: names, not the stored snapshots' player ids."""
-    found = list(corrections(drive).prefetch_related(
-        Prefetch("result__table__seats", queryset=Seat.objects.order_by("position"))))
-    names = dict(drive.players.values_list("pk", "name"))
-    lines = []
-    for c in found:
-        seated = [s.player_id for s in c.result.table.seats.all()]
-        old, new = c.old or {}, c.new or {}
-        before, after = old.get("points") or {}, new.get("points") or {}
-        ids = seated + [int(k) for k in {*before, *after} if str(k).isdigit() and int(k) not in seated]
-        points = [PointsChange(names.get(pid, "?"), before.get(str(pid)), after.get(str(pid))) for pid in ids]
-
-        def winner(snapshot: dict) -> str | None:
-            pid = snapshot.get("winner")
-            return names.get(pid, "?") if pid is not None else None
-
-        seat_names = [names.get(pid, "?") for pid in seated]
-        dispute = (old.get("dispute_reason") or "") if old.get("status") == Result.Status.DISPUTED else ""
-        lines.append(CorrectionLine(c, points, winner(old), winner(new),
-                                    _answers_changed(drive.game_rules, seat_names, old, new), dispute))
-    return lines
-
-
-def _answers_changed(game: Game, seat_names: list[str], old: dict, new: dict) -> list[tuple[str, str, str]]:
-    try:
-        spec = game.entry_spec(len(seat_names))
-    except ValueError:  # (a GameError: a table size the game does not play)
-        return []
-    table_before, seats_before = answer_words(spec, seat_names, old.get("summary"))
-    table_after, seats_after = answer_words(spec, seat_names, new.get("summary"))
-    changed = _pairs_changed(table_before, table_after, "")
-    for name, before, after in zip(seat_names, seats_before, seats_after):
-        changed += _pairs_changed(before, after, f"{name}: ")
-    return changed
-
-
-def _pairs_changed(before: list, after: list, prefix: str) -> list[tuple[str, str, str]]:
-    was, now = dict(before), dict(after)
-    return [(prefix + q, was.get(q, "—"), now.get(q, "—")) for q in dict.fromkeys([*was, *now])
-            if was.get(q) != now.get(q)]
 
 
 # --- phones and the board ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from common.bidi import bdi, isolate
 from common.db import write_sync
 from common.gates import beside_the_pages
-from drive import pages, phone_links, previews, selectors, services
+from drive import log_lines, pages, phone_links, previews, selectors, services
 from drive.access import drive_for_organiser, player_of_drive, table_of_drive
 from drive.forms import DriveForm, NamesForm, ReasonForm, SwapForm, edit_drive, posted_number
 from drive.services import DriveError, StaleForm
@@ -390,7 +390,7 @@ def standings(request, drive_id: int):
 @login_required
 def correction_log(request, drive_id: int):
     drive = drive_for_organiser(request, drive_id)
-    return render(request, "drive/log.html", {"drive": drive, "lines": selectors.correction_lines(drive)})
+    return render(request, "drive/log.html", {"drive": drive, "lines": log_lines.correction_lines(drive)})
 
 
 @login_required

@@ -63,6 +63,15 @@ class Result(models.Model):
         return self.ended_by == STOPPED
 
 
+def played(through: str = "") -> models.Q:
+    """The scores of hands played, as a filter on scores (``through="scores__"`` from a player):
+    counted, of a table not recorded as not played (a close that found no result gives each seat
+    0, which is no hand played: no place, no prize, no standing of its own). The one meaning of
+    "played a hand" for the standings, the score cards, who leaves with a phone and who holds a
+    place in a drive."""
+    return models.Q(**{f"{through}counted": True}) & ~models.Q(**{f"{through}result__summary__has_key": "not_played"})
+
+
 class Score(models.Model):
     """One player's points for one table-hand. Counted in standings once the result is confirmed."""
 

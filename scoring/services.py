@@ -7,7 +7,6 @@ only, so an entered-but-unconfirmed result shows as pending and never changes th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,14 +96,14 @@ def replace_result(
     summary: dict,
     by_user,
     reason: str,
+    changed: bool,
 ) -> Result:
     """Organiser's correction: new outcome, confirmed, with an audit record of old and new. The
     result keeps its ``source`` and ``entered_by``: how it was entered and by whom (the result
-    page says so, and that the organiser corrected it, or confirmed it unchanged: the
-    correction's ``changed``)."""
+    page says so, and that the organiser corrected it, or confirmed it unchanged: ``changed``,
+    whether the answers differ, as the entry form reads them)."""
     result = Result.objects.select_for_update().get(pk=result.pk)
     old = result_snapshot(result)
-    changed = old["summary"] != json.loads(json.dumps(summary))  # (compared as stored)
     result.status = Result.Status.CONFIRMED
     result.dispute_reason = ""
     _rewrite(result, players, hand_number, outcome, summary, counted=True, also=["status", "dispute_reason"])

@@ -140,8 +140,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
     else:
         as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
         spec = drive.game_rules.entry_spec(len(players))
-        as_it_stands = (_answers(summary, spec) == _answers(as_entered, spec)
-                        and existing.status == Result.Status.CONFIRMED)
+        same_answers = _answers(summary, spec) == _answers(as_entered, spec)
+        as_it_stands = same_answers and existing.status == Result.Status.CONFIRMED
         if seen_revision == 0:  # typed into an empty form: a result came meanwhile
             if as_it_stands and existing.source == Result.Source.ORGANISER:
                 return existing  # this very result sent twice (a double click): saved once, nothing more
@@ -161,7 +161,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise DriveError("Give a reason for the correction: it is kept in the log.")
         result = scoring.replace_result(
             existing, players=players, hand_number=table.hand.number, outcome=outcome,
-            summary=summary, by_user=user, reason=reason[:300],
+            summary=summary, by_user=user, reason=reason[:300], changed=not same_answers,
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
@@ -183,9 +183,11 @@ def _judged_since(result: Result) -> str:
 
 
 def _answers(summary: dict, spec: dict) -> dict:
-    """A result's summary as the entry form answers it: every seat's question answered, those
-    left out (a digital hand's record may leave out a question that does not arise) with the
-    form's default."""
+    """A result's summary as the entry form answers it: every question answered, those left out
+    (a digital hand's record may leave out a question that does not arise; a record made before
+    the game asked a question has none of it) with the form's default, as the form shows them."""
+    table = {f["name"]: f["default"] for f in spec.get("table", []) if "default" in f}
+    summary = {**table, **summary}
     defaults = {f["name"]: f["default"] for f in spec.get("seat", []) if "default" in f}
     holdings = summary.get("holdings")
     if not isinstance(holdings, list):

@@ -19,7 +19,7 @@ from django.utils import timezone
 from common.bidi import isolate
 from drive import broadcast, live
 from drive.models import Drive, Player, new_token
-from scoring.models import Score
+from scoring.models import Score, played
 from tables import digital
 from tables.models import BotPlayer, Hand, Seat, TableHand
 from drive.services.base import DriveError, lock
@@ -237,7 +237,7 @@ class Withdrawn:
 @transaction.atomic
 def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> Withdrawn:
     """A player leaves: their scores stay; they are unseated between hands, or at the next close.
-    ``Withdrawn.stays`` when they stay in the standings (``stays_in_the_standings``); a player
+    ``Withdrawn.stays`` when they stay in the standings (``has_played``); a player
     withdrawn before playing any hand is in none. ``by_phone``: the name's own phone left it
     (``leave_phone``); taken out by the organiser, a name a phone added is the organiser's from
     then on (``added_by_phone`` cleared): typed again on a phone it is refused, not brought back
@@ -251,7 +251,7 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
         raise DriveError(f"{isolate(player.name)} has already left.")
     if drive.status != Drive.Status.SETUP and drive.players.filter(active=True).count() <= 2:
         raise DriveError("A drive needs at least two players.")
-    played = stays_in_the_standings(player)
+    stays = has_played(player)
     player.active = False
     player.added_by_phone = player.added_by_phone and by_phone
     player.save(update_fields=["active", "added_by_phone"])
@@ -262,7 +262,7 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     # the phone's page would go on as if the player were waiting for the next hand.
     withdrawn = broadcast.signed_out_message(player.pk, withdrawn=True)
     transaction.on_commit(lambda: broadcast.send_many([withdrawn]), robust=True)
-    return Withdrawn(played, reseated, bot_at)
+    return Withdrawn(stays, reseated, bot_at)
 
 
 @transaction.atomic
@@ -336,26 +336,24 @@ def revoke_phone(drive: Drive, player: Player, *, by_phone: bool = False) -> Pla
     return player
 
 
+def _played(player) -> Q:
+    """``has_played`` as a filter on players (``player``: the player, or ``OuterRef("pk")``)."""
+    return (Exists(Score.objects.filter(played(), player=player))
+            | Exists(Seat.objects.filter(player=player, hand__status=Hand.Status.PLAYING)))
+
+
 def has_played(player: Player) -> bool:
-    """Whether the player has a seat in a hand that started, or any score."""
-    return (Score.objects.filter(player=player).exists()
-            or Seat.objects.filter(player=player).exclude(hand__status=Hand.Status.SEATING).exists())
-
-
-def stays_in_the_standings(player: Player) -> bool:
-    """Whether a player who leaves now stays in the standings: they have played a hand (a
-    counted score of a table not recorded as not played: ``selectors.standings_rows``), or sit
-    at a table of the hand being played, whose result may yet count for them."""
-    return (Score.objects.filter(player=player, counted=True).exclude(result__summary__has_key="not_played").exists()
-            or Seat.objects.filter(player=player, hand__status=Hand.Status.PLAYING).exists())
+    """Whether the player has played a hand (``scoring.models.played``) or sits at a table of the
+    hand being played, whose result may yet count for them: one who leaves then stays in the
+    standings and holds a place; one who has not is in no standings, holds no place, and a name
+    their phone added leaves the drive with the phone (``leaving_leaves_drive``)."""
+    return Player.objects.filter(_played(player.pk), pk=player.pk).exists()
 
 
 def places_held(drive: Drive) -> int:
     """The drive's players who hold one of its ``MAX_PLAYERS`` places: those in it, and those who
     left after playing (``has_played``: they stay in the standings). One query."""
-    played = (Exists(Score.objects.filter(player=OuterRef("pk")))
-              | Exists(Seat.objects.filter(player=OuterRef("pk")).exclude(hand__status=Hand.Status.SEATING)))
-    return drive.players.filter(Q(active=True) | played).count()
+    return drive.players.filter(Q(active=True) | _played(OuterRef("pk"))).count()
 
 
 def leaving_leaves_drive(player: Player) -> bool:

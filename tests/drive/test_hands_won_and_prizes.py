@@ -150,3 +150,26 @@ def test_a_runner_up_level_on_points_with_the_winners_is_explained_by_the_tie_br
     assert level_at_the_top(prizes(("Dmitri", 40, (2,)), ("Kate", 40, (2,)), ("Gwen", 40, (1,))))
     assert not level_at_the_top(prizes(("Dmitri", 40, (2,)), ("Kate", 40, (2,)), ("Gwen", 35, (3,))))
     assert not level_at_the_top([PrizeList("winners", "Winner", []), PrizeList("runner_up", "Runner-up", [])])
+
+
+def test_the_phones_hear_their_prizes_when_the_organiser_reveals_them(organiser):
+    """The live update each phone is sent (no reload): no prize before the reveal, theirs after it."""
+    from drive import live, selectors
+    from tests.factories import finish_all_tables, seated_drive
+
+    drive = seated_drive(organiser, 8, target="hands", target_hands=1)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+
+    def phones() -> list[str]:
+        live.forget_phones(drive.pk)  # (each phone's fragment, not only those that changed)
+        drive.refresh_from_db()
+        return [m["parts"]["phone"] for _, m in live.phone_messages(selectors.drive_view(drive, public=True))]
+
+    before = phones()
+    assert len(before) == 8 and not any("You won" in p or "Your prize" in p for p in before)
+    assert all("The prizes are revealed on the board." in p for p in before)
+    services.show_prizes(drive, True)
+    after = phones()
+    assert any("You won" in p or "You share first place" in p for p in after)
+    assert not any("The prizes are revealed on the board." in p for p in after)

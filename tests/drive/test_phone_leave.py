@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from drive import services
+from drive import selectors, services
 from drive.models import Player
 from tests.drive.phones_support import phone_for, text
 from tests.factories import declared, finish_all_tables, make_drive, seated_drive
@@ -175,7 +175,7 @@ def test_a_self_added_player_who_left_before_playing_any_hand_is_in_no_standings
     services.start_hand(drive)
     table = drive.hands.get(number=2).tables.get(seats__player=ghost)
     client.post(f"/{drive.join_code}/forget")  # seated in a hand under way: the name stays, unjoined
-    services.withdraw_player(drive, ghost)
+    assert services.withdraw_player(drive, ghost).stays  # (its table's result may yet count for it)
     someone = drive.hands.get(number=2).tables.exclude(pk=table.pk).get().seats.first().player
     services.withdraw_player(drive, someone)  # played hand 1, leaves during hand 2
     other = drive.hands.get(number=2).tables.exclude(pk=table.pk).get()
@@ -191,3 +191,39 @@ def test_a_self_added_player_who_left_before_playing_any_hand_is_in_no_standings
         assert "Ghost" not in shown
         assert someone.name in shown  # played a hand: still listed
     assert f"<bdi>{someone.name}</bdi> <span" in board and "left" in board
+    assert "Ghost" not in organiser_client.get(f"/drives/{drive.pk}/print/scorecards").content.decode()
+    # Places: the seven still in the drive and the one who left after playing, Ghost none.
+    assert services.places_held(drive) == len(selectors.standings(drive)) == 8
+
+
+def _ghost_seated_at_a_table_not_played(client, organiser):
+    """Ghost types their name on a phone and is seated for hand 2, whose table closes as not played."""
+    drive = seated_drive(organiser, 8, allow_self_join=True, target="hands", target_hands=5)
+    client.post(f"/{drive.join_code}/join", {"new_name": "Ghost"})
+    ghost = drive.players.get(name="Ghost")
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    table = drive.hands.get(number=2).tables.get(seats__player=ghost)
+    other = drive.hands.get(number=2).tables.exclude(pk=table.pk).get()
+    services.organiser_result(drive, other, declared(other.seats.count(), 0), organiser)
+    services.close_hand(drive, force=True)
+    assert "not_played" in table.result.summary
+    return drive, Player.objects.get(pk=ghost.pk)
+
+
+def test_a_name_a_phone_typed_whose_only_table_was_not_played_leaves_the_drive_with_the_phone(client, organiser):
+    """A table recorded as not played is no hand played: "Leave this phone" takes the name the
+    phone typed in out of the drive, as before any hand (it would be seated at hand 3 with no phone)."""
+    drive, ghost = _ghost_seated_at_a_table_not_played(client, organiser)
+    assert services.leaving_leaves_drive(ghost)
+    client.post(f"/{drive.join_code}/forget")
+    assert not Player.objects.get(pk=ghost.pk).active
+    assert ghost.pk not in {r.row.player_id for r in selectors.standings(drive)}
+
+
+def test_one_taken_out_whose_only_table_was_not_played_is_told_so_and_holds_no_place(client, organiser):
+    drive, ghost = _ghost_seated_at_a_table_not_played(client, organiser)
+    held = services.places_held(drive)
+    assert not services.withdraw_player(drive, ghost).stays
+    assert services.places_held(drive) == held - 1 == len(selectors.standings(drive))
