@@ -250,11 +250,14 @@ def test_cards_taken_short_of_those_dealt_are_refused_unless_the_bell_stopped_th
     assert "56 cards taken in all, but at 4 players only 52 are played in a hand." in page
 
 
-def _recorded_before_the_bell_question(table) -> Result:
-    """A result as stored before the entry asked "Were all the cards played?": no ``stopped``."""
+def _entered_before_the_bell_question(organiser_client, organiser):
+    """A hand's result as stored before the entry asked "Were all the cards played?": no ``stopped``."""
+    base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
+    organiser_client.post(f"{base}/results/{table.pk}", {**answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]),
+                                                         "seen_revision": "0"})
     result = Result.objects.get(table=table)
     Result.objects.filter(pk=result.pk).update(summary={k: v for k, v in result.summary.items() if k != "stopped"})
-    return Result.objects.get(pk=result.pk)
+    return base, table, players, Result.objects.get(pk=result.pk)
 
 
 PLAYED_OUT = {"dealer": 0, "pool_of_tears": 1, "stopped": False,
@@ -264,10 +267,7 @@ PLAYED_OUT = {"dealer": 0, "pool_of_tears": 1, "stopped": False,
 def test_a_result_recorded_before_the_bell_question_sent_back_as_it_stands_is_nothing_to_correct(
         organiser_client, organiser):
     """Its page shows the question at "Yes: all played"; sent back so, it is the result as it stands."""
-    base, table, _ = hand_one_at_a_table_of_four(organiser_client, organiser)
-    organiser_client.post(f"{base}/results/{table.pk}", {**answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]),
-                                                         "seen_revision": "0"})
-    result = _recorded_before_the_bell_question(table)
+    base, table, _, result = _entered_before_the_bell_question(organiser_client, organiser)
     assert 'name="stopped" value="False"' in organiser_client.get(f"{base}/results/{table.pk}").content.decode()
     with pytest.raises(services.DriveError, match="nothing to correct"):
         services.organiser_result(table.hand.drive, table, PLAYED_OUT, organiser, reason="looked again",
@@ -277,10 +277,7 @@ def test_a_result_recorded_before_the_bell_question_sent_back_as_it_stands_is_no
 
 def test_a_disputed_entry_recorded_before_the_bell_question_kept_as_it_stands_is_confirmed_not_corrected(
         organiser_client, organiser):
-    base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)
-    organiser_client.post(f"{base}/results/{table.pk}", {**answers(0, 1, [1, 0, 0, 2], [12, 8, 8, 24]),
-                                                         "seen_revision": "0"})
-    result = _recorded_before_the_bell_question(table)
+    base, table, players, result = _entered_before_the_bell_question(organiser_client, organiser)
     Result.objects.filter(pk=result.pk).update(status=Result.Status.DISPUTED, entered_by=players[0],
                                                source=Result.Source.PHONE)
     services.organiser_result(table.hand.drive, table, PLAYED_OUT, organiser, reason="it stands",
