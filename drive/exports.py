@@ -52,7 +52,7 @@ def hands_csv(request, drive_id: int):
     # "organiser" for the organiser's own entry, blank for a hand played on the phones or not
     # played. ``confirmed_by``: see ``_confirmed_by``. ``bot_stood_in``: 1 when a bot played
     # this player's seat for them for some of a hand on the phones (the organiser's stand-in,
-    # kept once the seat was given back: ``TableHand.stood_in``).
+    # kept once the seat was given back: ``TableHand.bot_played_for``).
     # ``answers``: what the result answered, in its form's words (the table's questions, then
     # this player's), so that each row's points can be explained from the game's own questions.
     writer.writerow([*HANDS_CSV_BEFORE, *(f.hand_key for f in facts), *HANDS_CSV_AFTER])
@@ -61,13 +61,13 @@ def hands_csv(request, drive_id: int):
         result = result_scores[0].result
         answers = _answers(game, result, [s.player.name for s in result_scores])
         moved_up = result.table.moved_up_id or (None if "not_played" in result.summary else result.mover_id)
-        stood_in = set(result.table.stood_in or [])
+        played_for = set(result.table.bot_played_for or [])
         for seat, (s, said) in enumerate(zip(result_scores, answers)):
             writer.writerow([
                 s.hand_number, result.table.number, _cell(s.player.name), s.points,
                 *(int(s.details.get(f.key, 0)) for f in facts), int(s.player_id == moved_up),
                 result.status, result.source, int(s.corrected), result.ended_by, _entered_by(result),
-                _confirmed_by(result, s.corrected, s.reviewed), int(seat in stood_in),
+                _confirmed_by(result, s.corrected, s.reviewed), int(seat in played_for),
                 _cell(said),
             ])
     return response

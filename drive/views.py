@@ -339,6 +339,8 @@ def result_edit(request, drive_id: int, table_id: int):
         "drive": drive, "table": table, "form": form, "reason_form": reason_form,
         "existing": existing, "error": error, "about_answers": about_answers, "stale": stale, "corrections": corrections,
         "corrected": any(c.changed for c in corrections),  # (else saved as it stood: confirmed by the organiser)
+        # On the phones, whose seats a bot played for some of the hand (the hands export's ``bot_stood_in``).
+        "played_for": [names[seat] for seat in table.bot_played_for or [] if seat < len(names)],
     })
 
 

@@ -483,8 +483,8 @@ def set_stand_in(drive, table_id: int, seat: Any, playing: bool) -> str:
         return found.player.name  # already so (a second click): nothing to do
     table.bots = sorted(bots | {seat} if playing else bots - {seat})
     if playing:  # kept once the seat is given back: the record says a bot played some of it
-        table.stood_in = sorted({*(table.stood_in or []), seat})
-    table.save(update_fields=["bots", "stood_in", "updated_at"])
+        table.bot_played_for = sorted({*(table.bot_played_for or []), seat})
+    table.save(update_fields=["bots", "bot_played_for", "updated_at"])
     if playing:  # the bot looks at the table at once
         deadline = getattr(load_state(table), "deadline", None)
         transaction.on_commit(lambda: [listener(table.pk, [seat], deadline) for listener in moved_listeners],

@@ -77,7 +77,7 @@ class TableHand(models.Model):
     # Digital play: the seats of people a bot played for at some time in this hand (the
     # organiser's stand-in, ``digital.set_stand_in``), kept once the seat is given back: the
     # hands export says so (``bot_stood_in``).
-    stood_in = JSONField(default=list, blank=True, help_text="Seat positions a bot played for their player.")
+    bot_played_for = JSONField(default=list, blank=True, help_text="Seat positions a bot played for their player.")
     # Digital play: the most recent client keys [key, version after the action], newest last, so
     # an action sent twice (double tap, resend after a reconnect) is applied once.
     client_keys = JSONField(default=list, blank=True)

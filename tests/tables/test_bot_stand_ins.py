@@ -4,6 +4,7 @@ hand; refused where it makes no sense; given back, with the phones already open 
 from __future__ import annotations
 
 import asyncio
+import html
 
 import pytest
 from channels.db import database_sync_to_async
@@ -246,3 +247,5 @@ def test_the_hands_export_says_whose_seat_a_bot_played_for_some_of_the_hand(tran
         client.get(f"/drives/{drive.pk}/export/hands.csv").content.decode("utf-8-sig"))))
     assert {row["player"]: row["bot_stood_in"] for row in rows} == {
         p.name: "1" if p == players[2] else "0" for p in players}
+    page = html.unescape(client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode())
+    assert f"A bot played for <bdi>{players[2].name}</bdi> for some of the hand." in page

@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name='tablehand',
-            name='stood_in',
+            name='bot_played_for',
             field=common.jsoncodec.JSONField(blank=True, decoder=common.jsoncodec.Decoder, default=list, encoder=common.jsoncodec.Encoder, help_text='Seat positions a bot played for their player.'),
         ),
     ]
