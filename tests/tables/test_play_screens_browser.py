@@ -438,6 +438,33 @@ def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser
 
 
 
+BELL = {"film-fantasy": "The organiser rang the bell: each player scores the best sets they hold.",
+        "alice": "The organiser rang the bell: the sets laid so far count.",
+        "wonderland": "The organiser rang the bell: the cards taken so far count."}
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
+def test_every_game_says_alike_that_the_organiser_rang_the_bell(server, browser, slug):
+    """Found in a walkthrough: "Close anyway" ended a hand in play on the phones, and Film
+    Fantasy's screen said "The hand was stopped." where the other games' said "The organiser
+    ended the hand.", with the bell in the log."""
+    data = server.shell_json(S.bots_played(f"{slug}-bell", slug, moves=2))
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator(S.HAND_CARDS).first).to_be_visible()
+    drive_id = server.shell_json("from drive.models import Drive\n"
+                                 f"print(json.dumps(Drive.objects.get(join_code='{data['code']}').pk))")
+    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser.on("dialog", lambda d: d.accept())
+    S.sign_in_organiser(organiser, server, f"{slug}-bell")
+    organiser.goto(f"{server.url}/drives/{drive_id}/")
+    organiser.get_by_role("button", name="Close anyway").click()
+    expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
+    expect(page.locator("#log")).to_contain_text(BELL[slug])
+    organiser.close()
+    page.context.close()
+
+
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_joins(server, browser):
     """Found by QA: a hand on the phones waited for a player whose phone had been signed out (or

@@ -79,7 +79,7 @@
     function status(v) {
       var me = v.seat, able = canDeclare(v.hand || []);
       // Over: who declared what, and the points, are in the result box at the top (said once).
-      if (v.phase === "finished") return v.result.declarer === null ? "The hand was stopped." : "The hand is over: the points are at the top.";
+      if (v.phase === "finished") return v.result.ended_by === "stopped" ? "The organiser ended the hand." : "The hand is over: the points are at the top.";
       var ready = !WATCH && able ? "You can declare! " : "";   // short: the dock is small
       if (v.phase === "auction") return [ready, auctionLine(v)];
       var others = v.pass_pending.filter(function (s) { return s !== me; });
@@ -129,7 +129,7 @@
         case "withdrawn": return [who(e.from, true), " withdrew the offer to ", who(e.to), "."];
         case "declared": return v && v.phase === "finished" ? null   // the result box says it
           : [who(e.seat, true), " declared" + (e.nine_card ? " with nine cards." : ".")];
-        case "stopped": return "The organiser ended the hand.";
+        case "stopped": return "The organiser rang the bell: each player scores the best sets they hold.";  // (the status line says the hand ended)
         case "offers_void": return "The open offers were cancelled.";
         default: return null;
       }
