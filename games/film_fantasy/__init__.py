@@ -15,7 +15,7 @@ from ..base import Fact, Game, GameError, HouseRule, Outcome, Prize
 from .bots import bot_action
 from .cards import FILM_NAMES, JOKER, cards_in_play, deck, end_hand_size, group_by_film, packs_for
 from .entry import entry_spec, summary_of_hand
-from .hand import MAX_OFFER, FilmFantasyHand
+from .hand import MAX_OFFER, MAX_OFFERS_PER_SEAT, FilmFantasyHand
 from .scoring import declaration, score_hand
 from .simulate import simulate
 from .summary import outcome_from_summary
@@ -83,9 +83,10 @@ class FilmFantasy(Game):
 
     def screen_data(self) -> dict[str, Any]:
         # The house rule, for the result's words (the declarer's stray Joker costs 5, or not); the
-        # most cards an offer holds, for the screen's "An offer is at most 3 cards."
+        # most cards an offer holds, for the screen's "An offer is at most 3 cards."; a seat's
+        # offers in a hand, for its "You have made your 50 offers this hand".
         return {"film_names": film_names, "declarer_joker_penalty": self.declarer_joker_penalty,
-                "max_offer": MAX_OFFER}
+                "max_offer": MAX_OFFER, "max_offers": MAX_OFFERS_PER_SEAT}
 
     film_names = film_names
 

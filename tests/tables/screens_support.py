@@ -93,6 +93,16 @@ def ff_three_offers(tag: str) -> str:
                       "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + _SAVE
 
 
+# Film Fantasy: as ``ff_three_offers``, seat 0 having made its 50 offers this hand (the engine's
+# MAX_OFFERS_PER_SEAT; each withdrawn but the count kept).
+def ff_offers_spent(tag: str) -> str:
+    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
+                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + """
+from games.film_fantasy.hand import MAX_OFFERS_PER_SEAT
+state.offers_made[0] = MAX_OFFERS_PER_SEAT
+""" + _SAVE
+
+
 # Film Fantasy: the dealt hand as it is (every seat's first pass awaited).
 def ff_dealt(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4,

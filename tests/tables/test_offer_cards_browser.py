@@ -67,3 +67,29 @@ def test_a_card_in_ones_own_offer_says_so_and_a_tap_points_to_withdraw(server, b
     expect(button).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#offer-form")).to_be_visible()
     page.context.close()
+
+
+@pytest.mark.timeout(600)
+def test_a_seat_whose_offers_are_all_made_sees_no_offer_form_but_what_is_left_to_do(server, browser):
+    data = server.shell_json(S.ff_offers_spent("spent"))
+    (_, token), (first, _) = data["seats"][:2]
+    page = S.open_phone(browser, server, data["code"], token)
+    expect(page.locator("#offers li")).to_have_count(3)
+    spent = "You have made your 50 offers this hand: answer the offers made to you, or declare."
+    expect(page.locator("#offers-spent")).to_have_text(spent)
+    in_sight(page, page.locator("#offers-spent"))
+    # A tap on a free card chooses nothing: no form to send a refused offer, the line said again.
+    button = page.locator("#hand button.c:not(.locked)").first
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#offer-form")).to_be_hidden()
+    expect(page.locator("#message")).to_have_text(spent)
+    expect(page.locator("#status")).not_to_contain_text("offer more")
+    # Answering stays open: accepting an offer chooses the cards to give, the line out of the way.
+    page.get_by_role("button", name=re.compile(f"^Accept {first}’s offer")).click()
+    expect(page.locator("#offers-spent")).to_be_hidden()
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#give")).to_be_visible()
+    expect(page.locator("#offer-form")).to_be_hidden()
+    page.context.close()

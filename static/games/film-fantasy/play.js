@@ -3,7 +3,8 @@
    the seats, the status line's frame, the log's frame and the result box are the shared
    client's (static/js/play_client.js, loaded first); this script registers the screen with it.
    Markup: templates/games/film-fantasy/play.html. The page's "game-data" block is
-   FilmFantasy.screen_data(): {"film_names": [...], "declarer_joker_penalty": …, "max_offer": 3}. */
+   FilmFantasy.screen_data(): {"film_names": [...], "declarer_joker_penalty": …, "max_offer": 3,
+   "max_offers": 50}. */
 (function () {
   "use strict";
   if (!window.PlayScreen) return;
@@ -14,6 +15,9 @@
     var FILMS = client.data.film_names;
 
     var MAX_OFFER = client.data.max_offer;  // the most cards an offer holds (the engine's MAX_OFFER)
+    // A seat's offers in one hand (the engine's MAX_OFFERS_PER_SEAT): made, the form to offer
+    // goes and this line stands in its place (the engine would refuse one more).
+    var SPENT = "You have made your " + client.data.max_offers + " offers this hand: answer the offers made to you, or declare.";
     var tooMany = null;          // what a tap past the most cards said (cleared by the next choice)
     var chosen = [];             // auction: cards tapped to offer or to give in exchange
     var accepting = null;        // the offer being accepted (its id)
@@ -24,6 +28,7 @@
     function cardName(c) { return c === "J" ? "the Joker" : FILMS[film(c) - 1] + " " + label(c); }
     function cardTitle(c) { return c === "J" ? "Joker" : FILMS[film(c) - 1] + " " + label(c); }   // a button's name
     function cards(n) { return n + " card" + (n === 1 ? "" : "s"); }
+    function spent(v) { return !WATCH && v.offers_left !== undefined && v.offers_left <= 0; }   // no offer left to make
 
     // A new view is coming (``before``: the one shown, if any). The cards marked new are the
     // engine's: those the seat's latest draw (the pass from its right and the card drawn) or
@@ -40,6 +45,7 @@
       var free = (next.hand || []).slice();
       lockedCards(next).forEach(function (c) { var i = free.indexOf(c); if (i >= 0) free.splice(i, 1); });
       chosen = chosen.filter(function (c) { var i = free.indexOf(c); if (i < 0) return false; free.splice(i, 1); return true; });
+      if (accepting === null && spent(next)) chosen = [];   // nothing left to offer them in
       if (accepting !== null && !(next.offers || []).some(function (o) { return o.id === accepting && o.to === next.seat; })) {
         accepting = null;
         chosen = [];
@@ -106,9 +112,10 @@
       // only what is asked of the player.
       if (incoming.length > 1) return incoming.length + " offers for you: accept or decline them below.";
       if (incoming.length) return "An offer for you: accept or decline it below.";
-      if (offers.some(function (o) { return o.from === v.seat; })) {
-        return "Waiting for an answer to your offer. You can tap cards to offer more.";
-      }
+      var waiting = offers.some(function (o) { return o.from === v.seat; });
+      // No offer left to make: the line in the form's place says so and what is left to do.
+      if (spent(v)) return waiting ? "Waiting for an answer to your offer." : "Auction open.";
+      if (waiting) return "Waiting for an answer to your offer. You can tap cards to offer more.";
       // Cards chosen: the offer form below says whom to and sends it (found by QA: the line still
       // asked for cards once three were chosen).
       if (chosen.length >= MAX_OFFER) return "Auction open: choose whom to offer these " + cards(chosen.length) + " to, and tap Offer.";
@@ -210,6 +217,7 @@
       }
       var i = chosen.indexOf(card);
       var taking = accepting === null ? null : (view.offers || []).filter(function (o) { return o.id === accepting; })[0];
+      if (!taking && spent(view)) { client.message(SPENT); return; }   // a card is chosen only to give now
       // At most what the offer being accepted asks for, else what an offer may hold: a tap past
       // that chooses nothing, and says why.
       var most = taking ? taking.count : MAX_OFFER;
@@ -297,8 +305,13 @@
           g.setAttribute("aria-label", "Give " + words + " to " + (giver ? giver.name : "") + " in exchange");
         }
       }
-      $("offer").disabled = WATCH || accepting !== null || chosen.length === 0;
-      $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0;   // once cards are tapped
+      $("offer").disabled = WATCH || accepting !== null || chosen.length === 0 || spent(v);
+      $("offer-form").hidden = WATCH || accepting !== null || chosen.length === 0 || spent(v);   // once cards are tapped
+      var done = $("offers-spent");
+      if (done) {
+        done.hidden = accepting !== null || !spent(v);
+        done.textContent = done.hidden ? "" : SPENT;
+      }
     }
 
     function named(b, name) { b.setAttribute("aria-label", name); return b; }
