@@ -215,3 +215,50 @@ def test_a_few_rows_over_what_fits_are_shown_tighter_on_one_page(tmp_path):
         }""")
         assert m["bottom"] <= 1080, m
         assert m["size"] >= 0.025 * 1080, m
+
+
+# The drive name's lines (its height over one line's) and whether it shows whole, the standings'
+# width and the main column's, and the rows shown, read in one go in the page.
+NAME_AND_ROOM = """() => {
+  const h1 = document.querySelector(".board h1"), probe = h1.cloneNode();
+  probe.textContent = "A";
+  h1.after(probe);
+  const line = probe.getBoundingClientRect().height;
+  probe.remove();
+  const rows = [...document.querySelectorAll("table[data-pager] tbody tr")];
+  return {lines: Math.round(h1.getBoundingClientRect().height / line), whole: h1.scrollHeight <= h1.clientHeight + 1,
+          table: document.querySelector("table.standings").getBoundingClientRect().width,
+          main: document.querySelector(".board .main").getBoundingClientRect().width,
+          shown: rows.filter(r => !r.hidden).length, rows: rows.length};
+}"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_long_drive_name_takes_two_lines_and_leaves_the_standings_their_room(tmp_path):
+    """Found in a walkthrough: an 80-character name took three lines at 1920x1080 and 1366x768 (two
+    standings rows fewer a page) and eight at 1080x1920 (one row a page)."""
+    name = "Midsummer Film Fantasy Charity Drive in aid of the Lower Wibbleton Village Halls"  # 80
+    screens = [(1920, 1080), (1366, 768), (1080, 1920)]
+    with live_server(tmp_path) as server, chromium() as browser:
+        code = demo_drive(server, players=40, hands=3, seed=1)
+        short = {}
+        for width, height in screens:
+            board = browser.new_page(viewport={"width": width, "height": height})
+            board.goto(f"{server.url}/{code}/board")
+            board.wait_for_function("document.querySelectorAll('table[data-pager] tbody tr[hidden]').length > 0")
+            short[width] = board.evaluate(NAME_AND_ROOM)
+            board.close()
+        server.shell_json(f"from drive.models import Drive\nd = Drive.objects.get()\nd.name = {name!r}\n"
+                          "d.save(update_fields=['name'])\nprint('{}')")
+        for width, height in screens:
+            board = browser.new_page(viewport={"width": width, "height": height})
+            board.goto(f"{server.url}/{code}/board")
+            expect(board.locator(".board h1")).to_have_text(name)
+            board.wait_for_function("document.querySelectorAll('table[data-pager] tbody tr[hidden]').length > 0")
+            m = board.evaluate(NAME_AND_ROOM)
+            wide = width > height
+            assert m["lines"] <= (2 if wide else 3), (width, m)
+            assert m["whole"] or not wide, (width, m)  # whole on a projector; taller than wide, it may end in "…"
+            assert m["table"] >= m["main"] - 1, (width, m)  # the standings keep the column's width
+            assert m["shown"] >= short[width]["shown"] - 1, (width, m, short[width])  # and all but a row of their height
+            board.close()
