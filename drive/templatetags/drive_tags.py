@@ -200,12 +200,14 @@ def form_token(context) -> str:
 COLOURS = ["#c79a2b", "#e0e0e0", "#e07a7a", "#6bb3d9", "#8fd96b", "#c58fd9"]
 
 # The chart's geometry, in the board's own units (static/css/app.css, "The leaders' chart"):
-# its plot is CHART_VH high on a wide screen (the side column's lower part) and CHART_TALL_VH
-# on a screen taller than wide (below the standings); each name's line is LABEL_VH high. A
-# label's place is a percentage of the plot's height, so the gap between two is worked out
-# here for each layout, and CSS picks the one it shows (--yw, --yt).
-CHART_VH, CHART_TALL_VH, LABEL_VH = 52, 33, 3.6
+# its plot is CHART_VH high on a wide screen (the side column's lower part), CHART_DONE_VH on a
+# finished drive's wide board (the whole column: no join code above it) and CHART_TALL_VH on a
+# screen taller than wide (below the standings); each name's line is LABEL_VH high. A label's
+# place is a percentage of the plot's height, so the gap between two is worked out here for
+# each layout, and CSS picks the one it shows (--yw, --yf, --yt).
+CHART_VH, CHART_DONE_VH, CHART_TALL_VH, LABEL_VH = 52, 82, 33, 3.6
 LABEL_GAP = 100 * LABEL_VH / CHART_VH  # % of the plot between two names (wide)
+LABEL_GAP_DONE = 100 * LABEL_VH / CHART_DONE_VH
 LABEL_GAP_TALL = 100 * LABEL_VH / CHART_TALL_VH
 TIE_STEP = 2.2  # % of the plot between two lines at the same total: drawn side by side
 PLOT_TOP, PLOT_BOTTOM = 5, 95  # % of the plot: room for the offsets of five tied lines
@@ -264,11 +266,12 @@ def chart_svg(chart: dict) -> str:
     parts.append("</svg>")
     ends = [y(s["points"][-1]) + offset[n][-1] for n, s in enumerate(series)]
     wide = _spread(ends, LABEL_GAP, LABEL_GAP / 2, 100 - LABEL_GAP / 2)
+    done = _spread(ends, LABEL_GAP_DONE, LABEL_GAP_DONE / 2, 100 - LABEL_GAP_DONE / 2)
     tall = _spread(ends, LABEL_GAP_TALL, LABEL_GAP_TALL / 2, 100 - LABEL_GAP_TALL / 2)
     parts.append('<ol class="chart-names">')
     for n, s in enumerate(series):
         parts.append(
-            f'<li style="--yw:{wide[n]:.2f}%;--yt:{tall[n]:.2f}%;color:{COLOURS[n % len(COLOURS)]}">'
+            f'<li style="--yw:{wide[n]:.2f}%;--yt:{tall[n]:.2f}%;--yf:{done[n]:.2f}%;color:{COLOURS[n % len(COLOURS)]}">'
             f'<span class="chart-name" dir="auto">{escape(s["name"])}</span> <span class="chart-points">{s["points"][-1]}</span></li>'
         )
     parts.append("</ol>")

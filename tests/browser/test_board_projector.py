@@ -262,3 +262,41 @@ def test_a_long_drive_name_takes_two_lines_and_leaves_the_standings_their_room(t
             assert m["table"] >= m["main"] - 1, (width, m)  # the standings keep the column's width
             assert m["shown"] >= short[width]["shown"] - 1, (width, m, short[width])  # and all but a row of their height
             board.close()
+
+
+# The finished board's side column: the live marker, the chart (its top number included) and
+# its names, and the standings' right edge, read in one go in the page.
+FINISHED_SIDE = """() => {
+  const box = e => e.getBoundingClientRect();
+  const chart = box(document.querySelector(".board .chart")), live = box(document.querySelector(".side .live-status"));
+  const names = [...document.querySelectorAll(".board .chart-names li")].map(box);
+  const rows = [...document.querySelectorAll("table[data-pager] tbody tr")].filter(r => !r.hidden);
+  return {chartTop: Math.min(chart.top, box(document.querySelector(".board .chart-top")).top), chartBottom: chart.bottom,
+          chartLeft: chart.left, liveBottom: live.bottom, standingsRight: Math.max(...rows.map(r => box(r).right)),
+          namesApart: names.every((n, i) => names.every((o, j) => i === j || n.bottom <= o.top + 0.5 || o.bottom <= n.top + 0.5)),
+          namesOn: names.every(n => n.top >= chart.top - 0.5 && n.bottom <= chart.bottom + 0.5),
+          joinShown: !!document.querySelector(".side .join").getClientRects().length};
+}"""
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_finished_drives_board_gives_the_chart_the_side_columns_height(tmp_path):
+    """Found in a walkthrough: once the drive had finished, the join code gone, the side column's
+    upper half was empty above the chart."""
+    with live_server(tmp_path) as server, chromium() as browser:
+        code = demo_drive(server, players=24, hands=3, seed=1)
+        server.shell_json("from drive.models import Drive\nfrom drive import services\nd = Drive.objects.get()\n"
+                          "services.close_hand(d, force=True); d.refresh_from_db(); services.end_drive(d)\nprint('{}')")
+        for width, height in [(1920, 1080), (1366, 768)]:
+            board = browser.new_page(viewport={"width": width, "height": height})
+            board.goto(f"{server.url}/{code}/board")
+            expect(board.locator(".board .status-line")).to_have_text("Final standings")
+            expect(board.locator(".board .chart .chart-names li")).to_have_count(5)
+            m = board.evaluate(FINISHED_SIDE)
+            assert not m["joinShown"], m
+            # Under the live marker, a little room for the chart's top number, down to the foot.
+            assert m["liveBottom"] <= m["chartTop"] <= m["liveBottom"] + 0.06 * height, (width, m)
+            assert m["chartBottom"] <= height and m["chartBottom"] >= 0.9 * height, (width, m)
+            assert m["chartLeft"] >= m["standingsRight"], (width, m)
+            assert m["namesApart"] and m["namesOn"], (width, m)
+            board.close()

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 
-from drive.templatetags.drive_tags import LABEL_GAP, LABEL_GAP_TALL, PLOT_BOTTOM, PLOT_TOP, chart_svg
+from drive.templatetags.drive_tags import LABEL_GAP, LABEL_GAP_DONE, LABEL_GAP_TALL, PLOT_BOTTOM, PLOT_TOP, chart_svg
 
 
-def names_at(html: str) -> dict[str, tuple[float, float]]:
-    """Each name's place on the chart, wide and tall (percent of the plot's height)."""
-    return {name: (float(w), float(t)) for w, t, name in re.findall(
-        r'<li style="--yw:([\d.]+)%;--yt:([\d.]+)%;[^"]*"><span class="chart-name" dir="auto">([^<]*)</span>', str(html))}
+def names_at(html: str) -> dict[str, tuple[float, float, float]]:
+    """Each name's place on the chart, wide, tall and on a finished drive's wide board (percent
+    of the plot's height)."""
+    return {name: (float(w), float(t), float(f)) for w, t, f, name in re.findall(
+        r'<li style="--yw:([\d.]+)%;--yt:([\d.]+)%;--yf:([\d.]+)%;[^"]*"><span class="chart-name" dir="auto">([^<]*)</span>',
+        str(html))}
 
 
 def line_ends(html: str) -> list[float]:
@@ -26,7 +28,7 @@ def test_the_boards_chart_keeps_equal_totals_names_apart():
               (("Eve", [0, 10]), ("Hal", [0, 10]), ("Ann", [0, 0]), ("Bob", [0, 0]), ("Cy", [0, 0]), ("Top", [0, 25]))]
     at = names_at(chart_svg({"hands": 1, "series": series}))
     assert len(at) == 6
-    for layout, gap in ((0, LABEL_GAP), (1, LABEL_GAP_TALL)):
+    for layout, gap in ((0, LABEL_GAP), (1, LABEL_GAP_TALL), (2, LABEL_GAP_DONE)):
         ys = sorted(place[layout] for place in at.values())
         assert all(b - a >= gap - 0.01 for a, b in zip(ys, ys[1:]))
         assert ys[0] >= gap / 2 - 0.01 and ys[-1] <= 100 - gap / 2 + 0.01
