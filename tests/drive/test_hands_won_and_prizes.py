@@ -10,6 +10,7 @@ import random
 import re
 
 import pytest
+from django.test import Client
 
 from drive import services
 from tests.factories import declared, make_drive
@@ -166,6 +167,10 @@ def test_the_phones_hear_their_prizes_when_the_organiser_reveals_them(organiser)
         drive.refresh_from_db()
         return [m["parts"]["phone"] for _, m in live.phone_messages(selectors.drive_view(drive, public=True))]
 
+    organiser_client = Client()
+    organiser_client.force_login(organiser)
+    dashboard = html.unescape(organiser_client.get(f"/drives/{drive.pk}/").content.decode())
+    assert "The phones name each player's prizes once you reveal them there" in dashboard
     before = phones()
     assert len(before) == 8 and not any("You won" in p or "Your prize" in p for p in before)
     assert all("The prizes are revealed on the board." in p for p in before)
@@ -173,3 +178,4 @@ def test_the_phones_hear_their_prizes_when_the_organiser_reveals_them(organiser)
     after = phones()
     assert any("You won" in p or "You share first place" in p for p in after)
     assert not any("The prizes are revealed on the board." in p for p in after)
+    assert "The phones name each" not in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
