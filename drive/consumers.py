@@ -15,6 +15,7 @@ from django.http import Http404
 
 from common.consumers import JsonFrameConsumer
 from drive import access, broadcast, snapshots
+from tables import bots
 
 
 class LiveConsumer(JsonFrameConsumer):
@@ -47,6 +48,8 @@ class LiveConsumer(JsonFrameConsumer):
         await self.accept()
         if self.audience == "phone":
             broadcast.add_phone(self.drive_id, self)
+        if self.audience == "organiser":  # after a restart, hands the bots play alone go on
+            bots.resume_drive(self.drive_id)
         # Read after joining: nothing committed before is missed (shared with the process's
         # other sockets connecting now: drive.snapshots).
         snapshot = await snapshots.on_connect(self.drive_id, self.audience, self.player_id)

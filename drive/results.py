@@ -69,8 +69,10 @@ def _check_hand_shown(hand: Hand | None, shown: Shown) -> None:
     if shown.hand is None or shown.table is None:
         raise StaleForm(f"This page is out of date: it does not say which hand and table it was for. {LOOK_NOW}")
     if hand is None or shown.hand != hand.number:
-        over = ", which is over" if hand is not None and shown.hand < hand.number else ""
-        raise StaleForm(f"This was for hand {shown.hand}{over}: {hand_now(hand)}. {LOOK_NOW}")
+        if hand is not None and shown.hand < hand.number:  # (sent late: kept on a phone while it was offline)
+            raise StaleForm(f"This was for hand {shown.hand}, which is over: {hand_now(hand)}. Nothing was saved: if "
+                            f"it should count, tell the organiser, who can still correct hand {shown.hand}'s results.")
+        raise StaleForm(f"This was for hand {shown.hand}: {hand_now(hand)}. {LOOK_NOW}")
 
 
 ON_THE_PHONES = "This table plays on the phones: its result is recorded automatically."

@@ -12,7 +12,8 @@ goes on while the seat has something to do. A stale refusal (a human moved first
 Survival: the tasks live in the server process, not in a socket, so bots keep playing with no
 phone connected. They do not survive a restart of the server: the hand itself does (it is in
 the database), and its bots resume as soon as any socket of that table (a phone or the
-organiser's view) connects or looks again (a sync), or any action is applied there. A move
+organiser's view) connects or looks again (a sync), any action is applied there, or the
+organiser's dashboard connects (``resume_drive``: every table of the drive). A move
 that fails with an error (the database locked or away for a moment) is tried again after the
 delay, as a refused one is; after ``MAX_REFUSED`` in a row the bot waits for one of those. With several server processes the
 bots run in the process that applied the last action; a move scheduled twice is applied once
@@ -28,7 +29,8 @@ one timer per table for that deadline (``table_moved``; a move that leaves none 
 when it fires, ``clock_step`` applies the game's default answer through ``apply_action``
 (``clock=True``, which checks the stored deadline under the row lock, so a timer that outlived
 its decision, or fired in a second process too, changes nothing). After a restart the timer is
-set again where the bots resume: when a socket of the table connects or looks again.
+set again where the bots resume: when a socket of the table connects or looks again, or the
+organiser's dashboard connects.
 """
 
 from __future__ import annotations
@@ -122,6 +124,26 @@ def schedule_table(table_id: int, seats: list[int] | None = None) -> None:
     # A fresh context: the caller's (e.g. asgiref's "inside sync_to_async" marker) must not leak
     # into the bots' tasks, which would then refuse to run their own database calls.
     loop.call_soon_threadsafe(_start, table_id, seats, context=contextvars.Context())
+
+
+def resume_drive(drive_id: int) -> None:
+    """The bots and answer clocks of every table of the drive playing on the phones look again:
+    the organiser's dashboard connected. After a restart a table whose seats bots play for
+    people who left, or whose timed answer waits for a phone that is away, picks up then, not
+    only once one of its own pages connects. Safe from any thread."""
+    _target_loop().call_soon_threadsafe(lambda: asyncio.ensure_future(_resume_drive(drive_id)),
+                                        context=contextvars.Context())
+
+
+async def _resume_drive(drive_id: int) -> None:
+    try:
+        tables = await database_sync_to_async(lambda: list(TableHand.objects.filter(
+            hand__drive_id=drive_id, status=TableHand.Status.PLAYING, state__isnull=False).values_list("pk", flat=True)))()
+    except Exception:
+        log.exception("tables of drive %s not read", drive_id)
+        return
+    for table_id in tables:
+        await _read_then_start(table_id)
 
 
 def table_moved(table_id: int, seats: list[int], deadline: float | None = None) -> None:

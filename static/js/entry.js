@@ -49,6 +49,8 @@
       return r.json().catch(function () { return {ok: false, message: "The server could not read the form; reload the page."}; })
         .then(function (data) {
           localStorage.removeItem(QUEUE);  // answered: sent, or refused with a reason
+          var waiting = document.querySelector("[data-queue-note]");  // "Not sent yet…" no longer holds
+          if (waiting) waiting.hidden = true;
           if (data.ok || data.stale) dropDraftOf(item);
           if (data.ok) { location.href = item.done; }
           else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }

@@ -121,6 +121,9 @@ def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_
     error = phone.locator("[data-entry-error]")
     expect(error).to_contain_text("Your entry was not sent: the hand had moved on.", timeout=15000)
     expect(error).to_contain_text("This was for hand 1, which is over: hand 2 has started.")
+    expect(error).to_contain_text("tell the organiser, who can still correct hand 1's results.")
+    # Answered: "Not sent yet (no connection…)" is no longer said beside the answer (found by QA).
+    expect(phone.locator("[data-queue-note]")).to_be_hidden()
     assert _queued(phone) is None  # dropped: never sent again
     organiser.reload()
     expect(organiser.locator("#progress")).to_have_text("0 of 2 tables done")

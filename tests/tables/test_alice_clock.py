@@ -6,6 +6,7 @@ nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -115,6 +116,34 @@ async def test_when_the_asked_seats_time_runs_out_the_card_is_handed_over_also_a
     assert [e["type"] for e in view["log"]].count("timeout") == 1
     for s in [*sockets, again]:
         await s.disconnect()
+
+
+async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_table_no_phone_has_open(organiser):
+    """Found by QA: after a restart a hand played on the phones stood still (bots, the answer
+    clock) until a page of its own table connected; the phones were elsewhere. The organiser's
+    dashboard connecting sets every table of the drive going again."""
+    from asgiref.sync import sync_to_async
+
+    from tests.drive.live_support import connected as live_connected, session_cookie
+
+    drive, table, players = await alice_table(organiser, answer_seconds="60")
+    chosen = deal(3, [ANN, BOB, CY], dealer=2)
+    chosen.answer_seconds = 60.0  # (this process's own timer fires only after the wait below)
+    await put_state(table.pk, chosen)
+    sockets = [(await connected(drive, p))[0] for p in players]
+    step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
+    for s in sockets:
+        await s.disconnect()
+    await move_deadline(table.pk, 0.3)  # a restart: the deadline is stored, its timer is not
+    dashboard = await live_connected(f"/ws/drive/{drive.join_code}/organiser/",
+                                     await sync_to_async(session_cookie)(organiser))
+    for _ in range(300):  # until the server has answered for Bob, 30 s at most (each look a read of the table)
+        if (await stored(table.pk)).version > step["version"]:
+            break
+        await asyncio.sleep(0.1)
+    state = GAME.load_hand((await stored(table.pk)).state)
+    assert state.laid[0] == ["A"] and [e["type"] for e in state.log].count("timeout") == 1
+    await dashboard.disconnect()
 
 
 async def test_when_the_askers_time_runs_out_the_turn_passes(organiser):
