@@ -5,12 +5,17 @@
    hand or table that is no longer the player's ("stale": dropped, and the page says so); an
    entry another player left on this phone ("Leave this phone", then someone else joined) is
    dropped unsent, and the server refuses one all the same (its body names the player whose
-   form it was: "stale" and "player", dropped, the server's message shown as it is). (The
-   form's points preview is static/js/preview.js.) */
+   form it was: "stale" and "player", dropped, the server's message shown as it is). An entry
+   kept is sent from the phone's own page too (templates/phone/me.html loads this script),
+   where the player may have gone while the connection was away. (The form's points preview is
+   static/js/preview.js.) */
 (function () {
   "use strict";
   var QUEUE = "ff-entry-queue", DRAFT = "ff-entry-draft";
   var form = document.querySelector("[data-entry-form]");
+  // What sends an entry kept on this phone: its form's page, or the phone's own page
+  // (``data-entry-kept``, templates/phone/me.html), where the player may have gone meanwhile.
+  var sender = form || document.querySelector("[data-entry-kept]");
 
   function csrfToken() {
     var m = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
@@ -69,8 +74,8 @@
   function drivePart(marker) { return String(marker || "").split(":")[0]; }
   function flush() {
     var item = queued();
-    if (!item || !form) return;
-    var mine = form.dataset["for"];
+    if (!item || !sender) return;
+    var mine = sender.dataset["for"];
     if (item["for"] !== mine) {
       if (item["for"] && drivePart(item["for"]) !== drivePart(mine)) return;  // another drive's: its own page sends it
       localStorage.removeItem(QUEUE);  // another player's (or from before entries said whose): never sent as this one's

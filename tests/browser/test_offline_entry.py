@@ -61,6 +61,20 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
     expect(phone.locator("main")).to_contain_text("Entered by " + name)
 
 
+def test_an_entry_kept_offline_is_sent_from_the_phones_own_page_too(server, browser, phone_page):
+    """Found by QA: sent with no connection, then the player went to their own page; back
+    online, the entry stayed on the phone, unsent, until the entry page was opened again. The
+    phone's page sends it as the entry page would, once."""
+    organiser, code, name, phone = sent_offline(server, browser, phone_page)
+    phone.goto("about:blank")  # (offline, the phone's page cannot load: it is opened once back)
+    phone.context.set_offline(False)
+    phone.goto(f"{server}/{code}/me")
+    expect(phone.locator("main")).to_contain_text("Entered by " + name, timeout=15000)
+    assert _queued(phone) is None
+    organiser.reload()
+    expect(organiser.locator("#table-1 .badge")).to_have_text("Entered, awaiting confirmation")
+
+
 def test_an_entry_the_server_was_too_busy_to_take_stays_queued_and_arrives_once(server, browser, phone_page):
     """Found by review: a 429 (too many requests at once from one address, config/http_handler.py)
     is plain text; the page read it as an answer, dropped the queued entry and said "The server
@@ -143,14 +157,15 @@ def test_an_entry_another_player_left_queued_on_the_phone_is_not_sent_as_the_new
     phone.click("button:has-text('Send the result')")
     expect(phone.locator("[data-queue-note]")).to_be_visible()
     assert _queued(phone) is not None
-    phone.unroute("**/enter")
-    phone.goto(f"{server}/{code}/me")
+    phone.goto(f"{server}/{code}/me")  # its page tries it too (static/js/entry.js): lost again
+    expect(phone.locator("[data-queue-note]")).to_be_visible()
     phone.once("dialog", lambda dialog: dialog.accept())  # "Leave this phone?"
     phone.get_by_role("button", name=re.compile("Leave this phone")).click()
     phone.get_by_role("button", name=second, exact=True).click()
-    phone.get_by_role("link", name="Enter the result").click()
+    # The second player's page finds the first player's entry: dropped, unsent, and said.
     expect(phone.locator("[data-entry-error]")).to_have_text("An entry another player left on this phone was not sent.")
     assert _queued(phone) is None  # dropped: never sent
+    phone.unroute("**/enter")
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Playing")
 
