@@ -29,6 +29,7 @@
     // Its names each in a <bdi> (static/js/sentence.js, loaded first, on the same page).
     window.sentenceInto(box, text);
     box.hidden = !text;
+    box.classList.toggle("msg-error", !!text);  // (the phone's own page holds the box unmarked till then)
     box.toggleAttribute("data-about-answers", !!about);
     if (about && form && window.resultAnswers) box.dataset.answers = window.resultAnswers(form);
     if (text) box.scrollIntoView({behavior: "smooth", block: "center"});
