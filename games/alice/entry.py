@@ -5,6 +5,8 @@ The summary the entry form sends back::
 
     {"dealer": 0,                    # who dealt (a seat; no default: the table chose)
      "last_set": 2 | None,           # only when seats tie on most sets: who of them laid a set last
+     "stopped": False,               # the bell stopped the hand before all eight sets were laid
+                                     # (left out: not said, as in a record made before it was asked)
      "holdings": [{"sets": 3}, ...]} # per seat, how many sets it laid (at most 8 in all)
 """
 
@@ -17,7 +19,7 @@ from .cards import SETS, check_players
 from .hand import AliceHand
 from .scoring import POINTS_PER_SET, mover_of, standing_facts
 
-_SUMMARY_KEYS = {"dealer", "last_set", "holdings"}
+_SUMMARY_KEYS = {"dealer", "last_set", "stopped", "holdings"}
 _HOLDING_KEYS = {"sets"}
 NO_TIE = "No tie for most sets"  # the tie question's answer when nobody ties
 
@@ -44,12 +46,19 @@ def entry_spec(players: int) -> dict[str, Any]:
                      "most recently moves up. Sets complete in the deal count as laid at the deal, in "
                      "seat order from the dealer's left.",
              "missing": "Say who laid a set last, or that nobody tied."},
+            # After the players' rows: a hand played out ends when the eighth set is laid, so
+            # fewer sets mean a miscount or the bell, which only the table knows (found in a
+            # walkthrough: a phone sent every player's 0, as the form starts, without a word).
+            {"name": "stopped", "label": "Were all eight sets laid?", "type": "choice", "after_seats": True,
+             "choices": [[False, f"Yes: all {len(SETS)} sets were laid"],
+                         [True, "No: the bell stopped the hand"]],
+             "default": False, "missing": "Say whether all eight sets were laid, or the bell stopped the hand."},
         ],
         "seat": [
             {"name": "sets", "label": "Sets laid (5 points each)", "type": "choice",
              "choices": [[k, str(k)] for k in range(len(SETS) + 1)], "default": 0},
         ],
-        "seat_help": "Eight sets in the pack: at most 8 laid in all.",
+        "seat_help": "Eight sets in the pack: all 8 are laid in a hand played out, fewer if the bell stopped it.",
     }
 
 
@@ -63,7 +72,9 @@ def _seat(value: Any, players: int, what: str, *, optional: bool) -> int | None:
 
 
 def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None]:
-    """Validate ``summary``: (sets per seat, dealer, last_set). GameError saying what is wrong."""
+    """Validate ``summary``: (sets per seat, dealer, last_set). GameError saying what is wrong.
+    ``stopped`` false (the hand played out) needs all eight sets laid; left out, as in a record
+    made before the entry asked it, nothing is said either way."""
     n = check_players(players)
     if not isinstance(summary, dict):
         raise GameError("The hand summary must be an object with 'dealer' and 'holdings'.")
@@ -76,6 +87,9 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
         raise GameError("The hand summary needs 'holdings', one entry per seat.")
     dealer = _seat(summary["dealer"], n, "The dealer", optional=False)
     last = _seat(summary.get("last_set"), n, "Who laid a set last", optional=True)
+    stopped = summary.get("stopped")
+    if stopped is not None and not isinstance(stopped, bool):
+        raise GameError("'stopped' must be true (the bell stopped the hand) or false (all eight sets were laid).")
     holdings = summary["holdings"]
     if not isinstance(holdings, list) or len(holdings) != n:
         raise GameError(f"'holdings' must list one entry per seat: {n} at this table.")
@@ -108,6 +122,11 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
                             f"not {_who(last)}.")
         raise GameError(f"{_who(tied[0])} alone laid the most sets ({best}), so there is no tie to break: "
                         f"choose \"{NO_TIE}\", not {_who(last)}.")
+    # After the tie's questions, which name the players (a tie's sets are counted either way).
+    if stopped is False and sum(sets) < len(SETS):
+        # A hand played out ends with the eighth set laid (the rules' "End and scoring").
+        raise GameError(f"{sum(sets)} set{'s' if sum(sets) != 1 else ''} entered in all, but a hand played out "
+                        f"ends when all {len(SETS)} are laid: count the sets again, or say the bell stopped the hand.")
     return sets, dealer, last  # type: ignore[return-value]
 
 
@@ -128,4 +147,5 @@ def summary_of_hand(state: AliceHand) -> dict[str, Any]:
     best = max(sets)
     tied = [s for s, k in enumerate(sets) if k == best] if best else []
     last = next(s for s in reversed(state.lay_order) if s in tied) if len(tied) > 1 else None
-    return {"dealer": state.dealer, "last_set": last, "holdings": [{"sets": k} for k in sets]}
+    return {"dealer": state.dealer, "last_set": last, "stopped": sum(sets) < len(SETS),
+            "holdings": [{"sets": k} for k in sets]}

@@ -172,7 +172,7 @@ def test_a_correction_that_changes_only_who_won_the_hand_shows_it(organiser, org
     sets = [2, 2, 1, 0]
     services.organiser_result(drive, table, {"dealer": 3, "last_set": 0, "holdings": [{"sets": n} for n in sets]},
                               organiser)
-    answers = {"dealer": "3", "last_set": "1", **{f"seat{i}_sets": str(n) for i, n in enumerate(sets)},
+    answers = {"dealer": "3", "last_set": "1", "stopped": "True", **{f"seat{i}_sets": str(n) for i, n in enumerate(sets)},
                "seen_revision": "1"}
     rows = organiser_client.post(preview_url(drive, table), answers).json()["points"]
     assert [(row["recorded"], row["points"]) for row in rows] == [(10, 10), (10, 10), (5, 5), (0, 0)]

@@ -32,8 +32,11 @@ def phone(drive: Drive, player) -> Client:
 
 
 def answers(sets: list[int], dealer: int, last_set: int | None) -> dict:
-    """The result form's fields for a hand: who dealt, who of the tied laid a set last, sets per seat."""
-    data = {"dealer": str(dealer), "last_set": "none" if last_set is None else str(last_set)}
+    """The result form's fields for a hand: who dealt, who of the tied laid a set last, sets per seat,
+    and whether the bell stopped the hand (these hands lay fewer than the eight sets of a hand
+    played out, so they were stopped)."""
+    data = {"dealer": str(dealer), "last_set": "none" if last_set is None else str(last_set),
+            "stopped": str(sum(sets) < 8)}
     data.update({f"seat{i}_sets": str(k) for i, k in enumerate(sets)})
     return data
 
@@ -283,3 +286,31 @@ def test_with_no_tie_for_most_sets_the_tie_question_needs_no_answer(organiser, o
     tie = {**checked_answers(organiser_page), "dealer": "0", "seat0_sets": "3", "seat1_sets": "3"}
     shown = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}/preview", tie).json()
     assert shown["ok"] is False and "tie on 3 sets each" in shown["message"]
+
+
+def test_a_phone_entry_short_of_eight_sets_is_refused_unless_the_bell_stopped_the_hand(organiser, organiser_client):
+    """Found in a walkthrough: a phone sent its form as it opens, only the dealer tapped (every
+    player on 0 sets), and it was accepted without a word, a player moving up on "nobody laid a
+    set". A hand played with cards ends when the eighth set is laid; the entry now asks whether
+    all eight were, after the players' rows, answered "yes" until changed."""
+    drive, hand, table, players = four_at_an_alice_table(organiser, organiser_client)
+    page = phone(drive, players[0]).get(f"/{drive.join_code}/enter").content.decode()
+    assert page.index("Sets laid") < page.index("Were all eight sets laid?")
+    assert "Yes: all 8 sets were laid" in page and "No: the bell stopped the hand" in page
+    untouched = {**checked_answers(page), "dealer": "0"}
+    assert untouched["stopped"] == "False"
+    expected = ("0 sets entered in all, but a hand played out ends when all 8 are laid: "
+                "count the sets again, or say the bell stopped the hand.")
+    sent = sent_from_the_phone(drive, hand, table, players[0], untouched)
+    assert sent["ok"] is False and plain(sent["message"]) == expected, sent
+    shown = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}/preview", untouched).json()
+    assert shown["ok"] is False and plain(shown["message"]) == expected
+    assert not hasattr(table, "result") or table.result is None
+    # Six of eight: refused too; said to be stopped by the bell, taken as entered.
+    six = {**untouched, "seat0_sets": "3", "seat1_sets": "2", "seat2_sets": "1"}
+    assert sent_from_the_phone(drive, hand, table, players[0], six)["message"].startswith("6 sets entered in all")
+    assert sent_from_the_phone(drive, hand, table, players[0], {**six, "stopped": "True"})["ok"] is True
+    table.refresh_from_db()
+    assert table.result.summary["stopped"] is True and table.result.winner == players[0]
+    shown = html.unescape(re.sub(r"<[^>]+>", "", phone(drive, players[1]).get(f"/{drive.join_code}/me").content.decode()))
+    assert "Were all eight sets laid? No: the bell stopped the hand" in shown

@@ -195,8 +195,10 @@ def test_a_hand_stored_before_the_time_to_answer_was_kept_loads_with_the_default
 
 def test_entering_a_hand_played_with_cards_asks_who_dealt_the_sets_each_laid_and_who_laid_last_when_tied():
     spec = ALICE.entry_spec(4)
-    assert [f["name"] for f in spec["table"]] == ["dealer", "last_set"]
-    dealer, last = spec["table"]
+    assert [f["name"] for f in spec["table"]] == ["dealer", "last_set", "stopped"]
+    dealer, last, stopped = spec["table"]
+    assert stopped["after_seats"] and stopped["default"] is False
+    assert [label for _, label in stopped["choices"]] == ["Yes: all 8 sets were laid", "No: the bell stopped the hand"]
     assert dealer["type"] == "seat" and "default" not in dealer and not dealer.get("optional")
     assert last["type"] == "seat" and last["optional"]
     assert [f["name"] for f in spec["seat"]] == ["sets"]
@@ -244,6 +246,41 @@ def test_a_digital_hand_summary_enters_back_to_the_same_result():
     h = three(s0, ["B1", "B2", "B3", "C2", "D2", "E2", "F2"], s2, row=ROW_F, dealer=2)
     h.stop()
     summary = ALICE.hand_summary(h)
-    assert summary == {"dealer": 2, "last_set": 2, "holdings": [{"sets": 1}, {"sets": 0}, {"sets": 1}]}
+    assert summary == {"dealer": 2, "last_set": 2, "stopped": True, "holdings": [{"sets": 1}, {"sets": 0}, {"sets": 1}]}
     o = ALICE.outcome_from_summary(3, summary)
     assert (o.points, o.mover) == (h.outcome().points, h.outcome().mover)
+
+
+def test_sets_short_of_eight_are_refused_unless_the_bell_stopped_the_hand():
+    """Found in a walkthrough: a phone sent the form as it opens (every player on 0 sets) and
+    a table's 6 sets of 8, each accepted without a word. A hand played with cards ends when the
+    eighth set is laid; fewer are a miscount, or the bell stopped it, which the entry asks."""
+    played_out = {**entry(0, (0, 0, 0)), "stopped": False}
+    with pytest.raises(GameError) as err:
+        ALICE.outcome_from_summary(3, played_out)
+    assert str(err.value) == ("0 sets entered in all, but a hand played out ends when all 8 are laid: "
+                              "count the sets again, or say the bell stopped the hand.")
+    with pytest.raises(GameError, match="^6 sets entered in all"):
+        ALICE.outcome_from_summary(3, {**entry(0, (3, 2, 1)), "stopped": False})
+    # All eight, or fewer when the bell stopped the hand, or a record made before it was asked.
+    assert ALICE.outcome_from_summary(3, {**entry(0, (4, 3, 1)), "stopped": False}).mover == 0
+    assert ALICE.outcome_from_summary(3, {**entry(0, (3, 2, 1)), "stopped": True}).points == [15, 10, 5]
+    assert ALICE.outcome_from_summary(3, entry(0, (3, 2, 1))).points == [15, 10, 5]
+    # More than the pack holds stays refused either way; a tie is asked about first.
+    with pytest.raises(GameError, match="but the pack holds only 8"):
+        ALICE.outcome_from_summary(3, {**entry(0, (5, 3, 1)), "stopped": True})
+    with pytest.raises(GameError, match="tie on 3 sets each"):
+        ALICE.outcome_from_summary(3, {**entry(0, (3, 3, 0)), "stopped": False})
+    with pytest.raises(GameError, match="'stopped' must be true"):
+        ALICE.outcome_from_summary(3, {**entry(0, (4, 3, 1)), "stopped": "no"})
+
+
+def test_a_digital_hand_played_out_is_summarised_as_not_stopped():
+    rng = random.Random(11)
+    h = ALICE.new_hand(3, rng)
+    while not h.finished:
+        seat = h.waiting_for() if h.waiting_for() is not None else h.turn
+        h.apply(seat, ALICE.bot_action(h, seat, rng))
+    summary = ALICE.hand_summary(h)
+    assert summary["stopped"] is False and sum(x["sets"] for x in summary["holdings"]) == 8
+    assert ALICE.outcome_from_summary(3, summary).points == h.outcome().points

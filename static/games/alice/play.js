@@ -75,7 +75,11 @@
         }
         case "rabbit": return [who(e.seat, true), " refused with a White Rabbit."];
         case "cat": return [who(e.seat, true), " played a Cheshire Cat and " + (e.seat === v.seat ? "go" : "goes") + " on."];
-        case "timeout": return ["Time ran out for ", who(e.seat), "."];
+        case "timeout": {  // the asked seat's: its "handed" line says so; the asker's: the turn passes
+          var next = v.log[v.log.indexOf(e) + 1];
+          if (next && next.type === "handed" && next.seat === e.seat) return null;
+          return ["Time ran out for ", who(e.seat), ": the turn passes without a Cheshire Cat."];
+        }
         case "laid": return [who(e.seat, true), " laid set " + e.set + "."];
         case "skipped": return [who(e.seat, true), " could do nothing and " + (e.seat === v.seat ? "were" : "was") + " skipped."];
         case "stopped": return "The organiser rang the bell: the sets laid so far count.";  // (the status line says the hand ended)
