@@ -27,6 +27,24 @@ def board_parts(view: selectors.DriveView) -> dict[str, str]:
     return {"board": html}
 
 
+def closing_ends(view: selectors.DriveView) -> bool:
+    """Whether closing the hand in play ends the drive, as ``view`` may say it: its number of
+    hands reached, or its total reached by the results counted so far (a correction before the
+    close may still change that). The dashboard and the phones say the same (found by QA: a
+    phone named who "moves down" after the hand that reached the total, and said its page would
+    tell where to sit next). A view under suspense (``frozen_at``: the phones' and the board's
+    standings held back) says it by the number of hands only: that the total has been reached
+    is kept secret with the standings. Read once per view."""
+    known = view.__dict__.get("_closing_ends")
+    if known is None:
+        hand = view.hand
+        known = bool(hand and (view.drive.is_last_hand(hand.number) or (
+            hand.status == Hand.Status.PLAYING and view.frozen_at is None
+            and ending.target_reached(view.drive, hand.number, [r.row for r in view.ranked], len(view.tables)))))
+        view.__dict__["_closing_ends"] = known
+    return known
+
+
 def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
     """The context of the dashboard's live part: the page and the push render the same thing."""
     disputes = [t for t in view.tables if t.status == "disputed"]
@@ -53,9 +71,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive: its number of hands reached, or its total reached by
         # the results counted so far (found by QA: nothing warned of the second).
-        "last_hand": bool(view.hand and (view.drive.is_last_hand(view.hand.number) or (
-            view.hand.status == Hand.Status.PLAYING
-            and ending.target_reached(view.drive, view.hand.number, [r.row for r in view.ranked], len(view.tables))))),
+        "last_hand": closing_ends(view),
         # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
         # as format_html_join would without its cost per option (400). A browser jumps to the
         # option starting with the letter typed: the name comes first, as it is (no invisible

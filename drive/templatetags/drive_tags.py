@@ -9,7 +9,7 @@ from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.bidi import bdi, isolates_as_bdi
-from drive import movement
+from drive import movement, pages
 from drive.selectors import entry_state
 from games.base import and_list
 from scoring.forms import answer_words
@@ -89,10 +89,11 @@ def names_and(names) -> SafeString:
 
 
 @register.simple_tag
-def entry_answers(result, game, table=None, tables: int = 0, hand=None, drive=None) -> dict:
+def entry_answers(result, game, table=None, tables: int = 0, hand=None, drive=None, ends=None) -> dict:
     """What a result's entry answered, in its form's words (``scoring.forms.answer_words``), for
     the player asked to confirm it: ``table`` (question, answer) pairs, ``rows`` (score, its
-    seat's pairs) in seat order, and ``moves``: ``result_moves`` at ``table``, one of ``tables``.
+    seat's pairs) in seat order, and ``moves``: ``result_moves`` at ``table``, one of ``tables``
+    (``ends``: whether closing ``hand`` ends the drive, ``closing_ends``).
     No query: the scores and their players are read with the result, in seat order."""
     scores = list(result.scores.all())
     names = [s.player.name for s in scores]
@@ -102,7 +103,7 @@ def entry_answers(result, game, table=None, tables: int = 0, hand=None, drive=No
         spec = {"table": [], "seat": []}
     answers, seats = answer_words(spec, names, result.summary, quiet=True)
     return {"table": answers, "rows": list(zip(scores, seats)),
-            "moves": result_moves(result, table, tables, hand, drive) if table is not None else []}
+            "moves": result_moves(result, table, tables, hand, drive, ends) if table is not None else []}
 
 
 @register.simple_tag
@@ -163,10 +164,10 @@ def full_stop(text: str) -> str:
 
 
 @register.filter
-def is_last_of(hand, drive) -> bool:
-    """Whether ``hand`` is ``drive``'s last by its number of hands (``Drive.is_last_hand``): no
-    seating follows it, so a page says the final standings come next, not where to sit."""
-    return drive.is_last_hand(hand.number)
+def closing_ends(view) -> bool:
+    """Whether closing the hand in play of ``view`` (a ``DriveView``) ends the drive: its
+    number of hands, or its total reached (``drive.pages.closing_ends``): no seating follows."""
+    return pages.closing_ends(view)
 
 
 @register.filter

@@ -38,7 +38,10 @@ def entry_spec(players: int, pool_of_tears: str = DEFAULT_POOL_OF_TEARS) -> dict
              "help": "A tie for top score goes to more cards taken, then the first on the dealer's left.",
              "missing": "Say who dealt: tap their name."},
             {"name": "pool_of_tears", "label": f"Who took the Pool of Tears card ({picture_name(pool_of_tears)})?",
-             "type": "seat", "optional": True, "none_label": "Nobody (unused, or the hand was stopped)",
+             # Unused only where the deals leave cards over (3, 5 and 6 players): at 2 and 4 all 52 are dealt.
+             "type": "seat", "optional": True,
+             "none_label": "Nobody (unused, or the hand was stopped)" if in_play < len(PACK) else
+                           "Nobody (the hand was stopped)",
              "missing": "Say who took the Pool of Tears card, or nobody."},
             # After the players' rows: the cards taken add up to every card in play unless the
             # bell stopped the hand (its last trick going to nobody), which only the table knows.
@@ -117,9 +120,15 @@ def outcome_from_summary(players: int, summary: dict[str, Any], pool_of_tears: s
             raise GameError(f"Seat {seat}: {p} pair{'s' if p != 1 else ''} need{'s' if p == 1 else ''} {2 * p} "
                             f"cards, but only {c} were taken.")
         if c > MOST_UNPAIRED + p:
-            held = f"with {p} pair{'s' if p != 1 else ''}, but without another pair" if p else "with no pair, but without one"
-            raise GameError(f"Seat {seat}: {c} cards taken {held} a player can hold at most {MOST_UNPAIRED + p} "
-                            f"(the 20 numbers, one picture of each number it has no pair of, and its pairs).")
+            # (Found in a browser: "with no pair, but without one a player can hold" read badly.)
+            if p:
+                pp = f"{p} pair{'s' if p != 1 else ''}"
+                raise GameError(f"Seat {seat}: {c} cards taken with {pp}, but a player with {pp} and no other can "
+                                f"hold at most {MOST_UNPAIRED + p} (the 20 numbers, one picture of each other number, "
+                                "and the pairs): count the pairs and the cards again.")
+            raise GameError(f"Seat {seat}: {c} cards taken with no pair, but a player with no pair can hold at most "
+                            f"{MOST_UNPAIRED} (the 20 numbers and one picture of each of the 16 numbers): count the "
+                            "pairs and the cards again.")
         pairs.append(p)
         cards.append(c)
     in_play = cards_in_play(n)

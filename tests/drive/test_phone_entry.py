@@ -492,6 +492,48 @@ def test_a_done_tables_phone_says_what_comes_next_and_after_the_last_hand_no_sea
     assert "Your table is done" in page and words in page
 
 
+def test_a_phone_says_nobody_moves_once_the_hands_results_reach_the_drives_total(organiser, organiser_client):
+    """Found in a browser: in the hand whose results reached the drive's total (the close ends
+    the drive) the dashboard said so and named no move, but the table's phones named who
+    "moves down" and said the page would tell them where to sit next."""
+    from drive.models import Drive
+    from tests.drive.phones_support import phone_for, text
+
+    drive = seated_drive(organiser, 8, target=Drive.Target.EITHER, target_hands=5, target_total=25)
+    tables = list(drive.hands.get().tables.order_by("number"))
+    services.organiser_result(drive, tables[0], declared(4, 0), organiser)  # 15 points: short of 25
+    player = tables[0].seats.get(position=1).player
+    page = text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
+    assert "data-mover" in page and "tells you where to sit next" in page
+    services.organiser_result(drive, tables[1], declared(4, 0, nine=True), organiser)  # 25: reached
+    dashboard = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "The last hand: closing it ends the drive" in dashboard and "data-mover" not in dashboard
+    for table in tables:
+        page = text(phone_for(drive, table.seats.get(position=1).player).get(f"/{drive.join_code}/me"))
+        assert "data-mover" not in page and "moves down" not in page and "moves up" not in page
+        assert "shows the final standings: this is the drive's last hand" in page
+
+
+def test_under_suspense_a_phone_keeps_the_reached_total_secret(organiser, organiser_client):
+    """The standings of the drive's last hands are hidden from the phones (suspense): that a
+    hand's results have reached the total is part of that secret. The dashboard says it; the
+    phones say who moves, as by the number of hands."""
+    from drive.models import Drive
+    from tests.drive.phones_support import phone_for, text
+
+    drive = seated_drive(organiser, 8, target=Drive.Target.EITHER, target_hands=3, target_total=25,
+                         suspense_hands=2)
+    finish_all_tables(drive, organiser)
+    services.close_hand(drive)
+    services.start_hand(drive)
+    tables = list(drive.hands.get(number=2).tables.order_by("number"))
+    services.organiser_result(drive, tables[0], declared(4, 0), organiser)
+    services.organiser_result(drive, tables[1], declared(4, 0, nine=True), organiser)
+    assert "The last hand: closing it ends the drive" in organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    page = text(phone_for(drive, tables[1].seats.get(position=1).player).get(f"/{drive.join_code}/me"))
+    assert "data-mover" in page and "tells you where to sit next" in page
+
+
 def test_a_name_that_ends_a_sentence_with_its_own_full_stop_gets_no_second(table_of_four):
     """Found in a browser: "Entered by Ann B.." under the entry of a player named "Ann B."."""
     drive, table, players = table_of_four

@@ -74,8 +74,14 @@ def test_a_player_cannot_take_more_cards_than_its_pairs_allow():
     the 20 numbers and one picture of each of the 16 numbers: 36 cards; each pair adds one."""
     with pytest.raises(GameError) as err:
         WONDERLAND.outcome_from_summary(2, entered(2, [40, 12], 0))
-    assert str(err.value).startswith("Seat 0: 40 cards taken with no pair, but without one a player can hold "
-                                     "at most 36")
+    assert str(err.value) == (  # (found in a browser: "with no pair, but without one a player can hold" read badly)
+        "Seat 0: 40 cards taken with no pair, but a player with no pair can hold at most 36 (the 20 numbers and one "
+        "picture of each of the 16 numbers): count the pairs and the cards again.")
+    with pytest.raises(GameError) as err:
+        WONDERLAND.outcome_from_summary(4, entered(4, [4, 40, 4, 4], 1, pairs=[0, 3, 0, 0]))
+    assert str(err.value) == (
+        "Seat 1: 40 cards taken with 3 pairs, but a player with 3 pairs and no other can hold at most 39 (the 20 "
+        "numbers, one picture of each other number, and the pairs): count the pairs and the cards again.")
     with pytest.raises(GameError, match="Seat 1: 40 cards taken with 3 pairs, .* at most 39"):
         WONDERLAND.outcome_from_summary(4, entered(4, [4, 40, 4, 4], 1, pairs=[0, 3, 0, 0]))
     assert WONDERLAND.outcome_from_summary(4, entered(4, [4, 40, 4, 4], 1, pairs=[0, 4, 0, 0])).points[1] == 70

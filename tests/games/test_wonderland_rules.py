@@ -385,6 +385,14 @@ def test_entry_asks_who_dealt_each_players_pairs_and_cards_and_who_took_the_pool
     assert [v for v, _ in spec["seat"][1]["choices"]] == list(range(0, 52, 3))  # 51 cards in play at 3
 
 
+@pytest.mark.parametrize("players, unused", [(2, False), (3, True), (4, False), (5, True), (6, True)])
+def test_the_entry_says_the_pool_of_tears_may_be_unused_only_where_cards_stay_unused(players, unused):
+    """Found in a browser: at 2 and 4 players every card is dealt, yet "Nobody" said the Pool of
+    Tears card might be "unused"."""
+    label = WONDERLAND.entry_spec(players)["table"][1]["none_label"]
+    assert label == ("Nobody (unused, or the hand was stopped)" if unused else "Nobody (the hand was stopped)")
+
+
 def test_an_entered_hand_scores_pairs_the_pool_of_tears_and_most_cards():
     o = WONDERLAND.outcome_from_summary(4, {"dealer": 0, "pool_of_tears": 2, "holdings": [
         {"pairs": 2, "cards": 20}, {"pairs": 1, "cards": 8}, {"pairs": 0, "cards": 12}, {"pairs": 1, "cards": 12}]})
