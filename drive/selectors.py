@@ -83,10 +83,19 @@ class PrizeList:
     title: str
     ranked: list[ranking.Ranked]
     fact: int | None = None  # index in Row.facts of the number shown; None: the total
+    units: tuple[str, str] = ("", "")  # the fact's, for one and for more (games.base.Prize)
 
     @property
-    def entries(self) -> list[tuple[ranking.Ranked, int]]:
-        return [(r, r.total if self.fact is None else r.facts[self.fact]) for r in self.ranked]
+    def entries(self) -> list[tuple[ranking.Ranked, str]]:
+        """Each winner with the number said beside the name: "100 points", "7 pairs" (or the
+        number alone, for a fact the game names no units of)."""
+        units = ("point", "points") if self.fact is None else self.units
+        out = []
+        for r in self.ranked:
+            n = r.total if self.fact is None else r.facts[self.fact]
+            unit = units[0] if n == 1 else units[1]
+            out.append((r, f"{n}\xa0{unit}" if unit else str(n)))
+        return out
 
 
 def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
@@ -100,7 +109,7 @@ def prizes(drive: Drive, ranked: list[ranking.Ranked]) -> list[PrizeList]:
         PrizeList("winners", "Winner" if len(winners) < 2 else "Winners", winners),
         PrizeList("runner_up", "Runner-up", lists["runner_up"]),
         PrizeList("booby", "Booby prize", lists["booby"]),
-        *(PrizeList(p.key, p.title, lists[p.key], index[p.fact]) for p in game.prizes),
+        *(PrizeList(p.key, p.title, lists[p.key], index[p.fact], p.units) for p in game.prizes),
     ]
 
 

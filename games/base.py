@@ -194,11 +194,14 @@ def action_type(action: Any, shapes: Mapping[str, frozenset[str]]) -> str:
 @dataclass(frozen=True)
 class Prize:
     """A game's own prize: everybody still in the drive with the highest total of ``fact``,
-    when that total is above 0. ``title`` is its name on the standings and the board."""
+    when that total is above 0. ``title`` is its name on the standings and the board;
+    ``units``: what the fact counts, for one and for more, said after the winner's number there
+    ("Most pairs: Cy (7 pairs)"; found by QA: a bare "(7)" said nothing); empty: the number alone."""
 
     key: str
     title: str
     fact: str
+    units: tuple[str, str] = ("", "")
 
 
 @dataclass(frozen=True)

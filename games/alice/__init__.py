@@ -48,7 +48,8 @@ class Alice(Game):
         Fact(key="hands_won", label="Hands won", note="mover", hand_key="won", hand_label="Won"),
         Fact(key="best_hand_sets", label="Best hand (sets)", best=True, hand_key="sets", hand_label="Sets"),
     )
-    prizes = (Prize(key="most_hands_won", title="Most hands won", fact="hands_won"),)
+    prizes = (Prize(key="most_hands_won", title="Most hands won", fact="hands_won",
+                    units=("hand won", "hands won")),)
     tie_break_words = "Level on points? More hands won first, then the most sets laid in one hand."
     movement_words = ("After each hand the player who laid the most sets moves UP a table and the player "
                       "on their left moves DOWN.")

@@ -41,7 +41,8 @@ class FilmFantasy(Game):
         Fact(key="declarations", label="Declared", note="declared"),
         Fact(key="nine_card_declarations", label="Nine-card", note="nine cards"),
     )
-    prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations"),)
+    prizes = (Prize(key="most_declarations", title="Most declarations", fact="declarations",
+                    units=("declaration", "declarations")),)
     tie_break_words = "Level on points? More declarations first, then more nine-card ones."
     level_at_the_total_plays_on = True  # "a tie at the top plays another hand" (home game)
     movement_words = "After each hand the declarer moves UP a table, the player on the declarer's left moves DOWN."

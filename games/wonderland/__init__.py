@@ -39,7 +39,7 @@ class Wonderland(Game):
         ),
     )
     facts = (Fact(key="pairs", label="Pairs"), Fact(key="cards_taken", label="Cards taken"))
-    prizes = (Prize(key="most_pairs", title="Most pairs", fact="pairs"),)
+    prizes = (Prize(key="most_pairs", title="Most pairs", fact="pairs", units=("pair", "pairs")),)
     tie_break_words = "Level on points? More pairs first, then more cards taken."
     winner_note = "won the hand"  # the top scorer, its mover (WONDERLAND.md); level, by the tie-breaks
     movement_words = ("After each hand the top scorer moves UP a table and the player on their left "

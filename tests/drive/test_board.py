@@ -95,7 +95,7 @@ def test_prize_giving_view(client, organiser, organiser_client):
     # Each winner's name with its points, kept together on a line (static/css/app.css).
     assert (f'Winner: <strong><span class="prize-entry"><bdi>{winner.name}</bdi>\xa0(15\xa0points)</span></strong>'
             in page)
-    assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi>\xa0(1)" in page
+    assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi>\xa0(1\xa0declaration)" in page
 
 
 def test_a_finished_drives_board_invites_no_one_to_join(client, organiser):
