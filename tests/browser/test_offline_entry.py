@@ -248,6 +248,12 @@ def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(
     expect(stale).to_be_visible(timeout=15000)
     expect(stale).to_contain_text("this form is out of date")
     expect(send).to_be_disabled()
+    # Its link goes on a line of its own, a thumb's size, the sentence whole above it (found by QA:
+    # the link's padding tore "date." away from the rest of the sentence).
+    link = stale.get_by_role("link", name="See your page")
+    box, text_left = link.bounding_box(), stale.evaluate(
+        "p => p.getBoundingClientRect().left + parseFloat(getComputedStyle(p).paddingLeft)")
+    assert abs(box["x"] - text_left) < 2 and box["height"] >= 44, (box, text_left)
 
 
 def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(server, browser, phone_page):
