@@ -93,3 +93,51 @@ def test_a_seat_whose_offers_are_all_made_sees_no_offer_form_but_what_is_left_to
     expect(page.locator("#give")).to_be_visible()
     expect(page.locator("#offer-form")).to_be_hidden()
     page.context.close()
+
+
+# The page's socket holds back each answer to an offer it sends (accept, decline, withdraw)
+# until ``window.releaseHeld()``: the answer on its way for as long as the test likes.
+HOLD_ANSWERS = """(() => {
+  const Real = window.WebSocket, held = [];
+  window.releaseHeld = () => held.splice(0).forEach((f) => f());
+  window.WebSocket = function (url, protocols) {
+    const ws = new Real(url, protocols), send = ws.send.bind(ws);
+    ws.send = (data) => {
+      const type = JSON.parse(data).type;
+      if (["accept", "decline", "withdraw"].includes(type)) held.push(() => send(data)); else send(data);
+    };
+    return ws;
+  };
+  window.WebSocket.OPEN = Real.OPEN;
+})();"""
+
+
+@pytest.mark.timeout(600)
+def test_a_double_tap_on_give_does_not_open_the_offer_just_taken_again(server, browser):
+    """Found by QA: Give tapped, the offer's own Accept button took its place under the finger
+    while the exchange was on its way; a double tap's second opened the offer again, and once the
+    exchange was made the phone said "That offer is no longer open". Its buttons wait for it now."""
+    data = server.shell_json(S.ff_three_offers("double-give"))
+    (_, token), (first, _) = data["seats"][:2]
+    page = S.open_phone(browser, server, data["code"], token)
+    page.add_init_script(HOLD_ANSWERS)
+    page.reload()
+    expect(page.locator("#offers li")).to_have_count(3)
+    (card,) = S.give_keeping_a_declaration(page, 1)
+    page.get_by_role("button", name=re.compile(f"^Accept {first}’s offer")).click()
+    page.locator(f'#hand button.c[data-card="{card}"]').first.click()
+    page.locator("#give").click()
+    expect(page.locator("#give")).to_be_hidden()
+    # While the exchange is on its way the dock has changed under the finger (on a phone, the
+    # offer's Accept can stand where Give was): a second tap on it does nothing.
+    accept = page.get_by_role("button", name=re.compile(f"^Accept {first}’s offer"))
+    expect(accept).to_be_disabled()
+    accept.scroll_into_view_if_needed()
+    box = accept.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.locator("#status")).not_to_contain_text("Tap 1 of your cards")
+    page.evaluate("window.releaseHeld()")
+    expect(page.locator("#log li").first).to_have_text(f"You took {first}’s offer: 1 card each way.")
+    expect(page.locator("#offers li")).to_have_count(2)
+    expect(page.locator("#message")).to_have_text("")
+    page.context.close()

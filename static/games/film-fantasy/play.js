@@ -259,14 +259,20 @@
       list.textContent = "";
       list.hidden = box.hidden || !(v.offers || []).length;
       if (box.hidden) return;
+      // An answer on its way (accepted, declined, withdrawn): its offer's buttons wait for it.
+      // The tap that sent it changed the dock under the finger (Give went, the offer's Accept
+      // took its place): a double tap's second must not open the offer again (found by QA: it
+      // did, and the exchange made then said "That offer is no longer open").
+      var answering = client.pending();
       (v.offers || []).forEach(function (o) {
         var n = o.count + " card" + (o.count > 1 ? "s" : "");
-        var li;
+        var li, busy = !!answering && answering.offer === o.id;
         var other = client.seats()[o.from === v.seat ? o.to : o.from], otherName = other ? other.name : "";
         if (o.from === v.seat) {
           li = el("li", [el("span", ["You offer " + n + " to ", nameOf(o.to), "."])]);
           li.appendChild(keyed(named(button("Withdraw", function () { client.send({ type: "withdraw", offer: o.id }); }),
             "Withdraw your offer to " + otherName), "withdraw-" + o.id));
+          if (busy) li.lastChild.disabled = true;
         } else {
           li = el("li", [el("span", [nameOf(o.from), " offers you " + n + "."])]);
           // While one is being accepted, only that one shows: its buttons stay in sight.
@@ -282,6 +288,7 @@
             if (accepting === o.id) { accepting = null; chosen = []; }
             client.send({ type: "decline", offer: o.id });
           }), "Decline " + otherName + "’s offer of " + n), "decline-" + o.id));
+          if (busy) li.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
         }
         list.appendChild(li);
       });
