@@ -259,14 +259,29 @@ def moves_into(drive: Drive, hand: Hand | None, tables: list[TableHand]) -> dict
     moves: dict[int, Move] = {}
     for table in tables:
         for seat in table.seats.all():
-            was = before.get(seat.player_id)
-            now = table.number
-            if hand.number == 1 or was is None:
-                moves[seat.player_id] = Move("new", None, now, f"Sit at Table {now}")
-            else:
-                direction = movement.UP if now < was else movement.DOWN if now > was else movement.STAY
-                moves[seat.player_id] = Move(direction, was, now, movement.describe((direction, was, now)))
+            moves[seat.player_id] = _move(None if hand.number == 1 else before.get(seat.player_id), table.number)
     return moves
+
+
+def _move(was: int | None, now: int) -> Move:
+    """From Table ``was`` in the hand before (None: the first hand, or new to the drive) to ``now``."""
+    if was is None:
+        return Move("new", None, now, f"Sit at Table {now}")
+    direction = movement.UP if now < was else movement.DOWN if now > was else movement.STAY
+    return Move(direction, was, now, movement.describe((direction, was, now)))
+
+
+def move_words(hand: Hand, player_id: int, table: int) -> str:
+    """Where the player seated at Table ``table`` in ``hand`` goes, in words within a sentence:
+    "move UP to Table 2", "stay at Table 3", "sit at Table 1" (the first hand, or new to the
+    drive). One query. A game screen waiting for the hand says it, as the close's instruction
+    did (found by QA: its "Move UP to Table 2" gave way to "sit at Table 1" at the screen's
+    next look, or never came to a phone away at the close)."""
+    was = None if hand.number == 1 else (
+        Seat.objects.filter(hand__drive_id=hand.drive_id, hand__number=hand.number - 1, player_id=player_id)
+        .values_list("table__number", flat=True).first())
+    text = _move(was, table).text
+    return text[:1].lower() + text[1:]
 
 
 @dataclass
@@ -372,7 +387,8 @@ class Elsewhere:
 
 def elsewhere(drive: Drive, player: Player) -> Elsewhere:
     """For a player with no seat at a table on the phones in the drive's current hand (one
-    query, two with a hand): what their game screen tells them instead."""
+    query, two with a hand, three when it is about to start): what their game screen tells
+    them instead."""
     hand = current_hand(drive)
     number = hand.number if hand is not None else 0
     if drive.is_finished:
@@ -396,7 +412,7 @@ def elsewhere(drive: Drive, player: Player) -> Elsewhere:
         text = (f"Hand {number} has started: you are at Table {table}, playing with cards. "
                 "Enter or confirm its result on your page.")
     else:
-        text = f"Hand {number} is about to start: sit at Table {table}, where it is played with cards."
+        text = f"Hand {number} is about to start: {move_words(hand, player.pk, table)}, where it is played with cards."
     return Elsewhere(number, text, f"Go to hand {number}", last)
 
 

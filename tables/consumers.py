@@ -165,8 +165,8 @@ class _TableSocket(JsonFrameConsumer):
             self.table_facts = facts
         if frame is None:
             hand, table = getattr(self, "hand_number", 0), getattr(self, "table_number", None)
-            message = (f"Hand {hand} has not started yet: sit at Table {table}. Your cards show here when the "
-                       "organiser starts it." if table else "The hand has not started yet.")
+            message = (f"Hand {hand} has not started yet: {self.move or f'sit at Table {table}'}. Your cards show "
+                       "here when the organiser starts it." if table else "The hand has not started yet.")
             await self.send_json({"type": "waiting", "hand": hand, "table": table, "message": message})
             return
         version = frame["view"]["version"]
@@ -224,6 +224,7 @@ class Seated:
     token: str
     drive_id: int
     dealt: bool  # the table's hand is dealt (else the phone waits for the organiser to start it)
+    move: str = ""  # not dealt: where the player goes, "move UP to Table 2" (``selectors.move_words``)
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,7 @@ class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
     token: str | None = None  # the phone's token when it connected: an action checks it is still the player's
-    hand_number, table_number = 0, None  # the hand and table of its seat (``sit``)
+    hand_number, table_number, move = 0, None, ""  # the hand and table of its seat, how it got there (``sit``)
     looks_begun = looks_taken = 0  # reads of the seat (``look_again``): begun, and the latest taken
 
     async def connect(self):
@@ -287,7 +288,7 @@ class PlayConsumer(_TableSocket):
     async def sit(self, found: "Seated") -> None:
         """At this seat now (table and seat switch together, on the loop)."""
         await self.join_table(found.table_id, found.seat)
-        self.hand_number, self.table_number = found.hand, found.table
+        self.hand_number, self.table_number, self.move = found.hand, found.table, found.move
 
     def last_hand_frame(self, player_id: int, number: int) -> dict[str, Any] | None:
         """The state frame of hand ``number`` as the player's seat saw it at its end, if they
@@ -389,8 +390,9 @@ class PlayConsumer(_TableSocket):
         seat = None if drive.is_finished else digital.digital_seat_of(drive, player)
         if seat is None:  # (a finished drive: its last hand's seat is no longer played)
             return Elsewhere.of(drive, player)
-        return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number,
-                      player.pk, player.token, drive.pk, seat.table.state is not None)
+        dealt = seat.table.state is not None
+        return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number, player.pk, player.token,
+                      drive.pk, dealt, "" if dealt else selectors.move_words(seat.table.hand, player.pk, seat.table.number))
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]

@@ -408,6 +408,32 @@ async def test_a_game_screen_opened_after_the_close_shows_the_hand_just_played_t
     await again.disconnect()
 
 
+async def test_a_game_screen_opened_after_the_close_says_each_player_s_own_move(organiser):
+    """Found by QA: the close's "Move UP to Table 1" on a game screen gave way, at the screen's
+    next look (its watchdog's, or a reconnect to another process), to "Hand 2 has not started
+    yet: sit at Table 1", and a phone away at the close never had it. What a screen is told
+    while the hand waits holds the player's move, as the close's instruction does; at a table
+    with cards too."""
+    from drive import selectors, services
+
+    drive, sockets = await two_tables_played_and_closed(organiser)
+    for socket in sockets.values():
+        await socket.disconnect()
+    moves = await database_sync_to_async(lambda: selectors.drive_view(drive).moves)()
+    assert {m.direction for m in moves.values()} >= {"up", "down"}
+    players = await database_sync_to_async(lambda: {p.pk: p for p in drive.players.all()})()
+    for pid, move in moves.items():
+        again, frame = await reopened_after_the_hand(drive, players[pid])
+        words = move.text[:1].lower() + move.text[1:]  # "move UP to Table 1"
+        assert frame["type"] == "waiting" and frame["message"].startswith(f"Hand 2 has not started yet: {words}. "), frame
+        await again.disconnect()
+    await database_sync_to_async(services.set_table_mode)(drive, 1, "physical")
+    mover = next(pid for pid, m in moves.items() if m.direction == "up")
+    again, frame = await reopened_after_the_hand(drive, players[mover])
+    assert frame["message"].startswith("Hand 2 is about to start: move UP to Table 1, where it is played with cards"), frame
+    await again.disconnect()
+
+
 async def test_a_game_screen_shows_only_the_hand_just_before_never_an_older_one(organiser):
     """Hand 2 seated with cards: a screen opened now shows hand 1 (played on the phones), then
     where to sit. Once hand 2 is played with cards and closed, a screen opened during hand 3's
@@ -421,7 +447,7 @@ async def test_a_game_screen_shows_only_the_hand_just_before_never_an_older_one(
     await database_sync_to_async(services.set_table_mode)(drive, 2, "physical")
     player = (await database_sync_to_async(lambda: seated_players(table_of(drive, 2)))())[0]
     again, frame = await reopened_after_the_hand(drive, player)
-    assert frame["message"].startswith("Hand 2 is about to start: sit at Table 2, where it is played with cards"), frame
+    assert frame["message"].startswith("Hand 2 is about to start: stay at Table 2, where it is played with cards"), frame
     await database_sync_to_async(services.start_hand)(drive)
     await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
     late = phone(drive, player)
