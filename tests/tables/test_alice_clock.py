@@ -6,7 +6,6 @@ nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
@@ -17,7 +16,7 @@ from tables import bots
 from tables.models import TableHand
 from tests.games.alice_support import deal
 from tests.tables.conftest import digital_drive, seated_players, table_of
-from tests.tables.phones import action, connected, until
+from tests.tables.phones import action, connected, eventually_async, until
 from tests.tables.test_alice_play import move, put_state, stored
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -137,10 +136,10 @@ async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_tabl
     await move_deadline(table.pk, 0.3)  # a restart: the deadline is stored, its timer is not
     dashboard = await live_connected(f"/ws/drive/{drive.join_code}/organiser/",
                                      await sync_to_async(session_cookie)(organiser))
-    for _ in range(300):  # until the server has answered for Bob, 30 s at most (each look a read of the table)
-        if (await stored(table.pk)).version > step["version"]:
-            break
-        await asyncio.sleep(0.1)
+    async def answered() -> bool:  # the server has answered for Bob (each look a read of the table)
+        return (await stored(table.pk)).version > step["version"]
+
+    await eventually_async(answered, "the server's answer for Bob once the dashboard connected")
     state = GAME.load_hand((await stored(table.pk)).state)
     assert state.laid[0] == ["A"] and [e["type"] for e in state.log].count("timeout") == 1
     await dashboard.disconnect()
