@@ -175,10 +175,6 @@ class SimulationReport:
     def hands_per_second(self) -> float:
         return self.hands / self.seconds if self.seconds else 0.0
 
-    @property
-    def hands_won_by_bot(self) -> dict[str, int]:
-        return self.won_by_bot
-
     def mean_by_bot(self) -> dict[str, float]:
         """Mean points per seat per hand, for each bot kind."""
         return {b: sum(v) / len(v) for b, v in self.points_by_bot.items() if v}

@@ -81,14 +81,14 @@ def test_smart_beats_random_clearly():
     means = r.mean_by_bot()
     # measured: about 32 against 21 points per seat per hand (docs/rules.md, "Bots")
     assert r.margin("smart", "random") > 6, means
-    assert r.hands_won_by_bot["smart"] > 300 * 0.3  # a fair share would be a quarter
+    assert r.won_by_bot["smart"] > 300 * 0.3  # a fair share would be a quarter
 
 
 def test_simulation_is_deterministic_and_reports_per_seat_and_per_bot():
     a = simulate(3, 20, 5, "smart,random,random")
     b = simulate(3, 20, 5, ["smart", "random", "random"])
-    assert a.total_points == b.total_points and a.hands_won_by_bot == b.hands_won_by_bot
-    assert sum(a.hands_won_by_bot.values()) == 20 and len(a.points_by_bot["smart"]) == 20
+    assert a.total_points == b.total_points and a.won_by_bot == b.won_by_bot
+    assert sum(a.won_by_bot.values()) == 20 and len(a.points_by_bot["smart"]) == 20
     lines = report_lines(a)
     assert lines[0].startswith("The Game of Alice in Wonderland: 20 hands, 3 players")
     # the shared runner's lines (games/simulate.py), then this game's own (pairs, Pool of Tears)
