@@ -42,8 +42,8 @@ class ReadOnly:
 
     def get_search_results(self, request, queryset, search_term):
         """A search of at most ``MOST_SEARCH_WORDS`` words: each word is a condition on every
-        searched field, and a thousand words were too deep an expression for SQLite (a server
-        error with a traceback, found by probing). More is a 400 of one line."""
+        searched field, and a thousand words are too deep an expression for SQLite (a server
+        error with a traceback). More is a 400 of one line."""
         if len(search_term.split()) > self.MOST_SEARCH_WORDS:
             raise SuspiciousOperation(f"An admin search of more than {self.MOST_SEARCH_WORDS} words.")
         return super().get_search_results(request, queryset, search_term)

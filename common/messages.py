@@ -2,12 +2,12 @@
 it), each message said once.
 
 A message already waiting to be shown is not added again: a client that asks again and again
-for a page that flashes one, and never follows the redirect to where it is shown, grew the
-cookie by a copy a request until it overflowed into the session, which then wrote a row of the
-database for each such request of a visitor with none, and every page it opened showed some
-2,000 copies of one sentence (found by probing). And at most ``MOST`` wait, the newest: a client
+for a page that flashes one, and never follows the redirect to where it is shown, would grow
+the cookie by a copy a request until it overflowed into the session, which would then write a
+row of the database for each such request of a visitor with none, and every page it opened
+would show some 2,000 copies of one sentence. And at most ``MOST`` wait, the newest: a client
 that sends a form again and again, each time with another value that its refusal quotes (a
-confirmation of hand 1, 2, 3…), grew them as much, each sentence new.
+confirmation of hand 1, 2, 3…), would grow them as much, each sentence new.
 """
 
 from __future__ import annotations

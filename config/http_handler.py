@@ -116,9 +116,9 @@ class KeptThreadsASGIHandler(ASGIHandler):
     def create_request(self, scope, body_file):
         """Django's, and a request whose headers Django cannot read answered 400 with one line in
         the log (logger ``django.request``): a Content-Type parameter in an encoding Python does
-        not know (``a/b; x*=bogus''y``), which Django let through to the server as a 500 with a
-        traceback on every address, GETs included, or a path that is not UTF-8, which it logged
-        with a traceback (found by probing). Django's own ``create_request`` catches only the
+        not know (``a/b; x*=bogus''y``), which Django lets through to the server as a 500 with a
+        traceback on every address, GETs included, or a path that is not UTF-8, which it logs
+        with a traceback. Django's own ``create_request`` catches only the
         second: this is it, with ``ValueError`` (``UnicodeDecodeError`` is one) for both."""
         try:
             return self.request_class(scope, body_file), None

@@ -13,8 +13,7 @@ import re
 # one may stand. The line itself is written as it came (decoding it would let a ``%0A`` in a
 # path start a forged line of the log).
 # The code before ``/p/`` is read as anything up to the next slash (a code padded with spaces,
-# ``/%20%20ABCDE/p/…``, is a link to leave out too, whether or not it opens a page: found by
-# probing).
+# ``/%20%20ABCDE/p/…``, is a link to leave out too, whether or not it opens a page).
 _SLASH = r"(?:/|%2[fF])"
 PRIVATE_LINK = re.compile(
     rf"({_SLASH}(?:(?!%2[fF])[^/]){{1,64}}{_SLASH}(?:p|%70){_SLASH})"

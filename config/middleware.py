@@ -70,8 +70,8 @@ class PrivatePages:
 class HostPort:
     """A Host header's port must be a port (1-65535): Django checks the name against
     ALLOWED_HOSTS, not the port, and the pages build the phones' join address, and its QR code,
-    from the Host as sent (a port of 3,000 digits: no QR code holds it, a server error; found by
-    probing). Any other gets 400 and one line in the log, as a forged name does."""
+    from the Host as sent (a port of 3,000 digits: no QR code holds it, a server error). Any
+    other gets 400 and one line in the log, as a forged name does."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -91,7 +91,7 @@ class UnreadableForm:
     DATA_UPLOAD_MAX_NUMBER_FIELDS, a file part (no form takes one: DATA_UPLOAD_MAX_NUMBER_FILES is
     0), a broken multipart body, an urlencoded body that says it is not UTF-8 (``charset=utf8``,
     ``latin-1``…), a multipart body whose charset Python knows as a codec of bytes, not text
-    (``charset=hex``, ``rot13``, ``idna``: found by probing) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
+    (``charset=hex``, ``rot13``, ``idna``) (400). Left to Django, each is a traceback in the log (twice with DEBUG on),
     and the charset one a server error: Django's error pages read the form again, and fail
     again. First in MIDDLEWARE: before the CSRF middleware, which reads the form, and before
     anything that checks the Host, whose refusal (Django's page for a forged Host) reads the

@@ -173,7 +173,7 @@ class Server(daphne.server.Server):
 # over 4,096 characters anyway (``common.consumers``). A message, whole or in fragments, keeps
 # daphne's limit of 1 MiB (``--websocket-max-message-size``): autobahn holds the server's own
 # messages to it too, and a board's or a dashboard's full update of a big drive is over 64 KiB
-# (74 KB at 200 players; a message limit of 64 KiB dropped them, found by `make bench`).
+# (74 KB at 200 players; a message limit of 64 KiB would drop them, as `make bench` shows).
 WEBSOCKET_MAX_FRAME_BYTES = 64 * 1024
 
 

@@ -65,7 +65,7 @@ def player_cookie_name(drive: Drive) -> str:
 
 # A phone also remembers the entries it made in the drive, each a result's id and revision
 # (signed, so it cannot be forged, and kept whoever the phone is after): a result it entered as
-# Pat is not confirmed by it as Quinn after "Leave this phone" (found by QA). Only its own
+# Pat is not confirmed by it as Quinn after "Leave this phone". Only its own
 # entries: one made on another phone, by a player this phone once was, it may confirm.
 ENTERED_SALT = "drive.phone-entered"
 ENTERED_KEPT = 20  # the latest entries: a phone enters one a hand

@@ -24,8 +24,8 @@ def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | No
     if drive.target == Drive.Target.HANDS:
         return by_hands
     rows = standings_rows(drive, live=True) if rows is None else rows
-    # Reached by one who can win: a player who left, or a bot, cannot (found by QA: a bot's
-    # total ended a drive no person was near the end of).
+    # Reached by one who can win: a player who left, or a bot, cannot (else a bot's total
+    # could end a drive no person is near the end of).
     totals = sorted((r.total for r in rows if not r.left and not r.bot), reverse=True)
     by_total = bool(totals) and totals[0] >= drive.target_total
     if by_total and drive.game_rules.level_at_the_total_plays_on:

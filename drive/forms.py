@@ -130,8 +130,8 @@ class DriveForm(forms.ModelForm):
                 self.fields[name].help_text = "Fixed now: the first hand has started."
         self.fields["name"].widget.attrs["placeholder"] = "Spring drive at the village hall"
         # The number boxes offer the model's own bounds (a box that offered 0 hands, refused
-        # on saving, puzzled a tester), and a number outside them is refused naming them (not
-        # the "0" of a positive number field: found by QA).
+        # on saving, would puzzle), and a number outside them is refused naming them (not
+        # the "0" of a positive number field).
         for name in ("target_hands", "target_total", "preferred_table_size", "suspense_hands"):
             field = self.fields[name]
             bounds = [v for v in Drive._meta.get_field(name).validators
@@ -196,13 +196,13 @@ class DriveForm(forms.ModelForm):
                                              "would keep the board's standings blank all evening.")
         if data.get("target") == Drive.Target.TOTAL:
             # Nobody knows which hands are the last: nothing is hidden (the page shows no such box
-            # then, though it sends what the box held: found by QA, a hidden box refused the form).
+            # then, though it sends what the box held: a hidden box must not refuse the form).
             data["suspense_hands"] = 0
         elif hands and suspense and self.instance.pk and "suspense_hands" not in self.errors:
             shown = self._standings_shown()
             if hands - suspense < shown:
                 # The room has seen the standings after that hand: hiding it again would take
-                # back what the board showed (found by QA: two screens then disagreed).
+                # back what the board showed (two screens would then disagree).
                 self.add_error("suspense_hands", f"The board has shown the standings after hand {shown}: hide at "
                                                  f"most {max(hands - shown, 0)} of the {hands} hands.")
         return data
@@ -221,7 +221,7 @@ class DriveForm(forms.ModelForm):
 
     def kept_finished(self) -> bool:
         """The page, shown before the drive finished, sent a change to more than its name, which
-        the form kept as it was (found by probing: the page said only "Saved.")."""
+        the form kept as it was (the page says so, not only "Saved.")."""
         if not (self.instance.pk and self.instance.is_finished and "target" in self.data):
             return False
         for name, field in self.fields.items():

@@ -107,7 +107,7 @@ def hand_started(hand: Any) -> None:
 def drive_ended(drive_id: int) -> None:
     """The drive finished (its last close, or the organiser ended it): once it commits, its
     game screens look again, as at a hand's start, and say so with a link to the final place
-    (a screen left on the last hand went on showing it, or "Go to hand 2", found in a browser)."""
+    (not a screen left on the last hand still showing it, or "Go to hand 2")."""
     message = {"type": "drive.ended", "drive": drive_id}
     transaction.on_commit(lambda: broadcast.send_game_screens(drive_id, message), robust=True)
 

@@ -70,7 +70,7 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         "bell_words": seating.table_words(bell_tables),
         "cards_waiting": sum(not t.is_done and not t.on_the_phones for t in view.tables),
         # Closing this hand ends the drive: its number of hands reached, or its total reached by
-        # the results counted so far (found by QA: nothing warned of the second).
+        # the results counted so far (the second is warned of too).
         "last_hand": closing_ends(view),
         # The two "swap" lists hold every seated player: built once, in Python, for both, escaped
         # as format_html_join would without its cost per option (400). A browser jumps to the

@@ -100,8 +100,8 @@ def claim(request, code: str):
     # The limit is for guessing (a name's id, a typed name): a phone that joins gives its try
     # back, so a room of phones behind one address (a hall's Wi-Fi) joins as many as it holds.
     # Names joined are limited apart (settings.JOINS_PER_ADDRESS a minute, not the laptop's own):
-    # a client that throws its cookie away after each name took every name of a drive of 400 in
-    # under a minute (found by probing).
+    # a client that throws its cookie away after each name would take every name of a drive of
+    # 400 in under a minute.
     spent = spend_try(request, "join", JOIN_ATTEMPTS_PER_MINUTE)
     if spent is None:
         messages.error(request, "Too many tries from this phone. Wait a minute and try again.")
@@ -202,7 +202,7 @@ def forget(request, code: str):
 
 def _player_or_join(request, drive: Drive):
     """The phone's player; None, and the join page it is sent to told why (``say_why_no_player``:
-    found by QA, a phone signed out by the organiser was sent there with no word of it)."""
+    a phone signed out by the organiser is not sent there with no word of it)."""
     player = player_for_request(request, drive)
     if player is None:
         say_why_no_player(request, drive)

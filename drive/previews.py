@@ -70,7 +70,7 @@ def preview(drive: Drive, table: TableHand, data, *, beside_recorded: bool = Fal
                 row["was_won"] = result.winner_id == player.pk
         if table.hand.status == table.hand.Status.CLOSED and any(
                 "was_won" in row and row["won"] != row["was_won"] for row in rows) and table.moved_up_id is not None:
-            # Said before saving, as after it (found by QA: "now wins the hand" read as a move).
+            # Said before saving, as after it ("now wins the hand" alone would read as a move).
             return JsonResponse({"ok": True, "points": rows, "note": (
                 f"The moves made when hand {table.hand.number} closed stand: a correction changes the points, "
                 "not who moved.")})

@@ -150,8 +150,8 @@ def rebalance(
 
 def _give(table: list[str], keep: set[str]) -> str:
     """The player a table gives up, taken from it: its last-seated player not in ``keep``, else
-    its last-seated (found by QA: a late arrival's new table took the hand's winner, just moved
-    up, and sent them down instead)."""
+    its last-seated (so a late arrival's new table does not take the hand's winner, just moved
+    up, and send them down instead)."""
     for i in range(len(table) - 1, -1, -1):
         if table[i] not in keep:
             return table.pop(i)

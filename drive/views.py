@@ -132,8 +132,8 @@ def players_add(request, drive_id: int):
         _keep_draft(request, drive)
         return _back(drive)
     # The same list sent again within a minute (a double click: the browser shows the second
-    # answer only, which sent every name back to mend as "in this drive already", and following
-    # its advice added everyone twice; found by probing): answered as a repeat, nothing sent back.
+    # answer only, which would send every name back to mend as "in this drive already", and
+    # following its advice would add everyone twice): answered as a repeat, nothing sent back.
     sent = [hashlib.sha256(form.cleaned_data["names"].encode()).hexdigest()[:16], time.time()]
     last = request.session.get(_NAMES_ADDED(drive))
     if isinstance(last, list) and len(last) == 2 and last[0] == sent[0] and sent[1] - last[1] < 60:

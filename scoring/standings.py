@@ -110,7 +110,7 @@ def by_name(players: Iterable[Any]) -> list[Any]:
 def rank(rows: Iterable[Row]) -> list[Ranked]:
     """Rank ``rows`` best first (see the module docstring for the order and tie-breaks). Places
     are counted among those who have played a hand; those who have not follow them, by name, with
-    no place shown ("–"; found by QA: a player on -5 was "17th of 9", counted below eight who had
+    no place shown ("–"; else a player on -5 would be "17th of 9", counted below eight who had
     not played)."""
     def order(r: Row) -> tuple:
         return (tuple(-v for v in tie_key(r)), name_order(r.name), r.name, str(r.player_id))

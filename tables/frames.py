@@ -32,8 +32,8 @@ _KEY = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_KEY_LENGTH}}}")
 
 # The keys of the server's own moves, predictable by design (one per version, so that two
 # processes' bots or clocks apply a move once): a phone may not send them. A phone that sent the
-# clock's key of the version its own ask made stopped the clock, and its table waited for good;
-# one that sent its bot's key stopped the bot standing in for it (found by probing).
+# clock's key of the version its own ask made would stop the clock, and its table wait for good;
+# one that sent its bot's key would stop the bot standing in for it.
 SERVER_KEYS = ("bot-", "clock-")
 SERVER_KEY = "That key is one the server keeps for its own moves: send another."
 
@@ -57,7 +57,7 @@ def split_message(message: Any) -> tuple[dict[str, Any], int | None, str | None,
     key = message.get("key")
     if key is not None and (not isinstance(key, str) or not _KEY.fullmatch(key)):
         # (Only letters, digits, '-' and '_': a lone surrogate or a NUL would reach PostgreSQL's
-        # JSON and fail there, found by probing.)
+        # JSON and fail there.)
         raise DigitalError(f"'key' must be 1 to {MAX_KEY_LENGTH} letters, digits, '-' or '_'.")
     seat = message.get("seat")
     if seat is not None and type(seat) is not int:  # (a string "0" was told "you play seat 1")

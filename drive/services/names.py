@@ -93,7 +93,7 @@ def sort_names(text: str) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 # "Bot 1", "bot2": the names ``add_bot`` gives the server's bots, never a person's (a phone
-# typing "Bot 1" passed for a bot on the board and in the CSV: found by a fuzz from outside).
+# typing "Bot 1" would pass for a bot on the board and in the CSV).
 _BOT_NAME = re.compile(r"bot\s*\d+")
 
 

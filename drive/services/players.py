@@ -241,7 +241,7 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     withdrawn before playing any hand is in none. ``by_phone``: the name's own phone left it
     (``leave_phone``); taken out by the organiser, a name a phone added is the organiser's from
     then on (``added_by_phone`` cleared): typed again on a phone it is refused, not brought back
-    (a rude name came back as often as any phone typed it, found by probing)."""
+    (else a rude name comes back as often as any phone types it)."""
     drive = lock(drive)
     if drive.is_finished:
         raise DriveError("This drive has finished: its final standings are frozen.")

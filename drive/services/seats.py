@@ -85,8 +85,8 @@ MOVES_NAMED = 6  # more moves than this are counted, not named (the dashboard sh
 
 def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list[str]], modes: dict[int, str]) -> str:
     """What a re-formed seating changed for the players seated before it: who changes table, and
-    the tables that play on the phones now because a bot sits there (found by QA: a player taken
-    out moved a bot to a table with cards, which turned digital with nothing said)."""
+    the tables that play on the phones now because a bot sits there (a player taken out can
+    move a bot to a table with cards, which then turns digital: that is said)."""
     was = {pid: number for number, table in enumerate(before, start=1) for pid in table}
     moved = [(pid, number) for number, table in enumerate(after, start=1) for pid in table
              if pid in was and was[pid] != number]
@@ -104,8 +104,8 @@ def _changes(drive: Drive, hand: Hand, before: list[list[str]], after: list[list
 def sent_to_the_phones(drive: Drive, seating_: Sequence[Sequence[str]], modes: dict[int, str]) -> str:
     """In words, the tables of ``seating_`` that play on the phones because a bot sits there and
     that played with cards (``modes``, by table number; a new table: the drive's mode); "" for
-    none. Said after a close or a re-formed seating (found by QA: a bot moved to a table with
-    cards turned it digital, and nothing said so)."""
+    none. Said after a close or a re-formed seating (a bot moved to a table with cards turns
+    it digital, and the organiser is told)."""
     bots = {str(pid) for pid in BotPlayer.objects.filter(player__drive=drive).values_list("player_id", flat=True)}
     phones = [n for n, table in enumerate(seating_, start=1)
               if bots.intersection(table) and modes.get(n, drive.play_mode) != TableHand.PlayMode.DIGITAL]
@@ -136,8 +136,8 @@ def rebalance(drive: Drive, seating_: list[list[str]], *, resize: bool = False,
     with bots beyond the players per table keeps them), unless ``resize``: the players per
     table have changed, and the tables are re-formed to them. ``before``: the last hand's
     seating, and ``movers`` its tables' movers: whoever changed table since, and each table's
-    mover and the player on the mover's left (their phones were told to stay or go: found by QA,
-    a player taken out sent Table 1's winner, told to stay, down), move again only when nobody
+    mover and the player on the mover's left (their phones were told to stay or go: a player
+    taken out must not send Table 1's winner, told to stay, down), move again only when nobody
     else can."""
     active = {str(pid) for pid in drive.players.filter(active=True).values_list("id", flat=True)}
     seated = [p for table in seating_ for p in table]

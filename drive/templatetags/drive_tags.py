@@ -133,8 +133,8 @@ def result_moves(result, table, tables: int, hand=None, drive=None, ends=None) -
     moves = [(at, mover_does), ((at + 1) % len(names), left_does)]
     # A player who has left the drive moves nowhere: the seating leaves them out (a bot may have
     # played their seat to the hand's end, and won it). One who left after this hand's close
-    # moved as said (found by QA: an earlier hand's page rewrote "moved down" as "left the
-    # drive"); asked only of a leaver, rarely on a page.
+    # moved as said (an earlier hand's page keeps "moved down", not "left the drive"); asked
+    # only of a leaver, rarely on a page.
     said = [(names[i], words if scores[i].player.active or (made and _seated_after(scores[i].player_id, table))
              else "left the drive") for i, words in moves]
     if made and result.mover_id != table.moved_up_id:  # corrected since: the card names another mover
@@ -150,8 +150,8 @@ def _seated_after(player_id: int, table) -> bool:
 @register.filter
 def level_at_the_top(prizes) -> bool:
     """Whether the runner-up is level on points with the winners (``selectors.prizes``): the
-    tie-breaks set them apart, which the prizes' list then says (found in a browser: "Runner-up:
-    Gwen (40 points)" revealed after "Winners: Dmitri (40), Kate (40)" puzzled the room)."""
+    tie-breaks set them apart, which the prizes' list then says ("Runner-up:
+    Gwen (40 points)" revealed after "Winners: Dmitri (40), Kate (40)" would puzzle the room)."""
     lists = {p.key: p.ranked for p in prizes}
     winners, runner_up = lists.get("winners"), lists.get("runner_up")
     return bool(winners and runner_up) and runner_up[0].total == winners[0].total
@@ -246,7 +246,7 @@ def chart_svg(chart: dict) -> str:
             groups.setdefault(s["points"][i], []).append(n)
         for value, members in groups.items():
             # Around their total, but a group at the chart's lowest (0, say) upwards from it: a
-            # line drawn below the zero line read as points lost (found by QA).
+            # line drawn below the zero line reads as points lost.
             middle = len(members) - 1 if value == low else (len(members) - 1) / 2
             for k, n in enumerate(members):
                 offset[n][i] = (k - middle) * TIE_STEP

@@ -109,7 +109,7 @@ def _holding(cards: list[str], two_packs: bool) -> dict[str, Any]:
     # grouping that scores most"). The first takes a Joker if there is one (the groups are
     # alike); which of the Ice Follies cards it takes decides what the second can make: with
     # 1, 1, 2, 2, 3, 4 and two Jokers, two Jokers-with-three (+10), not the five and a Joker
-    # alone (+5), found by review.
+    # alone (+5).
     best = None
     for taken in product(*([1, 0] if n else [0] for n in ice)):  # (all it can first: the usual groups)
         first = _ice_group(list(taken), min(1, jokers))

@@ -21,7 +21,7 @@
   // A form of the page sent as a page is (not kept back by its confirm() or a script: the
   // listener on window hears a submit last): its answer is the next page. The socket closed
   // meanwhile as signed out ("Leave this phone" signs the phone out) must not reload the page
-  // over it: the answer's message ("… has left this phone and the drive") was lost (found by QA).
+  // over it: the answer's message ("… has left this phone and the drive") would be lost.
   var leaving = false;
   window.addEventListener("submit", function (event) { if (!event.defaultPrevented) leaving = true; });
   window.addEventListener("pageshow", function () { leaving = false; });  // back to this page
@@ -216,7 +216,7 @@
       if (el) last = Math.max(last, el.getBoundingClientRect().bottom);
     });
     // Down to the bottom of the board's column (the board's padding below it is not room: the
-    // tie-break's note was cut there, found by QA), a few pixels spare.
+    // tie-break's note would be cut there), a few pixels spare.
     var main = table.closest(".main");
     var bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
     var room = Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
@@ -238,8 +238,8 @@
   }
 
   // The prizes fill the screen; a list too long for it (many tied for a prize) is drawn smaller
-  // until it fits, the winner, last and largest, still in sight (found by QA: six runners-up
-  // tied pushed the winner off the screen).
+  // until it fits, the winner, last and largest, still in sight (six runners-up tied would
+  // push the winner off the screen).
   function fitPrizes() {
     var box = document.querySelector("[data-prizes]");
     if (!box) return;
@@ -252,8 +252,8 @@
   }
 
   // The movement takes at most its box (app.css: under half the screen, the standings keep the
-  // rest); more tables than fit there are shown a page at a time, each table whole (found by QA:
-  // at 30 tables it pushed every standings row off the screen, and tables 17-30 were cut off).
+  // rest); more tables than fit there are shown a page at a time, each table whole (at 30
+  // tables the movement would push every standings row off the screen, and cut tables 17-30).
   // Paged, the box keeps one height, its own or the tallest table's if that is taller, so the
   // standings below have the same room on every page (their pages would skip and repeat rows).
   function paginateMovement(keepPage) {
@@ -294,7 +294,7 @@
     var note = document.querySelector("[data-pager-note]");
     if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
     // A few rows over what fits (11 players where 10 fit): the rows a little tighter, all on one
-    // screen, rather than a second page of one row (found by QA); more than that, pages.
+    // screen, rather than a second page of one row; more than that, pages.
     table.classList.remove("tight");
     var fit = rowsThatFit(table, rows[0], chart, note);
     if (rows.length > fit) {
@@ -305,8 +305,8 @@
     var pages = Math.ceil(rows.length / fit);
     // With the chart below the standings, pages of even length (8 rows that fit 6 at a time:
     // 4 and 4, not 6 and 2), so the chart does not jump up and down as they turn. Beside them
-    // (a wide screen), nothing moves: full pages, no screen half empty (found by QA: 11 players
-    // shown 6 and 5 where 10 fitted).
+    // (a wide screen), nothing moves: full pages, no screen half empty (not 11 players shown
+    // 6 and 5 where 10 fit).
     var beside = !chart || getComputedStyle(chart).position === "absolute";
     var perPage = beside ? fit : Math.ceil(rows.length / pages);
     if (!keepPage || pageIndex >= pages) pageIndex = 0;
@@ -321,7 +321,7 @@
   addCsrf(document);
   paginate(false);
   // A panel the page was sent back to (``#stand-in-<table>``, after a stand-in): open, so the
-  // next seat's button is at hand (found by QA: it came back closed after every one).
+  // next seat's button is at hand (not closed again after every one).
   var target = location.hash && document.getElementById(location.hash.slice(1));
   if (target && target.tagName === "DETAILS") target.open = true;
   window.liveResult = onResult;  // used by tests/browser/test_result_messages.py

@@ -158,8 +158,8 @@
 
   // A tap sent a move and the screen changed under the finger (a list closed, the page got
   // shorter): the second tap of a double tap, within DOUBLE_TAP_MS, does not follow a link or
-  // open a summary that moved up under it (found by QA: it followed "Back to the drive" below
-  // a game's list of choices). The game's own buttons stay live: a quick next move is the player's.
+  // open a summary that moved up under it (such as "Back to the drive" below a game's list of
+  // choices). The game's own buttons stay live: a quick next move is the player's.
   var sentAt = 0, DOUBLE_TAP_MS = 400;
   if (root) root.addEventListener("click", function (e) {
     var away = e.target && e.target.closest && e.target.closest("a[href], summary");

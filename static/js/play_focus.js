@@ -1,7 +1,7 @@
 /* The keyboard's place on a game screen, kept across redraws (WCAG 2.4.3, focus order). Every view
    rebuilds a game's controls (its cards, its questions' buttons), and a control rebuilt while it
-   had the focus dropped the focus to <body>: a keyboard or screen-reader user started again from
-   the top of the page after every move, their own or another player's (found by QA). Shared by
+   has the focus drops the focus to <body>: a keyboard or screen-reader user would start again
+   from the top of the page after every move, their own or another player's. Shared by
    every game's screen: the play client (static/js/play_client.js, loaded after this) notes the
    focused control before it draws a view (``before``) and puts the focus back after (``after``).
 

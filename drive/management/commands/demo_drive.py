@@ -144,7 +144,7 @@ class Command(BaseCommand):
                rng: random.Random) -> tuple[Drive, str]:
         game = get_game(slug)
         # A number of hands out of reach of the hands played, so the demo is still running when
-        # opened (a total would be reached early by a game that scores high: found by QA).
+        # opened (a total would be reached early by a game that scores high).
         drive = Drive(
             name=f"Demo drive — {game.name} night", game=slug, target=Drive.Target.HANDS,
             target_hands=max(12, hands + 2),

@@ -184,7 +184,7 @@
           var card = s + n;
           if (v.hand.indexOf(card) >= 0) {
             row.appendChild(heldCard(card, fresh));
-          } else if (v.row.indexOf(card) >= 0) {   // face up in the row: nobody holds it to give (found by QA)
+          } else if (v.row.indexOf(card) >= 0) {   // face up in the row: nobody holds it to give
             row.appendChild(cardButton(card, "in-row", take.bind(null, card), may(v, "take") && !client.pending(),
               titled(card) + ", in the row: tap to take it", "hand-take-" + card));
           } else {

@@ -116,8 +116,8 @@
       // No offer left to make: the line in the form's place says so and what is left to do.
       if (spent(v)) return waiting ? "Waiting for an answer to your offer." : "Auction open.";
       if (waiting) return "Waiting for an answer to your offer. You can tap cards to offer more.";
-      // Cards chosen: the offer form below says whom to and sends it (found by QA: the line still
-      // asked for cards once three were chosen).
+      // Cards chosen: the offer form below says whom to and sends it (the line does not ask
+      // for more cards once three are chosen).
       if (chosen.length >= MAX_OFFER) return "Auction open: choose whom to offer these " + cards(chosen.length) + " to, and tap Offer.";
       if (chosen.length) return "Auction open: tap up to " + cards(MAX_OFFER - chosen.length) + " more, or choose whom to offer " +
         (chosen.length === 1 ? "it" : "them") + " to and tap Offer.";
@@ -175,7 +175,7 @@
           b.dataset.card = c;
           b.dataset.focus = "card-" + c;   // which control it is, in every view (static/js/play_focus.js)
           // Its name says what a tap does: "Pass Serenade 3" while passing (a pass chosen, a tap
-          // on another card passes that one instead: found by QA), "Give Serenade 3" while
+          // on another card passes that one instead), "Give Serenade 3" while
           // answering an offer, else the card ("Serenade 3", pressed when chosen).
           // (The card being passed already: a tap on it does nothing, so its name offers nothing.)
           var verb = v.phase === "passing" ? (passing === c ? "" : "Pass ") : accepting !== null ? "Give " : "";

@@ -70,7 +70,7 @@
     // --- drawing the view ---------------------------------------------------------------------
     function render(v) {
       renderDeal(v);
-      // No card played yet: a line of words, not a numbered play (QA read "1. Your lead: …").
+      // No card played yet: a line of words, not a numbered play ("1. Your lead: …" misreads).
       var empty = !v.trick.length;
       $("trick-box").hidden = !!v.result && empty;  // a hand played out: no empty trick
       $("trick").hidden = empty;
