@@ -43,6 +43,16 @@ def all_games() -> list[Game]:
     return sorted(_REGISTRY.values(), key=place)
 
 
+def game_named(slug: str | None) -> Game:
+    """The game a command's ``--game`` names, the default game for None; an unknown slug is a
+    ``GameError`` naming the registered games (``manage.py demo_drive``, ``manage.py simulate``)."""
+    try:
+        return get_game(default_slug() if slug is None else slug)
+    except GameError:
+        known = ", ".join(g.slug for g in all_games())
+        raise GameError(f"Unknown game {slug!r}; the registered games are: {known}.") from None
+
+
 def default_slug() -> str:
     """The game a new drive plays unless the organiser chooses another: the first built-in."""
     return all_games()[0].slug
@@ -58,4 +68,4 @@ def _load_builtin() -> None:
         import_module(f"{__name__}.{package}")
 
 
-__all__ = ["Fact", "Game", "GameError", "HouseRule", "Outcome", "Prize", "all_games", "default_slug", "get_game", "register"]
+__all__ = ["Fact", "Game", "GameError", "HouseRule", "Outcome", "Prize", "all_games", "default_slug", "game_named", "get_game", "register"]

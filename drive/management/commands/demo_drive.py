@@ -23,7 +23,7 @@ from django.db import transaction
 from drive import live, selectors, services
 from drive.models import Drive
 from drive.services import DriveError
-from games import Game, GameError, all_games, default_slug, get_game
+from games import Game, GameError, game_named, get_game
 from tables.models import Hand
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 400
@@ -96,12 +96,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, game: str | None, players: int, hands: int, seed: int | None, organiser: str | None,
                **options):
-        slug = default_slug() if game is None else game
         try:
-            chosen = get_game(slug)
-        except GameError:
-            known = ", ".join(g.slug for g in all_games())
-            raise CommandError(f"Unknown game {slug!r}; the registered games are: {known}.") from None
+            chosen = game_named(game)
+        except GameError as refused:
+            raise CommandError(str(refused)) from None
+        slug = chosen.slug
         least = max(MIN_PLAYERS, chosen.min_players)  # one table of the game at the least
         if not least <= players <= MAX_PLAYERS:
             raise CommandError(f"--players must be from {least} to {MAX_PLAYERS}, not {players}.")

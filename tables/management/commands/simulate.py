@@ -11,7 +11,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import GameError, all_games, default_slug, get_game
+from games import GameError, game_named
 from games.simulate import parse_bots, progress_bar, report_lines, simulate
 
 PROGRESS_MIN_HANDS = 2000
@@ -35,12 +35,10 @@ class Command(BaseCommand):
         parser.add_argument("--rotate", action="store_true", help="bots move one seat left each hand")
 
     def handle(self, *args, game, players, hands, seed, bots, turn_cap, rotate, **options):
-        slug = default_slug() if game is None else game
         try:
-            chosen = get_game(slug)
-        except GameError:
-            known = ", ".join(g.slug for g in all_games())
-            raise CommandError(f"Unknown game {slug!r}; the registered games are: {known}.") from None
+            chosen = game_named(game)
+        except GameError as refused:
+            raise CommandError(str(refused)) from None
         low, high = chosen.min_players, chosen.max_players
         if players is None:
             players = min(max(DEFAULT_PLAYERS, low), high)
