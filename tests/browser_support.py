@@ -118,6 +118,33 @@ def chromium():
             browser.close()
 
 
+# The password of the organiser accounts the browser tests create (``create_user(username=…,
+# password=ORGANISER_TEST_PASSWORD)`` in a server's shell).
+ORGANISER_TEST_PASSWORD = "organiser-pass-123"
+
+
+def sign_in(page, url: str, username: str, password: str = ORGANISER_TEST_PASSWORD) -> None:
+    """``username`` signs in on the server at ``url``; returns once the sign-in form has gone."""
+    from playwright.sync_api import expect
+
+    page.goto(url + "/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("input[name=password]")).to_have_count(0)
+
+
+# Every frame a page's websockets receive is counted (window.framesIn) before the page's own
+# script reads it: ``page.add_init_script(COUNT_FRAMES)``, then ``page.evaluate("window.framesIn")``.
+COUNT_FRAMES = """(() => {
+  window.framesIn = 0;
+  const Real = window.WebSocket;
+  window.WebSocket = class extends Real {
+    constructor(...args) { super(...args); this.addEventListener("message", () => { window.framesIn += 1; }); }
+  };
+})();"""
+
+
 LIST_NUMBERS = """selector => {
   const ol = document.querySelector(selector), li = ol.querySelector('li');
   const ctx = document.createElement('canvas').getContext('2d');

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import all_games
-from tests.browser_support import chromium, live_server
+from tests.browser_support import chromium, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -118,11 +118,7 @@ def check_score_cards(browser, server, tmp_path) -> None:
                             "print(json.dumps({d.game: d.pk for d in Drive.objects.all()}))")
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
-    page.goto(f"{server.url}/login/")
-    page.fill("input[name=username]", "olive")
-    page.fill("input[name=password]", "organiser-pass-123")
-    page.click("button")
-    expect(page.locator("h1")).to_be_visible()
+    sign_in(page, server.url, "olive")
     for game, pk in ids.items():
         for media, width in (("screen", 1366), ("print", 718)):  # 718 px: an A4 page's printable width
             page.set_viewport_size({"width": width, "height": 900})

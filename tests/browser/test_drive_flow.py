@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ORGANISER_PASSWORD
+from tests.browser_support import sign_in
 
 # Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -16,10 +17,7 @@ NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay", "Gus", "Hal"]
 
 def organiser_opens_a_new_drive(page, url, name: str) -> None:
     """Sign in as the organiser and fill in the new drive's name."""
-    page.goto(url + "/")
-    page.fill("input[name=username]", "organiser")
-    page.fill("input[name=password]", ORGANISER_PASSWORD)
-    page.click("button:has-text('Sign in')")
+    sign_in(page, url, "organiser", ORGANISER_PASSWORD)
     page.click("text=New drive")
     # Its script loaded (deferred: on a busy machine a choice made before it ran was not seen,
     # the game's total left as it was).

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from drive.access import NOT_JOINED
+from tests.browser_support import COUNT_FRAMES
 from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -65,14 +66,6 @@ table = drive.hands.get().tables.get()
 seats = [s.player for s in table.seats.select_related("player").order_by("position")]
 print(json.dumps({"code": drive.join_code, "id": drive.pk, "seats": [[p.name, p.token] for p in seats]}))
 """
-# Every frame a page's sockets receive is counted (window.framesIn), before the page's script reads it.
-COUNT_FRAMES = """(() => {
-  window.framesIn = 0;
-  const Real = window.WebSocket;
-  window.WebSocket = class extends Real {
-    constructor(...args) { super(...args); this.addEventListener("message", () => { window.framesIn += 1; }); }
-  };
-})();"""
 
 
 def phone_of(browser, server, code: str, token: str | None):

@@ -14,28 +14,10 @@ from playwright.sync_api import expect
 
 from games import all_games
 from tests.axe import describe, serious_violations, violations
-from tests.browser_support import chromium, live_server
+from tests.browser_support import COUNT_FRAMES, ORGANISER_TEST_PASSWORD as PASSWORD, chromium, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 GAMES = [g.slug for g in all_games()]
-PASSWORD = "organiser-pass-123"
-
-# Every frame a page's websocket receives is counted (window.framesIn), before live.js handles it.
-COUNT_FRAMES = """(() => {
-  window.framesIn = 0;
-  const Real = window.WebSocket;
-  window.WebSocket = class extends Real {
-    constructor(...args) { super(...args); this.addEventListener("message", () => { window.framesIn += 1; }); }
-  };
-})();"""
-
-
-def sign_in(page, url: str) -> None:
-    page.goto(url + "/login/")
-    page.fill("input[name=username]", "olive")
-    page.fill("input[name=password]", PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("link", name="New drive")).to_be_visible()
 
 
 def assert_accessible(page, where: str) -> None:
@@ -72,7 +54,7 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
             "print(json.dumps(out))")
         organiser = browser.new_context(viewport={"width": 1280, "height": 800})
         desk = organiser.new_page()
-        sign_in(desk, server.url)
+        sign_in(desk, server.url, "olive")
         for game, (code, pk, token, name) in drives.items():
             qr_name = f"QR code to join {name}"  # (an attribute: the name as it is)
             stranger = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
@@ -144,7 +126,7 @@ def test_a_flash_message_goes_when_the_dashboards_live_part_moves_on(tmp_path):
         organiser = browser.new_context(viewport={"width": 1280, "height": 800})
         organiser.add_init_script(script=COUNT_FRAMES)
         desk = organiser.new_page()
-        sign_in(desk, server.url)
+        sign_in(desk, server.url, "olive")
         desk.goto(f"{server.url}/drives/{pk}/")
         desk.once("dialog", lambda dialog: dialog.accept())
         desk.get_by_role("button", name="Close anyway").click()

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
+from games import all_games
+from tests.browser_support import chromium, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -36,15 +37,11 @@ def test_score_card_headings_break_between_words_on_a_phone_and_a_laptop(tmp_pat
         server.shell_json('from django.contrib.auth import get_user_model\n'
                           'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
                           'print("{}")')
-        for game in ("film-fantasy", "alice", "wonderland"):
+        for game in (g.slug for g in all_games()):
             server.manage("demo_drive", "--game", game, "--players", "8", "--hands", "2", "--seed", "1", "--organiser", "olive")
         ids = server.shell_json("from drive.models import Drive\nprint(json.dumps({d.game: d.pk for d in Drive.objects.all()}))")
         page = browser.new_page(viewport={"width": 1366, "height": 768})
-        page.goto(f"{server.url}/login/")
-        page.fill("input[name=username]", "olive")
-        page.fill("input[name=password]", "organiser-pass-123")
-        page.click("button")
-        expect(page.locator("h1")).to_be_visible()
+        sign_in(page, server.url, "olive")
         for game, pk in ids.items():
             for width, height in ((360, 740), (1366, 768)):
                 page.set_viewport_size({"width": width, "height": height})

@@ -14,6 +14,7 @@ import re
 from games import get_game
 from games.film_fantasy import declaration
 from playwright.sync_api import expect
+from tests.browser_support import sign_in
 from tests.tables.test_play_browser import pick
 
 SMALL_PHONE = {"width": 360, "height": 640}
@@ -190,6 +191,20 @@ assert state.turn == 0 and len(state.log) > 100
 """
 
 
+# Alice at six: seat 5 (the first to play: seat 4 deals) asks seat 0 for A1; seat 0 holds it and
+# a White Rabbit, so seat 0's phone asks whether to give it (the dock's tallest state). Ten
+# minutes to answer (tests/tables/test_play_layout_browser.py, test_seat_chips_browser.py).
+ALICE_ASKED = """
+from tests.games.alice_support import deal
+state = deal(6, [["A1", "A2", "B1", "C1", "WR"], ["B2", "C2", "D3", "E3", "F3"], ["B3", "C3", "D4", "E4", "F4"],
+                 ["B4", "C4", "D5", "E5", "F5"], ["G1", "G2", "H1", "H2", "CC"], ["A3", "D1", "D2", "E1", "E2"]],
+             row=["G3", "G4", "H3", "H4", "G5", "H5", "A4"], dealer=4)
+state.answer_seconds = 600.0
+state.apply(5, {"type": "ask", "to": 0, "card": "A1"})
+assert state.answering == 0
+"""
+
+
 def alice_mid_hand(tag: str) -> str:
     return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _ALICE_MID + _SAVE
 
@@ -262,11 +277,7 @@ def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):
 
 def sign_in_organiser(page, server, tag: str) -> None:
     """The organiser of this module's drive ``tag`` (``olive-<tag>``) signs in."""
-    page.goto(server.url + "/")
-    page.fill("input[name=username]", f"olive-{tag}")
-    page.fill("input[name=password]", "organiser-pass-123")
-    page.click("button:has-text('Sign in')")
-    expect(page.locator("input[name=password]")).to_have_count(0)
+    sign_in(page, server.url, f"olive-{tag}")
 
 
 def cards_on(page) -> list[str]:

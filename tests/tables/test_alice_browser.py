@@ -11,8 +11,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, list_numbers_room, live_server
-from tests.tables.test_play_browser import sign_in_as_olive
+from tests.browser_support import chromium, list_numbers_room, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -181,7 +180,7 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
 
         # The organiser's view of the table: the same table, no cards, nothing to tap.
         organiser = browser.new_page(viewport=PHONE)
-        sign_in_as_olive(organiser, server.url)
+        sign_in(organiser, server.url, "olive")
         organiser.goto(f"{server.url}/{code}/tables/1/watch")
         expect(organiser.locator("#status")).to_have_text(f"It is {names[0]}’s turn.")
         assert organiser.locator("#hand").count() == 0

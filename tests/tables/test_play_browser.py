@@ -12,7 +12,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from games import get_game
-from tests.browser_support import PHONE, chromium, live_server
+from tests.browser_support import PHONE, chromium, live_server, sign_in
 
 # Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -75,14 +75,6 @@ NAME_THEN_COUNT = """(name) => {
   after.selectNodeContents(b.nextSibling);
   return [b.getBoundingClientRect().right, after.getBoundingClientRect().left];
 }"""
-
-
-def sign_in_as_olive(page, url: str) -> None:
-    """The organiser of SETUP's drive signs in."""
-    page.goto(url + "/")
-    page.fill("input[name=username]", "olive")
-    page.fill("input[name=password]", "organiser-pass-123")
-    page.click("button:has-text('Sign in')")
 
 
 def tap(page, selector: str) -> None:
@@ -299,7 +291,7 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         expect(ann_page.locator("#offers")).to_be_hidden()
 
         organiser = browser.new_page(viewport={"width": 1280, "height": 800})
-        sign_in_as_olive(organiser, server.url)
+        sign_in(organiser, server.url, "olive")
         organiser.goto(f"{server.url}/{code}/tables/1/watch")
         expect(organiser.locator("#table-title")).to_have_text("Table 1, hand 1")
         expect(organiser.locator("#seats")).to_contain_text(ann)
@@ -338,7 +330,7 @@ def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(t
         choices = playable.count()  # her pass to choose
         assert choices > 0
         organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-        sign_in_as_olive(organiser, server.url)
+        sign_in(organiser, server.url, "olive")
         organiser.goto(f"{server.url}/drives/{drive_id}/")
         organiser.locator("#table-1 details summary").click()
         organiser.locator("#table-1 button", has_text="A bot plays for Ann").click()

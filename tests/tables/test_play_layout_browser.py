@@ -27,18 +27,6 @@ for seat in (1, 2, 3):
     state.apply(seat, {"type": "offer", "to": 0, "cards": state.view(seat)["hand"][:seat]})
 """
 
-# Alice at six: seat 5 asks seat 0 for A1, which seat 0 holds with a White Rabbit: seat 0's
-# phone asks whether to give it (the dock's tallest state). Ten minutes to answer.
-_ALICE_ASKED = """
-from tests.games.alice_support import deal
-state = deal(6, [["A1", "A2", "B1", "C1", "WR"], ["B2", "C2", "D3", "E3", "F3"], ["B3", "C3", "D4", "E4", "F4"],
-                 ["B4", "C4", "D5", "E5", "F5"], ["G1", "G2", "H1", "H2", "CC"], ["A3", "D1", "D2", "E1", "E2"]],
-             row=["G3", "G4", "H3", "H4", "G5", "H5", "A4"], dealer=4)
-state.answer_seconds = 600.0
-state.apply(5, {"type": "ask", "to": 0, "card": "A1"})
-assert state.answering == 0
-"""
-
 
 def _drive(game: str, players: int, tag: str, seed: int = 11) -> str:
     return S._DRIVE % {"tag": tag, "game": game, "seed": seed, "players": players, "names": LONG[:players]}
@@ -54,7 +42,7 @@ SETUPS = {
     # seven players hold the most cards (twelve, two packs); ten is the most seats (nine cards)
     "film-fantasy@7": lambda tag: _drive("film-fantasy", 7, tag) + _FF_AUCTION + S._SAVE,
     "film-fantasy@10": lambda tag: _drive("film-fantasy", 10, tag) + _FF_AUCTION + S._SAVE,
-    "alice@6": lambda tag: _drive("alice", 6, tag) + _ALICE_ASKED + S._SAVE,
+    "alice@6": lambda tag: _drive("alice", 6, tag) + S.ALICE_ASKED + S._SAVE,
 }
 # Every registered game not set up above (Wonderland, a new game): at its largest table, after
 # three of its bots' moves.

@@ -37,18 +37,6 @@ _AWAY = f"""
 drive.players.filter(name={AWAY!r}).update(phone_joined_at=None)
 """
 
-# Alice at six: seat 5 (the first to play: seat 4 deals) asks seat 0 for A1; seat 0 holds it and
-# a White Rabbit, so seat 0's phone asks whether to give it. Ten minutes to answer.
-_ALICE_ASKED = """
-from tests.games.alice_support import deal
-state = deal(6, [["A1", "A2", "B1", "C1", "WR"], ["B2", "C2", "D3", "E3", "F3"], ["B3", "C3", "D4", "E4", "F4"],
-                 ["B4", "C4", "D5", "E5", "F5"], ["G1", "G2", "H1", "H2", "CC"], ["A3", "D1", "D2", "E1", "E2"]],
-             row=["G3", "G4", "H3", "H4", "G5", "H5", "A4"], dealer=4)
-state.answer_seconds = 600.0
-state.apply(5, {"type": "ask", "to": 0, "card": "A1"})
-assert state.answering == 0
-"""
-
 
 def biggest(game: str) -> int:
     return get_game(game).max_players
@@ -56,7 +44,7 @@ def biggest(game: str) -> int:
 
 # The hand each game's chips are checked in (Film Fantasy's as dealt; a game not named here after
 # three of its bots' moves).
-HANDS = {"alice": _ALICE_ASKED, "film-fantasy": ""}
+HANDS = {"alice": S.ALICE_ASKED, "film-fantasy": ""}
 
 
 def setup(game: str, tag: str, names: list[str] = LONG) -> str:

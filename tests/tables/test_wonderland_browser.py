@@ -8,8 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, list_numbers_room, live_server
-from tests.tables.test_play_browser import sign_in_as_olive
+from tests.browser_support import chromium, list_numbers_room, live_server, sign_in
 from tests.test_game_words import other_games_words
 
 WORDS = other_games_words("wonderland")
@@ -84,7 +83,7 @@ def test_four_phones_play_a_wonderland_hand_to_its_end(tmp_path):
         expect(other.locator("#message")).to_contain_text("plays next: wait for your turn")
 
         organiser = browser.new_page(viewport=SMALL_PHONE)
-        sign_in_as_olive(organiser, server.url)
+        sign_in(organiser, server.url, "olive")
         organiser.goto(f"{server.url}/{code}/tables/1/watch")
         expect(organiser.locator("#status")).to_contain_text(re.compile(r".+ to lead\."))
         assert organiser.locator("#hand").count() == 0 and organiser.locator("#play button").count() == 0
