@@ -30,8 +30,8 @@ def board_parts(view: selectors.DriveView) -> dict[str, str]:
 def closing_ends(view: selectors.DriveView) -> bool:
     """Whether closing the hand in play ends the drive, as ``view`` may say it: its number of
     hands reached, or its total reached by the results counted so far (a correction before the
-    close may still change that). The dashboard and the phones say the same (found by QA: a
-    phone named who "moves down" after the hand that reached the total, and said its page would
+    close may still change that). The dashboard and the phones say the same (else a
+    phone would name who "moves down" after the hand that reached the total, and say its page would
     tell where to sit next). A view under suspense (``frozen_at``: the phones' and the board's
     standings held back) says it by the number of hands only: that the total has been reached
     is kept secret with the standings. Read once per view."""

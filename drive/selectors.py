@@ -275,8 +275,8 @@ def move_words(hand: Hand, player_id: int, table: int) -> str:
     """Where the player seated at Table ``table`` in ``hand`` goes, in words within a sentence:
     "move UP to Table 2", "stay at Table 3", "sit at Table 1" (the first hand, or new to the
     drive). One query. A game screen waiting for the hand says it, as the close's instruction
-    did (found by QA: its "Move UP to Table 2" gave way to "sit at Table 1" at the screen's
-    next look, or never came to a phone away at the close)."""
+    did (else its "Move UP to Table 2" would give way to "sit at Table 1" at the screen's
+    next look, and never come to a phone away at the close)."""
     was = None if hand.number == 1 else (
         Seat.objects.filter(hand__drive_id=hand.drive_id, hand__number=hand.number - 1, player_id=player_id)
         .values_list("table__number", flat=True).first())

@@ -196,7 +196,7 @@ class Prize:
     """A game's own prize: everybody still in the drive with the highest total of ``fact``,
     when that total is above 0. ``title`` is its name on the standings and the board;
     ``units``: what the fact counts, for one and for more, said after the winner's number there
-    ("Most pairs: Cy (7 pairs)"; found by QA: a bare "(7)" said nothing); empty: the number alone."""
+    ("Most pairs: Cy (7 pairs)"; a bare "(7)" says nothing); empty: the number alone."""
 
     key: str
     title: str

@@ -1,7 +1,7 @@
 /* A form sent once per tap: a double click or a double tap sends a form twice, and the browser
-   shows only the second answer. Found by probing: "Add a bot" twice seated two bots, "Create the
-   drive" twice made two drives, a name tapped twice on the join page answered "already joined on
-   another phone" (the first tap had joined it, and the phone never got its cookie). While a
+   shows only the second answer. Without this, "Add a bot" twice would seat two bots, "Create the
+   drive" twice would make two drives, a name tapped twice on the join page would answer "already
+   joined on another phone" (the first tap joins it, and the phone never gets its cookie). While a
    POST's answer is on its way, the same form (its address: a live page may have drawn it again
    meanwhile) sent again does nothing; after a few seconds with no answer (a slow Wi-Fi) it may be
    sent again, and the server's own checks answer a repeat. A submit another script or a refused

@@ -261,8 +261,8 @@
       if (box.hidden) return;
       // An answer on its way (accepted, declined, withdrawn): its offer's buttons wait for it.
       // The tap that sent it changed the dock under the finger (Give went, the offer's Accept
-      // took its place): a double tap's second must not open the offer again (found by QA: it
-      // did, and the exchange made then said "That offer is no longer open").
+      // took its place): a double tap's second must not open the offer again (the exchange
+      // made then would say "That offer is no longer open").
       var answering = client.pending();
       (v.offers || []).forEach(function (o) {
         var n = o.count + " card" + (o.count > 1 ? "s" : "");
