@@ -204,12 +204,11 @@
     };
   }
 
-  // How many of the standings' rows fit on the screen, as laid out now (all rows shown, the
-  // page note with a text). What follows the standings must stay on the screen too: the page
-  // note, the tie-break's, and the chart (a wide screen shows the chart beside them: app.css
-  // places it in the side column, out of the flow).
-  function rowsThatFit(table, row, chart, note) {
-    var rowH = row.getBoundingClientRect().height || 40;
+  // The room the standings' rows have on the screen, as laid out now (all rows shown, the page
+  // note with a text). What follows the standings must stay on the screen too: the page note,
+  // the tie-break's, and the chart (a wide screen shows the chart beside them: app.css places
+  // it in the side column, out of the flow).
+  function roomForRows(table, chart, note) {
     var box = table.getBoundingClientRect(), last = box.bottom;
     [note, document.querySelector(".board .tie-note"),
      chart && getComputedStyle(chart).position !== "absolute" ? chart : null].forEach(function (el) {
@@ -219,8 +218,22 @@
     // tie-break's note would be cut there), a few pixels spare.
     var main = table.closest(".main");
     var bottom = main ? main.getBoundingClientRect().bottom : window.innerHeight;
-    var room = Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
-    return Math.max(1, Math.floor(room / rowH));  // (never more than fit: the notes stay on the screen)
+    return Math.min(bottom, window.innerHeight) - box.top - (last - box.bottom) - 4;
+  }
+  // How many of the standings' rows fit on the screen, each as tall as ``row``.
+  function rowsThatFit(table, row, chart, note) {
+    var rowH = row.getBoundingClientRect().height || 40;
+    return Math.max(1, Math.floor(roomForRows(table, chart, note) / rowH));  // (never more than fit: the notes stay on the screen)
+  }
+  // Rows of different heights: the first row of each page, as many rows a page as fill the room.
+  function pageStarts(rows, room) {
+    var starts = [0], used = 0;
+    rows.forEach(function (r, i) {
+      var h = r.getBoundingClientRect().height;
+      if (used > 0 && used + h > room) { starts.push(i); used = 0; }
+      used += h;
+    });
+    return starts;
   }
 
   // Board: page through what does not fit on the screen, every 8 s: the seating's movement (who
@@ -293,6 +306,21 @@
     var chart = document.querySelector(".board .chart");
     var note = document.querySelector("[data-pager-note]");
     if (note) { note.hidden = false; note.textContent = "Standings, page 1 of 1"; }
+    // Names that may take two lines (a phone held upright: app.css), of rows not all as tall:
+    // pages of the rows that fill the room.
+    var name = rows[0].querySelector(".name");
+    var heights = rows.map(function (r) { return r.getBoundingClientRect().height; });
+    if (name && getComputedStyle(name).whiteSpace !== "nowrap" && Math.max.apply(null, heights) > Math.min.apply(null, heights) + 1) {
+      var starts = pageStarts(rows, roomForRows(table, chart, note)), count = starts.length;
+      if (!keepPage || pageIndex >= count) pageIndex = 0;
+      var first = starts[pageIndex], end = pageIndex + 1 < count ? starts[pageIndex + 1] : rows.length;
+      rows.forEach(function (r, i) { r.hidden = i < first || i >= end; });
+      if (note) {
+        note.hidden = count <= 1;
+        note.textContent = "Standings, page " + (pageIndex + 1) + " of " + count;
+      }
+      return count;
+    }
     // A few rows over what fits (11 players where 10 fit): the rows a little tighter, all on one
     // screen, rather than a second page of one row; more than that, pages.
     table.classList.remove("tight");

@@ -375,12 +375,14 @@ def test_ending_the_drive_before_any_hand_is_played_warns_and_the_standings_say_
 def test_the_organisers_pages_fit_a_small_phone(server, browser):
     """QA at 360 px: the dashboard's and the standings page's table pushed the page to 390-401
     px (its "Hands" off-screen), the phones page to 703 px (the private links and their buttons
-    off-screen). Each fits; the standings' last column is on the screen."""
+    off-screen). Each fits, at 320 and on a phone on its side too, and so do the printable
+    pages; the standings' last column is on the screen."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     organiser = context.new_page()
     organiser_opens_a_new_drive(organiser, server, "A small phone's drive with a long name for its pages")
     organiser.click("button:has-text('Create the drive')")
-    organiser.fill("textarea[name=names]", "\n".join(NAMES))
+    # (a 40-letter name among them: the Phones table's first column takes its width)
+    organiser.fill("textarea[name=names]", "\n".join([*NAMES, "Maximiliana Wolfeschlegelsteinhausenberg"]))
     organiser.click("button:has-text('Add players')")
     organiser.click("button:has-text('Draw the seating')")
     organiser.click("button:has-text('Start hand 1')")
@@ -391,13 +393,24 @@ def test_the_organisers_pages_fit_a_small_phone(server, browser):
     phone.add_cookies(context.cookies())  # the organiser signed in: one sign-in (they are limited a minute)
     context.close()
     page = phone.new_page()
-    for path in ("", "standings", "phones", "log"):
-        page.goto(dashboard + path)
-        expect(page.locator("h1")).to_be_visible()
-        assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
-        far = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
-            "table.standings th:last-child, table.grid input, table.grid button")].map(e => e.getBoundingClientRect().right), 0)""")
-        assert far <= 360, path
+    # And on a phone on its side, and the smallest: the phones page was 889 px wide at 740 (each
+    # private link's box as wide as its address), found in a walkthrough.
+    for width, height in ((360, 740), (740, 360), (320, 640)):
+        page.set_viewport_size({"width": width, "height": height})
+        for path in ("", "standings", "phones", "log", "print/scorecards", "print/tables"):
+            page.goto(dashboard + path)
+            expect(page.locator("h1").first).to_be_visible()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, path)
+            far = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+                "table.standings th:last-child, table.grid input, table.grid button")].map(e => e.getBoundingClientRect().right), 0)""")
+            assert far <= width, (width, path)
+            # Its small controls a fingertip's size (24 px, WCAG 2.5.8): "take out" beside each
+            # name was 20 px tall, "Show QR" 16, the top bar's links 23 (found in a walkthrough).
+            small = page.evaluate("""() => [...document.querySelectorAll(
+                ".topbar a, .topbar button, main button.link, table.grid td a, [data-earlier-hands] a")]
+                .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 24)
+                .map(e => e.textContent.trim() + " " + Math.round(e.getBoundingClientRect().height))""")
+            assert not small, (width, path, small)
     phone.close()
 
 

@@ -43,7 +43,7 @@ def test_score_card_headings_break_between_words_on_a_phone_and_a_laptop(tmp_pat
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         sign_in(page, server.url, "olive")
         for game, pk in ids.items():
-            for width, height in ((360, 740), (1366, 768)):
+            for width, height in ((320, 640), (360, 740), (1366, 768)):
                 page.set_viewport_size({"width": width, "height": height})
                 page.goto(f"{server.url}/drives/{pk}/print/scorecards")
                 expect(page.locator(".print-card").first).to_be_visible()

@@ -93,9 +93,9 @@ def test_prize_giving_view(client, organiser, organiser_client):
     # Totals say what they count; a name and its number never part at a line's end (found by QA).
     winner = drive.players.get(pk=drive.hands.get().tables.get().result.mover_id)
     # Each winner's name with its points, kept together on a line (static/css/app.css).
-    assert (f'Winner: <strong><span class="prize-entry"><bdi>{winner.name}</bdi>\xa0(15\xa0points)</span></strong>'
+    assert (f'Winner: <strong><span class="prize-entry"><bdi>{winner.name}</bdi> (15\xa0points)</span></strong>'
             in page)
-    assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi>\xa0(1\xa0declaration)" in page
+    assert "Most declarations: <strong>" in page and f"<bdi>{winner.name}</bdi> (1\xa0declaration)" in page
 
 
 def test_a_finished_drives_board_invites_no_one_to_join(client, organiser):
