@@ -150,6 +150,14 @@ def player_for_request(request, drive: Drive, *, active_only: bool = True) -> Pl
 
 
 TAKEN_OUT = "The organiser has taken {} out of the drive. Ask the organiser if you want to play again."
+# Once the drive has finished nobody plays again (found in a walkthrough: a player taken out
+# was told to ask to play again, under "This drive has finished.").
+TAKEN_OUT_ENDED = "The organiser took {} out of the drive before it ended. Its final standings are on the board."
+
+
+def taken_out_words(drive: Drive) -> str:
+    """What a phone holding a player the organiser took out is told (``TAKEN_OUT``), the name left as ``{}``."""
+    return TAKEN_OUT_ENDED if drive.is_finished else TAKEN_OUT
 
 
 def taken_out_name(request, drive: Drive) -> str | None:
@@ -172,7 +180,7 @@ def say_why_no_player(request, drive: Drive) -> None:
     out lands there with the reason, not with a bare list of names)."""
     gone = taken_out_name(request, drive)
     if gone is not None:
-        messages.warning(request, format_html(TAKEN_OUT, bdi(gone)))
+        messages.warning(request, format_html(taken_out_words(drive), bdi(gone)))
     elif request.COOKIES.get(player_cookie_name(drive)):  # a phone that never joined: the join page says how
         messages.info(request, NOT_JOINED)
 

@@ -7,7 +7,7 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 
 from common.admin import RawDataAdmin, RawDataInline, ReadOnly
-from drive.models import Drive, Player
+from drive.models import Drive, LateEntry, Player
 
 # The accounts too (Django registers them writable): their admin added users and set any
 # user's password without the old one, so a session cookie read off the hall's Wi-Fi could
@@ -46,3 +46,9 @@ class PlayerAdmin(RawDataAdmin):
     list_filter = ("active",)
     search_fields = ("name", "drive__name")
     exclude = ("token",)  # the phone's secret: shown nowhere, changed by "Sign phone out"
+
+
+@admin.register(LateEntry)
+class LateEntryAdmin(RawDataAdmin):
+    list_display = ("table", "player", "received_at", "settled")
+    list_filter = ("settled",)

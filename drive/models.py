@@ -168,3 +168,25 @@ class Player(models.Model):
             return self.bot is not None
         except ObjectDoesNotExist:
             return False
+
+
+class LateEntry(models.Model):
+    """A result a phone sent for a hand the organiser had already closed (kept on the phone while
+    it had no connection, and sent once it was back): not counted, and nothing else changed, but
+    kept for the organiser, whose dashboard shows it until they apply it to that table's result
+    (a correction) or set it aside. One a client key: the phone's resends are the same entry."""
+
+    drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="late_entries")
+    table = models.ForeignKey(TableHand, on_delete=models.CASCADE, related_name="late_entries")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="late_entries")
+    summary = JSONField(help_text="The answers the phone sent, in the game's entry format.")
+    client_key = models.CharField(max_length=64, unique=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+    settled = models.BooleanField(default=False, help_text="Applied to the table's result, or set aside.")
+
+    class Meta:
+        ordering = ["received_at", "id"]
+        indexes = [models.Index(fields=["drive", "settled"])]
+
+    def __str__(self) -> str:
+        return f"Late entry of {self.player} for {self.table}"

@@ -57,6 +57,8 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # Each hand before this one has a page of its own, where its results are corrected.
         "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
         "disputes": disputes,
+        # Results phones sent after their hand's close (kept offline): to apply or set aside.
+        "late_entries": view.late_entries,
         "dispute_words": seating.table_words([t.number for t in disputes]),
         "waiting": view.waiting(),
         "players": view.players,

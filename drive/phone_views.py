@@ -17,9 +17,9 @@ from common.network import is_this_machine
 from common.ratelimit import give_back, over_limit, spend_try
 from drive import charts, pages, phone_links, previews, results, selectors, services
 from drive.access import (
-    ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, TAKEN_OUT, drive_by_code, entered_cookie_name, entries_made,
+    ENTERED_KEPT, ENTERED_SALT, NOT_JOINED, drive_by_code, entered_cookie_name, entries_made,
     PHONE_COOKIE, phone_key, player_by_token, player_cookie_name, player_for_request, say_why_no_player,
-    taken_out_name, well_formed_token,
+    taken_out_name, taken_out_words, well_formed_token,
 )
 from drive.forms import posted_number, without_control_characters
 from drive.models import Drive, Player, new_token
@@ -164,7 +164,7 @@ def private_link(request, code: str, token: str):
         messages.error(request, "That link is no longer valid. Ask the organiser for a new one.")
         return redirect("phone:join", code=drive.join_code)
     if not player.active:  # taken out of the drive: said at once, and nothing is written
-        messages.warning(request, format_html(TAKEN_OUT, bdi(player.name)))
+        messages.warning(request, format_html(taken_out_words(drive), bdi(player.name)))
         return redirect("phone:join", code=drive.join_code)
     holder = player_for_request(request, drive)
     if request.method != "POST":
@@ -213,7 +213,7 @@ def _why_no_player(request, drive: Drive) -> str:
     """Why this phone holds no player of the drive, as plain text for a script: withdrawn, or
     signed out (or never joined)."""
     gone = taken_out_name(request, drive)
-    return TAKEN_OUT.format(isolate(gone)) if gone is not None else NOT_JOINED
+    return taken_out_words(drive).format(isolate(gone)) if gone is not None else NOT_JOINED
 
 
 def _no_player_answer(request, drive: Drive) -> JsonResponse:
@@ -279,6 +279,21 @@ def _recorded_already(drive: Drive, player: Player, data) -> tuple[Result | None
     return earlier, form.is_valid() and results.is_repeat(earlier, form.summary())
 
 
+def _kept_late(request, drive: Drive, player: Player) -> str | None:
+    """An entry for a hand the organiser closed before it arrived (kept on the phone while it had
+    no connection): its answers, read with the questions of the table it was for, kept for the
+    organiser (``results.keep_late_entry``); what the phone is told, or None (not such an entry,
+    or not kept: the refusal stands as it was)."""
+    table = results.late_table(drive, player, _shown(request))
+    if table is None:
+        return None
+    players, spec = previews.entry_questions(drive, table)
+    form = ResultForm(spec, [p.name for p in players], request.POST)
+    if not form.is_valid():
+        return None
+    return write_sync(results.keep_late_entry, drive, player, table, form.summary(), request.POST.get("client_key"))
+
+
 def _entry_answer(request, drive: Drive, wants_json: bool, *, repeated: bool):
     note = "Already received." if repeated else "Sent. Another player at your table now confirms it."
     if wants_json:
@@ -287,13 +302,14 @@ def _entry_answer(request, drive: Drive, wants_json: bool, *, repeated: bool):
     return redirect("phone:me", code=drive.join_code)
 
 
-def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError):
+def _entry_refused(request, drive: Drive, wants_json: bool, exc: DriveError, *, late: bool = False):
     """A refusal before the form is read: JSON for entry.js (``stale`` when the form was for
     another hand or table, ``player`` too when it was shown to another player or names none:
-    it drops the queued entry and says why), a message on the phone's home page otherwise."""
+    it drops the queued entry and says why; ``late`` when it came after its hand's close and
+    was kept for the organiser: said as it is), a message on the phone's home page otherwise."""
     if wants_json and request.method == "POST":
         stale = isinstance(exc, StaleForm)
-        more = {"player": True} if isinstance(exc, NotThisPlayersForm) else {}
+        more = {"player": True} if isinstance(exc, NotThisPlayersForm) else {"late": True} if late else {}
         return previews.refused(str(exc), stale=stale, **more)
     messages.error(request, str(exc))
     return redirect("phone:me", code=drive.join_code)
@@ -325,6 +341,9 @@ def enter(request, code: str):
             return _entry_answer(request, drive, wants_json, repeated=True)
         if earlier is not None:  # the player's entry, received, but with other answers than these
             return _entry_refused(request, drive, wants_json, DriveError(results.sent_otherwise(earlier)))
+        kept = _kept_late(request, drive, player) if posted and isinstance(exc, StaleForm) else None
+        if kept is not None:  # sent after its hand's close: kept for the organiser, and said so
+            return _entry_refused(request, drive, wants_json, StaleForm(kept), late=True)
         return _entry_refused(request, drive, wants_json, exc)
     if posted:  # results.enter reads the table's result under its lock; the page only on a refusal
         form = ResultForm(spec, names, request.POST)

@@ -28,9 +28,9 @@ from django.db import transaction
 from common.bidi import isolate
 from common.db import one_or_none
 from drive import live
-from drive.models import Drive, Player
+from drive.models import Drive, LateEntry, Player
 from drive.services import (DriveError, NotThisPlayersForm, StaleForm, clean_name, current_hand, hand_now, lock,
-                            outcome_for, players_at)
+                            outcome_for, players_at, same_answers)
 from scoring import services as scoring
 from scoring.models import Result
 from tables.models import Hand, Seat, TableHand
@@ -272,6 +272,52 @@ def enter(
     # An entry counts for nobody's total until it is confirmed: no place changes.
     live.table_changed(table, current=True, places=False)
     return Submitted(result, repeated=False)
+
+
+def late_table(drive: Drive, player: Player, shown: Shown) -> TableHand | None:
+    """The table, played with cards, of a hand already closed that an entry's form was shown for
+    (``shown``), if the form was this player's and they sat there: the entry was kept on the
+    phone while it had no connection and sent after the organiser closed the hand ("Close
+    anyway"). None otherwise, or once the drive has finished (its results are final). Read
+    without a lock: ``keep_late_entry`` reads it again."""
+    if drive.is_finished or None in (shown.hand, shown.table) or shown.player != player.pk:
+        return None
+    return (TableHand.objects.select_related("hand")
+            .filter(hand__drive=drive, hand__number=shown.hand, hand__status=Hand.Status.CLOSED, number=shown.table,
+                    play_mode=TableHand.PlayMode.PHYSICAL, seats__player=player).order_by().first())
+
+
+@transaction.atomic
+def keep_late_entry(drive: Drive, player: Player, table: TableHand, summary: dict, client_key: str | None) -> str | None:
+    """A result sent late for ``table`` (``late_table``): kept for the organiser (``LateEntry``),
+    whose dashboard shows it until they apply it or set it aside; nothing counts or moves. Not
+    kept when the table's result as recorded has the same answers (nothing to do), nor when the
+    answers are impossible, carry no key or another player's: None then (the phone is told to
+    ask the organiser). What the phone is told."""
+    drive = lock(drive)
+    key = _clean_key(client_key)
+    table = late_table(drive, player, Shown(table.hand.number, table.number, player.pk)) if key else None
+    if drive.is_finished or table is None:
+        return None
+    players = players_at(table)
+    try:
+        outcome_for(drive, len(players), summary, [p.name for p in players])
+    except DriveError:
+        return None
+    over = f"This was for hand {table.hand.number}, which the organiser closed before it arrived ({hand_now(current_hand(drive))})"
+    result = one_or_none(Result.objects.filter(table=table))
+    if result is not None and same_answers(drive, len(players), result.summary, summary):
+        return f"{over}: Table {table.number}'s result as recorded has these very answers. Nothing more to do."
+    late, made = LateEntry.objects.get_or_create(
+        client_key=key, defaults={"drive": drive, "table": table, "player": player, "summary": summary})
+    if late.player_id != player.pk or late.table_id != table.pk:
+        return None
+    if late.settled:  # sent again after the organiser set it aside
+        return f"{over}: the organiser has seen your answers, and Table {table.number}'s result stands as recorded."
+    if made:
+        live.drive_changed(drive.pk)  # the organiser's dashboard shows it
+    return (f"{over}, so it does not count yet: the organiser has your answers, and can apply them to "
+            f"Table {table.number}'s result.")
 
 
 def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown,

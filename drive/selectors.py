@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 
 from common.bidi import bdi
 from drive import movement
-from drive.models import Drive, Player
+from drive.models import Drive, LateEntry, Player
 from scoring import standings as ranking
 from scoring.models import Correction, Score, played
 from tables.frames import STOOD_IN
@@ -331,6 +331,9 @@ class DriveView:
     frozen_at: int | None  # suspense: standings shown as after this hand
     moves: dict[int, Move]
     players: list[Player]
+    # Results phones sent for hands already closed, for the organiser to apply or set aside
+    # (``results.keep_late_entry``): the organiser's view only (none in the room's).
+    late_entries: tuple[LateEntry, ...] = ()
 
     @cached_property
     def prizes(self) -> list[PrizeList]:
@@ -430,6 +433,13 @@ def standings_after(drive: Drive, hand_number: int) -> list[ranking.Ranked]:
     return ranking.rank(_rows(drive, Q(scores__counted=True, scores__hand_number__lte=hand_number)))
 
 
+def late_entries_of(drive: Drive, table: TableHand) -> list[LateEntry]:
+    """The results phones sent for ``table`` after its hand's close, not yet applied or set aside."""
+    if drive.is_finished:
+        return []
+    return list(LateEntry.objects.filter(drive=drive, table=table, settled=False).select_related("player"))
+
+
 def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     """``public``: as the room sees it (the board, phones), with suspense applied."""
     hand = current_hand(drive)
@@ -441,7 +451,9 @@ def drive_view(drive: Drive, *, public: bool = False) -> DriveView:
     else:
         frozen_at = None
         ranked = standings(drive)
+    late = () if public or drive.is_finished else tuple(
+        LateEntry.objects.filter(drive=drive, settled=False).select_related("player", "table__hand"))
     return DriveView(
         drive=drive, hand=hand, tables=tables, progress=progress(tables), ranked=ranked,
-        frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=players,
+        frozen_at=frozen_at, moves=moves_into(drive, hand, tables), players=players, late_entries=late,
     )

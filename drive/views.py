@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
@@ -299,6 +300,15 @@ def result_edit(request, drive_id: int, table_id: int):
     except DriveError as exc:
         messages.error(request, str(exc))
         return _back(drive)
+    late_entries = selectors.late_entries_of(drive, table)
+    if request.method == "POST" and "set_aside" in request.POST:  # the result as recorded stands
+        if write_sync(services.set_aside_late_entries, drive, table):
+            messages.success(request, f"Table {table.number}, hand {table.hand.number}: the result sent late is set "
+                                      "aside; the result as recorded stands.")
+        return _back(drive)
+    # ``?late=<id>`` (the dashboard's link): the form holds the answers a phone sent late, beside
+    # the result as recorded, with the reason said; saved, they are applied as a correction.
+    applying = next((late for late in late_entries if str(late.pk) == request.GET.get("late")), None)
     seen, seen_status = None, None
     if request.method == "POST":
         seen_status = _shown_status(request)
@@ -307,9 +317,11 @@ def result_edit(request, drive_id: int, table_id: int):
         except StaleForm as exc:  # nothing read, nothing written: the page as it stands, and why
             messages.error(request, str(exc))
             return redirect("drive:result", drive_id=drive.pk, table_id=table.pk)
-    initial = ResultForm.initial_from_summary(spec, existing.summary if existing else None)
+    initial = ResultForm.initial_from_summary(spec, applying.summary if applying else existing.summary if existing else None)
     form = ResultForm(spec, names, request.POST or None, initial=initial)
-    reason_form = ReasonForm(request.POST or None)
+    reason_form = ReasonForm(request.POST or None, initial={"reason": (
+        f"Sent from {applying.player.name}'s phone at {timezone.localtime(applying.received_at):%H:%M}, after the hand "
+        "was closed") if applying else ""})
     # about_answers: the refusal is of the answers themselves; stale: of the page (the result
     # changed since it was opened), which no answers can mend: it must be opened again.
     error, about_answers, stale = None, False, False
@@ -341,6 +353,7 @@ def result_edit(request, drive_id: int, table_id: int):
         "corrected": any(c.changed for c in corrections),  # (else saved as it stood: confirmed by the organiser)
         # On the phones, whose seats a bot played for some of the hand (the hands export's ``bot_stood_in``).
         "played_for": [names[seat] for seat in table.bot_played_for or [] if seat < len(names)],
+        "late_entries": late_entries, "applying": applying,
     })
 
 

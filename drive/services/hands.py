@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from common.bidi import isolate
 from drive import live, movement, seating
-from drive.models import Drive, Player
+from drive.models import Drive, LateEntry, Player
 from drive.ending import target_reached
 from drive.selectors import standings_rows
 from games import GameError
@@ -165,6 +165,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
+    if table.hand.status == Hand.Status.CLOSED:  # a result a phone sent late for it was shown: dealt with now
+        LateEntry.objects.filter(drive=drive, table=table, settled=False).update(settled=True)
     live.table_changed(table)
     return result
 
@@ -180,6 +182,25 @@ def _judged_since(result: Result) -> str:
         return (f"Since you opened this page, {who} confirmed this result. Open it again to see it as it "
                 "stands, then correct it if it is still wrong.")
     return "This result was changed while you were looking at it: open it again to see it as it stands."
+
+
+def same_answers(drive: Drive, players: int, one: dict, other: dict) -> bool:
+    """Whether two summaries of a table of ``players`` answer the entry form alike (a question
+    one leaves out read as the form's default)."""
+    spec = drive.game_rules.entry_spec(players)
+    strip = lambda summary: {k: v for k, v in summary.items() if k != "digital"}  # noqa: E731 (the engine's record)
+    return _answers(strip(one), spec) == _answers(strip(other), spec)
+
+
+@transaction.atomic
+def set_aside_late_entries(drive: Drive, table: TableHand) -> int:
+    """The organiser leaves the results sent late for ``table`` as they are (its result stands):
+    they go from the dashboard. How many there were."""
+    drive = lock(drive)
+    count = LateEntry.objects.filter(drive=drive, table=table, settled=False).update(settled=True)
+    if count:
+        live.drive_changed(drive.pk)
+    return count
 
 
 def _answers(summary: dict, spec: dict) -> dict:

@@ -59,7 +59,8 @@
           if (waiting) waiting.hidden = true;
           if (data.ok || data.stale) dropDraftOf(item);
           if (data.ok) { location.href = item.done; }
-          else if (data.stale && !data.player) { showError("Your entry was not sent: the hand had moved on. " + data.message); }
+          // (``late``: it came after its hand's close and the organiser has it: said as it is)
+          else if (data.stale && !data.player) { showError((data.late ? "" : "Your entry was not sent: the hand had moved on. ") + data.message); }
           else { showError(data.message, data.answers); markUnanswered(data.errors); }
           return data;
         });

@@ -92,3 +92,22 @@ def test_a_phone_taken_out_is_told_so_not_that_it_was_signed_out(organiser_clien
     page = landed_on_join(phone.get(f"/{drive.join_code}/me", follow=True), drive)
     assert f"The organiser has taken <bdi>{players[0].name}</bdi> out of the drive." in page
     assert NOT_JOINED not in page
+
+
+def test_a_player_taken_out_is_not_told_to_ask_to_play_again_once_the_drive_has_finished(organiser):
+    """Found in a walkthrough: a phone of a player the organiser had taken out read "Ask the
+    organiser if you want to play again." above "This drive has finished."."""
+    from drive import services
+    from tests.factories import finish_all_tables, seated_drive
+
+    drive = seated_drive(organiser, 4)
+    gone = drive.players.order_by("pk").first()
+    finish_all_tables(drive, organiser)
+    services.withdraw_player(drive, gone)
+    services.close_hand(drive)
+    services.end_drive(drive)
+    phone = Client()
+    phone.cookies[f"ff_{drive.join_code}"] = gone.token
+    page = phone.get(f"/{drive.join_code}/me", follow=True).content.decode()
+    assert f"The organiser took <bdi>{gone.name}</bdi> out of the drive before it ended." in page
+    assert "play again" not in page and "This drive has finished." in page

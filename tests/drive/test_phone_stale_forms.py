@@ -112,12 +112,14 @@ def test_an_entry_shown_for_a_hand_now_over_is_refused_and_changes_nothing(organ
     old = entry_data(4, 1, key="held-over", hand=1, table=1, by=player)  # the body a hand-1 page held (or queued)
     answer = phone_for(drive, player).post(f"/{drive.join_code}/enter", old, HTTP_ACCEPT="application/json")
     assert answer.status_code == 200 and answer.json()["ok"] is False and answer.json()["stale"] is True
-    assert answer.json()["message"].startswith("This was for hand 1, which is over: hand 2 has started.")
-    # Sent late (kept on the phone while it was offline): what is left to do about it.
-    assert answer.json()["message"].endswith("Nothing was saved: if it should count, tell the organiser, who can "
-                                             "still correct hand 1's results.")
+    # Sent late (kept on the phone while it was offline): counted for nothing, but kept for the
+    # organiser to apply or set aside (tests/drive/test_late_entry.py), and said so.
+    assert answer.json()["late"] is True
+    assert answer.json()["message"] == ("This was for hand 1, which the organiser closed before it arrived (hand 2 "
+                                        "has started), so it does not count yet: the organiser has your answers, and "
+                                        "can apply them to Table 1's result.")
     response = phone_for(drive, player).post(f"/{drive.join_code}/enter", old, follow=True)
-    assert "This was for hand 1, which is over" in text(response)
+    assert "This was for hand 1, which the organiser closed before it arrived" in text(response)
     assert response.redirect_chain[-1][0] == f"/{drive.join_code}/me"
     assert snapshot() == before
     assert not Result.objects.filter(table__hand__number=2).exists()
