@@ -357,6 +357,9 @@ def test_ending_the_drive_before_any_hand_is_played_warns_and_the_standings_say_
     organiser.click("button:has-text('Add players')")
     organiser.click("button:has-text('Draw the seating')")
     expect(organiser.get_by_role("button", name="Start hand 1")).to_be_visible()
+    # The page loaded whole: before its stylesheet applies, the "End the drive now" that waits
+    # while a hand is in play shows too, and the click finds two buttons (a busy machine).
+    organiser.wait_for_load_state()
     asked = []
     organiser.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     organiser.get_by_role("button", name="End the drive now").click()
