@@ -291,10 +291,8 @@ class PlayConsumer(_TableSocket):
         self.hand_number, self.table_number, self.move = found.hand, found.table, found.move
 
     def last_hand_frame(self, player_id: int, number: int) -> dict[str, Any] | None:
-        """The state frame of hand ``number`` as the player's seat saw it at its end, if they
-        played it on the phones: a game screen opened after the close or the drive's end shows
-        that hand's result under where to go now, as a screen left open on it does (a reload
-        too shows the hand just played). None if they did not."""
+        """The state frame of hand ``number`` as the player's seat saw it at its end, if played
+        on the phones (else None): a screen opened after the close shows it under where to go."""
         seat = Seat.objects.filter(player_id=player_id, hand__number=number).select_related("table").first()
         if seat is None or seat.table.play_mode != TableHand.PlayMode.DIGITAL or seat.table.state is None:
             return None
