@@ -138,10 +138,8 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             summary=summary, source=Result.Source.ORGANISER, confirmed=True,
         )
     else:
-        as_entered = {k: v for k, v in existing.summary.items() if k != "digital"}  # (the engine's record)
-        spec = drive.game_rules.entry_spec(len(players))
-        same_answers = _answers(summary, spec) == _answers(as_entered, spec)
-        as_it_stands = same_answers and existing.status == Result.Status.CONFIRMED
+        unchanged = same_answers(drive, len(players), existing.summary, summary)
+        as_it_stands = unchanged and existing.status == Result.Status.CONFIRMED
         if seen_revision == 0:  # typed into an empty form: a result came meanwhile
             if as_it_stands and existing.source == Result.Source.ORGANISER:
                 return existing  # this very result sent twice (a double click): saved once, nothing more
@@ -161,7 +159,7 @@ def organiser_result(drive: Drive, table: TableHand, summary: dict, user, reason
             raise DriveError("Give a reason for the correction: it is kept in the log.")
         result = scoring.replace_result(
             existing, players=players, hand_number=table.hand.number, outcome=outcome,
-            summary=summary, by_user=user, reason=reason[:300], changed=not same_answers,
+            summary=summary, by_user=user, reason=reason[:300], changed=not unchanged,
         )
     table.status = TableHand.Status.CONFIRMED
     table.save(update_fields=["status", "updated_at"])
