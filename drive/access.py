@@ -150,7 +150,7 @@ def player_for_request(request, drive: Drive, *, active_only: bool = True) -> Pl
 
 
 TAKEN_OUT = "The organiser has taken {} out of the drive. Ask the organiser if you want to play again."
-# Once the drive has finished nobody plays again (found in a walkthrough: a player taken out
+# Once the drive has finished nobody plays again (a player taken out
 # was told to ask to play again, under "This drive has finished.").
 TAKEN_OUT_ENDED = "The organiser took {} out of the drive before it ended. Its final standings are on the board."
 

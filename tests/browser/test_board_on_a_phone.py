@@ -1,4 +1,4 @@
-"""The room's board opened on a player's phone (found in a walkthrough: on a 360-px phone held
+"""The room's board opened on a player's phone (on a 360-px phone held
 upright its 3.6vh rows and its columns for the place and the points, sized for a projector, left
 about 100 px for a name: "Ann …", "Isabe…", one standings row a page while the seating was
 shown, the tie-break's note cut at the bottom, and the prizes drawn at 7 px). Upright, the board

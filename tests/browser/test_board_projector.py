@@ -67,7 +67,7 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
           return box.left >= right && box.top >= join.getBoundingClientRect().bottom
             && box.bottom <= window.innerHeight && bottom > box.top && bottom <= window.innerHeight;
         }""", timeout=30_000)
-        # The chart beside them: full pages, the screen's height used (found by QA: 11 players
+        # The chart beside them: full pages, the screen's height used (11 players
         # were shown 6 and 5 where 10 fitted, half the screen empty), and the page said.
         pages = board.evaluate(SHOWN)
         assert pages["room_below"] < 3 * pages["row"], pages  # a part row, and the page and tie notes
@@ -75,7 +75,7 @@ def test_the_chart_and_the_standings_fit_on_a_1080p_projector(tmp_path):
         expect(board.locator("[data-pager-note]")).to_have_text(re.compile(rf"Standings, page 1 of {count}"))
 
         # The hand closed, the room takes its seats: the moves of its ten tables leave the
-        # standings room for five rows a page (found by QA: every name, a table a line, left three).
+        # standings room for five rows a page (every name, a table a line, left three).
         server.shell_json("from drive.models import Drive\nfrom drive import services\n"
                           "services.close_hand(Drive.objects.get(), force=True)\nprint('{}')")
         board.reload()  # (closed in another process: its in-memory layer tells this server nothing)
@@ -195,7 +195,7 @@ def test_the_charts_names_use_the_room_of_a_wide_screen_and_are_shortened_on_a_n
 
 @pytest.mark.timeout(600)  # a backstop: servers started on a busy machine
 def test_a_few_rows_over_what_fits_are_shown_tighter_on_one_page(tmp_path):
-    """Found by QA: 11 players on a 1080p projector were paged 10 and 1, every other screen a
+    """11 players on a 1080p projector were paged 10 and 1, every other screen a
     single row. A few rows over what fits are drawn a little tighter, all on one screen, and
     still read from the back of the hall (at least 2.5 % of the screen's height)."""
     with live_server(tmp_path) as server, chromium() as browser:
@@ -235,7 +235,7 @@ NAME_AND_ROOM = """() => {
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_long_drive_name_takes_two_lines_and_leaves_the_standings_their_room(tmp_path):
-    """Found in a walkthrough: an 80-character name took three lines at 1920x1080 and 1366x768 (two
+    """An 80-character name took three lines at 1920x1080 and 1366x768 (two
     standings rows fewer a page) and eight at 1080x1920 (one row a page)."""
     name = "Midsummer Film Fantasy Charity Drive in aid of the Lower Wibbleton Village Halls"  # 80
     screens = [(1920, 1080), (1366, 768), (1080, 1920)]
@@ -281,7 +281,7 @@ FINISHED_SIDE = """() => {
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_finished_drives_board_gives_the_chart_the_side_columns_height(tmp_path):
-    """Found in a walkthrough: once the drive had finished, the join code gone, the side column's
+    """Once the drive had finished, the join code gone, the side column's
     upper half was empty above the chart."""
     with live_server(tmp_path) as server, chromium() as browser:
         code = demo_drive(server, players=24, hands=3, seed=1)

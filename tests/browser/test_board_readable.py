@@ -75,7 +75,7 @@ def check_board(m: dict, where: str) -> None:
     screen = {"left": 0, "top": 0, "right": m["width"], "bottom": m["height"]}
     assert m["rows"] >= 3, where
     # The notes under the standings whole, within the board's column (the tie-break's was cut
-    # by the board's padding below it: found by QA).
+    # by the board's padding below it).
     assert m["notesBottom"] <= m["mainBottom"] + 0.5, f"{where}: the notes under the standings are cut"
     assert m["chartSmallest"] >= m["smallest"] - 0.01, f"{where}: the chart's words are smaller than the standings'"
     assert m["live"] >= m["smallest"] - 0.01, f"{where}: the Live marker is smaller than the notes"
@@ -113,7 +113,7 @@ CARDS = """() => [...document.querySelectorAll(".print-card")].map(card => {
 def check_score_cards(browser, server, tmp_path) -> None:
     """The printed score cards, on the laptop's screen and on A4 paper, for every game: each
     card's hands table within the card (a game's facts make 6-8 columns; they ran under the
-    next card: found by QA), no card over another."""
+    next card), no card over another."""
     ids = server.shell_json("from drive.models import Drive\n"
                             "print(json.dumps({d.game: d.pk for d in Drive.objects.all()}))")
     context = browser.new_context(viewport={"width": 1366, "height": 900})
@@ -133,7 +133,7 @@ def check_score_cards(browser, server, tmp_path) -> None:
                 assert card["right"] <= width, f"{game} ({media}): a score card off the page"
                 assert not any(overlap(card, other) for other in cards[i + 1:]), f"{game} ({media}): cards overlap"
     # The table cards, one to an A4 page, a seated name of 40 letters and no space among them
-    # (found by QA: it pushed the card, the names beside it, off the page).
+    # (it pushed the card, the names beside it, off the page).
     server.shell_json("from drive.models import Drive\nfrom drive.selectors import current_hand\n"
                       f"d = Drive.objects.get(pk={ids['film-fantasy']})\n"
                       "seat = current_hand(d).seats.order_by('table__number', 'position').first()\n"
@@ -177,7 +177,7 @@ def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
                 page.close()
 
         # After a close, who moves where above the standings (ten tables): the notes under the
-        # standings still on the screen, and the names given the row's width (found by QA: a
+        # standings still on the screen, and the names given the row's width (a
         # column of places as wide as the names' cut "Margaret Fitzwilliam" to "Margaret Fitz…").
         server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
                           f"services.close_hand(Drive.objects.get(join_code={codes['film-fantasy']!r}), force=True)\n"
@@ -253,7 +253,7 @@ MOVEMENT = """() => {
 
 @pytest.mark.timeout(900)  # a backstop: a drive of 120 made and a server started on a busy machine
 def test_the_seating_of_thirty_tables_turns_in_pages_and_leaves_the_standings_room(tmp_path):
-    """Found by QA: while 120 players found their seats, the board listed all 30 tables' movement
+    """While 120 players found their seats, the board listed all 30 tables' movement
     and showed no standings row at all, and tables 17-30 were cut off the screen. The movement
     takes under half the screen, a page of whole tables at a time, every table on some page; the
     standings keep the rest."""
@@ -290,13 +290,13 @@ def test_the_seating_of_thirty_tables_turns_in_pages_and_leaves_the_standings_ro
                 standings.add(m["standings"])
             if every_page:
                 assert pages > 1 and sorted(seen) == sorted(f"Table {n}:" for n in range(1, 31)), seen
-                # The standings' pages keep their count as the tables' turn (found by QA: pages of
+                # The standings' pages keep their count as the tables' turn (pages of
                 # tables of other heights made them skip and repeat rows).
                 assert len({n.rsplit(" ", 1)[1] for n in standings}) == 1, standings
             page.close()
 
         # The prizes of the drive, many tied for some: a list too long for the screen is drawn
-        # smaller (found by QA: six runners-up tied pushed the winner off the screen).
+        # smaller (six runners-up tied pushed the winner off the screen).
         server.shell_json("from drive.models import Drive\nfrom drive import services\nd = Drive.objects.get()\n"
                           "services.end_drive(d); d.refresh_from_db(); services.show_prizes(d, True)\nprint('{}')")
         for width, height in (*SIZES, (1080, 1920)):

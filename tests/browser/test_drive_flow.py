@@ -180,7 +180,7 @@ def test_an_open_stand_in_panel_stays_open_when_the_dashboard_is_pushed(server, 
 
 
 def test_after_a_stand_in_the_tables_panel_is_open_for_the_next_seat(server, browser):
-    """Found by QA: each "A bot plays for …" reloaded the dashboard with the panel closed, so a
+    """Each "A bot plays for …" reloaded the dashboard with the panel closed, so a
     second player who had left needed the panel opened again, and "Give … the seat back" too."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     panel = a_hand_on_the_phones(page, server, "Two stand-ins")
@@ -397,7 +397,7 @@ def test_the_organisers_pages_fit_a_small_phone(server, browser):
     context.close()
     page = phone.new_page()
     # And on a phone on its side, and the smallest: the phones page was 889 px wide at 740 (each
-    # private link's box as wide as its address), found in a walkthrough.
+    # private link's box as wide as its address).
     for width, height in ((360, 740), (740, 360), (320, 640)):
         page.set_viewport_size({"width": width, "height": height})
         for path in ("", "standings", "phones", "log", "print/scorecards", "print/tables"):
@@ -408,7 +408,7 @@ def test_the_organisers_pages_fit_a_small_phone(server, browser):
                 "table.standings th:last-child, table.grid input, table.grid button")].map(e => e.getBoundingClientRect().right), 0)""")
             assert far <= width, (width, path)
             # Its small controls a fingertip's size (24 px, WCAG 2.5.8): "take out" beside each
-            # name was 20 px tall, "Show QR" 16, the top bar's links 23 (found in a walkthrough).
+            # name was 20 px tall, "Show QR" 16, the top bar's links 23.
             small = page.evaluate("""() => [...document.querySelectorAll(
                 ".topbar a, .topbar button, main button.link, table.grid td a, [data-earlier-hands] a")]
                 .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 24)

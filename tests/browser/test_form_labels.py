@@ -67,7 +67,7 @@ LEGENDS = """() => [...document.querySelectorAll("fieldset.field")].filter(f => 
 
 
 def test_a_legend_of_two_lines_stays_inside_its_fieldset_on_a_small_phone(server, browser, phone_page):
-    """Found in a walkthrough at 360 px: a player's 40-letter name heading their questions on
+    """at 360 px: a player's 40-letter name heading their questions on
     the result forms took two lines, the first above the box, the border through the middle."""
     long_name = "Dorothea Featherstonehaugh-Cholmondeley"
     context = browser.new_context(viewport={"width": 1280, "height": 900})

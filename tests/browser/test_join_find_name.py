@@ -1,5 +1,5 @@
 """A hall's join page on a small phone, in Chromium against daphne: "Find your name" shows the
-names holding what is typed (found by QA: 48 names made a single column 3,000 px long at 320 px,
+names holding what is typed (48 names made a single column 3,000 px long at 320 px,
 and a hall has hundreds)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_a_few_letters_find_a_name_among_forty(server, browser):
     expect(names.filter(visible=True)).to_have_count(1)
     expect(page.locator("#find-name-count")).to_have_text("1 name.")
     for typed, name in (("o’b", "Dée O'Brien"), ("o'n", "Seán O’Neill"), ("lukasz", "Łukasz Nowak")):
-        find.fill(typed)  # either apostrophe finds both; a letter typed plain (found by QA)
+        find.fill(typed)  # either apostrophe finds both; a letter typed plain
         expect(names.filter(visible=True)).to_have_text([name])
     find.fill("zz")
     expect(names.filter(visible=True)).to_have_count(0)

@@ -62,7 +62,7 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
 
 
 def test_an_entry_kept_offline_is_sent_from_the_phones_own_page_too(server, browser, phone_page):
-    """Found by QA: sent with no connection, then the player went to their own page; back
+    """Sent with no connection, then the player went to their own page; back
     online, the entry stayed on the phone, unsent, until the entry page was opened again. The
     phone's page sends it as the entry page would, once."""
     organiser, code, name, phone = sent_offline(server, browser, phone_page)
@@ -141,11 +141,11 @@ def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_
     phone.context.set_offline(False)
     phone.evaluate("window.dispatchEvent(new Event('online'))")
     error = phone.locator("[data-entry-error]")
-    # Kept for the organiser, not counted (found in a walkthrough: it was lost to the organiser).
+    # Kept for the organiser, not counted (it was lost to the organiser).
     expect(error).to_contain_text("This was for hand 1, which the organiser closed before it arrived (hand 2 has "
                                   "started), so it does not count yet: the organiser has your answers", timeout=15000)
     expect(error).not_to_contain_text("Your entry was not sent")
-    # Answered: "Not sent yet (no connection…)" is no longer said beside the answer (found by QA).
+    # Answered: "Not sent yet (no connection…)" is no longer said beside the answer.
     expect(phone.locator("[data-queue-note]")).to_be_hidden()
     assert _queued(phone) is None  # dropped: never sent again
     # The organiser's dashboard names it, live; nothing counts for hand 2.
@@ -258,7 +258,7 @@ def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(
     expect(stale).to_be_visible(timeout=15000)
     expect(stale).to_contain_text("this form is out of date")
     expect(send).to_be_disabled()
-    # Its link goes on a line of its own, a thumb's size, the sentence whole above it (found by QA:
+    # Its link goes on a line of its own, a thumb's size, the sentence whole above it (
     # the link's padding tore "date." away from the rest of the sentence).
     link = stale.get_by_role("link", name="See your page")
     box, text_left = link.bounding_box(), stale.evaluate(
@@ -267,7 +267,7 @@ def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(
 
 
 def test_a_phone_signed_out_while_it_was_offline_goes_to_joining_once_back(server, browser, phone_page):
-    """Found by QA: the page of a phone signed out while it was offline retried its refused live
+    """The page of a phone signed out while it was offline retried its refused live
     socket for good, then showed the join page's list inside the old page. Back online, its live
     socket is told it is signed out, and the page goes to joining."""
     organiser = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -28,7 +28,7 @@ def server(module_server):
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_why(server, browser):
-    """Found by QA: the organiser signed Al's phone out while it was mid-hand on the game screen;
+    """The organiser signed Al's phone out while it was mid-hand on the game screen;
     the page went to the join list with no word of why, only "Al (private link only)"."""
     data = server.shell_json(S.ff_dealt("signed-out"))
     code, (name, token) = data["code"], data["seats"][0]
@@ -101,7 +101,7 @@ def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_w
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_leaving_the_phone_says_the_name_left_the_drive(server, browser):
-    """Found by QA: a player who added their own name and had not played tapped "Leave this
+    """A player who added their own name and had not played tapped "Leave this
     phone" and confirmed; the page's own socket, closed as signed out, reloaded the page over
     the form's answer, and the join page said only "Pick your name to join." The live page
     leaves its own form's answer be: the join page says what leaving did."""

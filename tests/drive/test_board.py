@@ -60,8 +60,7 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
     assert "The winners are revealed on the board." in on_phone
     assert "You won" not in on_phone and "You finished" not in on_phone
-    # A game screen left open says the same, not that the phone's page shows a place it hides
-    # (found by QA).
+    # A game screen left open says the same, not that the phone's page shows a place it hides.
     from drive.selectors import elsewhere
     assert elsewhere(drive, winner).text == "The drive has finished: the winners are revealed on the board."
     services.show_prizes(drive, True)
@@ -72,7 +71,7 @@ def test_board_suspense_hides_the_last_hands(client, organiser):
     on_phone = text(phone.get(f"/{drive.join_code}/me"))
     assert "You won" in on_phone or "You finished" in on_phone or "You share first place" in on_phone
     # Back to the standings on the board: the secret is out, so they are the final ones (they
-    # were the frozen standings of hand 2 again, found by QA), on the board and the phones.
+    # were the frozen standings of hand 2 again), on the board and the phones.
     services.show_prizes(drive, False)
     drive.refresh_from_db()
     page = text(client.get(f"/{drive.join_code}/board"))
@@ -90,7 +89,7 @@ def test_prize_giving_view(client, organiser, organiser_client):
     organiser_client.post(f"/drives/{drive.pk}/prizes", {"show": "1"})
     page = text(client.get(f"/{drive.join_code}/board"))
     assert "Booby prize" in page and "Winner" in page
-    # Totals say what they count; a name and its number never part at a line's end (found by QA).
+    # Totals say what they count; a name and its number never part at a line's end.
     winner = drive.players.get(pk=drive.hands.get().tables.get().result.mover_id)
     # Each winner's name with its points, kept together on a line (static/css/app.css).
     assert (f'Winner: <strong><span class="prize-entry"><bdi>{winner.name}</bdi> (15\xa0points)</span></strong>'
@@ -156,7 +155,7 @@ def test_board_shows_the_movement_after_a_hand(client, organiser):
     page = text(client.get(f"/{drive.join_code}/board"))
     assert f'<span class="mv-up">↑<bdi>{up}</bdi></span>' in page
     assert f'<span class="mv-down">↓<bdi>{down}</bdi></span>' in page
-    # Only who moved is named (found by QA: ten tables of every name took half the projector,
+    # Only who moved is named (ten tables of every name took half the projector,
     # leaving three standings rows a page); those who stay are told so on their phones.
     movement = page[page.index("data-movement"):]
     movement = movement[:movement.index("</div>")]

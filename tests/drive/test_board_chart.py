@@ -55,7 +55,7 @@ def test_every_line_starts_at_one_point_on_the_zero_line_and_stays_on_the_plot()
 
 
 def test_equal_totals_at_the_bottom_are_drawn_above_it_never_below_the_zero_line():
-    """Found by QA: two leaders still on 0 after hand 1, drawn apart around 0, one below the zero
+    """Two leaders still on 0 after hand 1, drawn apart around 0, one below the zero
     line, which read as points lost."""
     series = [{"name": n, "points": p} for n, p in (("Top", [0, 25]), ("Ann", [0, 0]), ("Bob", [0, 0]))]
     html = str(chart_svg({"hands": 1, "series": series}))

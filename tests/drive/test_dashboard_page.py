@@ -30,7 +30,7 @@ def test_a_table_where_a_bot_sits_offers_no_switch_to_cards(organiser_client, or
     assert "Play with cards" in card[1]
     assert "Play with cards" not in card[2]
     assert "<bdi>Bot 1</bdi> sits here: a table with a bot plays on the phones." in card[2]
-    services.add_bot(drive, hand.tables.get(number=2).pk)  # two bots: both named (found by QA)
+    services.add_bot(drive, hand.tables.get(number=2).pk)  # two bots: both named
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = re.search(r'<article[^>]*id="table-2".*?</article>', page, re.S).group(0)
     assert "<bdi>Bot 1</bdi> and <bdi>Bot 2</bdi> sit here: a table with a bot plays on the phones." in card
@@ -142,7 +142,7 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     declarer = table.seats.get(position=2).player.name
     assert f"<bdi>{declarer}</bdi> <strong>15</strong> (declared)" in card
     assert "data-points" not in page[page.index('id="table-2"'):]  # no result there yet
-    # Who moves where, as the close will move them, said on the card for every game (found by QA:
+    # Who moves where, as the close will move them, said on the card for every game (
     # a Wonderland card named nobody, and a tie for top score goes by cards taken, then the
     # dealer's left): at the top table the declarer stays, the player on their left goes down.
     left = table.seats.get(position=3).player.name
@@ -156,7 +156,7 @@ def test_a_table_card_shows_its_result_points_and_who_declared(organiser_client,
     assert (f"<strong><bdi>{mover}</bdi></strong> moves up · <strong><bdi>{below}</bdi></strong> stays at the last "
             "table") in card
     # A player taken out during the hand still sits there until the close: the card says so
-    # (it named them as any other, found by QA).
+    # (it named them as any other).
     gone = last.seats.get(position=3).player
     assert "data-left" not in page
     services.withdraw_player(drive, gone)
@@ -261,7 +261,7 @@ def test_the_dashboard_says_when_closing_ends_the_drive_and_how_many_standings_i
     assert "Results still to be confirmed count as entered" in anyway  # as close_hand(force=True) does
     services.close_hand(drive, force=True)  # the last hand: the drive ends
     page = organiser_client.get(f"/drives/{drive.pk}/hands/3", follow=True).content.decode()
-    assert "There is no hand 3: the drive ended after hand 2." in page  # not "yet" (found by QA)
+    assert "There is no hand 3: the drive ended after hand 2." in page  # not "yet"
 
 
 def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, organiser):
@@ -283,7 +283,7 @@ def test_a_table_on_the_phones_names_who_has_no_phone_joined(organiser_client, o
     card = card[:card.index("</article>")]
     assert f"<bdi>{seated[0].name}</bdi> has no phone joined to play on: switch the table to cards" in card
     assert 'data-no-phone' not in page[page.index('id="table-1"'):page.index('id="table-2"')]  # cards: no phones needed
-    # With a bot seated there the table cannot go to cards: only the bot's help is offered (found by QA).
+    # With a bot seated there the table cannot go to cards: only the bot's help is offered.
     services.add_bot(drive, table.pk)
     page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
     card = page[page.index('id="table-2"'):]
@@ -448,7 +448,7 @@ def test_a_table_won_by_a_player_who_then_left_says_so_not_that_they_moved(organ
 
 
 def test_a_closed_hand_corrected_to_another_winner_says_the_moves_were_the_close_s(organiser_client, organiser):
-    """Found by QA: after a correction named another declarer, the hand's card showed the new
+    """After a correction named another declarer, the hand's card showed the new
     mover's points beside "Chloé moved up" with nothing to reconcile them."""
     drive = seated_drive(organiser, 12, target="hands", target_hands=3)
     finish_all_tables(drive, organiser, declarer_seat=1)
@@ -463,7 +463,7 @@ def test_a_closed_hand_corrected_to_another_winner_says_the_moves_were_the_close
 
 
 def test_a_player_who_left_after_a_close_is_still_said_to_have_moved_at_it(organiser_client, organiser):
-    """Found by QA: a player who moved down at hand 1's close and left before hand 3 was said on
+    """A player who moved down at hand 1's close and left before hand 3 was said on
     hand 1's page to have "left the drive" there."""
     drive = seated_drive(organiser, 12, target="hands", target_hands=3)
     finish_all_tables(drive, organiser, declarer_seat=1)

@@ -1,4 +1,4 @@
-"""The organiser's pages say each thing once and name the drive they are about (found by QA)."""
+"""The organiser's pages say each thing once and name the drive they are about."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_the_corrections_log_names_its_drive_in_the_heading_and_the_title(organi
 
 
 def test_the_close_warns_that_it_ends_a_drive_whose_total_a_player_has_reached(organiser, organiser_client):
-    """Found by QA: a drive that ends at a total said nothing before the close that ended it."""
+    """A drive that ends at a total said nothing before the close that ended it."""
     from drive import services
     from drive.models import Drive
     from tests.factories import declared, seated_drive

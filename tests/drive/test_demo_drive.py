@@ -58,7 +58,7 @@ def test_default_demo_is_a_drive_in_the_middle_of_its_evening(demo_organiser):
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.slug)
 @pytest.mark.parametrize("seed", ["2", "5"])
 def test_every_game_s_demo_is_still_playing_when_opened(demo_organiser, game, seed):
-    """Found by QA: Wonderland's demo often opened finished, its leader past a total the demo set
+    """Wonderland's demo often opened finished, its leader past a total the demo set
     for every game alike."""
     run("--game", game.slug, "--seed", seed)
     drive = Drive.objects.get()

@@ -252,12 +252,12 @@ def test_settings_saved_as_a_close_ends_the_drive_keep_the_drive_ended(organiser
     ("preferred_table_size", "11", "Film Fantasy is played by 2 to 10 players at a table"),
     ("preferred_table_size", "1", "Film Fantasy is played by 2 to 10 players at a table"),
     ("target", "forever", "Select a valid choice"),
-    ("name", "   ", "Give the drive a name."),  # found by QA: Django's "This field is required." instead
+    ("name", "   ", "Give the drive a name."),  # Django's "This field is required." instead
     ("name", "", "Give the drive a name."),
     ("name", "\u200b \u200b\u202e", "Give the drive a name."),  # found from outside: an invisible name
     ("date", "9999-12-31", "Give a date from 1 January 2000 to"),  # it sorted above every drive
     ("date", "0001-01-01", "Give a date from 1 January 2000 to"),
-    ("target_total", "-5", "Type the total to reach as a whole number from 5 to 10000."),  # not "0" (found by QA)
+    ("target_total", "-5", "Type the total to reach as a whole number from 5 to 10000."),  # not "0"
     ("target_hands", "-3", "Type the number of hands as a whole number from 1 to 200."),
     ("target_hands", "201", "Type the number of hands as a whole number from 1 to 200."),
     ("target_hands", "", "Type the number of hands as a whole number from 1 to 200."),  # QA: "abc" typed, sent empty
@@ -283,7 +283,7 @@ def test_bad_drive_form_is_refused_with_a_message(organiser_client, field, value
 
 def test_a_drive_that_ends_at_a_total_hides_no_hands_whatever_the_hidden_box_held(organiser_client):
     """A drive that ends at a total has no known last hands (the board would hide nothing), and
-    its form shows no box for them; what that box held is not read (found by QA: a box hidden
+    its form shows no box for them; what that box held is not read (a box hidden
     with 2 in it refused the form with a message about it)."""
     data = {"name": "X", "date": "2026-12-05", "target": "total", "target_hands": 10, "target_total": 50,
             "preferred_table_size": 4, "play_mode": "physical", "suspense_hands": 2}
@@ -299,7 +299,7 @@ def test_a_drive_that_ends_at_a_total_hides_no_hands_whatever_the_hidden_box_hel
 
 
 def test_the_hidden_hands_never_take_back_standings_the_board_has_shown(organiser, organiser_client, client):
-    """Found by QA: after hand 2 of 4 (the last 2 hidden) the drive was cut to 3 hands, and screens
+    """After hand 2 of 4 (the last 2 hidden) the drive was cut to 3 hands, and screens
     opened afterwards showed the standings after hand 1 while those open showed after hand 2."""
     from tests.factories import finish_all_tables, seated_drive
 
@@ -424,7 +424,7 @@ def test_new_table_sizes_that_put_a_bot_at_a_table_with_cards_say_it_plays_on_th
 
 @pytest.mark.django_db(transaction=True)  # committed as a server commits: the update follows the commit
 def test_a_saved_change_of_the_settings_reaches_the_open_screens(organiser, organiser_client, monkeypatch):
-    """Found by QA: a drive renamed, or its hidden hands changed, showed on screens opened
+    """A drive renamed, or its hidden hands changed, showed on screens opened
     afterwards only; the open board and phones kept the old."""
     from drive import live
     from tests.factories import seated_drive

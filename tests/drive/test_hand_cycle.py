@@ -86,7 +86,7 @@ def test_closing_needs_every_table_done(organiser):
 
 
 def test_the_close_says_what_closing_anyway_does_to_each_table_waited_for(organiser):
-    """Found by QA: a table whose entry nobody had confirmed was said to be recorded as not
+    """A table whose entry nobody had confirmed was said to be recorded as not
     played, when closing anyway accepts its entry as it stands."""
     drive = seated_drive(organiser, 12, preferred_table_size=4)
     first = drive.hands.get().tables.get(number=1)
@@ -124,7 +124,7 @@ def test_forced_close_records_missing_tables_as_not_played(organiser):
     assert list(Score.objects.filter(result__table=second).values_list("points", flat=True)) == [0, 0, 0, 0]
     # The no-declaration rule with everyone on 0: the player on seat 1's left (seat 2) counts as declarer.
     assert second.result.mover == second.seats.get(position=1).player
-    # No hand played at Table 2 (found by QA: a late arrival whose one table was not played took
+    # No hand played at Table 2 (a late arrival whose one table was not played took
     # the booby prize): its players show no place and win no prize; Table 1's have played.
     played = {r.row.player_id: r.row.hands_played for r in standings(drive)}
     assert {played[s.player_id] for s in second.seats.all()} == {0}
@@ -203,7 +203,7 @@ def test_drive_ends_when_someone_reaches_the_total(organiser):
 
 
 def test_only_a_total_that_can_win_ends_the_drive(organiser):
-    """Found by QA: a bot's total ended a drive at 30 points where no person had any. A player
+    """A bot's total ended a drive at 30 points where no person had any. A player
     who left, or a bot, cannot win: their totals end no drive."""
     from dataclasses import replace
 

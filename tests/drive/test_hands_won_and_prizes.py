@@ -34,7 +34,7 @@ def prize_lines(page: str) -> dict[str, list[str]]:
 
 
 def test_a_bot_is_shown_in_the_standings_but_wins_no_prize(organiser, organiser_client):
-    """Found by QA: a bot the organiser added to make up a digital table of four was ranked and
+    """A bot the organiser added to make up a digital table of four was ranked and
     named among the prize winners ("Runner-up: Ann, Bob, Bot 1", "Booby prize: Ann, Bob, Bot 1").
     A bot keeps its place in the standings; the prizes, and their ties, are among the people."""
     client = organiser_client
@@ -93,7 +93,7 @@ def test_each_prize_winners_phone_names_their_prizes(organiser, organiser_client
         player = seat[table, position]
         return text(phone_for(drive, player).get(f"/{drive.join_code}/me"))
 
-    # Before the board's prize-giving, a place and no prize (found in a walkthrough: with no
+    # Before the board's prize-giving, a place and no prize (with no
     # standings hidden, the phones named every prize as the drive ended).
     assert "You finished 1st of 8, with 25 points." in phone(1, 0)
     assert "The prizes are revealed on the board." in phone(1, 0)
@@ -111,7 +111,7 @@ def test_each_prize_winners_phone_names_their_prizes(organiser, organiser_client
 
 
 def test_the_booby_prizes_phone_says_nothing_of_a_leaver_ranked_above(organiser):
-    """Found by QA: the booby prize's phone said "(Those ranked above you, bots or players who
+    """The booby prize's phone said "(Those ranked above you, bots or players who
     left, win no prize.)", a leaver being ranked above: true, and nothing to do with the lowest
     total. The note is for a winner or the runner-up, whose place it explains."""
     from tests.drive.phones_support import phone_for, text

@@ -1,5 +1,5 @@
 """A result kept on a phone while it had no connection, and sent after the organiser closed its
-hand with "Close anyway" (found in a walkthrough: the phone was told "tell the organiser, who
+hand with "Close anyway" (the phone was told "tell the organiser, who
 can still correct hand 1's results", and the organiser was shown nothing: the answers were lost
 to them, to be asked for again across the hall). Now it is kept, not counted: the dashboard
 names it until the organiser applies it to that table's result (its answers filled in beside

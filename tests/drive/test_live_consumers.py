@@ -317,7 +317,7 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
     await again.connect(timeout=5)
     assert (await again.receive_json_from(timeout=5))["type"] == "error"
     assert await again.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
-    # A page that was away meanwhile (found by QA: a phone offline when it was signed out retried
+    # A page that was away meanwhile (a phone offline when it was signed out retried
     # its refused live socket for good): its next connection is told it is signed out, as an
     # open one is, so that the page reloads and goes to joining.
     away = socket(f"/ws/drive/{drive.join_code}/phone/", cookie)

@@ -90,7 +90,7 @@ def test_printable_cards(organiser_client, organiser):
 
 
 def test_a_table_card_asks_for_the_answers_its_games_result_form_asks(organiser_client, organiser):
-    """Found by QA: a Wonderland table's card asked each player's points, which nobody works out
+    """A Wonderland table's card asked each player's points, which nobody works out
     at the table (the server does, from each one's pairs and cards taken)."""
     drive = seated_drive(organiser, 8, game="wonderland")
     card = re.search(r'<section class="print-card.*?</section>', organiser_client.get(
@@ -221,7 +221,7 @@ def test_score_cards_carry_the_games_facts_and_the_recorded_hands(organiser_clie
     first = re.search(r"<tr><td>1</td>(.*?)</tr>", card).group(1)
     assert first.startswith(f"<td>1</td><td>{score.points}</td>") and first.endswith(f"<td>{score.points}</td>")
     assert "<tr><td>2</td><td></td><td></td>" in card  # hand 2 not played yet: blank, to fill in
-    # A player who left after playing keeps their card, their record (found by QA: it was gone);
+    # A player who left after playing keeps their card, their record (it was gone);
     # one who left before playing has none.
     services.withdraw_player(drive, score.player)
     services.withdraw_player(drive, services.add_players(drive, ["Late Larry"])[0])
@@ -265,7 +265,7 @@ def test_the_hands_csv_names_no_mover_at_a_table_the_drives_last_close_found_not
 
 
 def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organiser_client, organiser):
-    """Found by QA: the card that stays on the table headed its score columns with the first
+    """The card that stays on the table headed its score columns with the first
     hand's players, who have all moved on by the second. Its columns are seats; each hand's row
     names its players, the current hand's printed in."""
     drive = seated_drive(organiser, 8)
@@ -289,7 +289,7 @@ def test_a_table_cards_score_grid_has_a_row_a_hand_with_that_hands_players(organ
 
 
 def test_an_organisers_page_not_found_gives_the_organiser_advice_not_a_phones(organiser_client, organiser, client):
-    """Found by QA: a stale table's page told the organiser to check the join code."""
+    """A stale table's page told the organiser to check the join code."""
     drive = seated_drive(organiser, 4)
     page = organiser_client.get(f"/drives/{drive.pk}/results/999999").content.decode()
     assert "No such table in this drive." in page and "its dashboard links to each of its hands and tables" in page

@@ -151,7 +151,7 @@ def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_co
     assert Correction.objects.count() == 0
     assert 'name="seen_revision" value="0"' in response.content.decode()  # sent again: refused again
     # So the page says so and offers no save that must fail, only the way to open it again
-    # (its button stayed enabled, and every save failed the same way: found by QA).
+    # (its button stayed enabled, and every save failed the same way).
     assert re.search(r'<button class="primary big" disabled>', response.content.decode())
     assert f'<a href="/drives/{drive.pk}/results/{table.pk}" data-open-again>Open it again</a>' in response.content.decode()
     # Opened anew, it shows the phone's entry: corrected from there, with a reason.
@@ -209,13 +209,13 @@ def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stan
     assert Result.objects.get(table=t1).mover_id == seated[3].pk
     assert sorted(hand2.seats.values_list("player_id", "table__number", "position")) == seating
     # The closed hand's page says the moves as made, not as the corrected result would make them
-    # (found by QA: it named the corrected declarer as staying, and the player on their left).
+    # (it named the corrected declarer as staying, and the player on their left).
     hand_page = organiser_client.get(f"/drives/{drive.pk}/hands/1").content.decode()
     card = hand_page[hand_page.index('id="table-1"'):]
     card = card[:card.index("</article>")]
     assert (f'<strong><bdi>{seated[1].name}</bdi></strong> stayed at the top table · '
             f'<strong><bdi>{seated[2].name}</bdi></strong> moved down') in card
-    # The hands' export says who moved (found by QA: it named the corrected declarer).
+    # The hands' export says who moved (it named the corrected declarer).
     rows = list(csv.reader(io.StringIO(organiser_client.get(f"/drives/{drive.pk}/export/hands.csv")
                                        .content.decode("utf-8-sig"))))
     moved = rows[0].index("mover")
@@ -299,7 +299,7 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
 
 
 def test_a_finished_drives_result_page_shows_the_result_with_no_form_to_change_it(organiser_client, organiser):
-    """Found by QA: after the drive ended, a result's page still offered the whole correction
+    """After the drive ended, a result's page still offered the whole correction
     form, refused only once filled in and saved. It shows the result, final."""
     drive = seated_drive(organiser, 4, target="hands", target_hands=1)
     table = drive.hands.get().tables.get()
@@ -321,7 +321,7 @@ def test_a_finished_drives_result_page_shows_the_result_with_no_form_to_change_i
 @pytest.mark.parametrize("judged", ["dispute", "confirm"])
 def test_a_result_page_opened_before_a_phone_judged_the_entry_is_refused_saying_so(organiser_client, organiser,
                                                                                    judged):
-    """Found by QA: a dispute sent after the organiser opened the result page was settled by
+    """A dispute sent after the organiser opened the result page was settled by
     their save, its reason unread ("result saved"); a confirmation, overridden unseen. The page
     carries the status it showed: one judged since is refused, saying by whom and why."""
     from tests.drive.test_result_origin import phone, phone_entry

@@ -45,7 +45,7 @@ def test_a_player_cannot_confirm_their_own_entry(table_of_four):
 
 
 def test_a_phone_that_entered_a_result_cannot_confirm_it_as_another_player(table_of_four):
-    """Found by QA: Pat's phone entered the result, left Pat ("Not Pat? Leave this phone"),
+    """Pat's phone entered the result, left Pat ("Not Pat? Leave this phone"),
     tapped Quinn, who had no phone, and confirmed it: one person both entered and confirmed.
     The phone remembers the players it has been (a signed cookie, kept when it leaves one); a
     forged or missing one remembers nobody. Another player's own phone confirms it."""
@@ -156,7 +156,7 @@ def test_dispute_shows_on_the_dashboard(table_of_four, organiser_client):
     phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
                                                                    "reason": "Cy had 9 cards"})
     page = text(organiser_client.get(f"/drives/{drive.pk}/"))
-    # Who disputed, and why: the organiser can ask them (found by QA: nothing named them).
+    # Who disputed, and why: the organiser can ask them (nothing named them).
     assert f"Table 1</a> by <bdi>{players[3].name}</bdi> — “<bdi>Cy had 9 cards</bdi>”" in page
     settle = text(organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}"))
     assert f"Disputed by <bdi>{players[3].name}</bdi>: “<bdi>Cy had 9 cards</bdi>”." in settle
@@ -178,7 +178,7 @@ def test_a_reason_of_invisible_characters_is_no_reason(table_of_four):
     response = phone_for(drive, players[3]).post(
         f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1, "reason": "\u200b\u200b\u202e"},
         follow=True)
-    # Refused as no reason is (a stray tap on Dispute filed "No reason given", found by QA).
+    # Refused as no reason is (a stray tap on Dispute filed "No reason given").
     assert "Say what is wrong (in the box above Dispute)" in text(response)
     assert Result.objects.get().status == Result.Status.ENTERED
     phone_for(drive, players[3]).post(f"/{drive.join_code}/dispute", {**shown_for(players[3]), "seen_revision": 1,
@@ -224,7 +224,7 @@ def test_two_phones_editing_at_once_are_told_which_version_won(table_of_four):
 
 
 def test_a_player_whose_own_entry_came_from_another_page_is_told_it_was_theirs(table_of_four):
-    """Found by QA: a player who sent the result from one tab, then other answers from a second
+    """A player who sent the result from one tab, then other answers from a second
     tab opened before, was told about themselves by name and asked to confirm or dispute it."""
     drive, table, players = table_of_four
     ann = phone_for(drive, players[0])
@@ -374,7 +374,7 @@ def test_a_confirmations_message_says_everybodys_place_as_committed(
 
 
 def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
-    """Found by QA: "Nobody (the hand was stopped)" beside a preselected "Eight cards (15)" read
+    """"Nobody (the hand was stopped)" beside a preselected "Eight cards (15)" read
     as two answers. The declaration's question says it depends on who declared (the form hides
     it until then: static/js/preview.js), and the player asked to confirm a hand nobody declared
     is not shown an eight-card declaration."""
@@ -384,7 +384,7 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
     fieldset = re.search(r'<fieldset[^>]*data-field="nine_card"[^>]*>', page).group(0)
     assert 'data-asked-if="declarer"' in fieldset
     assert 'data-asked-if' not in re.search(r'<fieldset[^>]*data-field="dealer"[^>]*>', page).group(0)
-    # The declarer's note stands above the players' rows it is about (found by QA below them).
+    # The declarer's note stands above the players' rows it is about (below them).
     note = page.index("If someone declared: for them, only the cards outside the declaration.")
     assert page.index('data-field="dealer"') < note < page.index('class="field seat-row"')
 
@@ -401,7 +401,7 @@ def test_the_declaration_is_asked_only_once_someone_declared(table_of_four):
 
 
 def test_a_declaration_chosen_before_nobody_declared_is_not_read(table_of_four):
-    """Found by QA: a player tapped a declarer and "Nine, with the Joker", then "Nobody"; the page
+    """A player tapped a declarer and "Nine, with the Joker", then "Nobody"; the page
     hid the declaration's question but still sent its answer, and the entry was refused ("A
     nine-card declaration needs a declarer") over a question no longer on the screen."""
     drive, table, players = table_of_four
@@ -425,7 +425,7 @@ def test_a_declaration_chosen_before_nobody_declared_is_not_read(table_of_four):
 
 
 def test_a_second_ice_follies_group_is_asked_only_once_a_first_is_held(organiser):
-    """Found by QA: a table of nine or ten (two packs) asked every player about a second Ice
+    """A table of nine or ten (two packs) asked every player about a second Ice
     Follies group, seven answers each, also of those who hold none: about sixteen screens of a
     small phone. It is asked (and shown to the confirmer) once the player holds a first group;
     an answer the page still sends for it after "none" is not read."""
@@ -446,7 +446,7 @@ def test_a_second_ice_follies_group_is_asked_only_once_a_first_is_held(organiser
 
 
 def test_the_confirmer_is_told_who_moves_where(organiser):
-    """Found by QA: the phone asked to confirm said only "Moves up: Hugo"; who goes down (the
+    """The phone asked to confirm said only "Moves up: Hugo"; who goes down (the
     player on the mover's left) decides as much, and at the top and last tables someone stays."""
     drive = seated_drive(organiser, 12)
     for number, mover_seat, said in ((1, 1, "{0} stays at the top table · {1} moves down"),

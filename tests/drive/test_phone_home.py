@@ -59,7 +59,7 @@ def test_a_place_is_said_as_a_sentence_says_it(rank, tied, said):
 
 def test_a_player_who_joins_during_the_last_hand_is_told_no_hand_is_left_and_counts_in_no_place(
         organiser, organiser_client):
-    """Found by QA: a player added during the last hand was told "You will be seated at the next
+    """A player added during the last hand was told "You will be seated at the next
     hand" (the dashboard likewise), and the others' "9th of 9" counted them though they had no
     place; with the standings kept secret the latecomer was shown "joint 9th" of them too."""
     drive = seated_drive(organiser, 8, target="hands", target_hands=1)

@@ -162,7 +162,7 @@ def test_leaving_a_phone_that_holds_nobody_changes_nothing(client, organiser):
 
 
 def test_a_self_added_player_who_left_before_playing_any_hand_is_in_no_standings(client, organiser):
-    """Found in a walkthrough: a name typed on a phone, seated for a hand and gone before playing
+    """A name typed on a phone, seated for a hand and gone before playing
     it (the phone left, the organiser took the name out, the table closed as not played),
     lingered on the board and the standings as "Ghost (left)" on 0 points. A table recorded as
     not played is no hand played: who left having played none is in no standings. One who left

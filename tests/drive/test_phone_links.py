@@ -172,7 +172,7 @@ def test_revoked_phone_loses_access_and_private_link_moves_it(organiser_client, 
     assert "signed out: only the private link joins" in page
     assert old_phone.get(f"/{drive.join_code}/me").status_code == 302
     # The lost phone (or anyone) can no longer tap the name, nor type it, and be them again
-    # (it could, landing on the join page with the name free: found by QA). Nothing changes.
+    # (it could, landing on the join page with the name free). Nothing changes.
     assert "<bdi>P001</bdi> <span class=\"small\">(private link only)</span>" in text(old_phone.get(f"/{drive.join_code}"))
     refused = text(old_phone.post(f"/{drive.join_code}/join", {"player": player.pk}, follow=True))
     assert f"The organiser signed <bdi>P001</bdi>'s phone out: only <bdi>P001</bdi>'s private link joins" in refused

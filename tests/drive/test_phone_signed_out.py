@@ -95,7 +95,7 @@ def test_a_phone_taken_out_is_told_so_not_that_it_was_signed_out(organiser_clien
 
 
 def test_a_player_taken_out_is_not_told_to_ask_to_play_again_once_the_drive_has_finished(organiser):
-    """Found in a walkthrough: a phone of a player the organiser had taken out read "Ask the
+    """A phone of a player the organiser had taken out read "Ask the
     organiser if you want to play again." above "This drive has finished."."""
     from drive import services
     from tests.factories import finish_all_tables, seated_drive

@@ -1,4 +1,4 @@
-"""Found by QA on the dashboard's players: a name repeated within one pasted list was dropped
+"""on the dashboard's players: a name repeated within one pasted list was dropped
 without a word, and after a player left the dashboard still counted them and said their points
 stayed in standings they were not in (docs/drive-rules.md, "The hand cycle")."""
 
@@ -101,7 +101,7 @@ def test_a_player_who_played_is_told_to_keep_their_points_when_they_leave(organi
 
 
 def test_bots_are_counted_apart_from_the_players_and_leaving_asks_first(organiser, organiser_client):
-    """Found by QA: a drive of 8 people and a bot said "Players (9)"; and one tap on "leaves"
+    """A drive of 8 people and a bot said "Players (9)"; and one tap on "leaves"
     took a player out (their phone signed out) with nothing asked."""
     drive = make_drive(organiser, 8)
     organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
@@ -131,7 +131,7 @@ def test_a_phone_asks_before_it_leaves_its_player(organiser, client):
 
 
 def test_taking_a_player_out_says_who_the_seating_moved_and_which_table_went_to_the_phones(organiser, organiser_client):
-    """Found by QA: a player taken out between hands moved a bot to a table with cards, which
+    """A player taken out between hands moved a bot to a table with cards, which
     then played on the phones, and the message said only that the player had left."""
     drive = seated_drive(organiser, 7, start=False)
     hand = drive.hands.get()
@@ -161,7 +161,7 @@ def test_a_new_table_of_a_drive_on_the_phones_is_not_said_to_have_a_bot(organise
 
 
 def test_a_close_that_seats_a_bot_at_a_table_with_cards_says_it_now_plays_on_the_phones(organiser, organiser_client):
-    """Found by QA: a close moved a bot to a table with cards, which then played on the phones,
+    """A close moved a bot to a table with cards, which then played on the phones,
     and the close said only that the seating was shown."""
     from tables.models import BotPlayer, TableHand
 
@@ -191,7 +191,7 @@ def test_the_players_added_are_named_so_a_list_split_at_a_comma_shows(organiser,
 
 
 def test_late_arrivals_that_open_a_table_between_hands_move_no_one_the_close_moved(organiser, organiser_client):
-    """Found by QA: a late arrival's new table took the hand's winner, just told "Move up to
+    """A late arrival's new table took the hand's winner, just told "Move up to
     Table 1", and sent them down to the new table; the organiser was told only who was added."""
     from drive.services.seats import seating_of
 
@@ -214,7 +214,7 @@ def test_late_arrivals_that_open_a_table_between_hands_move_no_one_the_close_mov
 
 
 def test_taking_players_out_between_hands_moves_no_one_the_close_told_to_stay(organiser, organiser_client):
-    """Found by QA: a player taken out between hands left a table short, and the table that gave
+    """A player taken out between hands left a table short, and the table that gave
     it a player gave Table 1's winner, whose phone had just said "Stay at Table 1"."""
     from drive.services.seats import seating_of
 

@@ -102,7 +102,7 @@ def test_a_phone_entry_nobody_confirmed_says_the_close_accepted_it(organiser, or
     assert origin(organiser_client, drive, table) == (
         f"entered by {sidney.name} on their phone, accepted when the hand was closed before anyone confirmed it "
         "(its points count)")
-    assert confirmed_by_column(organiser_client, drive) == {"close"}  # the export says so too (found by QA)
+    assert confirmed_by_column(organiser_client, drive) == {"close"}  # the export says so too
     correct(drive, table, organiser, 1)
     assert confirmed_by_column(organiser_client, drive) == {""}
     assert origin(organiser_client, drive, table) == (
@@ -145,7 +145,7 @@ def test_a_table_not_played_at_a_forced_close_says_so_and_its_correction(organis
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()
     services.close_hand(drive, force=True)
-    # (found in a walkthrough: "(its points count)" of a table with no points and no hand counted)
+    # ("(its points count)" of a table with no points and no hand counted)
     assert origin(organiser_client, drive, table) == (
         "recorded as not played when the hand was closed (0 points each, no hand counted)")
     correct(drive, table, organiser, 0)
@@ -200,7 +200,7 @@ def said_to(response) -> list[str]:
 @pytest.mark.django_db
 @pytest.mark.parametrize("judged", ["confirm", "dispute"])
 def test_a_judgement_sent_twice_is_answered_as_the_first_and_changes_nothing(organiser, judged):
-    """Found by QA: a confirmation tapped twice, or sent again by the phone's offline queue after
+    """A confirmation tapped twice, or sent again by the phone's offline queue after
     its answer was lost, showed the player who had confirmed it an error."""
     drive = seated_drive(organiser, 4)
     table = drive.hands.get().tables.get()

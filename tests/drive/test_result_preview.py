@@ -51,7 +51,7 @@ def test_the_preview_gives_each_players_points_by_the_rules_and_saves_nothing(or
 
 
 def test_a_hand_nobody_won_says_who_moves_all_the_same(organiser_client, organiser):
-    """Found by QA: with "Nobody declared" the preview showed the points and nobody moving; the
+    """With "Nobody declared" the preview showed the points and nobody moving; the
     mover was said only once the result was saved."""
     drive = seated_drive(organiser, 8)
     first, second = drive.hands.get().tables.order_by("number")
@@ -180,7 +180,7 @@ def test_a_correction_that_changes_only_who_won_the_hand_shows_it(organiser, org
 
 
 def test_a_correction_of_a_closed_hand_s_winner_says_before_saving_that_the_moves_stand(organiser, organiser_client):
-    """Found by QA: the preview said "now wins the hand" of a closed hand's correction, and only
+    """The preview said "now wins the hand" of a closed hand's correction, and only
     the message after saving said that the moves made at the close stand."""
     drive = seated_drive(organiser, 8, target="hands", target_hands=3)
     finish_all_tables(drive, organiser, declarer_seat=0)

@@ -162,7 +162,7 @@ def test_a_wonderland_drive_of_two_hands_with_cards_from_the_form_to_the_standin
     no_film_fantasy_words(" ".join(said), "the hands' export")
     page = text(organiser_client.get(f"{base}/standings"))
     assert "Pairs" in page and "Cards taken" in page and "Most pairs" in page
-    # The prize says what its number counts (found by QA: "Most pairs: Cy (7)").
+    # The prize says what its number counts ("Most pairs: Cy (7)").
     most = max(pairs for _, pairs, _ in expected.values())
     assert re.search(rf"Most pairs:</strong> [^<]*<bdi>[^<]+</bdi>(&nbsp;|\xa0)\({most}\xa0pairs?\)", page), page
     assert "More pairs first, then more cards taken." in page
@@ -234,7 +234,7 @@ def test_a_wonderland_hand_closed_on_the_phones_before_anyone_scored_was_won_by_
 
 
 def test_cards_taken_short_of_those_dealt_are_refused_unless_the_bell_stopped_the_hand(organiser_client, organiser):
-    """Found in a walkthrough: cards taken that added up to fewer than were dealt (40 of 52 at
+    """Cards taken that added up to fewer than were dealt (40 of 52 at
     four players) were accepted without a word. A hand played out takes every card dealt; only
     the bell leaves some untaken (its last trick going to nobody), which the entry asks."""
     base, table, players = hand_one_at_a_table_of_four(organiser_client, organiser)

@@ -181,7 +181,7 @@ def test_an_alice_drive_with_cards_from_the_start_to_the_standings(organiser, or
 
 
 def test_the_mover_of_a_hand_nobody_laid_a_set_in_is_noted_as_its_mover_not_its_winner(organiser, organiser_client):
-    """Found by QA: a hand with no set laid showed "Kim 0 (won the hand)", though nobody won it.
+    """A hand with no set laid showed "Kim 0 (won the hand)", though nobody won it.
     docs/rules.md counts hands won as hands in which the player was the mover, so the dealer's left,
     the mover, counts one; the note says just that: "mover" (not "moves up": at the top table the
     mover stays)."""
@@ -205,7 +205,7 @@ def test_alices_own_screen_files_say_no_word_of_another_game():
         no_other_games_words(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
 
 
-# ---------------------------------------------------------------- found by QA: the entry's words
+# ---------------------------------------------------------------- the entry's words
 def four_at_an_alice_table(organiser, organiser_client):
     """Cy, Di, Fay and Gus at one Alice table, hand 1 started; the table and its players in seat order."""
     drive = make_drive(organiser, 0, name="Alice entry", game="alice", preferred_table_size=4)
@@ -231,7 +231,7 @@ def plain(message: str) -> str:
 
 
 def test_an_impossible_alice_entry_names_the_players_in_plain_english(organiser, organiser_client):
-    """Found by QA: "9 sets entered (seats [0, 1]), …", "Seats [0, 1] tie on 3 sets each…",
+    """"9 sets entered (seats [0, 1]), …", "Seats [0, 1] tie on 3 sets each…",
     "… no tie to break with seat 2.": seats counted from 0, Python lists. The phone's Send and
     the organiser's preview now name the players, as the form does, in plain English lists."""
     drive, hand, table, players = four_at_an_alice_table(organiser, organiser_client)
@@ -267,7 +267,7 @@ def checked_answers(page: str) -> dict:
 
 
 def test_with_no_tie_for_most_sets_the_tie_question_needs_no_answer(organiser, organiser_client):
-    """Found by QA: Cy 5 sets, Di 3, nobody tied, yet Send was refused ("Say who laid a set last,
+    """Cy 5 sets, Di 3, nobody tied, yet Send was refused ("Say who laid a set last,
     or that nobody tied.") and the points preview waited for that answer. The question only
     matters on a tie: untouched, it says "No tie for most sets"."""
     drive, hand, table, players = four_at_an_alice_table(organiser, organiser_client)
@@ -289,7 +289,7 @@ def test_with_no_tie_for_most_sets_the_tie_question_needs_no_answer(organiser, o
 
 
 def test_a_phone_entry_short_of_eight_sets_is_refused_unless_the_bell_stopped_the_hand(organiser, organiser_client):
-    """Found in a walkthrough: a phone sent its form as it opens, only the dealer tapped (every
+    """A phone sent its form as it opens, only the dealer tapped (every
     player on 0 sets), and it was accepted without a word, a player moving up on "nobody laid a
     set". A hand played with cards ends when the eighth set is laid; the entry now asks whether
     all eight were, after the players' rows, answered "yes" until changed."""

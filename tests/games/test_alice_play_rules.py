@@ -45,7 +45,7 @@ def test_a_refused_action_says_why_and_changes_nothing():
 
 
 def test_refusals_number_seats_as_the_players_do_from_one():
-    """Found by QA: "Ask another seat from 0 to 3, not 0.": the engine's seats, counted from 0,
+    """"Ask another seat from 0 to 3, not 0.": the engine's seats, counted from 0,
     in a message for a player. Refusals say "you" or number seats from 1, as players count them."""
     h = deal(4, [["A1", "A2", "B1", "C1", "D1", "E1", "F1"], ["A3", "B2", "B3", "C2", "D2", "E2", "WR"],
                  ["A4", "B4", "C3", "D3", "E3", "F3", "G1"], ["A5", "B5", "C4", "D4", "E4", "F4", "F5"]],
@@ -223,7 +223,7 @@ def test_an_entered_tie_moves_the_tied_player_who_laid_a_set_last_and_no_set_the
     (entry(0, (1, 1, 0)), "Seat 0 and Seat 1 tie on 1 set each: say which of them laid a set last."),
     (entry(0, (3, 3, 2), last_set=2), "Seat 2 is not one of the players tied on most sets (Seat 0 and Seat 1)"),
     (entry(0, (4, 3, 1), last_set=1), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
-    # Naming the one leader too (found by QA: accepted, and the player checking read of a tie).
+    # Naming the one leader too (accepted, and the player checking read of a tie).
     (entry(0, (4, 3, 1), last_set=0), "Seat 0 alone laid the most sets (4), so there is no tie to break"),
     (entry(0, (0, 0, 0), last_set=1), "Nobody laid a set, so there is no tie to break"),
     (entry(3, (1, 0, 0)), "The dealer must be one of the 3 players at this table."),
@@ -252,7 +252,7 @@ def test_a_digital_hand_summary_enters_back_to_the_same_result():
 
 
 def test_sets_short_of_eight_are_refused_unless_the_bell_stopped_the_hand():
-    """Found in a walkthrough: a phone sent the form as it opens (every player on 0 sets) and
+    """A phone sent the form as it opens (every player on 0 sets) and
     a table's 6 sets of 8, each accepted without a word. A hand played with cards ends when the
     eighth set is laid; fewer are a miscount, or the bell stopped it, which the entry asks."""
     played_out = {**entry(0, (0, 0, 0)), "stopped": False}

@@ -286,7 +286,7 @@ def test_accept_swaps_the_same_number_of_cards_atomically(auction_hand):
 
 
 def test_each_seat_is_told_the_cards_its_latest_draw_or_exchange_brought_while_it_holds_them():
-    """A phone marks them "new", after a reload too (found by QA: a reload lost the marks)."""
+    """A phone marks them "new", after a reload too (a reload lost the marks)."""
     h = make_hand([["1-1", "2-1", "3-1", "4-1"], ["5-1", "6-1", "7-1", "8-1"], ["9-1", "10-1", "1-2", "2-2"]],
                   stack=["6-4", "3-2", "4-2", "5-2"], dealer=0)
     assert [h.view(s)["received"] for s in range(3)] == [[], [], []]  # the deal brings nothing new

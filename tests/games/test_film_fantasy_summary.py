@@ -80,12 +80,12 @@ def test_two_packs_allow_a_second_ice_follies_group():
         (4, "not a dict", "object"),
         (2, entry(2, 0, False, s0={"ice": "five"}), "nine-card"),
         (8, entry(8, s0={"ice": "joker", "ice2": "four"}), "five"),
-        # Found by QA: a declarer with two more sets, every seat with two, no Ice Follies entered,
+        # a declarer with two more sets, every seat with two, no Ice Follies entered,
         # was told of "Ice Follies groups entered"; the seat's impossible hand is said first.
         (5, entry(5, 0, s0={"sets": 2}, s1={"sets": 2}, s2={"sets": 2}, s3={"sets": 2}, s4={"sets": 2}),
          "Seat 0 declared: the declaration is 8 of the 9 cards a hand ends with at 5 players, which leaves 1 "
          "beside it, and what was entered for them needs 8."),
-        # Found by QA: a set of other films given to the declarer said "needs 12 cards" though
+        # a set of other films given to the declarer said "needs 12 cards" though
         # only one was entered; the declaration's share is said.
         (4, entry(4, 0, s0={"sets": 1}),
          "Seat 0 declared: the declaration is 8 of the 11 cards a hand ends with at 4 players, which leaves 3 "

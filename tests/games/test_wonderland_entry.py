@@ -14,7 +14,7 @@ def entered(players, cards, pool, pairs=None):
 
 
 def test_nobody_took_the_pool_of_tears_card_is_refused_when_the_whole_pack_was_taken():
-    """Found by QA: at 4 players 16 + 12 + 12 + 12 = 52 cards taken, and "Nobody" took the Pool of
+    """At 4 players 16 + 12 + 12 + 12 = 52 cards taken, and "Nobody" took the Pool of
     Tears card was accepted. Every card was taken, so someone took it."""
     for players, cards in ((4, [16, 12, 12, 12]), (2, [26, 26])):
         with pytest.raises(GameError) as err:
@@ -52,7 +52,7 @@ def test_every_pair_taken_means_someone_with_a_pair_took_the_pool_of_tears_card(
 
 
 def test_the_pairs_entered_must_fit_the_cards_every_player_took():
-    """Found by QA: at two players every card is taken, so the pairs fix each player's count: 13
+    """At two players every card is taken, so the pairs fix each player's count: 13
     pairs and 26 cards against no pair and 26 cards was accepted (150 to 0), though the second
     player's 26 cards held the other 3 numbers' star and plain pictures, 3 pairs."""
     with pytest.raises(GameError) as err:

@@ -443,9 +443,9 @@ def test_a_seats_view_on_its_turn_says_which_rule_forbids_its_other_cards():
     assert WonderlandHand.from_deck(4, stacked(4, FOUR, 3), 3).view(None).get("must") is None
 
 
-# ---------------------------------------------------------------- found by QA
+# ---------------------------------------------------------------- defects pinned
 def test_the_pool_of_tears_question_names_the_card_as_the_drive_form_does():
-    """Found by QA: "Who took Alice and the Pool of Tears (S7)?", a card code; and "Alice and the
+    """"Who took Alice and the Pool of Tears (S7)?", a card code; and "Alice and the
     Pool of Tears" for a card that is not Alice. The question names
     the card as the drive form's house rule does ("Star picture 7")."""
     rule = Wonderland.house_rules[0]
@@ -458,7 +458,7 @@ def test_the_pool_of_tears_question_names_the_card_as_the_drive_form_does():
 
 
 def test_refusals_number_seats_from_one_and_start_with_a_capital():
-    """Found by QA: a refusal in lower case. Every refusal met while bots play whole hands, with
+    """A refusal in lower case. Every refusal met while bots play whole hands, with
     every card from every seat tried at each step, starts with a capital letter; a seat is
     numbered as the players count (from 1), never from 0."""
     h = four_hand()
@@ -490,7 +490,7 @@ def test_refusals_number_seats_from_one_and_start_with_a_capital():
 
 
 def test_a_hand_stopped_before_anyone_scored_has_no_top_scorer_and_no_winner():
-    """Found by QA: the organiser's bell before the first trick, every seat on 0, and one of them
+    """The organiser's bell before the first trick, every seat on 0, and one of them
     labelled "top scorer" (the screen marks the result's ``mover``). Nobody scored, so nobody won
     and the result names no top scorer; the dealer's left still moves up (the drive's movement)."""
     h = four_hand()  # dealer 3

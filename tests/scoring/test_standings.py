@@ -70,7 +70,7 @@ def test_shared_rank_is_shown_in_name_order_ignoring_case():
     ranked = rank([R("carol", 5), R("Bob", 5), R("alice", 5)])
     assert names_in_order(ranked) == ["alice", "Bob", "carol"]
     assert all(r.rank == 1 and r.tied for r in ranked)
-    # And accents: Élodie among the E's (she came after Jack, by the letters' codes: found by QA).
+    # And accents: Élodie among the E's (she came after Jack, by the letters' codes).
     ranked = rank([R("Jack", 0), R("\u00c9lodie", 0), R("Edith", 0), R("E\u0301mile", 0), R("Zoë", 0)])
     assert names_in_order(ranked) == ["Edith", "\u00c9lodie", "E\u0301mile", "Jack", "Zoë"]
 
@@ -86,7 +86,7 @@ def test_a_player_who_has_played_no_hand_has_no_place_shown_yet():
     assert [r.rank for r in before] == [1, 1]  # still ranked (prizes, exports): only the label waits
     late = rank([R("Ann", 10), R("Cat", 0, hands_played=0), R("Bob", 0)])
     assert [(r.name, r.label) for r in late] == [("Ann", "1"), ("Bob", "2"), ("Cat", "–")]  # no tie with Cat
-    # Places are counted among those who have played (found by QA: "-5 points · 17th of 9").
+    # Places are counted among those who have played ("-5 points · 17th of 9").
     below = rank([R("Ann", -5), R("Bob", 10), *(R(f"N{i}", 0, hands_played=0) for i in range(8))])
     assert [(r.name, r.label) for r in below[:3]] == [("Bob", "1"), ("Ann", "2"), ("N0", "–")]
     assert below[1].rank == 2 and {r.label for r in below[2:]} == {"–"}
@@ -136,7 +136,7 @@ def test_booby_goes_to_everybody_on_the_lowest_total():
 
 
 def test_nobody_gets_both_the_runner_up_and_the_booby_prize():
-    """Found by QA: four players, three tied on 20 behind the winner, were each both runner-up
+    """Four players, three tied on 20 behind the winner, were each both runner-up
     and booby. The booby's total must be below the runner-up's as it must be below the winners':
     the three are runner-up, and there is no booby."""
     won = prizes(rank([R("Ann", 30), R("Bob", 20), R("Cat", 20), R("Dan", 20)]))
@@ -161,7 +161,7 @@ def test_a_game_prize_may_go_to_a_winner_runner_up_or_booby():
 
 
 def test_bots_keep_their_rank_but_win_no_prize_and_ties_are_among_people():
-    """Found by QA: "Bot 1" (a seat filler) was runner-up, booby and "most" of the game's fact.
+    """"Bot 1" (a seat filler) was runner-up, booby and "most" of the game's fact.
     A bot is ranked and shown like anyone; the prizes are counted among the people."""
     ranked = rank([
         R("Bot 1", 60, declarations=3, bot=True), R("Ann", 40, declarations=1), R("Bob", 40, declarations=1),

@@ -136,7 +136,7 @@ def test_three_phones_play_an_alice_hand_to_its_end(tmp_path):
         expect(second.locator("#status")).to_have_text(f"It is {names[0]}’s turn.")
         assert second.locator("#alice-row button.c:not([disabled])").count() == 0  # not their turn
 
-        # A card of her sets face up in the row is taken from there, not asked for (found by QA:
+        # A card of her sets face up in the row is taken from there, not asked for (
         # asking for it always failed, nobody holding it): her set C's C2 to C4 are in the row.
         row = first.eval_on_selector_all("#alice-row button.c", "bs => bs.map(b => b.dataset.card)")
         in_row = first.eval_on_selector_all("#hand .c.in-row", "bs => bs.map(b => b.dataset.card)")

@@ -118,7 +118,7 @@ async def test_when_the_asked_seats_time_runs_out_the_card_is_handed_over_also_a
 
 
 async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_table_no_phone_has_open(organiser):
-    """Found by QA: after a restart a hand played on the phones stood still (bots, the answer
+    """After a restart a hand played on the phones stood still (bots, the answer
     clock) until a page of its own table connected; the phones were elsewhere. The organiser's
     dashboard connecting sets every table of the drive going again."""
     from asgiref.sync import sync_to_async

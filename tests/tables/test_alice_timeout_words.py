@@ -1,4 +1,4 @@
-"""Found in a walkthrough: when an Alice answer's time ran out, a phone's log said "Time ran out
+"""When an Alice answer's time ran out, a phone's log said "Time ran out
 for Bob." and no more where the asker's Cheshire Cat question lapsed (the turn passed: said
 nowhere), and twice where the asked seat's did ("Time ran out for Bob." then "Time ran out: Bob
 handed A5 to Ann."). Each lapse is now one line saying what followed."""

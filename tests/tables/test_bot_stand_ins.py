@@ -31,7 +31,7 @@ def test_a_bot_stands_in_for_a_player_who_left_until_the_seat_is_given_back(tran
     page = client.post(f"/{drive.join_code}/tables/{table.pk}/stand-in", {"seat": "2", "playing": "1"},
                        follow=True).content.decode()
     # Said as it is: for this hand at most (the next seats people, not bots), and what to do for
-    # a player gone for good (found by QA: "until you give the seat back", and the next hand's
+    # a player gone for good ("until you give the seat back", and the next hand's
     # table waited for that seat).
     assert (f"A bot plays for <bdi>{players[2].name}</bdi> until you give the seat back, at the latest until this "
             "hand ends. Gone for good? Take them out of the drive in the dashboard’s Players list") in page
@@ -228,7 +228,7 @@ async def test_the_table_shows_whose_phone_has_not_joined_and_hears_when_it_join
 
 
 def test_the_hands_export_says_whose_seat_a_bot_played_for_some_of_the_hand(transactional_db, organiser):
-    """Found in a walkthrough: a hand where a bot stood in for a person was exported as if the
+    """A hand where a bot stood in for a person was exported as if the
     person had played it all. The hands CSV's ``bot_stood_in`` is 1 on the row of each player a
     bot played for, also once the seat was given back, and 0 on the others'."""
     import csv

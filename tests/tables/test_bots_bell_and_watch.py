@@ -111,7 +111,7 @@ def test_the_hands_export_says_which_hands_the_bell_ended(transactional_db, orga
 
 
 def test_a_table_the_bell_stopped_says_so_on_its_hands_page(transactional_db, organiser, organiser_client):
-    """Found by QA: a hand stopped by the bell showed "Confirmed" and its points, as a hand
+    """A hand stopped by the bell showed "Confirmed" and its points, as a hand
     played to the end does. (The dashboard shows the next hand once the bell has rung; its
     table cards and the hand's page are one template.)"""
     drive = digital_drive(organiser, 8, preferred_table_size=4)  # two tables on the phones

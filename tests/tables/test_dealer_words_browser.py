@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize(("drawn", "dealer", "words"), [
-    # Found by QA: "drew the Joker after 0 cards face up" when the first card was the Joker.
+    # "drew the Joker after 0 cards face up" when the first card was the Joker.
     (1, 0, "drew the Joker with the first card face up"),
     (2, 1, "drew the Joker after 1 card face up"),
     (3, 2, "drew the Joker after 2 cards face up"),

@@ -1,7 +1,7 @@
 """Film Fantasy's cards held in the player's own open offer, on a small phone in Chromium against
 daphne: they say so, seen and heard, and a tap says why it chooses nothing and what frees them.
 
-Found by QA: a bot played a seat for its player (the organiser's "A bot plays for X") and made an
+a bot played a seat for its player (the organiser's "A bot plays for X") and made an
 offer; the seat given back, the offered cards were only faded (one still tagged "(NEW)"), and a
 tap on them did nothing, with no word: the player had to find "You offer 3 cards… Withdraw"."""
 
@@ -114,7 +114,7 @@ HOLD_ANSWERS = """(() => {
 
 @pytest.mark.timeout(600)
 def test_a_double_tap_on_give_does_not_open_the_offer_just_taken_again(server, browser):
-    """Found by QA: Give tapped, the offer's own Accept button took its place under the finger
+    """Give tapped, the offer's own Accept button took its place under the finger
     while the exchange was on its way; a double tap's second opened the offer again, and once the
     exchange was made the phone said "That offer is no longer open". Its buttons wait for it now."""
     data = server.shell_json(S.ff_three_offers("double-give"))

@@ -97,7 +97,7 @@ async def test_a_game_screen_opened_after_the_close_shows_the_hand_just_played_t
 
 
 async def test_a_game_screen_opened_after_the_close_says_each_player_s_own_move(organiser):
-    """Found by QA: the close's "Move UP to Table 1" on a game screen gave way, at the screen's
+    """The close's "Move UP to Table 1" on a game screen gave way, at the screen's
     next look (its watchdog's, or a reconnect to another process), to "Hand 2 has not started
     yet: sit at Table 1", and a phone away at the close never had it. What a screen is told
     while the hand waits holds the player's move, as the close's instruction does; at a table
@@ -198,7 +198,7 @@ async def first_player(drive, sockets):
 
 async def reopened_after_the_hand(drive, player):
     """``player`` opens the game screen again, after their hand on the phones is
-    over: it shows that hand first, at its end, from their seat (found by QA: reloaded after the
+    over: it shows that hand first, at its end, from their seat (reloaded after the
     close or the drive's end, it showed nothing of it, where the screen left open keeps its
     result). Returns the socket and the frame that comes next."""
     socket = phone(drive, player)

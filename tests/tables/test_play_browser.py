@@ -114,7 +114,7 @@ def test_four_phones_play_a_hand_to_a_declaration(tmp_path):
         unable = next(p for p in pages if not p.is_enabled("#declare"))
         expect(unable.locator("#declare-why")).to_contain_text("two complete sets")  # why it cannot be tapped
         # A pass chosen, every card is still named by what a tap does: pass that one instead
-        # (found by QA: the others were named as bare cards).
+        # (the others were named as bare cards).
         first = pages[0]
         cards = first.eval_on_selector_all("#hand button.c", "bs => bs.map(b => b.dataset.card)")
         tap(first, f'#hand button.c[data-card="{pick(cards)}"]')
@@ -250,7 +250,7 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         card = ann_page.locator("#hand button.c").first.get_attribute("data-card")
         ann_page.locator(f'#hand button.c[data-card="{card}"]').first.click()
         expect(ann_page.locator(f'#hand button.c.chosen[data-card="{card}"]')).to_have_count(1)
-        # The line says what is left to do with a card chosen (found by QA: it still asked for cards).
+        # The line says what is left to do with a card chosen (it still asked for cards).
         expect(ann_page.locator("#status")).to_have_text(
             "Auction open: tap up to 2 cards more, or choose whom to offer it to and tap Offer.")
 
@@ -304,7 +304,7 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
         organiser.click("button:has-text('Close hand 1')")
         expect(ann_page.locator("#instruction")).to_be_visible()
         expect(ann_page.locator("#instruction")).to_contain_text(re.compile(r"(Move (UP|DOWN)|Stay at) .*Table \d"))
-        # One way back named so (found by QA: the page's own link beside the instruction's made two).
+        # One way back named so (the page's own link beside the instruction's made two).
         expect(ann_page.get_by_role("link", name="Back to the drive")).to_have_count(1)
         assert asked and "ring the bell" in asked[0]
         expect(ann_page.locator("#result")).to_contain_text("The hand is over")
@@ -313,7 +313,7 @@ def test_the_auction_keeps_a_half_made_choice_shows_offers_first_and_the_close_s
 @pytest.mark.timeout(600)  # a backstop: servers started on a busy machine
 def test_the_players_screen_says_a_bot_plays_their_seat_until_it_is_given_back(tmp_path):
     """The organiser has a bot stand in for Ann from the dashboard: Ann's open game screen says
-    so at once, offers nothing to tap meanwhile (found by QA: its cards stayed playable, and a tap
+    so at once, offers nothing to tap meanwhile (its cards stayed playable, and a tap
     was refused), and stops saying so when the seat is given back. (The bot takes its time here,
     60 s: while it waits, Ann's pass is still to choose, and her phone offers no card for it.)"""
     with live_server(tmp_path, BOT_DELAY_SECONDS="60") as server, chromium() as browser:

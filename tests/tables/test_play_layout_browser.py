@@ -123,7 +123,7 @@ def tab_through(page, cards: str) -> None:
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_every_card_and_control_can_be_brought_above_the_dock_at_the_largest_table(server, browser, setup):
-    """Found by QA: at seven players (twelve cards) a card sat under the dock at 360x640, and at
+    """At seven players (twelve cards) a card sat under the dock at 360x640, and at
     320x568 most of the hand did. The dock is sticky, so scrolling the page down brings each card
     whole above it (checked here); but a card focused from the keyboard stayed under the dock
     (failed before: the page now scrolls what a keyboard focuses up above the dock)."""
@@ -183,7 +183,7 @@ def in_sight_unscrolled(page, selector: str, state: str) -> None:
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_the_docks_own_lines_and_buttons_are_never_cut_off(server, browser, setup):
-    """Found by QA on a 320x568 phone: the dock (at most 45% of the screen) cut off its last line
+    """on a 320x568 phone: the dock (at most 45% of the screen) cut off its last line
     ("The auction is open (1 card left out of…") and, with an offer open, the Decline button,
     reachable only by scrolling inside the dock. Its content now fits it in every state: offers
     open, one being answered (only that offer, its buttons in sight), cards chosen to offer."""
@@ -215,7 +215,7 @@ def title(card: str) -> str:
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_choosing_cards_for_an_offer_counts_down_says_the_limit_and_gives_only_on_a_last_tap(server, browser):
-    """Found by QA: accepting an offer, "Tap 2 of your cards to give Gwen in exchange" did not
+    """Accepting an offer, "Tap 2 of your cards to give Gwen in exchange" did not
     count down after the first tap, and the exchange happened at the last tap, with no last look
     (a mis-tap gave the wrong card); offering, a fourth card's tap was silently ignored. The line
     now counts down, the cards chosen are given by a Give button naming them (a chosen card can

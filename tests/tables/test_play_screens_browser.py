@@ -99,7 +99,7 @@ def test_three_open_offers_keep_declare_and_every_card_in_reach_on_a_small_phone
     second = take_offer(page, offerers[1], 2)
     expect(page.locator("#hand button.c.new")).to_have_count(len(second))
     assert sorted(new_cards(page)) == sorted(second)
-    # A reload shows the same marks (found by QA: they were lost; the engine keeps them now).
+    # A reload shows the same marks (they were lost; the engine keeps them now).
     page.reload()
     expect(page.locator("#hand button.c.new")).to_have_count(len(second))
     assert sorted(new_cards(page)) == sorted(second)
@@ -188,7 +188,7 @@ WAITED = """() => { const w = document.querySelector('#seats li.waiting'), b = d
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_the_player_waited_for_stays_in_sight_when_long_names_wrap_the_seats(server, browser):
-    """Found by QA: at 360 px, long names wrapped the seats' chips past their two-line box, and the
+    """At 360 px, long names wrapped the seats' chips past their two-line box, and the
     chip of the player whose turn it was sat hidden below it, with no sign that the box scrolls.
     The seats' row no longer scrolls: every chip is in sight (test_seat_chips_browser.py)."""
     data = server.shell_json(S.alice_long_names("alice-long"))
@@ -319,7 +319,7 @@ def test_a_seat_waiting_for_its_hand_shows_only_where_to_sit_until_it_starts(ser
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hands_result(server, browser):
-    """Found by QA: a game screen opened (reloaded) after the organiser closed the hand said only
+    """A game screen opened (reloaded) after the organiser closed the hand said only
     that the next hand had not started, and after the drive's end only that it had finished: the
     hand just played, and its result, were gone. The result stays, under where to go now."""
     data = server.shell_json(S.finished("reload-done", "wonderland"))
@@ -341,7 +341,7 @@ def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hand
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("slug", [g.slug for g in all_games()])
 def test_a_finished_hand_at_a_table_of_several_says_who_moves_up(server, browser, slug):
-    """Found by QA: Film Fantasy's end-of-hand box never said who moves, where the other games'
+    """Film Fantasy's end-of-hand box never said who moves, where the other games'
     do. Table 1 of a drive of two tables: the box names the mover and says the mover moves up."""
     script = S.finished(f"{slug}-moves", slug)
     names = re.search(r"services\.add_players\(drive, (\[[^]]*\])\)", script).group(1)
@@ -443,7 +443,7 @@ BELL = {"film-fantasy": "The organiser rang the bell: each player scores the bes
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("slug", [g.slug for g in all_games()])
 def test_every_game_says_alike_that_the_organiser_rang_the_bell(server, browser, slug):
-    """Found in a walkthrough: "Close anyway" ended a hand in play on the phones, and Film
+    """"Close anyway" ended a hand in play on the phones, and Film
     Fantasy's screen said "The hand was stopped." where the other games' said "The organiser
     ended the hand.", with the bell in the log."""
     data = server.shell_json(S.bots_played(f"{slug}-bell", slug, moves=2))
@@ -464,7 +464,7 @@ def test_every_game_says_alike_that_the_organiser_rang_the_bell(server, browser,
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_joins(server, browser):
-    """Found by QA: a hand on the phones waited for a player whose phone had been signed out (or
+    """A hand on the phones waited for a player whose phone had been signed out (or
     never joined), and the table's phones showed only whose turn it was: nobody at the table
     knew why nothing moved, nor that the organiser can have a bot play the seat."""
     data = server.shell_json(S.ff_dealt("ff-away"))
@@ -500,7 +500,7 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_both_copies_of_a_card_can_be_chosen_and_offered_at_a_table_of_two_packs(server, browser):
-    """Found by QA: at a table of six (two packs) a player holding two copies of a card could not
+    """At a table of six (two packs) a player holding two copies of a card could not
     choose both: the second tap unchose the first, as a card was chosen by its name."""
     data = server.shell_json(S.ff_two_copies("ff-copies"))
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
@@ -547,7 +547,7 @@ def test_a_hand_closed_whose_last_view_never_came_leaves_no_live_controls(server
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_a_second_copy_taken_beside_one_held_is_the_only_one_marked_new(server, browser):
-    """Found by QA: a player holding a White Rabbit took the row's other one, and both were
+    """A player holding a White Rabbit took the row's other one, and both were
     marked "new" (and stayed so)."""
     data = server.shell_json(S.alice_two_rabbits("alice-rabbits"))
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
@@ -558,7 +558,7 @@ def test_a_second_copy_taken_beside_one_held_is_the_only_one_marked_new(server, 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_the_second_tap_of_a_double_tap_that_sent_a_move_lands_on_nothing(server, browser):
-    """Found by QA: a double tap on a player's name in Alice's ask list sent the ask, the list
+    """A double tap on a player's name in Alice's ask list sent the ask, the list
     closed, and the second tap followed "Back to the drive", which had moved up under the
     finger. A link tapped within a moment of a move sent is not followed; later it is (the
     game's own buttons are never held back: the other browser tests play quick moves)."""

@@ -1,14 +1,14 @@
 """The seats' chips on a small phone (360 and 320 px wide) in Chromium, against daphne, for each
 game's largest table with long names, a right-to-left name and a player with no phone.
 
-Found by QA: at 360 px the chips scrolled in a two-line box, and a player could not see every
+at 360 px the chips scrolled in a two-line box, and a player could not see every
 seat: at a table of four the first player's chip was scrolled out of sight, with nothing showing
 it was there; at a table of five a phone said "Dora asks you for G5" while Dora's chip was
 hidden. Every chip now stands whole in the screen: inside the seats' row (which does not
 scroll), inside the screen, not cut, and on top at its centre; a name too long for its chip ends
 in an ellipsis, with the whole name in the chip's title.
 
-Found by QA later: at 320 px a name was cut to about five letters ("Barth… (bot)", "Zoë Ñ…  · 5
+later: at 320 px a name was cut to about five letters ("Barth… (bot)", "Zoë Ñ…  · 5
 cards": the blank after the ellipsis is the rest of the cut name's box) with room to spare in the
 row. A common name (ten to twelve letters) now shows whole at 320 and 360 px, so with no blank."""
 

@@ -113,7 +113,7 @@ async def test_a_card_the_rules_forbid_is_refused_in_their_words_and_changes_not
     await sockets[follower].send_json_to(action("play", view["version"], card=forbidden))
     reply = await until(sockets[follower], lambda f: f["type"] in ("ok", "error"))
     assert reply["type"] == "error"
-    # In the phone's words, not the codes of the public API (found by QA: "S3 was led").
+    # In the phone's words, not the codes of the public API ("S3 was led").
     words = {"S": "star", "P": "plain", "N": "number"}
     named = f"{words[card[0]]} {card[1:]}"
     assert (f"You hold the mate of {named}: play " in reply["message"]) if view["must"]["rule"] == "mate" else (
