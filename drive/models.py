@@ -174,7 +174,9 @@ class LateEntry(models.Model):
     """A result a phone sent for a hand the organiser had already closed (kept on the phone while
     it had no connection, and sent once it was back): not counted, and nothing else changed, but
     kept for the organiser, whose dashboard shows it until they apply it to that table's result
-    (a correction) or set it aside. One a client key: the phone's resends are the same entry."""
+    (a correction) or set it aside. One a client key: the phone's resends are the same entry.
+    A dispute sent late likewise (``reason``: what the player said is wrong; ``summary``: the
+    result as the phone showed it), so that a complaint is never lost to the organiser."""
 
     drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="late_entries")
     table = models.ForeignKey(TableHand, on_delete=models.CASCADE, related_name="late_entries")
@@ -183,6 +185,8 @@ class LateEntry(models.Model):
     client_key = models.CharField(max_length=64, unique=True)
     received_at = models.DateTimeField(auto_now_add=True)
     settled = models.BooleanField(default=False, help_text="Applied to the table's result, or set aside.")
+    reason = models.CharField(max_length=200, blank=True,
+                              help_text="A dispute sent late: what the player said is wrong (blank for an entry).")
 
     class Meta:
         ordering = ["received_at", "id"]

@@ -430,8 +430,15 @@ def confirm(request, code: str):
 def dispute(request, code: str):
     def act(drive, player, seen, shown):
         reason = without_control_characters(request.POST.get("reason", ""))
-        write_sync(results.dispute, drive, player, seen_revision=seen, shown=shown, reason=reason)
-        messages.warning(request, "Disputed: the organiser has been told and will settle it.")
+        try:
+            write_sync(results.dispute, drive, player, seen_revision=seen, shown=shown, reason=reason)
+        except DriveError:  # sent after its hand's close (kept offline)? Then kept for the organiser
+            kept = write_sync(results.keep_late_dispute, drive, player, shown, seen, reason)
+            if kept is None:
+                raise
+            messages.warning(request, kept)
+        else:
+            messages.warning(request, "Disputed: the organiser has been told and will settle it.")
 
     return _judge(request, code, act)
 

@@ -320,6 +320,37 @@ def keep_late_entry(drive: Drive, player: Player, table: TableHand, summary: dic
             f"Table {table.number}'s result.")
 
 
+@transaction.atomic
+def keep_late_dispute(drive: Drive, player: Player, shown: Shown, seen_revision: int, reason: str) -> str | None:
+    """A dispute of the result ``shown`` was for, sent after the organiser closed its hand (kept
+    on the phone while it had no connection): kept for the organiser as a ``LateEntry`` with the
+    player's ``reason`` and the result as the phone showed it, shown on the dashboard until they
+    correct the result or set it aside; nothing counts or moves. None (the refusal stands as it
+    was) unless the player sat at that table, gave a reason, and the result is still the one
+    they were shown, accepted by the close unjudged (no player confirmed or disputed it, the
+    organiser has not changed it). What the phone is told."""
+    drive = lock(drive)
+    table = late_table(drive, player, shown)
+    reason = clean_name(reason or "")[:200]
+    if table is None or not reason:
+        return None
+    result = one_or_none(Result.objects.filter(table=table))
+    if (result is None or result.source != Result.Source.PHONE or result.revision != seen_revision
+            or result.entered_by_id == player.pk or result.confirmed_by_id is not None):  # refused as before the close
+        return None
+    late, made = LateEntry.objects.get_or_create(
+        client_key=f"dispute-{result.pk}-{result.revision}-{player.pk}",
+        defaults={"drive": drive, "table": table, "player": player, "summary": result.summary, "reason": reason})
+    over = (f"Your dispute was for hand {table.hand.number}, which the organiser closed before it arrived "
+            f"({hand_now(current_hand(drive))})")
+    if late.settled:
+        return f"{over}: the organiser has read it, and Table {table.number}'s result stands as recorded."
+    if made:
+        live.drive_changed(drive.pk)  # the organiser's dashboard shows it
+    return (f"{over}, so Table {table.number}'s result counts as entered for now: the organiser has your dispute, "
+            "and can still correct it.")
+
+
 def _result_to_judge(drive: Drive, player: Player, seen_revision: int, shown: Shown,
                      judged: str) -> tuple[TableHand, Result, bool]:
     """The table's entry that ``player`` confirms or disputes (``judged``: the status that

@@ -303,12 +303,14 @@ def result_edit(request, drive_id: int, table_id: int):
     late_entries = selectors.late_entries_of(drive, table)
     if request.method == "POST" and "set_aside" in request.POST:  # the result as recorded stands
         if write_sync(services.set_aside_late_entries, drive, table):
-            messages.success(request, f"Table {table.number}, hand {table.hand.number}: the result sent late is set "
-                                      "aside; the result as recorded stands.")
+            what = "what was sent late is" if len(late_entries) > 1 else (
+                "the dispute sent late is" if late_entries and late_entries[0].reason else "the result sent late is")
+            messages.success(request, f"Table {table.number}, hand {table.hand.number}: {what} set aside; the result "
+                                      "as recorded stands.")
         return _back(drive)
     # ``?late=<id>`` (the dashboard's link): the form holds the answers a phone sent late, beside
     # the result as recorded, with the reason said; saved, they are applied as a correction.
-    applying = next((late for late in late_entries if str(late.pk) == request.GET.get("late")), None)
+    applying = next((late for late in late_entries if str(late.pk) == request.GET.get("late") and not late.reason), None)
     seen, seen_status = None, None
     if request.method == "POST":
         seen_status = _shown_status(request)
