@@ -3,7 +3,7 @@ packs (``WonderlandHand.from_deck``), each exact, beside the examples of test_wo
 the mate rule in whole tricks (a later player's mate, mates to several, a mate that does not
 take), a two-player hand through its four deals, the mover's ties reached by play and the bell,
 the Pool of Tears card left unused at five and six players, and the entry of a hand played with
-cards, at the game and through the drive's service (docs/rules.md, "The Game of Alice in
+cards, at the game, through the drive's service and on the organiser's preview (docs/rules.md, "The Game of Alice in
 Wonderland")."""
 
 import pytest
@@ -286,3 +286,32 @@ def test_the_drives_entry_refuses_impossible_totals_naming_the_players_and_the_h
         assert str(exc.value).startswith(message), str(exc.value)
     o = services.outcome_for(drive, 4, entry(0, 1, [0, 2, 0, 0], [12, 12, 12, 16]), names)
     assert o.points == [0, 40, 0, 10] and o.mover == 1
+
+
+def form(dealer, pool, pairs, cards, stopped=False):
+    """The result form's answers (the entry's questions, as the pages send them)."""
+    data = {"dealer": str(dealer), "pool_of_tears": "none" if pool is None else str(pool), "stopped": str(stopped)}
+    for i, (p, c) in enumerate(zip(pairs, cards)):
+        data[f"seat{i}_pairs"], data[f"seat{i}_cards"] = str(p), str(c)
+    return data
+
+
+@pytest.mark.django_db
+def test_the_organisers_preview_shows_the_top_scorer_and_refuses_impossible_totals_by_name(organiser_client, organiser):
+    drive = make_drive(organiser, 0, game="wonderland", preferred_table_size=3)
+    services.add_players(drive, ["Ann", "Bob", "Cy"])
+    organiser_client.post(f"/drives/{drive.pk}/draw", {"hand": "0"})
+    assert organiser_client.post(f"/drives/{drive.pk}/start", {"hand": "1"}).status_code == 302
+    table = drive.hands.get().tables.get()
+    names = [s.player.name for s in table.seats.select_related("player").order_by("position")]
+    url = f"/drives/{drive.pk}/results/{table.pk}/preview"
+    # 20 each for two pairs and for the Pool of Tears card: more cards (18 against 15) win it
+    answer = organiser_client.post(url, form(0, 1, [2, 0, 0], [15, 18, 18])).json()
+    assert [(r["points"], r["won"]) for r in answer["points"]] == [(20, False), (20, True), (0, False)]
+    # 10 each, Alice unused: 18 cards for seats 0 and 2; the dealer (seat 1)'s left, seat 2, first
+    answer = organiser_client.post(url, form(1, None, [1, 1, 1], [18, 15, 18])).json()
+    assert [(r["points"], r["won"]) for r in answer["points"]] == [(10, False), (10, False), (10, True)]
+    answer = organiser_client.post(url, form(0, 0, [0, 3, 0], [27, 3, 21])).json()
+    assert answer == {"ok": False, "message": f"\u2068{names[1]}\u2069: 3 pairs need 6 cards, but only 3 were taken."}
+    answer = organiser_client.post(url, form(0, None, [0, 0, 0], [18, 18, 18])).json()
+    assert answer["message"] == "54 cards taken in all, but at 3 players only 51 are played in a hand."
