@@ -1,9 +1,8 @@
 """A result kept on a phone while it had no connection, and sent after the organiser closed its
-hand with "Close anyway" (the phone was told "tell the organiser, who
-can still correct hand 1's results", and the organiser was shown nothing: the answers were lost
-to them, to be asked for again across the hall). Now it is kept, not counted: the dashboard
-names it until the organiser applies it to that table's result (its answers filled in beside
-those recorded, saved as a correction) or sets it aside; the phone is told so."""
+hand with "Close anyway": kept, not counted (its answers are never lost to the organiser, to be
+asked for again across the hall); the dashboard names it until the organiser applies it to that
+table's result (its answers filled in beside those recorded, saved as a correction) or sets it
+aside; the phone is told so."""
 
 from __future__ import annotations
 
