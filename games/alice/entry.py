@@ -127,6 +127,10 @@ def read_summary(players: int, summary: Any) -> tuple[list[int], int, int | None
         # A hand played out ends with the eighth set laid (the rules' "End and scoring").
         raise GameError(f"{sum(sets)} set{'s' if sum(sets) != 1 else ''} entered in all, but a hand played out "
                         f"ends when all {len(SETS)} are laid: count the sets again, or say the bell stopped the hand.")
+    if stopped is True and sum(sets) == len(SETS):
+        # The eighth set laid ends the hand: the bell cannot have stopped it (the question's "No").
+        raise GameError(f"All {len(SETS)} sets entered, so the hand was played out, not stopped by the bell: "
+                        f"answer \"Yes: all {len(SETS)} sets were laid\", or count the sets again.")
     return sets, dealer, last  # type: ignore[return-value]
 
 

@@ -214,6 +214,8 @@ class AliceHand:
         if self.pending is not None or seat != self.turn:
             self._check_turn(seat)
         card = action["card"]
+        if not self.row:  # (the seat to play then holds a set card: one that holds none is skipped)
+            raise GameError("The row is empty: ask another player for a card.")
         if not isinstance(card, str) or card not in self.row:
             if not isinstance(card, str):
                 raise GameError("Name a card of the row to take.")
