@@ -12,12 +12,12 @@ from typing import Any
 
 from .cards import FILM_CARDS, ICE_CARDS, JOKER, REGULAR_FILMS, check_players, end_hand_size, packs_for
 from .scoring import holding_points
-from .summary import ICE_GROUPS
+from .summary import FIVE_ANSWER, ICE_GROUPS
 
 ICE_CHOICES = [
     ["none", "No Ice Follies group"],
     ["four", "The Ice Follies four (+5)"],
-    ["five", "The four with the Joker (+10)"],
+    ["five", FIVE_ANSWER],
     ["joker_three", "Joker with three Ice Follies (+5)"],
     ["joker", "The Joker alone (-5)"],
 ]

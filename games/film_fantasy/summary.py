@@ -24,6 +24,8 @@ ICE_GROUPS: dict[str, tuple[tuple[int, int, int, int], int]] = {
     "joker_three": ((1, 1, 1, 0), 1),  # which three does not change any score; 1-2-3 is the representative
     "joker": ((0, 0, 0, 0), 1),
 }
+# The entry form's answer for the set of five (entry.ICE_CHOICES), named in the refusal below.
+FIVE_ANSWER = "The four with the Joker (+10)"
 _SUMMARY_KEYS = {"declarer", "nine_card", "holdings", "dealer"}
 _HOLDING_KEYS = {"sets", "ice", "ice2"}
 
@@ -85,7 +87,8 @@ def representative_hands(players: int, summary: dict[str, Any]) -> tuple[list[li
             if not isinstance(g, str) or g not in ICE_GROUPS:
                 raise GameError(f"Seat {seat}: Ice Follies group must be one of {sorted(ICE_GROUPS)}, not {g!r}.")
         if sorted(seat_groups) == ["four", "joker"]:
-            raise GameError(f"Seat {seat}: a Joker beside an Ice Follies four is a set of five: enter 'five'.")
+            raise GameError(f"Seat {seat}: a Joker beside an Ice Follies four is a set of five: choose "
+                            f"\"{FIVE_ANSWER}\" in place of the two groups.")
         sets.append(k)
         groups.append([g for g in seat_groups if g != "none"])
 
