@@ -116,8 +116,38 @@
         var badge = card.querySelector(".badge");
         if (badge) { badge.className = "badge st-" + r.status; badge.textContent = r.status_label; }
       }
+      if (r.status !== "playing") unring(String(r.table));
+      if (r.progress.done >= r.progress.total) {
+        // Every table done: nothing is left to close "anyway" (its question spoke of tables
+        // without a result), until the full update that follows says the same.
+        document.querySelectorAll('form input[name="force"]').forEach(function (input) { input.form.hidden = true; });
+      }
     }
     if (r.totals) document.querySelectorAll("table[data-standings]").forEach(function (t) { retotal(t, r.totals, r.ranks || []); });
+  }
+  /* The close's question "Table 1 still playing on the phones: ring the bell?" (its form's
+     data-bell: "1, 3") no longer names a table whose hand is over, and goes with the last one:
+     else a close clicked before the full update came asked to ring a bell on a finished hand
+     (a "no" closed nothing; a test's dismissed dialog, likewise). */
+  function tableWords(numbers) {
+    if (!numbers.length) return "";
+    var list = numbers.length === 1 ? numbers[0] : numbers.slice(0, -1).join(", ") + " and " + numbers[numbers.length - 1];
+    return "Table" + (numbers.length > 1 ? "s " : " ") + list;
+  }
+  function unring(table) {
+    document.querySelectorAll("form[data-bell]").forEach(function (form) {
+      var before = form.getAttribute("data-bell").split(", ");
+      var after = before.filter(function (n) { return n !== table; });
+      if (after.length === before.length) return;
+      if (!after.length) {
+        form.removeAttribute("data-bell");
+        form.removeAttribute("onsubmit");
+        return;
+      }
+      form.setAttribute("data-bell", after.join(", "));
+      var ask = form.getAttribute("onsubmit") || "";
+      form.setAttribute("onsubmit", ask.replace(tableWords(before) + " still playing", tableWords(after) + " still playing"));
+    });
   }
   /* A closed hand's movement instruction for this phone: {"type": "instruction", "stamp",
      "hand", "html"} (the fragment's own `[data-instruction]` paragraph), shown at once on top

@@ -1,0 +1,61 @@
+"""A hand played on the phones ends; the dashboard counts the table done at once (the result's own
+message), its full update following later (``LIVE_GATHER_MS``). Meanwhile "Close hand 1" must not
+ask to ring a bell on a table whose hand is over, nor "Close anyway" stay offered."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import ORGANISER_PASSWORD
+from tests.browser_support import live_server, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+# The close's forms as the page holds them when its progress first reads every table done.
+AT_DONE = """() => {
+  const progress = document.querySelector('#progress');
+  if (!progress || progress.textContent !== '1 of 1 table done') return null;
+  const closes = [...document.querySelectorAll('form[action$="/close"]')];
+  return {asks: closes.filter(f => !f.hidden && f.getAttribute('onsubmit')).map(f => f.getAttribute('onsubmit')),
+          bell: closes.map(f => f.getAttribute('data-bell')).filter(Boolean),
+          anyway: closes.filter(f => !f.hidden && f.querySelector('input[name=force]')).length};
+}"""
+
+
+@pytest.mark.timeout(300)
+def test_closing_at_once_after_the_phones_finish_asks_nothing(tmp_path, browser):
+    # The full update waits its longest: the page lives on the result's own message meanwhile.
+    with live_server(tmp_path, BOT_DELAY_SECONDS="0.02", LIVE_GATHER_MS="5000",
+                     DJANGO_SUPERUSER_PASSWORD=ORGANISER_PASSWORD) as server:
+        server.manage("createsuperuser", "--noinput", "--username", "organiser", "--email", "o@example.com")
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        sign_in(page, server.url, "organiser", ORGANISER_PASSWORD)
+        page.click("text=New drive")
+        page.wait_for_load_state("load")
+        page.fill("input[name=name]", "Over on the phones")
+        page.select_option("select[name=game]", "wonderland")
+        page.select_option("select[name=target]", "hands")
+        page.fill("input[name=target_hands]", "1")
+        page.select_option("select[name=play_mode]", "digital")
+        page.click("button:has-text('Create the drive')")
+        page.fill("textarea[name=names]", "Ann\nBob")
+        page.click("button:has-text('Add players')")
+        page.click("button:has-text('Draw the seating')")
+        page.click("button:has-text('Start hand 1')")
+        panel = page.locator("#table-1 details")
+        panel.locator("summary").click()
+        for name in ("Ann", "Bob"):  # both have left: bots play the hand out
+            panel.get_by_role("button", name=re.compile(f"A bot plays for {name}")).click()
+            expect(page.locator(".messages")).to_contain_text(f"A bot plays for {name}")
+        expect(page.locator("#table-1 details")).to_have_attribute("open", "")
+        at_done = page.wait_for_function(AT_DONE, timeout=120_000, polling="raf").json_value()
+        assert at_done == {"asks": [], "bell": [], "anyway": 0}, at_done
+        asked = []
+        page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+        page.get_by_role("button", name="Close hand 1").click()
+        expect(page.locator("main")).to_contain_text("the final standings are frozen")
+        assert asked == []
+        page.close()
