@@ -57,6 +57,9 @@ def dashboard_context(view: selectors.DriveView) -> dict[str, Any]:
         # Each hand before this one has a page of its own, where its results are corrected.
         "earlier_hands": list(range(1, view.hand.number + view.drive.is_finished)) if view.hand else [],
         "disputes": disputes,
+        # The next hand's seating, shown after a close: who moved in, up or down (the board and
+        # the phones say it too); none once the hand has started, nor at the first hand.
+        "moved_in": view.moves if view.hand and view.hand.status == Hand.Status.SEATING and view.hand.number > 1 else {},
         # Results phones sent after their hand's close (kept offline): to apply or set aside.
         "late_entries": view.late_entries,
         "dispute_words": seating.table_words([t.number for t in disputes]),

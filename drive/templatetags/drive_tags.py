@@ -315,6 +315,14 @@ def board_moves(table, moves: dict, hand_number: int) -> list[tuple[str, str]]:
     return shown
 
 
+@register.simple_tag
+def moved_in(moves: dict, player_id: int):
+    """How ``player_id`` came to their seat at the close, when they moved up or down (a ``Move``),
+    else None: those who stay, and late arrivals, are not marked."""
+    move = moves.get(player_id) if moves else None
+    return move if move is not None and move.direction in ("up", "down") else None
+
+
 @register.filter
 def place(ranked) -> str:
     """A player's place as a sentence says it: "19th", or "joint 19th" when shared (the board's
