@@ -59,3 +59,48 @@ def test_closing_at_once_after_the_phones_finish_asks_nothing(tmp_path, browser)
         expect(page.locator("main")).to_contain_text("the final standings are frozen")
         assert asked == []
         page.close()
+
+
+# The close's question, and which tables show done, when the page's progress first reads one done.
+AT_ONE_DONE = """() => {
+  const progress = document.querySelector('#progress');
+  if (!progress || progress.textContent !== '1 of 2 tables done') return null;
+  const close = document.querySelector('form[action$="/close"]');
+  return {ask: close.getAttribute('onsubmit'), bell: close.getAttribute('data-bell'),
+          done: [...document.querySelectorAll('.table-card')].filter(c => c.dataset.status !== 'playing').map(c => c.id)};
+}"""
+
+
+@pytest.mark.timeout(300)
+def test_the_close_s_question_names_only_the_tables_still_playing(tmp_path, browser):
+    # Bots slow enough that the second table is still playing when the page has loaded after
+    # its last stand-in: the page then sees the first table's end as it comes.
+    with live_server(tmp_path, BOT_DELAY_SECONDS="0.15", LIVE_GATHER_MS="5000",
+                     DJANGO_SUPERUSER_PASSWORD=ORGANISER_PASSWORD) as server:
+        server.manage("createsuperuser", "--noinput", "--username", "organiser", "--email", "o@example.com")
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        sign_in(page, server.url, "organiser", ORGANISER_PASSWORD)
+        page.click("text=New drive")
+        page.wait_for_load_state("load")
+        page.fill("input[name=name]", "Two tables on the phones")
+        page.select_option("select[name=game]", "wonderland")
+        page.fill("input[name=preferred_table_size]", "2")
+        page.select_option("select[name=play_mode]", "digital")
+        page.click("button:has-text('Create the drive')")
+        page.fill("textarea[name=names]", "Ann\nBob\nCy\nDi")
+        page.click("button:has-text('Add players')")
+        page.click("button:has-text('Draw the seating')")
+        page.click("button:has-text('Start hand 1')")
+        for number in (1, 2):  # everybody has left: bots play both hands out, one table first
+            panel = page.locator(f"#table-{number} details")
+            if panel.get_attribute("open") is None:
+                panel.locator("summary").click()
+            while panel.get_by_role("button", name=re.compile("A bot plays for")).count():
+                panel.get_by_role("button", name=re.compile("A bot plays for")).first.click()
+                expect(page.locator(".messages")).to_contain_text("A bot plays for")
+        at_one = page.wait_for_function(AT_ONE_DONE, timeout=120_000, polling="raf").json_value()
+        assert len(at_one["done"]) == 1, at_one
+        playing = "2" if at_one["done"] == ["table-1"] else "1"
+        assert at_one["bell"] == playing
+        assert at_one["ask"].startswith(f"return confirm('Table {playing} still playing on the phones: ring the bell?"), at_one
+        page.close()
