@@ -2,14 +2,17 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but five things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
+websockets) but six things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
 431, which it calls "Unknown Status"), at start the process may open as many files as the system lets it
 (``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB drops the connection
 (``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
 ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
 the connection closed, and the server logs one line (logger ``config.server``). A
 ``Content-Length`` over the limit is refused as soon as the headers are in, before a byte of the
-body is read; a chunked body is counted as it arrives and cut off once past the limit.
+body is read; a chunked body is counted as it arrives and cut off once past the limit. A request
+whose line or headers twisted.web will not read (over 16 KB, more than 500 fields, malformed) is
+answered 414, 431 or 400 with a short message and one line in the log (``BoundedHTTPChannel``),
+where twisted.web closed the connection unanswered or answered a bare 400, unlogged.
 
 Why this needs a server of its own: daphne runs on twisted.web, whose ``Request`` reads the
 whole body (into memory, or a temporary file past 100 KB) before daphne hands the request to
@@ -21,8 +24,9 @@ request never reaches the application). daphne picks its request class in its
 ``HTTPFactory.buildProtocol`` and builds that factory in ``Server.run`` from the module-level
 name ``daphne.server.HTTPFactory``; ``Server.run`` below points that name at our factory, and
 daphne's ``CommandLineInterface.server_class`` (its documented hook) runs our ``Server``. Tested
-through real sockets by tests/security/test_body_limits.py, so a daphne that changes any of
-this fails there.
+through real sockets by tests/security/test_body_limits.py and
+tests/security/test_request_heads.py (``BoundedHTTPChannel`` overrides twisted.web's own hooks,
+some of them private), so a daphne or Twisted that changes any of this fails there.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from http import HTTPStatus
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
+from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
 from config.log_filters import without_private_links
 
@@ -97,15 +102,74 @@ class BoundedRequest(WebRequest):
         self.content = io.BytesIO()  # stays empty; closed with the connection
         self.requestHeaders.removeHeader(b"Expect")  # no "100 Continue" after the answer
         limit = body_limit()
-        logger.warning("Refused %s from %s (the limit is %s bytes): 413", body, getattr(self.client, "host", "?"), limit)
-        message = f"Request body too large: the limit is {limit // 1024} KB.\n".encode()
-        self.channel.transport.write(
-            b"HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(message), message))
-        self.channel.loseConnection()
+        answer_and_close(self.channel, 413, f"Refused {body} from {getattr(self.client, 'host', '?')} "
+                                            f"(the limit is {limit} bytes): 413",
+                         f"Request body too large: the limit is {limit // 1024} KB.")
+
+
+PHRASES = {413: "Content Too Large"}  # RFC 9110's words (Python before 3.13 says "Request Entity Too Large")
+
+
+def answer_and_close(channel: HTTPChannel, status: int, line: str, message: str) -> None:
+    """A plain-text answer written as it is, one line in the log, the connection closed."""
+    logger.warning("%s", line)
+    body = f"{message}\n".encode()
+    channel.transport.write(
+        b"HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
+        % (status, PHRASES.get(status, HTTPStatus(status).phrase).encode(), len(body), body))
+    channel.loseConnection()
+
+
+class BoundedHTTPChannel(HTTPChannel):
+    """twisted.web's connection, saying why when it will not read a request: a request line over
+    ``MAX_LENGTH`` (16 KB) is 414, a header line over it or headers over ``totalHeadersSize`` (16
+    KB) in all or more than ``maxHeaders`` (500) fields 431, a request it cannot parse (a
+    malformed request line, ``Content-Length`` or chunk; both a length and chunks) 400; each with
+    a short message and one line in the log (twisted.web closed the connection unanswered on a
+    line over 16 KB, and gave the rest a bare 400, neither logged). Nothing after it is read."""
+
+    refused = False
+
+    def dataReceived(self, data):
+        if not self.refused:
+            super().dataReceived(data)
+
+    def lineReceived(self, line):
+        if self._receivedHeaderSize + len(line) > self.totalHeadersSize:
+            return self.refuse_head(431, f"headers of over {self.totalHeadersSize} bytes")
+        return super().lineReceived(line)
+
+    def headerReceived(self, line):
+        if self._receivedHeaderCount >= self.maxHeaders:
+            self.refuse_head(431, f"more than {self.maxHeaders} header fields")
+            return False
+        return super().headerReceived(line)
+
+    def lineLengthExceeded(self, line):
+        if not self._receivedHeaderSize:  # the request's first line
+            return self.refuse_head(414, f"a request line of over {self.MAX_LENGTH} bytes")
+        return self.refuse_head(431, f"a header line of over {self.MAX_LENGTH} bytes")
+
+    def _respondToBadRequestAndDisconnect(self):  # twisted.web's own bare 400, for every request it cannot parse
+        self.refuse_head(400, "a request that could not be read (its request line, headers or chunks)")
+
+    def refuse_head(self, status: int, what: str) -> None:
+        if self.refused:
+            return
+        self.refused = True
+        peer = self.transport.getPeer() if self.transport is not None else None
+        words = {414: f"Request address too long: the limit is {self.MAX_LENGTH // 1024} KB.",
+                 431: f"Request headers too large: the limit is {self.totalHeadersSize // 1024} KB "
+                      f"and {self.maxHeaders} fields.",
+                 400: "This request could not be read."}[status]
+        answer_and_close(self, status, f"Refused {what} from {getattr(peer, 'host', '?')}: {status}", words)
 
 
 class BoundedHTTPFactory(HTTPFactory):
+    def protocol(self):  # (called by buildProtocol as twisted.web's own is: the channel, wrapped)
+        return _GenericHTTPChannelProtocol(BoundedHTTPChannel())
+
     def buildProtocol(self, addr):
         protocol = super().buildProtocol(addr)
         protocol.requestFactory = BoundedRequest

@@ -1,0 +1,125 @@
+"""A request whose line or headers the server will not read (config/server.py): a request line
+or headers over 16 KB, more than 500 header fields, a request framed so it cannot be read. Each
+is answered with a status and a short message, one line in the log, and the connection closed;
+nothing after it is read. Found by probing a running server: a header line over 16 KB (a huge
+cookie) closed the connection unanswered, and the other refusals were a bare "400 Bad Request"
+with nothing in the log.
+
+Each test talks to a real server over real sockets, with DEBUG off and on."""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+
+import pytest
+
+from tests.faults.support import Server, wait_for
+
+HEAD_LIMIT = 16 * 1024  # twisted.web's own limits on a line and on the request's line and headers
+
+
+@pytest.fixture(scope="module", params=["0", "1"], ids=["debug-off", "debug-on"])
+def server(request, tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("heads"))
+    s.env.update({"DEBUG": request.param, "SECRET_KEY": "request-heads-" + "k" * 50})
+    s.start()
+    yield s
+    s.stop()
+
+
+def log_of(server: Server) -> str:
+    return (server.data / "daphne.log").read_text()
+
+
+def send_raw(server: Server, data: bytes) -> bytes:
+    """``data`` sent as it is (as much as the server takes), and all the server answers until it
+    closes the connection."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        try:
+            sock.sendall(data)
+        except OSError:  # the server answered and closed before taking all of it: its answer waits
+            pass
+        answer = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+    return answer
+
+
+def head(server: Server) -> bytes:
+    return f"Host: 127.0.0.1:{server.port}\r\n".encode()
+
+
+REFUSALS = {
+    "a request line over 16 KB": (
+        lambda s: b"GET /?q=" + b"x" * (HEAD_LIMIT + 10) + b" HTTP/1.1\r\n" + head(s) + b"\r\n",
+        414, "address too long"),
+    "a cookie over 16 KB": (
+        lambda s: b"GET / HTTP/1.1\r\n" + head(s) + b"Cookie: a=" + b"x" * (HEAD_LIMIT + 10) + b"\r\n\r\n",
+        431, "headers too large"),
+    "a cookie over 16 KB, its line not yet ended": (
+        lambda s: b"GET / HTTP/1.1\r\n" + head(s) + b"Cookie: a=" + b"x" * (HEAD_LIMIT + 10),
+        431, "headers too large"),
+    "headers over 16 KB in all": (
+        lambda s: b"GET / HTTP/1.1\r\n" + head(s) + b"".join(b"X-%d: %s\r\n" % (i, b"y" * 1000) for i in range(20))
+        + b"\r\n",
+        431, "headers too large"),
+    "more than 500 header fields": (
+        lambda s: b"GET / HTTP/1.1\r\n" + head(s) + b"".join(b"X-%d: 1\r\n" % i for i in range(600)) + b"\r\n",
+        431, "headers too large"),
+    "a Content-Length that is no number": (
+        lambda s: b"POST /login/ HTTP/1.1\r\n" + head(s) + b"Content-Length: +30\r\n\r\n",
+        400, "could not be read"),
+    "a Content-Length and chunks": (
+        lambda s: b"POST /login/ HTTP/1.1\r\n" + head(s) + b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"3\r\nabc\r\n0\r\n\r\n",
+        400, "could not be read"),
+    "a malformed chunk": (
+        lambda s: b"POST /login/ HTTP/1.1\r\n" + head(s) + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n",
+        400, "could not be read"),
+    "a request line of no method, path and version": (
+        lambda s: b"GET\r\n" + head(s) + b"\r\n",
+        400, "could not be read"),
+}
+
+
+@pytest.mark.parametrize("what", list(REFUSALS))
+def test_a_request_the_server_will_not_read_is_answered_with_why_and_one_line_in_the_log(server, what):
+    build, status, says = REFUSALS[what]
+    start = len(log_of(server))
+    answer = send_raw(server, build(server))
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 %d " % status), (what, answer[:300])
+    headers, _, body = rest.partition(b"\r\n\r\n")
+    assert b"connection: close" in headers.lower() and b"text/plain" in headers
+    assert says.encode() in body.lower() and len(body) < 200, (what, body)
+    # The server is well, and its log has the refusal's one line, before the next request's.
+    try:
+        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    assert len(logged) == 1 and f": {status}" in logged[0] and "Refused" in logged[0], (what, logged)
+    assert "Traceback" not in log_of(server)[start:]
+
+
+def test_what_follows_a_refused_request_on_its_connection_is_not_read(server):
+    """A second request sent on the connection after a refused one is neither answered nor
+    logged."""
+    start = len(log_of(server))
+    answer = send_raw(server, b"GET / HTTP/1.1\r\n" + head(server) + b"Cookie: a=" + b"x" * (HEAD_LIMIT + 10)
+                      + b"\r\n\r\nGET /login/ HTTP/1.1\r\n" + head(server) + b"\r\n")
+    assert answer.count(b"HTTP/1.1 ") == 1 and answer.startswith(b"HTTP/1.1 431 ")
+    try:
+        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
+    except urllib.error.HTTPError:
+        pass
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    assert '"GET /login/"' not in log_of(server)[start:]
