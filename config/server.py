@@ -4,15 +4,17 @@ Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
 websockets) but six things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
 431, which it calls "Unknown Status"), at start the process may open as many files as the system lets it
-(``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB drops the connection
-(``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours), and an HTTP request whose body is over
+(``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB closes the socket
+(``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours) with a close code, as
+does every frame autobahn refuses, and one line in the log (``ClosingWebSocketProtocol``), and an HTTP request whose body is over
 ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` is answered ``413`` with a short plain-text message and
 the connection closed, and the server logs one line (logger ``config.server``). A
 ``Content-Length`` over the limit is refused as soon as the headers are in, before a byte of the
 body is read; a chunked body is counted as it arrives and cut off once past the limit. A request
 whose line or headers twisted.web will not read (over 16 KB, more than 500 fields, malformed) is
-answered 414, 431 or 400 with a short message and one line in the log (``BoundedHTTPChannel``),
-where twisted.web closed the connection unanswered or answered a bare 400, unlogged.
+answered 414, 431 or 400 with a short message and one line in the log (``BoundedHTTPChannel``)
+(left to twisted.web, a line over 16 KB closed the connection unanswered, the rest got a bare 400,
+unlogged).
 
 Why this needs a server of its own: daphne runs on twisted.web, whose ``Request`` reads the
 whole body (into memory, or a temporary file past 100 KB) before daphne hands the request to
@@ -40,6 +42,7 @@ from http import HTTPStatus
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
+from daphne.ws_protocol import WebSocketFactory, WebSocketProtocol
 from twisted.web.http import HTTPChannel, _GenericHTTPChannelProtocol
 
 from config.log_filters import without_private_links
@@ -228,8 +231,37 @@ class Server(daphne.server.Server):
 
     def run(self):
         raise_open_file_limit()
-        daphne.server.HTTPFactory = BoundedHTTPFactory  # the name Server.run builds its factory from
+        daphne.server.HTTPFactory = BoundedHTTPFactory  # the names Server.run builds its factories from
+        daphne.server.WebSocketFactory = ClosingWebSocketFactory
         super().run()
+
+
+class ClosingWebSocketProtocol(WebSocketProtocol):
+    """daphne's websocket, closed with a code and the reason when autobahn refuses what a client
+    sent (a frame over ``WEBSOCKET_MAX_FRAME_BYTES`` or a message over 1 MiB: 1009; a text frame
+    that is not UTF-8, a close reason that is not: 1007; a frame against the protocol: an
+    unmasked one, reserved bits or opcodes, a continuation with nothing to continue, a control
+    frame over 125 bytes: 1002), and one line in the log. autobahn's default (``failByDrop``)
+    dropped the connection, no close code, no line. What arrives after the close is read only
+    to be thrown away, for a second at most (``closeHandshakeTimeout``), then the connection is
+    dropped."""
+
+    def onClose(self, wasClean, code, reason):
+        if self.failedByMe and self.localCloseCode is not None:  # (autobahn's own refusal: nothing else sets it)
+            why = (self.localCloseReason or b"").decode("utf-8", "replace")
+            path = getattr(self, "path", b"?")  # (as it came, percent-encoded: set once the handshake is read)
+            path = path.decode("ascii", "replace") if isinstance(path, bytes) else str(path)
+            client = getattr(self, "client_addr", None)
+            logger.warning("Refused a websocket frame from %s on %s: %s %s", client[0] if client else "?",
+                           without_private_links(path), self.localCloseCode, why)
+        super().onClose(wasClean, code, reason)
+
+
+class ClosingWebSocketFactory(WebSocketFactory):
+    protocol = ClosingWebSocketProtocol
+
+    def setProtocolOptions(self, **options):
+        super().setProtocolOptions(**{**options, "failByDrop": False})
 
 
 # The longest websocket frame a client may send, in bytes: daphne's own option

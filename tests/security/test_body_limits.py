@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import select
 import socket
+import struct
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -183,9 +184,10 @@ def test_a_file_part_in_a_phones_entry_is_refused_and_the_same_entry_without_it_
 
 
 def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, drive):
-    """Every socket refuses a frame over 4,096 characters with an error frame; daphne drops a
-    frame over 64 KiB (``config.server.WEBSOCKET_MAX_FRAME_BYTES``) and a message over 1 MiB sent
-    in fragments (its own limit, which holds the server's messages too: see the next test)."""
+    """Every socket refuses a frame over 4,096 characters with an error frame; the server closes
+    the socket on a frame over 64 KiB (``config.server.WEBSOCKET_MAX_FRAME_BYTES``) and a message
+    over 1 MiB sent in fragments (daphne's own limit, which holds the server's messages too: see
+    the test after next), with the close code 1009."""
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
@@ -197,15 +199,83 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
             ws.recv(timeout=10)  # the snapshot
             ws.send('{"type": "ping", "pad": "' + "x" * 20_000 + '"}')  # over the sockets' own limit
             assert ws.recv(timeout=10)  # answered (an error frame): the socket is still open
-            # daphne drops the connection (no close code): the send itself may meet the drop
+            # The server closes the socket (1009) as soon as the frame's header, or the fragment
+            # past the limit, is in: the rest of the send may meet the closed connection
             # (connection reset), or a read does; on a busy machine a frame the server sent
             # before it (a live update) may be read first (found under load). A socket left
             # open fails the test: its reads time out, or 50 frames come.
-            with pytest.raises((ConnectionClosed, ConnectionError)):
+            with pytest.raises((ConnectionClosed, ConnectionError)) as closed:
                 ws.send(too_long[0] if len(too_long) == 1 else iter(too_long))  # whole, or two fragments
                 for _ in range(50):
                     ws.recv(timeout=30)
                 raise AssertionError("the socket stayed open after a frame over the limit")
+            if isinstance(closed.value, ConnectionClosed) and closed.value.rcvd is not None:
+                assert closed.value.rcvd.code == 1009
+
+
+def raw_frame(opcode: int, payload: bytes, *, masked: bool = True) -> bytes:
+    """A client's websocket frame as it is, final, masked with zeros unless ``masked`` is False."""
+    length = (struct.pack("!B", len(payload)) if len(payload) < 126 else
+              struct.pack("!BH", 126, len(payload)) if len(payload) < 65536 else struct.pack("!BQ", 127, len(payload)))
+    return bytes([0x80 | opcode, length[0] | (0x80 if masked else 0)]) + length[1:] + (b"\0" * 4 if masked else b"") + payload
+
+
+def closed_with(server: Server, path: str, frame: bytes) -> tuple[int, str]:
+    """The close code and reason the server answers ``frame`` with, on a socket to ``path``."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {server.url}\r\n"
+                      "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += sock.recv(65536)
+        assert received.startswith(b"HTTP/1.1 101 "), received
+        received = received.split(b"\r\n\r\n", 1)[1]
+        try:
+            sock.sendall(frame)
+        except OSError:
+            pass
+        while True:  # frames the server sent (the board's snapshot), then its close frame, then the end
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            received += chunk
+    while received:
+        opcode, length, at = received[0] & 0x0F, received[1] & 0x7F, 2
+        if length == 126:
+            length, at = struct.unpack("!H", received[2:4])[0], 4
+        elif length == 127:
+            length, at = struct.unpack("!Q", received[2:10])[0], 10
+        payload, received = received[at:at + length], received[at + length:]
+        if opcode == 0x8:
+            return struct.unpack("!H", payload[:2])[0], payload[2:].decode()
+    raise AssertionError("the connection ended without a close frame")
+
+
+@pytest.mark.parametrize(("frame", "code", "says"), [
+    (raw_frame(0x1, b'{"type": "ping", "nonce": "\xff"}'), 1007, "invalid UTF-8"),
+    (raw_frame(0x1, b'{"type": "\xed\xa0\x80"}'), 1007, "invalid UTF-8"),  # a surrogate, encoded
+    (raw_frame(0x1, b'{"type": "ping"}', masked=False), 1002, "unmasked"),
+    (raw_frame(0x3, b"x"), 1002, "reserved opcode"),
+    (raw_frame(0x0, b"x"), 1002, "continuation"),
+    (raw_frame(0x9, b"x" * 200), 1002, "control frame"),
+    (raw_frame(0x1, b"x" * (64 * 1024 + 1)), 1009, "exceeds payload limit"),
+], ids=["not-utf8", "surrogate", "unmasked", "opcode", "continuation", "long-ping", "over-64-kib"])
+def test_a_frame_the_websocket_layer_refuses_is_answered_with_a_close_code_and_one_line_in_the_log(
+        server, drive, frame, code, says):
+    """Found by probing: autobahn dropped the connection on such a frame, no close code, no line
+    in the log (``config.server.ClosingWebSocketProtocol``)."""
+    start = len(log_of(server))
+    for path in ("/ws/health/", f"/ws/drive/{drive['code']}/board/"):
+        assert closed_with(server, path, frame)[0] == code
+        assert says in closed_with(server, path, frame)[1]
+    wait_for(lambda: log_of(server)[start:].count("Refused a websocket frame") >= 4, timeout=10, what="the log")
+    lines = [line for line in log_of(server)[start:].splitlines() if "Refused" in line]
+    assert len(lines) == 4 and all(f": {code} " in line and says in line for line in lines), lines
+    assert "Traceback" not in log_of(server)[start:]
 
 
 def test_a_big_drives_board_gets_its_whole_update_over_64_kib(server):
