@@ -236,6 +236,12 @@ class Server(daphne.server.Server):
         super().run()
 
 
+def printable(text: str) -> str:
+    """``text`` for a line of the log: a character that is not printable (a terminal's escape, a
+    line break) written as its escape."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 class ClosingWebSocketProtocol(WebSocketProtocol):
     """daphne's websocket, closed with a code and the reason when autobahn refuses what a client
     sent (a frame over ``WEBSOCKET_MAX_FRAME_BYTES`` or a message over 1 MiB: 1009; a text frame
@@ -246,14 +252,31 @@ class ClosingWebSocketProtocol(WebSocketProtocol):
     to be thrown away, for a second at most (``closeHandshakeTimeout``), then the connection is
     dropped."""
 
+    def failHandshake(self, reason, code=400, responseHeaders=None):
+        """An opening handshake refused: autobahn's own refusal (a key, version or Host it will not
+        take) is one line in the log, as it had none; one the application refused (a foreign
+        Origin, a path no consumer serves) is in daphne's access log already ("WSREJECT")."""
+        if not hasattr(self, "application_queue"):  # (daphne sets it once the request reaches the application)
+            logger.warning("Refused a websocket handshake from %s on %s: %s %s", self.peer_host(), self.path_as_sent(),
+                           code, printable(str(reason)[:200]))
+        super().failHandshake(reason, code, responseHeaders)
+
+    def peer_host(self) -> str:
+        client = getattr(self, "client_addr", None)
+        if client:
+            return client[0]
+        return getattr(self.transport.getPeer(), "host", "?") if self.transport is not None else "?"
+
+    def path_as_sent(self) -> str:
+        """The path as it came, a private link's token left out (autobahn's, set once the
+        handshake's request line is read)."""
+        return printable(without_private_links(str(getattr(self, "http_request_path", "?"))[:200]))
+
     def onClose(self, wasClean, code, reason):
         if self.failedByMe and self.localCloseCode is not None:  # (autobahn's own refusal: nothing else sets it)
             why = (self.localCloseReason or b"").decode("utf-8", "replace")
-            path = getattr(self, "path", b"?")  # (as it came, percent-encoded: set once the handshake is read)
-            path = path.decode("ascii", "replace") if isinstance(path, bytes) else str(path)
-            client = getattr(self, "client_addr", None)
-            logger.warning("Refused a websocket frame from %s on %s: %s %s", client[0] if client else "?",
-                           without_private_links(path), self.localCloseCode, why)
+            logger.warning("Refused a websocket frame from %s on %s: %s %s", self.peer_host(), self.path_as_sent(),
+                           self.localCloseCode, printable(why))
         super().onClose(wasClean, code, reason)
 
 

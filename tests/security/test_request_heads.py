@@ -123,3 +123,43 @@ def test_what_follows_a_refused_request_on_its_connection_is_not_read(server):
         pass
     wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
     assert '"GET /login/"' not in log_of(server)[start:]
+
+
+def upgrade(server: Server, path: str, **headers: str) -> bytes:
+    fields = {"Host": f"127.0.0.1:{server.port}", "Origin": server.url, "Upgrade": "websocket",
+              "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13",
+              **{name.replace("_", "-"): value for name, value in headers.items()}}
+    return f"GET {path} HTTP/1.1\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in fields.items()).encode() + b"\r\n"
+
+
+@pytest.mark.parametrize(("headers", "says"), [
+    ({"Sec_WebSocket_Key": "x"}, "Sec-WebSocket-Key"),
+    ({"Sec_WebSocket_Version": "99"}, "version"),
+    ({"Host": "127.0.0.1:abc"}, "port"),
+], ids=["key", "version", "port"])
+def test_a_websocket_handshake_the_server_will_not_read_is_one_line_in_the_log(server, headers, says):
+    """Found by probing: autobahn refused these with a 400 and nothing in the log."""
+    start = len(log_of(server))
+    answer = send_raw(server, upgrade(server, "/ws/health/", **headers))
+    assert answer.startswith(b"HTTP/1.1 400 ") and says.encode() in answer.split(b"\r\n")[0], answer[:300]
+    try:
+        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
+    except urllib.error.HTTPError:
+        pass
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    assert len(logged) == 1 and "Refused a websocket handshake" in logged[0] and says in logged[0], logged
+
+
+def test_a_socket_the_application_refuses_is_not_logged_twice(server):
+    """A socket refused by the application (a foreign Origin, a path no consumer serves) is in
+    daphne's access log already ("WSREJECT"): no line of ours besides."""
+    start = len(log_of(server))
+    for request in (upgrade(server, "/ws/health/", Origin="http://evil.example"), upgrade(server, "/ws/nothing-here/")):
+        assert send_raw(server, request).startswith(b"HTTP/1.1 403 ")
+    try:
+        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
+    except urllib.error.HTTPError:
+        pass
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    assert "Refused" not in log_of(server)[start:]
