@@ -194,6 +194,7 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
     from config.server import WEBSOCKET_MAX_FRAME_BYTES
 
     url = f"ws://127.0.0.1:{server.port}/ws/drive/{drive['code']}/board/"
+    start = len(log_of(server))
     for too_long in (["x" * (WEBSOCKET_MAX_FRAME_BYTES + 1)], ["x" * 60_000] * 18):
         with connect(url, origin=server.url, open_timeout=10, max_size=None) as ws:
             ws.recv(timeout=10)  # the snapshot
@@ -211,6 +212,9 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
                 raise AssertionError("the socket stayed open after a frame over the limit")
             if isinstance(closed.value, ConnectionClosed) and closed.value.rcvd is not None:
                 assert closed.value.rcvd.code == 1009
+    # Each is one line in the log, written as its connection ends (waited for: the next test
+    # counts the lines its own frames write).
+    wait_for(lambda: log_of(server)[start:].count("Refused a websocket frame") == 2, timeout=10, what="the log")
 
 
 def raw_frame(opcode: int, payload: bytes, *, masked: bool = True) -> bytes:
