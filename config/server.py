@@ -2,7 +2,7 @@
 
 Run it with daphne's own arguments: ``python -m config.server -b 0.0.0.0 -p 8000
 --websocket_timeout 86400 config.asgi:application``. Everything is daphne's (its command line,
-websockets) but six things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
+websockets) but seven things: the access log leaves out a private link's token (``AccessLog``), every status line names its code (Twisted's table lacks 429 and
 431, which it calls "Unknown Status"), at start the process may open as many files as the system lets it
 (``raise_open_file_limit``: every connection is one), a websocket frame over 64 KiB closes the socket
 (``WEBSOCKET_MAX_FRAME_BYTES``, daphne's own limit with a default of ours) with a close code, as
@@ -14,7 +14,8 @@ body is read; a chunked body is counted as it arrives and cut off once past the 
 whose line or headers twisted.web will not read (over 16 KB, more than 500 fields, malformed) is
 answered 414, 431 or 400 with a short message and one line in the log (``BoundedHTTPChannel``)
 (left to twisted.web, a line over 16 KB closed the connection unanswered, the rest got a bare 400,
-unlogged).
+unlogged). And a client's ``Daphne-Root-Path`` header is dropped (``BoundedRequest.process``): the
+root path is the server's own.
 
 Why this needs a server of its own: daphne runs on twisted.web, whose ``Request`` reads the
 whole body (into memory, or a temporary file past 100 KB) before daphne hands the request to
@@ -84,8 +85,21 @@ class BoundedRequest(WebRequest):
             super().handleContentChunk(data)
 
     def process(self):
-        if not self.refused:
-            return super().process()
+        if self.refused:
+            return None
+        # daphne takes a ``Daphne-Root-Path`` header as the site's root path, a proxy's to set: from
+        # a client on the Wi-Fi it moved every address of its pages (a 404, links and redirects
+        # under that path) and, not ASCII, was a server error. The root path is the server's own
+        # (daphne's ``--root-path``).
+        self.requestHeaders.removeHeader(b"daphne-root-path")
+        # daphne reads a websocket's subprotocols as ASCII (a server error and a traceback else).
+        if not all(v.isascii() for v in self.requestHeaders.getRawHeaders(b"sec-websocket-protocol", [])):
+            self.refused = True
+            answer_and_close(self.channel, 400, f"Refused a Sec-WebSocket-Protocol header that is not ASCII from "
+                                                f"{getattr(self.client, 'host', '?')}: 400",
+                             "This request's Sec-WebSocket-Protocol header is not ASCII.")
+            return None
+        return super().process()
 
     def setResponseCode(self, code, message=None):
         # Twisted knows no phrase for the newer codes (429 Too Many Requests, 431): without

@@ -52,6 +52,20 @@ def send_raw(server: Server, data: bytes) -> bytes:
     return answer
 
 
+def status_of(server: Server, data: bytes) -> bytes:
+    """The status line the server answers ``data`` with (the connection closed after it: a
+    socket accepted stays open)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(data)
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n")[0]
+
+
 def head(server: Server) -> bytes:
     return f"Host: 127.0.0.1:{server.port}\r\n".encode()
 
@@ -129,7 +143,8 @@ def upgrade(server: Server, path: str, **headers: str) -> bytes:
     fields = {"Host": f"127.0.0.1:{server.port}", "Origin": server.url, "Upgrade": "websocket",
               "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13",
               **{name.replace("_", "-"): value for name, value in headers.items()}}
-    return f"GET {path} HTTP/1.1\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in fields.items()).encode() + b"\r\n"
+    return (f"GET {path} HTTP/1.1\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in fields.items()).encode("latin-1")
+            + b"\r\n")
 
 
 @pytest.mark.parametrize(("headers", "says"), [
@@ -163,3 +178,35 @@ def test_a_socket_the_application_refuses_is_not_logged_twice(server):
         pass
     wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
     assert "Refused" not in log_of(server)[start:]
+
+
+@pytest.mark.parametrize("root", [b"/login", b"/ws", b"%ff", b"\xff", "日".encode()], ids=["login", "ws", "pct", "ff", "cjk"])
+def test_a_root_path_a_client_sends_is_not_taken(server, root):
+    """daphne takes a request's ``Daphne-Root-Path`` header as the site's root path (a proxy's
+    to set): from a client, it made a page answer 404 or 500 with a traceback (a root path not
+    ASCII), and a socket a server error, or no route and a traceback. The server's root path is
+    its own (``--root-path``): the header is not read."""
+    start = len(log_of(server))
+    plain = send_raw(server, b"GET /login/ HTTP/1.1\r\n" + head(server) + b"Connection: close\r\n\r\n")
+    rooted = send_raw(server, b"GET /login/ HTTP/1.1\r\n" + head(server) + b"Connection: close\r\nDaphne-Root-Path: "
+                      + root + b"\r\n\r\n")
+    assert rooted.split(b"\r\n")[0] == plain.split(b"\r\n")[0] == b"HTTP/1.1 200 OK", rooted[:200]
+    socket_answer = status_of(server, upgrade(server, "/ws/health/", Daphne_Root_Path=root.decode("latin-1")))
+    assert socket_answer.startswith(b"HTTP/1.1 101 "), socket_answer
+    assert "Traceback" not in log_of(server)[start:] and "Exception" not in log_of(server)[start:]
+
+
+@pytest.mark.parametrize("protocols", [b"chat, \xff", "日本".encode()], ids=["ff", "cjk"])
+def test_a_websocket_subprotocol_that_is_not_ascii_is_refused_in_one_line(server, protocols):
+    """daphne reads ``Sec-WebSocket-Protocol`` as ASCII: a byte that is not was a server error
+    and a traceback."""
+    start = len(log_of(server))
+    answer = send_raw(server, upgrade(server, "/ws/health/", Sec_WebSocket_Protocol=protocols.decode("latin-1")))
+    assert answer.startswith(b"HTTP/1.1 400 ") and b"Sec-WebSocket-Protocol" in answer, answer[:300]
+    try:
+        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
+    except urllib.error.HTTPError:
+        pass
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    assert len(logged) == 1 and "Refused" in logged[0] and "Sec-WebSocket-Protocol" in logged[0], logged
