@@ -81,14 +81,11 @@ class _TableSocket(JsonFrameConsumer):
         return self.own_syncs
 
     def may_sync(self, *, spend: bool = True) -> bool:
-        """A sync reads the table again (database work; a phone's, its seating too): a player's
-        screens may do it ``SYNC_BURST`` times at once and ``SYNC_RATE`` times a second after
-        that, together (a token bucket, not refilled by a new socket: a phone opening one for
-        every 20 syncs had five times as many). Far more than a phone or the organiser's watching
-        page asks for (on connecting, coming back to the page, an unanswered move). A refused
-        move, or one sent again with its key, costs as much (the table's locked read, then the
-        view again) and spends a token too (``refused``); a move is let through while one is
-        left (``spend`` False: an accepted move costs none)."""
+        """A sync reads the table again (database work): a player's screens, together, may do it
+        ``SYNC_BURST`` times at once, then ``SYNC_RATE`` times a second (a token bucket a new socket
+        does not refill), far more than a phone or the watching page asks for. A refused move, or
+        one sent again with its key, costs as much (a locked read, the view again) and spends a
+        token too (``refused``); a move is let through while one is left (``spend`` False)."""
         return self.syncs.take(SYNC_BURST, SYNC_RATE, spend=spend)
 
     def refused(self) -> None:
@@ -229,20 +226,22 @@ class Seated:
 
 @dataclass(frozen=True)
 class Elsewhere:
-    """The frame for a player with no such seat now: an error (an older page shows its
-    message) with where to go, ``{"hand", "href", "button"}``, the page's button to the
-    player's phone page for that hand."""
+    """The frame for a player with no such seat now: an error (an older page shows its message) with
+    where to go, ``{"hand", "href", "button"}``, the button to the player's phone page for that hand."""
 
     frame: dict[str, Any]
     player_id: int
     last_played: int | None  # the hand whose end the screen shows above it (``selectors.Elsewhere``)
+    token: str
+    drive_id: int
+    over: bool  # the drive has finished: nothing more comes to this screen
 
     @classmethod
     def of(cls, drive, player) -> "Elsewhere":
         where = selectors.elsewhere(drive, player)
         return cls({"type": "error", "message": where.text, "elsewhere": {
             "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}},
-            player.pk, where.last_played)
+            player.pk, where.last_played, player.token, drive.pk, drive.is_finished)
 
 
 class PlayConsumer(_TableSocket):
@@ -263,23 +262,26 @@ class PlayConsumer(_TableSocket):
             await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else broadcast.REFUSED)
             return
         if isinstance(found, Elsewhere):
-            # No hand of theirs here now (a page left open on a finished hand, reloaded): the
-            # last hand they played here, where to go instead, and no reconnecting (the page's
-            # button goes there).
+            # No hand of theirs here now (a table with cards, a page reloaded after the close): the
+            # last hand they played here and where to go instead; the socket then follows the
+            # drive (the close's instruction, the next hand's start), unless the drive is over.
             await self.send_last_hand(found.player_id, found.last_played)
             await self.send_json(found.frame)
-            await self.close(code=broadcast.REFUSED)
-            return
+            if found.over:
+                await self.close(code=broadcast.REFUSED)
+                return
         self.player_id, self.token, self.drive_id = found.player_id, found.token, found.drive_id
         await self.hold_screen()
         # The phone's group: a close's movement instruction; the organiser signing this phone out
         # closes the socket at once.
         self.phone_group = broadcast.phone_group(self.player_id)
         await self.channel_layer.group_add(self.phone_group, self.channel_name)
-        await self.sit(found)
         # The start of the next hand (a close's movement instruction comes by the phone's group).
         self.playing_group = broadcast.drive_group(self.drive_id, "playing")
         await self.channel_layer.group_add(self.playing_group, self.channel_name)
+        if isinstance(found, Elsewhere):
+            return
+        await self.sit(found)
         if not found.dealt:  # the hand just played, above where to sit for this one
             await self.send_last_hand(found.player_id, found.hand - 1)
         await self.send_view()
@@ -316,9 +318,8 @@ class PlayConsumer(_TableSocket):
 
     async def hold_screen(self) -> None:
         """A player holds at most ``MAX_SCREENS`` game sockets here (two tabs, an old phone and a
-        new one): each is sent its view of every move, ahead of the table's other phones, and
-        a client that never reads makes each a buffer in the server. One more closes the
-        oldest, told why; its page does not reconnect by itself (``broadcast.REFUSED``)."""
+        new one): each is sent every move's view, and a client that never reads is a buffer in the
+        server. One more closes the oldest, told why; its page does not reconnect (``broadcast.REFUSED``)."""
         screens = _SCREENS.setdefault(self.player_id, [])
         screens.append(self)
         while len(screens) > MAX_SCREENS:
@@ -349,10 +350,9 @@ class PlayConsumer(_TableSocket):
         await super().disconnect(code)
 
     async def drive_started(self, event):
-        """The organiser started a hand (``drive.live.hand_started``): the screen looks again at
-        once (its table on the phones, or where to go), rather than at its next quiet-time sync.
-        Even one already at that hand's seat: it may have read it before the organiser changed
-        the seating (a swap before the start), at a table since replaced."""
+        """The organiser started a hand (``drive.live.hand_started``): the screen looks again now
+        (its table on the phones, or where to go), even one at that hand's seat already: it may
+        have read it before the organiser changed the seating (a swap), at a table since replaced."""
         # A task of its own: the socket goes on with its messages while it reads.
         layer.start_task(_guarded(self.look_again(force=False), self.table_id, "a hand's start"))
 

@@ -90,6 +90,7 @@
 
     // --- drawing the view -----------------------------------------------------------------
     function render(v) {
+      $("alice").hidden = $("alice-more").hidden = false;   // (hidden by noHand: a hand with cards before this one)
       $("alice").dataset.version = String(v.version);   // the version shown (tests wait for it)
       var starter = (v.dealer + 1) % v.players;
       put($("alice-deal"), ["Dealt by ", who(v.dealer), "; first to play: ", who(starter), "."]);
