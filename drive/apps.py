@@ -6,7 +6,7 @@ class DriveConfig(AppConfig):
     verbose_name = "Drives"
 
     def ready(self) -> None:
-        from drive import live
+        from drive import ending, live
         from tables import digital
 
         # A digital hand's result refreshes the drive's live screens (tables never imports drive).
@@ -14,3 +14,6 @@ class DriveConfig(AppConfig):
             digital.drive_listeners.append(live.drive_changed)
         if live.table_finished not in digital.table_listeners:
             digital.table_listeners.append(live.table_finished)
+        # What follows a digital table's hand, as the drive's rules say it (its close may end the drive).
+        if ending.after_hand not in digital.facts_readers:
+            digital.facts_readers.append(ending.after_hand)

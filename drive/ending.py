@@ -5,10 +5,17 @@ that the close ends it)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from drive.models import Drive
-from drive.selectors import standings_rows
+from drive.selectors import standings_rows, suspense_from
 from scoring import standings as ranking
-from tables.models import TableHand
+from tables.models import Hand, TableHand
+
+# What a digital table's screens say under its finished hand when its close ends the drive, and
+# once it has (``after_hand``), as the phone's page says it (``pages.closing_ends``).
+LAST_HAND = "This is the drive's last hand: nobody moves after it, and the final standings come next."
+LAST_HAND_PLAYED = "This was the drive's last hand: nobody moved after it."
 
 
 def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | None = None,
@@ -34,3 +41,22 @@ def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | No
         top = totals[:2]  # level at the top
         by_total = not (tables == 1 and len(top) == 2 and top[0] == top[1] >= drive.target_total)
     return by_total or (by_hands and drive.target == Drive.Target.EITHER)
+
+
+def after_hand(table: TableHand, facts: dict[str, Any]) -> dict[str, Any]:
+    """What follows a digital table's hand, for its screens (``tables.digital.facts_readers``):
+    ``moves``, whether anyone moves after it, and ``ending``, the words saying the drive ends
+    with it. Before the close: by its number of hands, or, once the table's result is in, by the
+    total the results counted so far reach (``target_reached``; a result elsewhere may still
+    reach it: a finished table's facts are read anew at each look), except under suspense, which
+    keeps that secret, as the phone's page does (``pages.closing_ends``). After the close: the
+    moves it made (none when it ended the drive)."""
+    hand, drive = table.hand, table.hand.drive
+    if hand.status == Hand.Status.CLOSED:
+        made = table.moved_up_id is not None
+        return {"moves": facts["moves"] and made, "ending": LAST_HAND_PLAYED if drive.is_finished and not made else ""}
+    ends = drive.is_last_hand(hand.number)
+    if not ends and facts["over"] and drive.target != Drive.Target.HANDS:
+        frozen = suspense_from(drive)
+        ends = (frozen is None or hand.number <= frozen) and target_reached(drive, hand.number)
+    return {"moves": facts["moves"] and not ends, "ending": LAST_HAND if ends else ""}

@@ -117,7 +117,7 @@ class _TableSocket(JsonFrameConsumer):
         view = event["spectator"] if self.seat is None else event["views"].get(str(self.seat))
         if view is None or event["version"] <= self.sent_version:
             return
-        if not self.knows_table():
+        if not self.knows_table() or event["finished"]:  # (the hand over: what follows it read anew)
             # A task of its own, as for the seats: a slow read must not hold up the socket's
             # next messages (a change of the seats after it, whose view is the newer one).
             layer.start_task(_guarded(self.send_view(version=event["version"], quiet=True), self.table_id,
@@ -174,7 +174,7 @@ class _TableSocket(JsonFrameConsumer):
     async def send_applied(self, message: dict[str, Any]) -> None:
         """This socket's part of the table's message of a move it applied itself (no read), unless
         the message reached it through the group first (or a newer one did)."""
-        if not self.knows_table():
+        if not self.knows_table() or message["finished"]:
             await self.send_view(force=True)
         elif message["version"] > self.sent_version:
             self.sent_version = message["version"]
@@ -189,7 +189,7 @@ class _TableSocket(JsonFrameConsumer):
         # ``now``: the server's clock as the frame leaves, so a phone whose own clock is off
         # still counts down an answer's deadline (a Unix time in the view) rightly.
         return {"type": "state", "table": facts["table"], "hand": facts["hand"], "moves": facts["moves"], "now": time.time(),
-                "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
+                "ending": facts["ending"], "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
 
     def frame_text(self, view: str, finished: bool) -> str:
         """``frame_of`` as JSON text, around a view that is JSON text already (``digital.state_message``)."""
@@ -203,9 +203,9 @@ class _TableSocket(JsonFrameConsumer):
         table = TableHand.objects.filter(pk=self.table_id).only("state").order_by().first()
         if table is None or table.state is None:
             return None, None
-        if facts is None or facts["id"] != self.table_id:
-            facts = digital.table_facts(self.table_id)
         state = digital.load_state(table)
+        if facts is None or facts["id"] != self.table_id or state.finished:  # (over: results elsewhere may end the drive)
+            facts = digital.table_facts(self.table_id)
         return self.frame_of(digital.view_with_basis(state, self.seat), state.finished, facts), facts
 
 

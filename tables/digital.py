@@ -52,15 +52,15 @@ log = logging.getLogger(__name__)
 
 # Listeners registered at start-up (``drive.apps``, ``tables.apps``), so that this module needs
 # neither the drive's services nor the bots (which call it):
-# - with the drive's id, inside the transaction, when something digital changes what the
-#   drive's screens show (a result recorded, a seat's stand-in);
+# - with the drive's id, inside the transaction, when something digital changes what the drive's screens show;
 drive_listeners: list[Callable[[int], None]] = []
 # - with the table, inside the transaction, when the engine records a table's result;
 table_listeners: list[Callable[[TableHand], None]] = []
-# - with the table's id, the seats bots play and the hand's answer deadline (``Game.awaited``;
-#   None: no answer is timed), after the commit of a move, a deal or a stand-in: the bots look at
-#   the table and the answer clock is set (``tables.bots``).
+# - with the table's id, the seats bots play and the hand's answer deadline (``Game.awaited``; None: none
+#   timed), after the commit of a move, a deal or a stand-in: the bots look, the clock is set (``tables.bots``).
 moved_listeners: list[Callable[[int, list[int], float | None], None]] = []
+# - with the table (its hand and drive read) and its facts: what the drive adds (``table_facts``).
+facts_readers: list[Callable[[TableHand, dict[str, Any]], dict[str, Any]]] = []
 
 
 def _drive_changed(drive_id: int) -> None:
@@ -153,24 +153,28 @@ def waits_for_phone(seat: Seat, bots: set[int]) -> bool:
 
 
 def seat_names(table: TableHand) -> list[dict[str, Any]]:
-    """Who sits where, for the phones: position, name, whether the server plays the seat
-    (``bot``), and ``away``: a person whose phone has not joined the drive (or was signed out),
-    whom no bot plays for; the hand waits for them, and the phones say so (the organiser can have
-    a bot stand in). Told again when such a phone joins or is signed out (``seats_message``)."""
+    """Who sits where, for the phones: position, name, whether the server plays the seat (``bot``),
+    and ``away``: a person whose phone has not joined the drive (or was signed out), whom no bot
+    plays for: the hand waits for them, and the phones say so (the organiser can have a bot stand
+    in). Told again when such a phone joins or is signed out (``seats_message``)."""
     bots = set(table.bots or [])
     seats = table.seats.select_related("player", "player__bot").order_by("position")
-    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots,
-             "away": waits_for_phone(s, bots)}
+    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots, "away": waits_for_phone(s, bots)}
             for s in seats]
 
 
 def table_facts(table_id: int) -> dict[str, Any]:
-    """What a table's sockets show beside a view: its number, the hand's, whether anyone moves
-    after that hand (not after the drive's last, nor in a drive of one table), who sits where."""
+    """What a table's sockets show beside a view: its number, the hand's, whether its result is in
+    (``over``), whether anyone moves after it (not after the drive's last, nor at a lone table),
+    words saying the drive ends with it (``ending``: the drive's ``facts_readers``), who sits where."""
     table = TableHand.objects.select_related("hand__drive").defer("state", "client_keys").get(pk=table_id)
     hand = table.hand
     moves = not hand.drive.is_last_hand(hand.number) and (table.number > 1 or hand.tables.filter(number=2).exists())
-    return {"id": table.pk, "table": table.number, "hand": hand.number, "moves": moves, "seats": seat_names(table)}
+    facts = {"id": table.pk, "table": table.number, "hand": hand.number, "over": table.status != TableHand.Status.PLAYING,
+             "moves": moves, "ending": "", "seats": seat_names(table)}
+    for reader in facts_readers:
+        facts.update(reader(table, facts))
+    return facts
 
 
 def digital_seat_of(drive, player) -> Seat | None:

@@ -25,6 +25,7 @@
   var DATA = dataBlock ? JSON.parse(dataBlock.textContent) : {};
 
   var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null, moves = false;
+  var ending = "";             // the drive ends with this hand: the server's words for it (no move follows)
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var screen = null;           // the game's screen (PlayScreen.register)
   // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
@@ -183,6 +184,7 @@
       var wasBot = botted(seats, view);
       seats = msg.seats || seats;
       moves = !!msg.moves;
+      ending = msg.ending || "";
       var nowBot = botted(seats, msg.view);
       messageAgainst(msg.view, msg.hand);
       if (screen.update) screen.update(msg.view, view, sameHand);
@@ -339,6 +341,7 @@
     });
     box.appendChild(ul);
     if (screen.resultMore) add(box, screen.resultMore(v));
+    if (ending) box.appendChild(el("p", ending, "small"));   // (nobody moves: client.moves() is false)
   }
 
   function watchdog() {

@@ -80,6 +80,43 @@ async def test_each_frame_says_whether_anyone_moves_after_its_hand(organiser):
             await socket.disconnect()
 
 
+async def test_a_hand_whose_result_reaches_the_total_names_no_move_and_says_the_final_standings_come_next(organiser):
+    """At a drive played to a total, the hand whose result reaches it ends the drive at its close:
+    its finished frames say nobody moves after it and that the final standings come next (as
+    the phone's page says), on every phone of the table and on a screen opened afterwards; and
+    once the close has ended the drive, the hand reopened says it was the last."""
+    from drive import services
+    from drive.models import Drive
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, target=Drive.Target.TOTAL, target_total=1,
+                                                        preferred_table_size=4)
+    table = await database_sync_to_async(table_of)(drive, 2)
+    players = await database_sync_to_async(seated_players)(table)
+    opened = [await connected(drive, p) for p in players]
+    sockets = [socket for socket, _ in opened]
+    assert all(first["moves"] and not first["ending"] for _, first in opened)  # (nothing reached yet)
+    seen: list[list[dict]] = [[] for _ in sockets]
+    rng = random.Random(4)
+    while (move := await next_move(table.pk, rng)) is not None:
+        seat, act, version = move
+        await sockets[seat].send_json_to(action(act["type"], version, **{k: v for k, v in act.items() if k != "type"}))
+        reply = await until(sockets[seat], lambda f: f["type"] in ("ok", "error"), seen=seen[seat])
+        for socket, frames in zip(sockets, seen):
+            await until(socket, at_version(reply["version"]), seen=frames)
+    for socket, frames in zip(sockets, seen):
+        done = [f for f in frames if f["type"] == "state" and f["status"] == "done"]
+        assert len(done) == 1 and done[0]["moves"] is False and "final standings come next" in done[0]["ending"], done
+        await socket.disconnect()
+    again, frame = await connected(drive, players[1])
+    assert frame["moves"] is False and "final standings come next" in frame["ending"]
+    await again.disconnect()
+    await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
+    again, frame = await connected(drive, players[1])
+    assert frame["status"] == "done" and frame["moves"] is False and frame["ending"].startswith("This was the drive's last hand")
+    await again.disconnect()
+
+
 async def test_a_whole_hand_played_on_phones_enters_the_drive_confirmed(four_at_a_table):
     drive, table, players = four_at_a_table
     sockets = [(await connected(drive, p))[0] for p in players]
