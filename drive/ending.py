@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drive import movement
 from drive.models import Drive
 from drive.selectors import standings_rows, suspense_from
 from scoring import standings as ranking
+from scoring.models import Result
 from tables.models import Hand, TableHand
 
 # What a digital table's screens say under its finished hand when its close ends the drive, and
@@ -45,18 +47,37 @@ def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | No
 
 def after_hand(table: TableHand, facts: dict[str, Any]) -> dict[str, Any]:
     """What follows a digital table's hand, for its screens (``tables.digital.facts_readers``):
-    ``moves``, whether anyone moves after it, and ``ending``, the words saying the drive ends
-    with it. Before the close: by its number of hands, or, once the table's result is in, by the
-    total the results counted so far reach (``target_reached``; a result elsewhere may still
-    reach it: a finished table's facts are read anew at each look), except under suspense, which
-    keeps that secret, as the phone's page does (``pages.closing_ends``). After the close: the
-    moves it made (none when it ended the drive)."""
+    ``moves``, whether anyone moves after it; ``ending``, the words saying the drive ends with
+    it; and once its result is in, ``movement`` (``moves_after``). Before the close: by its
+    number of hands, or, once the table's result is in, by the total the results counted so far
+    reach (``target_reached``; a result elsewhere may still reach it: a finished table's facts
+    are read anew at each look), except under suspense, which keeps that secret, as the phone's
+    page does (``pages.closing_ends``). After the close: the moves it made (none when it ended
+    the drive)."""
     hand, drive = table.hand, table.hand.drive
     if hand.status == Hand.Status.CLOSED:
         made = table.moved_up_id is not None
-        return {"moves": facts["moves"] and made, "ending": LAST_HAND_PLAYED if drive.is_finished and not made else ""}
+        return {"moves": facts["moves"] and made, "ending": LAST_HAND_PLAYED if drive.is_finished and not made else "",
+                "movement": moves_after(table, table.moved_up_id, done=True) if facts["moves"] and made else []}
     ends = drive.is_last_hand(hand.number)
     if not ends and facts["over"] and drive.target != Drive.Target.HANDS:
         frozen = suspense_from(drive)
         ends = (frozen is None or hand.number <= frozen) and target_reached(drive, hand.number)
-    return {"moves": facts["moves"] and not ends, "ending": LAST_HAND if ends else ""}
+    moves = facts["moves"] and not ends
+    mover = Result.objects.filter(table=table).values_list("mover_id", flat=True).first() if moves and facts["over"] else None
+    return {"moves": moves, "ending": LAST_HAND if ends else "",
+            "movement": moves_after(table, mover) if mover is not None else []}
+
+
+def moves_after(table: TableHand, mover: int, *, done: bool = False) -> list[list[Any]]:
+    """Who moves after the table's hand, by seat: ``[[the mover's seat, words], [the seat on
+    their left, words]]``, the words as the movement rule says them at this table ("moves up a
+    table", "stays at the top table", ``movement.table_moves``; ``done``: as made, "moved up a
+    table"); [] when the mover no longer sits there."""
+    seats = dict(table.seats.values_list("player_id", "position"))
+    if mover not in seats:
+        return []
+    at = seats[mover]
+    words = movement.table_moves(table.number, table.hand.tables.count(), done=done)
+    up, down = (w + " a table" if w.endswith(("up", "down")) else w for w in words)
+    return [[at, up], [(at + 1) % len(seats), down]]

@@ -189,7 +189,7 @@ class _TableSocket(JsonFrameConsumer):
         # ``now``: the server's clock as the frame leaves, so a phone whose own clock is off
         # still counts down an answer's deadline (a Unix time in the view) rightly.
         return {"type": "state", "table": facts["table"], "hand": facts["hand"], "moves": facts["moves"], "now": time.time(),
-                "ending": facts["ending"], "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
+                "ending": facts["ending"], "movement": facts["movement"], "status": "done" if finished else "playing", "seats": facts["seats"], "view": view}
 
     def frame_text(self, view: str, finished: bool) -> str:
         """``frame_of`` as JSON text, around a view that is JSON text already (``digital.state_message``)."""

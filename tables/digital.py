@@ -165,13 +165,13 @@ def seat_names(table: TableHand) -> list[dict[str, Any]]:
 
 def table_facts(table_id: int) -> dict[str, Any]:
     """What a table's sockets show beside a view: its number, the hand's, whether its result is in
-    (``over``), whether anyone moves after it (not after the drive's last, nor at a lone table),
-    words saying the drive ends with it (``ending``: the drive's ``facts_readers``), who sits where."""
+    (``over``), whether anyone moves after it (not after the drive's last, nor at a lone table), who
+    sits where; and the drive's words (``facts_readers``): who moves how (``movement``), or the end."""
     table = TableHand.objects.select_related("hand__drive").defer("state", "client_keys").get(pk=table_id)
     hand = table.hand
     moves = not hand.drive.is_last_hand(hand.number) and (table.number > 1 or hand.tables.filter(number=2).exists())
     facts = {"id": table.pk, "table": table.number, "hand": hand.number, "over": table.status != TableHand.Status.PLAYING,
-             "moves": moves, "ending": "", "seats": seat_names(table)}
+             "moves": moves, "ending": "", "movement": [], "seats": seat_names(table)}
     for reader in facts_readers:
         facts.update(reader(table, facts))
     return facts

@@ -26,6 +26,7 @@
 
   var ws = null, retry = null, backoff = 500, view = null, seats = [], stopped = false, shownTable = null, shownHand = null, moves = false;
   var ending = "";             // the drive ends with this hand: the server's words for it (no move follows)
+  var movement = [];           // [[the mover's seat, words], [the seat on their left, words]] once the result is in
   var pending = null;          // the one action sent and not yet answered: {key, frame}
   var screen = null;           // the game's screen (PlayScreen.register)
   // The watchdog: a socket that has heard nothing for QUIET_MS asks for its view again (a missed
@@ -185,6 +186,7 @@
       seats = msg.seats || seats;
       moves = !!msg.moves;
       ending = msg.ending || "";
+      movement = msg.movement || [];
       var nowBot = botted(seats, msg.view);
       messageAgainst(msg.view, msg.hand);
       if (screen.update) screen.update(msg.view, view, sameHand);
@@ -342,6 +344,12 @@
     box.appendChild(ul);
     if (screen.resultMore) add(box, screen.resultMore(v));
     if (ending) box.appendChild(el("p", ending, "small"));   // (nobody moves: client.moves() is false)
+    // Who moves after the hand, as the movement rule says at this table (drive/ending.py, moves_after):
+    // "Ann moves up a table; Bob, on Ann’s left, moves down a table."
+    if (moves && movement.length === 2) {
+      var up = movement[0], down = movement[1];
+      box.appendChild(el("p", [nameOf(up[0]), " " + up[1] + "; ", nameOf(down[0]), ", on ", nameOf(up[0]), "’s left, " + down[1] + "."], "small"));
+    }
   }
 
   function watchdog() {

@@ -261,9 +261,29 @@ def seated(tag: str, game: str) -> str:
     return script + 'print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))\n'
 
 
+# The bots' last move, the one that ends the hand, made through the move path: its result is
+# recorded as on the phones (who moves after it is read from the result).
+_LAST_MOVE = """
+Drive.objects.filter(pk=drive.pk).update(target_total=999)  # (a drive to a total: this hand does not reach it)
+moves = []
+while (move := next(((s, m) for s in range(state.players) if (m := game.bot_action(state, s, rng))), None)):
+    state.apply(*move)
+    moves.append(move)
+assert state.finished
+state = game.load_hand(table.state)
+for seat, move in moves[:-1]:
+    state.apply(seat, move)
+TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=state.version)
+from tables import digital
+seat, move = moves[-1]
+digital.apply_action(table.pk, seat, {**move, "version": state.version}, player_id=seats[seat].pk)
+print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
+"""
+
+
 def finished(tag: str, game: str) -> str:
-    """A hand of any registered ``game`` the bots played to its end."""
-    return bots_played(tag, game, moves=5000).replace(_SAVE, "\nassert state.finished\n" + _SAVE)
+    """A hand of any registered ``game`` the bots played to its end, its result recorded."""
+    return bots_played(tag, game, moves=0).replace(_SAVE, "\nrng = random.Random(3)\n" + _LAST_MOVE)
 
 
 def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):

@@ -117,6 +117,37 @@ async def test_a_hand_whose_result_reaches_the_total_names_no_move_and_says_the_
     await again.disconnect()
 
 
+async def test_a_finished_hand_says_who_moves_up_and_who_moves_down(organiser):
+    """After each hand the mover moves up a table and the player on their left moves down: the
+    finished frames of a table of several name both seats, with what each does at this table
+    (at the top table the mover stays; at the last the player on their left stays), as the
+    close will make it; once the close has made it, as made."""
+    from drive import services
+    from tests.tables.conftest import digital_drive, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 12, target_hands=3, preferred_table_size=4)
+    said = {1: ("stays at the top table", "moves down a table"), 2: ("moves up a table", "moves down a table"),
+            3: ("moves up a table", "stays at the last table")}
+    for number, (up, down) in said.items():
+        table = await database_sync_to_async(table_of)(drive, number)
+        players = await database_sync_to_async(seated_players)(table)
+        sockets = [(await connected(drive, p))[0] for p in players]
+        await play_to_the_end(sockets, table.pk, random.Random(number))
+        mover = await database_sync_to_async(lambda: Result.objects.get(table_id=table.pk).mover_id)()
+        at = [p.pk for p in players].index(mover)
+        for socket in sockets:
+            await socket.disconnect()
+        again, frame = await connected(drive, players[0])
+        assert frame["status"] == "done" and frame["movement"] == [[at, up], [(at + 1) % 4, down]], (number, frame)
+        await again.disconnect()
+    await database_sync_to_async(services.close_hand)(drive)
+    again = phone(drive, players[0])
+    assert (await again.connect())[0]
+    frame = await again.receive_json_from(timeout=5)  # hand 3's table, as it was played, then where to sit
+    assert frame["movement"] == [[at, "moved up a table"], [(at + 1) % 4, "stayed at the last table"]], frame
+    await again.disconnect()
+
+
 async def test_a_whole_hand_played_on_phones_enters_the_drive_confirmed(four_at_a_table):
     drive, table, players = four_at_a_table
     sockets = [(await connected(drive, p))[0] for p in players]

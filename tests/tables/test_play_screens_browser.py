@@ -340,9 +340,10 @@ def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hand
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("slug", [g.slug for g in all_games()])
-def test_a_finished_hand_at_a_table_of_several_says_who_moves_up(server, browser, slug):
-    """Film Fantasy's end-of-hand box never said who moves, where the other games'
-    do. Table 1 of a drive of two tables: the box names the mover and says the mover moves up."""
+def test_a_finished_hand_at_a_table_of_several_says_who_moves_up_and_who_moves_down(server, browser, slug):
+    """Table 1 of a drive of two tables: the box names the mover by the game's rule, and says by
+    name what the mover does (stays at the top table) and that the player on their left moves
+    down a table."""
     script = S.finished(f"{slug}-moves", slug)
     names = re.search(r"services\.add_players\(drive, (\[[^]]*\])\)", script).group(1)
     twice = [*eval(names), *(n + "2" for n in eval(names))]  # (a list of plain names, written by the support module)
@@ -351,7 +352,7 @@ def test_a_finished_hand_at_a_table_of_several_says_who_moves_up(server, browser
     data = server.shell_json(script)
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
     expect(page.locator("#result")).to_contain_text("The hand is over")
-    expect(page.locator("#result")).to_contain_text("moves up a table (at the top table, stays there)")
+    expect(page.locator("#result")).to_contain_text(re.compile(r"\S stays at the top table; \S.*, on .+’s left, moves down a table\."))
     if slug != "wonderland":  # (Wonderland's says "the top scorer", and marks them in the list)
         expect(page.locator("#result")).to_contain_text("is the mover.")
     page.context.close()

@@ -322,8 +322,7 @@
       var why = mover === null || mover === undefined ? []
         : (!top ? [" Nobody laid a set: ", nameOf(mover), ", on the dealer's left, is the mover."]
           : tied ? [" Tied on most sets: ", nameOf(mover), " laid a set last and is the mover."]
-          : [" ", nameOf(mover), " laid the most sets and is the mover."])
-          .concat(client.moves() ? [" The mover moves up a table (at the top table, stays there)."] : []);
+          : [" ", nameOf(mover), " laid the most sets and is the mover."]);   // (what the mover does: the shared client's)
       return el("p", ["Each set laid scores 5 points."].concat(why), "small muted");
     }
 

@@ -373,7 +373,7 @@
         var why = v.result.declarer === mover ? [client.nameOf(mover), " declared and is the mover."]
           : tied ? ["Nobody declared, and several scored the most: ", client.nameOf(mover), ", the first of them on the dealer's left, is the mover."]
           : ["Nobody declared: ", client.nameOf(mover), " scored the most and is the mover."];
-        more.push(el("p", why.concat([" The mover moves up a table (at the top table, stays there)."]), "small muted"));
+        more.push(el("p", why, "small muted"));   // (what the mover does: the shared client's)
       }
       return more;
     }

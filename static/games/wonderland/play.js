@@ -215,8 +215,8 @@
       var pool = (v.pool_of_tears[0] === "S" ? "Star" : "Plain") + " picture " + num(v.pool_of_tears);
       var more = [el("p", "10 points for each pair taken, 20 for the Pool of Tears card (" + pool +
         "), 10 for the most cards taken (nobody on a tie).", "small muted")];
-      // Who moves after the hand (docs/rules.md), except in the drive's last: nobody moves then.
-      if (client.moves()) more.push(el("p", "The top scorer moves up a table (at the top table, stays there); " +
+      // Who is the mover (docs/rules.md), except when nobody moves (the shared client says what the mover does).
+      if (client.moves()) more.push(el("p", "The top scorer is the mover; " +
         "ties go to more cards taken, then the first on the dealer's left.", "small muted"));
       return more;
     }
