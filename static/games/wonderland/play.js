@@ -67,6 +67,10 @@
       return "";
     }
 
+    // This seat's lead, said to its player (``words``); while a bot plays the seat for them (the
+    // organiser's stand-in) the lead is the bot's, not the player's to make.
+    function botLeads(words) { return client.benched() ? "The bot playing your seat leads" : words; }
+
     // --- drawing the view ---------------------------------------------------------------------
     function render(v) {
       renderDeal(v);
@@ -77,7 +81,7 @@
       $("trick-empty").hidden = !empty;
       if (empty) {
         put($("trick-empty"), v.result ? "No cards on the table." :
-          [v.turn === v.seat ? "Your lead" : [nameOf(v.turn), " leads"], ": no card played yet."]);
+          [v.turn === v.seat ? botLeads("Your lead") : [nameOf(v.turn), " leads"], ": no card played yet."]);
       } else {
         renderTrick($("trick"), v.trick, v, false);
       }
@@ -95,7 +99,7 @@
     function renderDeal(v) {
       var parts = ["Deal " + v.deal + " of " + v.deals.length + " (" + plural(v.deals[v.deal - 1], "card") + " each). ",
         "Dealer: ", nameOf(v.dealer), ". "];
-      if (!v.result) parts.push(v.leader === v.seat ? "You lead" : [nameOf(v.leader), " leads"], " this trick.");
+      if (!v.result) parts.push(v.leader === v.seat ? botLeads("You lead") : [nameOf(v.leader), " leads"], " this trick.");
       // In the last deal (or once the hand is over) the cards left are never dealt (docs/rules.md: the cards over stay unused).
       if (v.undealt) parts.push(" " + plural(v.undealt, "card") + (v.result || v.deal >= v.deals.length ? " never dealt." : " not dealt yet."));
       put($("deal-info"), parts);
