@@ -215,6 +215,7 @@
       showWhere(msg.message, msg.elsewhere.hand, msg.elsewhere.href, msg.elsewhere.button);
       // (No hand shown: the status line says so in a few words; where to go is said once, above.)
       if (!view) { put($("status"), "No hand of yours is played on this page now."); if (screen.noHand) screen.noHand(); }
+      else render();   // the status line says the hand shown again, not a wait for a hand now played elsewhere
     } else if (msg.type === "error") {
       if (pending && (!msg.key || msg.key === pending.key)) pending = null;
       message(msg.message);

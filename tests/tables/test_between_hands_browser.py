@@ -1,6 +1,6 @@
-"""A game screen between hands, in Chromium against daphne: a screen opened during a hand with
-cards shows the next hand's cards once its table plays on the phones (its watchdog's look, as
-after a missed message)."""
+"""A game screen between hands, in Chromium against daphne: what it says when its player's next
+table plays with cards, and a screen opened during a hand with cards showing the next hand's
+cards once its table plays on the phones (its watchdog's look, as after a missed message)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,25 @@ drive = Drive.objects.get(pk=%(id)d)
 print("{}")
 """
 QUICK_WATCHDOG = "window.PLAY_QUIET_MS = 500;"  # the screen looks again after half a second of quiet
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_screen_waiting_for_its_next_table_stops_saying_so_once_that_table_plays_with_cards(server, browser):
+    """Hand 1 played on the phones and closed; the screen of a player whose next table is on the
+    phones says that hand has not started yet. The organiser turns that table to cards and starts
+    the hand: the screen says where it is played, and its status line no longer says the hand has
+    not started (it says the hand shown, hand 1, as it ended)."""
+    data = server.shell_json(_TWO_TABLES % {"tag": "waiting-cards", "game": "wonderland", "then": (
+        "services.start_hand(drive)\nservices.close_hand(drive, force=True)")})
+    page = S.open_phone(browser, server, data["code"], data["token"])
+    expect(page.locator("#status")).to_contain_text("Hand 2 has not started yet")
+    expect(page.locator("#result")).to_contain_text("The hand is over")
+    server.shell_json(_NEXT % {"id": data["id"], "then": (
+        "services.set_table_mode(drive, 2, 'physical')\nservices.start_hand(drive)")})
+    expect(page.locator("#instruction")).to_contain_text("Hand 2 has started: you are at Table 2, playing with cards")
+    expect(page.locator("#status")).not_to_contain_text("has not started")
+    expect(page.locator("#status")).to_have_text("The organiser ended the hand.")
+    page.context.close()
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
