@@ -34,3 +34,17 @@ def test_a_seat_a_bot_plays_is_not_told_it_leads(server, browser):
     expect(page.locator("#trick-box")).not_to_contain_text("Your lead")
     expect(page.locator("#screen")).not_to_contain_text("You lead")
     page.context.close()
+
+
+@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
+def test_a_seat_a_bot_plays_is_not_told_how_to_declare(server, browser):
+    """Film Fantasy: while a bot plays the seat, the line on why Declare is not shown (what the
+    player needs to declare) is not shown either: Declare is not the player's to tap."""
+    script = S.ff_dealt("stood-in-ff").replace(S._SAVE, S._SAVE.replace(
+        "print(", "from tables import digital\ndigital.set_stand_in(drive, table.pk, 0, True)\nprint(", 1))
+    data = server.shell_json(script)
+    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
+    expect(page.locator("#status")).to_contain_text("A bot is playing your seat for now")
+    expect(page.locator(S.HAND_CARDS).first).to_be_visible()
+    expect(page.locator("#declare-why")).to_be_hidden()
+    page.context.close()

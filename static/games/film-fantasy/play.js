@@ -79,7 +79,7 @@
       var declare = $("declare");
       declare.disabled = WATCH || over || !able || client.benched();
       declare.hidden = declare.disabled;   // shown when it can be tapped; over: the result is at the top
-      $("declare-why").hidden = WATCH || over || able;   // else one line on why not yet
+      $("declare-why").hidden = WATCH || over || able || client.benched();   // else one line on why not yet (not while a bot plays)
     }
 
     function status(v) {
