@@ -150,7 +150,7 @@ def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_
     assert _queued(phone) is None  # dropped: never sent again
     # The organiser's dashboard names it, live; nothing counts for hand 2.
     late = organiser.locator("[data-late-entries]")
-    expect(late).to_contain_text(f"hand 1, Table 1, from {name}’s phone")
+    expect(late).to_contain_text(f"hand 1, Table 1, a result from {name}’s phone")
     expect(organiser.locator("#progress")).to_have_text("0 of 2 tables done")
     expect(organiser.locator(".table-card .badge", has_text="Entered")).to_have_count(0)
     # Its link: the phone's answers beside those recorded (not played), saved as a correction.
