@@ -170,6 +170,13 @@ async def can_connect(path: str, cookie: str = "", origin: bytes = b"http://loca
     if not ok:
         return False
     first = await ws.receive_json_from(timeout=5) if path != "/ws/health/" else {"type": "health"}
+    if first["type"] == "error" and "elsewhere" in first and not first["message"].startswith("The drive has finished"):
+        # A play socket of a player of this drive with no seat at a table on the phones now: told
+        # where to go; it stays open to follow the drive for that player alone (the close's
+        # instruction, the next hand's start), with no table's view. Not a seat. (Once the drive
+        # has finished it closes with 4403, as below.)
+        await ws.disconnect()
+        return False
     if first["type"] == "error":  # play/watch sockets accept, say why, and close with 4403; a
         # phone's live socket, or a play socket of a phone holding no player, with 4401, so that
         # its page reloads and goes to joining
