@@ -46,7 +46,7 @@ def target_reached(drive: Drive, hands_played: int, rows: list[ranking.Row] | No
 
 
 def after_hand(table: TableHand, facts: dict[str, Any]) -> dict[str, Any]:
-    """What follows a digital table's hand, for its screens (``tables.digital.facts_readers``):
+    """What follows a digital table's hand, for its screens (``tables.screen_facts.facts_readers``):
     ``moves``, whether anyone moves after it; ``ending``, the words saying the drive ends with
     it; and once its result is in, ``movement`` (``moves_after``). Before the close: by its
     number of hands, or, once the table's result is in, by the total the results counted so far

@@ -32,7 +32,7 @@ from common.db import database_sync_to_async, write_sync_to_async
 from common.ratelimit import Bucket
 from drive import broadcast, selectors
 from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
-from tables import bots, digital
+from tables import bots, digital, screen_facts
 from tables.models import Hand, Seat, TableHand
 
 log = logging.getLogger(__name__)
@@ -205,7 +205,7 @@ class _TableSocket(JsonFrameConsumer):
             return None, None
         state = digital.load_state(table)
         if facts is None or facts["id"] != self.table_id or state.finished:  # (over: results elsewhere may end the drive)
-            facts = digital.table_facts(self.table_id)
+            facts = screen_facts.table_facts(self.table_id)
         return self.frame_of(digital.view_with_basis(state, self.seat), state.finished, facts), facts
 
 
@@ -301,7 +301,7 @@ class PlayConsumer(_TableSocket):
         state = digital.load_state(seat.table)
         if not state.finished:
             return None
-        return self.frame_of(digital.view_with_basis(state, seat.position), True, digital.table_facts(seat.table_id))
+        return self.frame_of(digital.view_with_basis(state, seat.position), True, screen_facts.table_facts(seat.table_id))
 
     async def send_last_hand(self, player_id: int, number: int | None) -> None:
         """The hand just played (``last_hand_frame``), if any: shown above where to go, and no more
@@ -385,7 +385,7 @@ class PlayConsumer(_TableSocket):
             if player_for_scope(self.scope, drive, active_only=False) is not None:
                 return NoPlayer("The organiser has taken you out of this drive: ask them to bring you back to play.")
             return NoPlayer("Join the drive on this phone first.")
-        seat = None if drive.is_finished else digital.digital_seat_of(drive, player)
+        seat = None if drive.is_finished else screen_facts.digital_seat_of(drive, player)
         if seat is None:  # (a finished drive: its last hand's seat is no longer played)
             return Elsewhere.of(drive, player)
         dealt = seat.table.state is not None

@@ -59,8 +59,6 @@ table_listeners: list[Callable[[TableHand], None]] = []
 # - with the table's id, the seats bots play and the hand's answer deadline (``Game.awaited``; None: none
 #   timed), after the commit of a move, a deal or a stand-in: the bots look, the clock is set (``tables.bots``).
 moved_listeners: list[Callable[[int, list[int], float | None], None]] = []
-# - with the table (its hand and drive read) and its facts: what the drive adds (``table_facts``).
-facts_readers: list[Callable[[TableHand, dict[str, Any]], dict[str, Any]]] = []
 
 
 def _drive_changed(drive_id: int) -> None:
@@ -143,47 +141,6 @@ def load_state(table: TableHand):
         return get_game(table.state["game"]).load_hand(table.state)
     except (GameError, KeyError, TypeError) as exc:
         raise DigitalError(f"This table's stored hand cannot be read: {exc}") from None
-
-
-def waits_for_phone(seat: Seat, bots: set[int]) -> bool:
-    """Whether the hand waits at ``seat`` for a phone: a person (not a bot, and no bot playing
-    the seat for them, ``bots``) whose phone has not joined the drive, or was signed out. Said on
-    the table's phones (``seat_names``) and on the dashboard's table card."""
-    return seat.position not in bots and not seat.player.is_bot and seat.player.phone_joined_at is None
-
-
-def seat_names(table: TableHand) -> list[dict[str, Any]]:
-    """Who sits where, for the phones: position, name, whether the server plays the seat (``bot``),
-    and ``away``: a person whose phone has not joined the drive (or was signed out), whom no bot
-    plays for: the hand waits for them, and the phones say so (the organiser can have a bot stand
-    in). Told again when such a phone joins or is signed out (``seats_message``)."""
-    bots = set(table.bots or [])
-    seats = table.seats.select_related("player", "player__bot").order_by("position")
-    return [{"position": s.position, "name": s.player.name, "bot": s.position in bots, "away": waits_for_phone(s, bots)}
-            for s in seats]
-
-
-def table_facts(table_id: int) -> dict[str, Any]:
-    """What a table's sockets show beside a view: its number, the hand's, whether its result is in
-    (``over``), whether anyone moves after it (not after the drive's last, nor at a lone table), who
-    sits where; and the drive's words (``facts_readers``): who moves how (``movement``), or the end."""
-    table = TableHand.objects.select_related("hand__drive").defer("state", "client_keys").get(pk=table_id)
-    hand = table.hand
-    moves = not hand.drive.is_last_hand(hand.number) and (table.number > 1 or hand.tables.filter(number=2).exists())
-    facts = {"id": table.pk, "table": table.number, "hand": hand.number, "over": table.status != TableHand.Status.PLAYING,
-             "moves": moves, "ending": "", "movement": [], "seats": seat_names(table)}
-    for reader in facts_readers:
-        facts.update(reader(table, facts))
-    return facts
-
-
-def digital_seat_of(drive, player) -> Seat | None:
-    """The player's seat at a digital table in the drive's current hand, or None."""
-    return (
-        Seat.objects.select_related("table", "table__hand")
-        .filter(hand=Hand.objects.current_id(drive), player=player, table__play_mode=TableHand.PlayMode.DIGITAL)
-        .first()
-    )
 
 
 def seat_basis(view: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ from common.bidi import isolate
 from drive import broadcast, live
 from drive.models import Drive, Player, new_token
 from scoring.models import Score, played
-from tables import digital
+from tables import digital, screen_facts
 from tables.models import BotPlayer, Hand, Seat, TableHand
 from drive.services.base import DriveError, lock
 from drive.services.names import clean_name, has_control_characters, name_key, parse_names, read_names
@@ -155,8 +155,8 @@ def own_name(drive: Drive, typed: str) -> str:
 
 def _tell_table_of(drive: Drive, player: Player) -> None:
     """The player's phone joined or was signed out: their table on the phones, if they sit at
-    one now, shows whether the hand waits for a player with no phone (``digital.seat_names``)."""
-    seat = digital.digital_seat_of(drive, player)
+    one now, shows whether the hand waits for a player with no phone (``tables.screen_facts.seat_names``)."""
+    seat = screen_facts.digital_seat_of(drive, player)
     if seat is not None:
         digital.tell_seats(seat.table_id)
 

@@ -13,7 +13,7 @@ from drive import movement, pages
 from drive.selectors import entry_state
 from games.base import and_list
 from scoring.forms import answer_words
-from tables.digital import waits_for_phone
+from tables.screen_facts import waits_for_phone
 from tables.models import Seat
 
 register = template.Library()

@@ -277,7 +277,7 @@
     var v = view, me = v.seat;
     var ul = $("seats");
     ul.textContent = "";
-    var away = [];   // seats waited for whose player has no phone in the drive (tables.digital.seat_names)
+    var away = [];   // seats waited for whose player has no phone in the drive (tables.screen_facts.seat_names)
     // Every seat's chip stays in sight (the row wraps; _play_style.html): a long name ends in an
     // ellipsis there, and the chip's title says it whole.
     seats.forEach(function (s, i) {

@@ -21,7 +21,7 @@ from common.bidi import bdi, isolate, isolates_as_bdi
 from drive import pages, results, selectors, services
 from drive.models import Drive
 from drive.results import Shown
-from tables import digital
+from tables import screen_facts
 from tests.factories import declared, make_drive, shown_for
 
 pytestmark = pytest.mark.django_db
@@ -172,7 +172,7 @@ def test_the_game_screens_isolate_the_names_they_render(organiser, django_user_m
     assert_isolated(body, "watch", [DRIVE])
     # The frames carry names as data, exactly as typed: the game screen's shared client
     # (static/js/play_client.js) puts each in its own <bdi> (tests/tables/test_play_browser.py).
-    assert [s["name"] for s in digital.seat_names(table)] == names_of(seated(table))
+    assert [s["name"] for s in screen_facts.seat_names(table)] == names_of(seated(table))
 
 
 def test_messages_that_name_players_isolate_them(hand_one, organiser_client):

@@ -169,6 +169,7 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
     import threading
 
     from drive import broadcast
+    from tables import screen_facts
 
     # The hand's start has every game screen look again (``live.hand_started``): sent after the
     # commit, it may reach this socket once it has joined, and its view (no bot yet) would pass
@@ -178,7 +179,7 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
     table = await database_sync_to_async(table_of)(drive)
     players = await database_sync_to_async(seated_players)(table)
     own, _ = await connected(drive, players[2])
-    real, held, release = digital.table_facts, threading.Event(), threading.Event()
+    real, held, release = screen_facts.table_facts, threading.Event(), threading.Event()
 
     def slow_once(table_id):
         facts = real(table_id)
@@ -187,7 +188,7 @@ async def test_seats_read_before_a_seat_is_given_back_never_show_on_the_phone_af
             release.wait(30)
         return facts
 
-    monkeypatch.setattr(digital, "table_facts", slow_once)
+    monkeypatch.setattr(screen_facts, "table_facts", slow_once)
     await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, True)
     assert await asyncio.get_running_loop().run_in_executor(None, held.wait, 30)
     await database_sync_to_async(digital.set_stand_in)(drive, table.pk, 2, False)
