@@ -10,7 +10,7 @@ class DriveError(Exception):
 
 
 class ImpossibleAnswers(DriveError):
-    """A result's answers the game refuses (ten sets where the pack holds eight): a form's
+    """A result's answers the game refuses (more cards than its pack holds): a form's
     page may drop the refusal once the answers have been mended (``static/js/preview.js``)."""
 
 
