@@ -22,7 +22,7 @@ SMALL_PHONE = {"width": 360, "height": 640}
 # shared browser tests find a game's cards there unless they name a game's own selector.
 HAND_CARDS = "#hand button"
 
-_DRIVE = """
+DRIVE = """
 from django.contrib.auth import get_user_model
 from drive import services
 from drive.models import Drive
@@ -42,7 +42,7 @@ seats = [s.player for s in table.seats.select_related("player").order_by("positi
 game = get_game("%(game)s")
 state = game.load_hand(table.state)
 """
-_SAVE = """
+SAVE = """
 TableHand.objects.filter(pk=table.pk).update(state=state.to_json(), version=state.version)
 print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in seats]}))
 """
@@ -90,30 +90,30 @@ def ff_seed() -> int:
 
 
 def ff_three_offers(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
-                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + _SAVE
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
+                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + SAVE
 
 
 # Film Fantasy: as ``ff_three_offers``, seat 0 having made its 50 offers this hand (the engine's
 # MAX_OFFERS_PER_SEAT; each withdrawn but the count kept).
 def ff_offers_spent(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": ff_seed(), "players": 4,
                       "names": ["Ann", "Bob", "Cy", "Di"]}) + _FF_HAND + """
 from games.film_fantasy.hand import MAX_OFFERS_PER_SEAT
 state.offers_made[0] = MAX_OFFERS_PER_SEAT
-""" + _SAVE
+""" + SAVE
 
 
 # Film Fantasy: the dealt hand as it is (every seat's first pass awaited).
 def ff_dealt(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4,
-                      "names": ["Ann", "Bob", "Cy", "Di"]}) + _SAVE
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4,
+                      "names": ["Ann", "Bob", "Cy", "Di"]}) + SAVE
 
 
 # Film Fantasy: a home game's later hand, dealt by seat 2 (the deal passed to the left: no draw).
 def ff_passed_deal(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
-            + "state = game.new_hand(4, random.Random(3), 2)\n" + _SAVE)
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
+            + "state = game.new_hand(4, random.Random(3), 2)\n" + SAVE)
 
 
 @functools.cache
@@ -129,15 +129,15 @@ def ff_draw_seed(drawn: int) -> int:
 def ff_dealer(tag: str, drawn: int) -> str:
     if not drawn:
         return ff_passed_deal(tag)
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
-            + f"state = game.new_hand(4, random.Random({ff_draw_seed(drawn)}))\n" + _SAVE)
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]}
+            + f"state = game.new_hand(4, random.Random({ff_draw_seed(drawn)}))\n" + SAVE)
 
 
 # Film Fantasy at a table of six (two packs): the passes made until the auction opens, then
 # seat 0 given both copies of one of its cards (a card of its own swapped with the other seat
 # holding the copy). Returns the card as "copy" beside the seats.
 def ff_two_copies(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 6,
+    return (DRIVE % {"tag": tag, "game": "film-fantasy", "seed": 5, "players": 6,
                       "names": ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]}) + """
 rng = random.Random(3)
 while state.phase == "passing":
@@ -151,24 +151,24 @@ copy, other = next((c, k) for c in mine if c != "J" and mine.count(c) == 1
 given = next(c for c in mine if c != copy and c not in state.hands[other])
 mine.remove(given); mine.append(copy)
 state.hands[other].remove(copy); state.hands[other].append(given)
-""" + _SAVE.replace('"seats":', '"copy": copy, "seats":')
+""" + SAVE.replace('"seats":', '"copy": copy, "seats":')
 
 
 # Alice: seat 0 holds a White Rabbit and takes the row's other one (seat 2 deals, seat 0 begins).
 def alice_two_rabbits(tag: str) -> str:
-    return ((_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + """
+    return ((DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + """
 from tests.games.alice_support import deal
 state = deal(3, [["A1", "A2", "B1", "C1", "D1", "E1", "WR"], ["A4", "B3", "C2", "E2", "F1", "F2", "G1"],
                  ["A5", "B4", "G2", "H1", "H2", "D2", "CC"]], row=["WR", "E3", "G3", "B2", "H3", "F3", "C3"], dealer=2)
 state.answer_seconds = 600.0
 state.apply(0, {"type": "take", "card": "WR"})
 assert state.hands[0].count("WR") == 2
-""" + _SAVE)
+""" + SAVE)
 
 
 # Alice: the dealt hand as it is (a hand mid-way for the screen: the row, the cards by set).
 def alice_dealt(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _SAVE
+    return (DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + SAVE
 
 
 # Alice mid-hand with a long log, chosen as tests.games.alice_support.deal deals (seat 2 deals,
@@ -206,24 +206,24 @@ assert state.answering == 0
 
 
 def alice_mid_hand(tag: str) -> str:
-    return (_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _ALICE_MID + _SAVE
+    return (DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": ["Ann", "Bob", "Cy"]}) + _ALICE_MID + SAVE
 
 
 def alice_long_names(tag: str) -> str:
     """``alice_mid_hand`` with long names (seat 2's chip on the third line at 360 px), two more asks
     made: seat 2 is to act."""
     names = ["Ann", "Bartholomew Fitzgerald-Smythe", "Cornelius Archibald Whitmore"]
-    return ((_DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": names}) + _ALICE_MID
+    return ((DRIVE % {"tag": tag, "game": "alice", "seed": 5, "players": 3, "names": names}) + _ALICE_MID
             + """
 state.apply(0, {"type": "ask", "to": 1, "card": "A5"})
 state.apply(1, {"type": "ask", "to": 2, "card": "E4"})
 assert state.turn == 2
-""" + _SAVE)
+""" + SAVE)
 
 
 # The bots play: ``moves`` of them, then (``until_seat_0``) on until seat 0 is to play a card
 # on a trick already led; ``moves`` past the hand's length plays it to its end.
-_BOT_MOVES = """
+BOT_MOVES = """
 rng = random.Random(3)
 def bot_move():
     move = next(((s, m) for s in range(state.players) if (m := game.bot_action(state, s, rng))), None)
@@ -239,8 +239,8 @@ while %(until_seat_0)s and not (state.turn == 0 and state.trick) and bot_move():
 
 
 def wonderland_started(tag: str, moves: int = 6, until_seat_0: bool = False) -> str:
-    return ((_DRIVE % {"tag": tag, "game": "wonderland", "seed": 11, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]})
-            + _BOT_MOVES % {"moves": moves, "until_seat_0": until_seat_0} + _SAVE)
+    return ((DRIVE % {"tag": tag, "game": "wonderland", "seed": 11, "players": 4, "names": ["Ann", "Bob", "Cy", "Di"]})
+            + BOT_MOVES % {"moves": moves, "until_seat_0": until_seat_0} + SAVE)
 
 
 def bots_played(tag: str, game: str, moves: int = 6) -> str:
@@ -250,8 +250,8 @@ def bots_played(tag: str, game: str, moves: int = 6) -> str:
     rules = get_game(game)
     players = 3 if game == "alice" else 4 if rules.min_players <= 4 <= rules.max_players else rules.min_players
     names = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo"][:players]
-    return ((_DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names})
-            + _BOT_MOVES % {"moves": moves, "until_seat_0": False} + _SAVE)
+    return ((DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names})
+            + BOT_MOVES % {"moves": moves, "until_seat_0": False} + SAVE)
 
 
 def seated(tag: str, game: str) -> str:
@@ -283,7 +283,7 @@ print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in 
 
 def finished(tag: str, game: str) -> str:
     """A hand of any registered ``game`` the bots played to its end, its result recorded."""
-    return bots_played(tag, game, moves=0).replace(_SAVE, "\nrng = random.Random(3)\n" + _LAST_MOVE)
+    return bots_played(tag, game, moves=0).replace(SAVE, "\nrng = random.Random(3)\n" + _LAST_MOVE)
 
 
 def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):

@@ -29,20 +29,20 @@ for seat in (1, 2, 3):
 
 
 def _drive(game: str, players: int, tag: str, seed: int = 11) -> str:
-    return S._DRIVE % {"tag": tag, "game": game, "seed": seed, "players": players, "names": LONG[:players]}
+    return S.DRIVE % {"tag": tag, "game": game, "seed": seed, "players": players, "names": LONG[:players]}
 
 
 def _bots_moved(game: str, players: int, tag: str) -> str:
-    return _drive(game, players, tag) + S._BOT_MOVES % {"moves": 3, "until_seat_0": False} + S._SAVE
+    return _drive(game, players, tag) + S.BOT_MOVES % {"moves": 3, "until_seat_0": False} + S.SAVE
 
 
 SETUPS = {
     # four players, seat 0 able to declare (Declare shown in the dock) with three offers open
     "film-fantasy@4": S.ff_three_offers,
     # seven players hold the most cards (twelve, two packs); ten is the most seats (nine cards)
-    "film-fantasy@7": lambda tag: _drive("film-fantasy", 7, tag) + _FF_AUCTION + S._SAVE,
-    "film-fantasy@10": lambda tag: _drive("film-fantasy", 10, tag) + _FF_AUCTION + S._SAVE,
-    "alice@6": lambda tag: _drive("alice", 6, tag) + S.ALICE_ASKED + S._SAVE,
+    "film-fantasy@7": lambda tag: _drive("film-fantasy", 7, tag) + _FF_AUCTION + S.SAVE,
+    "film-fantasy@10": lambda tag: _drive("film-fantasy", 10, tag) + _FF_AUCTION + S.SAVE,
+    "alice@6": lambda tag: _drive("alice", 6, tag) + S.ALICE_ASKED + S.SAVE,
 }
 # Every registered game not set up above (Wonderland, a new game): at its largest table, after
 # three of its bots' moves.

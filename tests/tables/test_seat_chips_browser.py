@@ -49,9 +49,9 @@ HANDS = {"alice": S.ALICE_ASKED, "film-fantasy": ""}
 
 def setup(game: str, tag: str, names: list[str] = LONG) -> str:
     players = biggest(game)
-    script = S._DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names[:players]}
-    script += HANDS.get(game, S._BOT_MOVES % {"moves": 3, "until_seat_0": False})
-    return script + _AWAY + S._SAVE
+    script = S.DRIVE % {"tag": tag, "game": game, "seed": 11, "players": players, "names": names[:players]}
+    script += HANDS.get(game, S.BOT_MOVES % {"moves": 3, "until_seat_0": False})
+    return script + _AWAY + S.SAVE
 
 
 # Each chip's box, the seats' row's box and the screen; whether the chip's text is cut (its
@@ -143,7 +143,7 @@ def test_every_seats_chip_is_in_sight_at_the_largest_table_on_a_small_phone(serv
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 @pytest.mark.parametrize("game", GAMES)
 def test_a_common_name_shows_whole_on_a_small_phone(server, browser, game):
-    script = setup(game, f"common-{game}", COMMON).replace(S._SAVE, "table.bots = [1]\ntable.save(update_fields=['bots'])\n" + S._SAVE)
+    script = setup(game, f"common-{game}", COMMON).replace(S.SAVE, "table.bots = [1]\ntable.save(update_fields=['bots'])\n" + S.SAVE)
     data = server.shell_json(script)
     names = [name for name, _ in data["seats"]]
     assert len(names) == biggest(game) and all(10 <= len(name) <= 12 for name in names), names

@@ -26,7 +26,7 @@ print(json.dumps({"code": drive.join_code, "seats": [[p.name, p.token] for p in 
 def test_a_seat_a_bot_plays_is_not_told_it_leads(server, browser):
     """Wonderland: the trick led by the bot playing seat 0 says so, not "You lead this trick" nor
     "Your lead", and the status line says the bot plays the seat for now."""
-    script = S.wonderland_started("stood-in", moves=0).replace(S._SAVE, _TO_SEAT_0_S_LEAD)
+    script = S.wonderland_started("stood-in", moves=0).replace(S.SAVE, _TO_SEAT_0_S_LEAD)
     data = server.shell_json(script)
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
     expect(page.locator("#status")).to_contain_text("A bot is playing your seat for now")
@@ -40,7 +40,7 @@ def test_a_seat_a_bot_plays_is_not_told_it_leads(server, browser):
 def test_a_seat_a_bot_plays_is_not_told_how_to_declare(server, browser):
     """Film Fantasy: while a bot plays the seat, the line on why Declare is not shown (what the
     player needs to declare) is not shown either: Declare is not the player's to tap."""
-    script = S.ff_dealt("stood-in-ff").replace(S._SAVE, S._SAVE.replace(
+    script = S.ff_dealt("stood-in-ff").replace(S.SAVE, S.SAVE.replace(
         "print(", "from tables import digital\ndigital.set_stand_in(drive, table.pk, 0, True)\nprint(", 1))
     data = server.shell_json(script)
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
