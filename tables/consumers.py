@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from autobahn.exception import Disconnected
 from django.http import Http404
-from django.urls import reverse
 
 from common import layer
 from common.consumers import JsonFrameConsumer, dumps
 from common.db import database_sync_to_async, write_sync_to_async
 from common.ratelimit import Bucket
-from drive import broadcast, selectors
-from drive.access import TooManyCodes, drive_by_code, organiser_for_scope, player_for_scope
-from tables import bots, digital, screen_facts
+from drive import broadcast
+from drive.access import TooManyCodes, drive_by_code, organiser_for_scope
+from tables import bots, digital, play_seat, screen_facts
 from tables.models import Hand, Seat, TableHand
 
 log = logging.getLogger(__name__)
@@ -41,6 +39,7 @@ MAX_FRAME = 4096
 SYNC_BURST, SYNC_RATE = 20, 10.0  # a phone's syncs (``PlayConsumer.may_sync``): at once, then a second
 MAX_SCREENS = 4  # a player's game sockets in this process (``PlayConsumer.hold_screen``)
 
+
 async def _guarded(work: Any, table: Any, what: str) -> None:
     try:
         await work
@@ -48,10 +47,6 @@ async def _guarded(work: Any, table: Any, what: str) -> None:
         log.info("table %s: a socket closed before it was sent %s", table, what)
     except Exception:
         log.warning("table %s: a socket missed %s", table, what, exc_info=True)
-
-
-class NoPlayer(str):
-    """``PlayConsumer.identify``'s refusal of a phone that holds no player of the drive."""
 
 
 # Each player's game sockets here, oldest first (``hold_screen``); their syncs, by token (``may_sync``).
@@ -209,41 +204,6 @@ class _TableSocket(JsonFrameConsumer):
         return self.frame_of(digital.view_with_basis(state, self.seat), state.finished, facts), facts
 
 
-@dataclass(frozen=True)
-class Seated:
-    """A player's seat at a table on the phones in the drive's current hand (``identify``)."""
-
-    table_id: int
-    seat: int
-    hand: int
-    table: int
-    player_id: int
-    token: str
-    drive_id: int
-    dealt: bool  # the table's hand is dealt (else the phone waits for the organiser to start it)
-    move: str = ""  # not dealt: where the player goes, "move UP to Table 2" (``selectors.move_words``)
-
-
-@dataclass(frozen=True)
-class Elsewhere:
-    """The frame for a player with no such seat now: an error (an older page shows its message) with
-    where to go, ``{"hand", "href", "button"}``, the button to the player's phone page for that hand."""
-
-    frame: dict[str, Any]
-    player_id: int
-    last_played: int | None  # the hand whose end the screen shows above it (``selectors.Elsewhere``)
-    token: str
-    drive_id: int
-    over: bool  # the drive has finished: nothing more comes to this screen
-
-    @classmethod
-    def of(cls, drive, player) -> "Elsewhere":
-        where = selectors.elsewhere(drive, player)
-        return cls({"type": "error", "message": where.text, "elsewhere": {
-            "hand": where.hand, "button": where.button, "href": reverse("phone:me", args=[drive.join_code])}},
-            player.pk, where.last_played, player.token, drive.pk, drive.is_finished)
-
-
 class PlayConsumer(_TableSocket):
     """A player's phone at a digital table: /ws/play/<CODE>/ (the player's cookie says who)."""
 
@@ -259,9 +219,9 @@ class PlayConsumer(_TableSocket):
             await self.error(found)
             # A phone that holds no player (signed out or taken out while its page was away, its
             # cookie gone): its page reloads, and is sent to joining, told why.
-            await self.close(code=broadcast.SIGNED_OUT if isinstance(found, NoPlayer) else broadcast.REFUSED)
+            await self.close(code=broadcast.SIGNED_OUT if isinstance(found, play_seat.NoPlayer) else broadcast.REFUSED)
             return
-        if isinstance(found, Elsewhere):
+        if isinstance(found, play_seat.Elsewhere):
             # No hand of theirs here now (a table with cards, a page reloaded after the close): the
             # last hand they played here and where to go instead; the socket then follows the
             # drive (the close's instruction, the next hand's start), unless the drive is over.
@@ -279,7 +239,7 @@ class PlayConsumer(_TableSocket):
         # The start of the next hand (a close's movement instruction comes by the phone's group).
         self.playing_group = broadcast.drive_group(self.drive_id, "playing")
         await self.channel_layer.group_add(self.playing_group, self.channel_name)
-        if isinstance(found, Elsewhere):
+        if isinstance(found, play_seat.Elsewhere):
             return
         await self.sit(found)
         if not found.dealt:  # the hand just played, above where to sit for this one
@@ -287,7 +247,7 @@ class PlayConsumer(_TableSocket):
         await self.send_view()
         bots.schedule_table(found.table_id)  # bots of a hand that outlived a restart pick up again
 
-    async def sit(self, found: "Seated") -> None:
+    async def sit(self, found: play_seat.Seated) -> None:
         """At this seat now (table and seat switch together, on the loop)."""
         await self.join_table(found.table_id, found.seat)
         self.hand_number, self.table_number, self.move = found.hand, found.table, found.move
@@ -369,28 +329,10 @@ class PlayConsumer(_TableSocket):
         await self.error(broadcast.signed_out_reason(event, "Join the drive again to play."))
         await self.close(code=broadcast.SIGNED_OUT)
 
-    def identify(self) -> "Seated | Elsewhere | str":
-        """This player's digital seat in the current hand; where they go instead when they have
-        none (a table with cards, no table, the drive over: ``selectors.elsewhere``, the frame
-        with a link to their phone's page); or why this phone may not play here. Sets nothing:
-        the caller switches table and seat together on the loop."""
-        try:
-            drive = drive_by_code(self.scope["url_route"]["kwargs"]["code"], self.scope)
-        except Http404:
-            return "No drive has that code."
-        except TooManyCodes as exc:
-            return str(exc)
-        player = player_for_scope(self.scope, drive)
-        if player is None:
-            if player_for_scope(self.scope, drive, active_only=False) is not None:
-                return NoPlayer("The organiser has taken you out of this drive: ask them to bring you back to play.")
-            return NoPlayer("Join the drive on this phone first.")
-        seat = None if drive.is_finished else screen_facts.digital_seat_of(drive, player)
-        if seat is None:  # (a finished drive: its last hand's seat is no longer played)
-            return Elsewhere.of(drive, player)
-        dealt = seat.table.state is not None
-        return Seated(seat.table_id, seat.position, seat.table.hand.number, seat.table.number, player.pk, player.token,
-                      drive.pk, dealt, "" if dealt else selectors.move_words(seat.table.hand, player.pk, seat.table.number))
+    def identify(self) -> play_seat.Seated | play_seat.Elsewhere | str:
+        """Where this player's screen is now (``play_seat.find``). Sets nothing: the caller
+        switches table and seat together on the loop."""
+        return play_seat.find(self.scope)
 
     async def receive_json(self, content, **kwargs):
         kind = content["type"]
@@ -454,12 +396,13 @@ class PlayConsumer(_TableSocket):
         if isinstance(found, str):
             await self.error(found)
             return
-        if isinstance(found, Elsewhere):
+        if isinstance(found, play_seat.Elsewhere):
             await self.send_json(found.frame)
             return
         await self.sit(found)
         await self.send_view(force=force)
         bots.schedule_table(found.table_id)  # a bot that gave up (its moves failed) looks again
+
 
 class WatchConsumer(_TableSocket):
     """The organiser's spectator view of one digital table: /ws/watch/<CODE>/<number>/ (no cards)."""
