@@ -1,8 +1,8 @@
 """Hands set up on a live server for the game-screen browser tests (test_play_screens_browser.py,
-test_dealer_words_browser.py and the others): each ``*_SETUP`` is Python for
+test_play_hand_end_browser.py, test_dealer_words_browser.py and the others): each ``*_SETUP`` is Python for
 ``server.shell_json``; it creates its own drive (its own organiser) and prints the join code and
 the seats' [name, token] in seat order. Then what those tests do on a phone: open it, sign the
-organiser in, take an offer."""
+organiser in, find the drive's id, take an offer."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.browser_support import sign_in
 from tests.tables.test_play_browser import pick
 
 SMALL_PHONE = {"width": 360, "height": 640}
+LAPTOP = {"width": 1280, "height": 900}
 # A game screen shows the player's cards as buttons in ``#hand`` (docs/games.md, step 8): the
 # shared browser tests find a game's cards there unless they name a game's own selector.
 HAND_CARDS = "#hand button"
@@ -298,6 +299,18 @@ def open_phone(browser, server, code: str, token: str, viewport=SMALL_PHONE):
 def sign_in_organiser(page, server, tag: str) -> None:
     """The organiser of this module's drive ``tag`` (``olive-<tag>``) signs in."""
     sign_in(page, server.url, f"olive-{tag}")
+
+
+def organiser_page(browser, server, tag: str):
+    """A laptop-sized page of the organiser of the drive ``tag``, signed in."""
+    page = browser.new_page(viewport=LAPTOP)
+    sign_in_organiser(page, server, tag)
+    return page
+
+
+def drive_id(server, code: str) -> int:
+    """The id of the drive whose join code is ``code``."""
+    return server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code={code!r}).pk))")
 
 
 def cards_on(page) -> list[str]:

@@ -2,11 +2,11 @@
 what matters stays in reach (the cards and the main actions in the first screen, unscrolled and
 not under the dock), the cards that came in are marked, the end of a hand says once what was
 declared and why each player scored, and every control says what it does (axe-core finds no
-serious or critical problem mid-hand, on the finished hand, or on the organiser's watch page)."""
+serious or critical problem mid-hand). A hand's end and what follows it, the watch page among
+them: test_play_hand_end_browser.py."""
 
 from __future__ import annotations
 
-import functools
 import re
 from urllib.parse import urlsplit
 
@@ -161,12 +161,10 @@ def test_a_game_screen_names_its_cards_in_the_games_words_and_passes_axe(server,
 def test_the_phone_says_at_once_when_a_bot_takes_its_seat_and_gives_it_back(server, browser):
     data = server.shell_json(S.wonderland_started("bot", moves=0))
     (ann, token) = data["seats"][0]
-    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{data['code']}').pk))")
     page = S.open_phone(browser, server, data["code"], token)
     page.wait_for_selector("#hand button.wl-card")
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    S.sign_in_organiser(organiser, server, "bot")
-    organiser.goto(f"{server.url}/drives/{drive_id}/")
+    organiser = S.organiser_page(browser, server, "bot")
+    organiser.goto(f"{server.url}/drives/{S.drive_id(server, data['code'])}/")
     organiser.locator("#table-1 details summary").click()
     organiser.locator("#table-1 button", has_text=f"A bot plays for {ann}").click()
     expect(page.locator("#message")).to_have_text("A bot has taken over your seat.", timeout=30_000)
@@ -287,155 +285,6 @@ def test_wonderland_keeps_the_cards_and_the_play_in_reach_on_a_small_phone(serve
     page.context.close()
 
 
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
-def test_a_finished_hand_passes_axe(server, browser, slug):
-    data = server.shell_json(S.finished(f"{slug}-done", slug))
-    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
-    expect(page.locator("#result")).to_contain_text("The hand is over")
-    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
-    problems = serious_violations(page)
-    assert not problems, describe(problems)
-    page.context.close()
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
-def test_a_seat_waiting_for_its_hand_shows_only_where_to_sit_until_it_starts(server, browser, slug):
-    """Found in a browser: seated, the hand not started, a game screen showed its empty boxes and
-    buttons beside "Hand 1 has not started yet" (Film Fantasy's Declare, Wonderland's empty "On
-    the table", Alice's row's heading). Only the status line shows until the hand comes."""
-    data = server.shell_json(S.seated(f"{slug}-waiting", slug))
-    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
-    expect(page.locator("#status")).to_have_text(re.compile(r"^Hand 1 has not started yet: sit at Table 1\."))
-    shown = page.evaluate("""() => [...document.querySelectorAll('#screen *')].filter(e => e.getClientRects().length
-      && e.closest('#status, #message') === null && !e.querySelector('#status, #message')).map(e => e.outerHTML.slice(0, 60))""")
-    assert shown == [], shown
-    server.shell_json(f"from drive.models import Drive\nfrom drive import services\n"
-                      f"services.start_hand(Drive.objects.get(join_code={data['code']!r}))\nprint('{{}}')")
-    expect(page.locator(S.HAND_CARDS).first).to_be_visible()
-    page.context.close()
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-def test_a_game_screen_reloaded_after_the_close_and_the_end_still_shows_the_hands_result(server, browser):
-    """A game screen opened (reloaded) after the organiser closed the hand said only
-    that the next hand had not started, and after the drive's end only that it had finished: the
-    hand just played, and its result, were gone. The result stays, under where to go now."""
-    data = server.shell_json(S.finished("reload-done", "wonderland"))
-    close = ("from drive.models import Drive\nfrom drive import services\n"
-             f"drive = Drive.objects.get(join_code={data['code']!r})\n%s\nprint('{{}}')")
-    server.shell_json(close % "services.close_hand(drive, force=True)")  # (the set-up stored the hand, not its result)
-    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
-    expect(page.locator("#result")).to_contain_text("The hand is over")
-    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
-    expect(page.locator("#instruction")).to_contain_text("Hand 2 has not started yet")
-    server.shell_json(close % "services.end_drive(drive)")
-    page.reload()
-    expect(page.locator("#instruction")).to_contain_text("The drive has finished")
-    expect(page.locator("#result")).to_contain_text("The hand is over")
-    expect(page.locator("#result li")).to_have_count(len(data["seats"]))
-    page.context.close()
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
-def test_a_finished_hand_at_a_table_of_several_says_who_moves_up_and_who_moves_down(server, browser, slug):
-    """Table 1 of a drive of two tables: the box names the mover by the game's rule, and says by
-    name what the mover does (stays at the top table) and that the player on their left moves
-    down a table."""
-    script = S.finished(f"{slug}-moves", slug)
-    names = re.search(r"services\.add_players\(drive, (\[[^]]*\])\)", script).group(1)
-    twice = [*eval(names), *(n + "2" for n in eval(names))]  # (a list of plain names, written by the support module)
-    script = script.replace(names, repr(twice)).replace("drive.hands.get().tables.get()",
-                                                        "drive.hands.get().tables.get(number=1)")
-    data = server.shell_json(script)
-    page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
-    expect(page.locator("#result")).to_contain_text("The hand is over")
-    expect(page.locator("#result")).to_contain_text(re.compile(r"\S stays at the top table; \S.*, on .+’s left, moves down a table\."))
-    if slug != "wonderland":  # (Wonderland's says "the top scorer", and marks them in the list)
-        expect(page.locator("#result")).to_contain_text("is the mover.")
-    page.context.close()
-
-
-# The hand these games' watch pages are checked on, and what their status line then says (a game
-# left out: a hand as its bots leave it, any status).
-WATCHED = {
-    "film-fantasy": (S.ff_three_offers, "Auction open"),
-    "alice": (S.alice_mid_hand, "It is "),
-    "wonderland": (S.wonderland_started, " to play."),
-}
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-@pytest.mark.parametrize("slug", [g.slug for g in all_games()])
-def test_the_organisers_watch_page_passes_axe(server, browser, slug):
-    setup, status = WATCHED.get(slug, (functools.partial(S.bots_played, game=slug), ""))
-    tag = f"{slug}-watch"
-    data = server.shell_json(setup(tag))
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    S.sign_in_organiser(organiser, server, tag)
-    organiser.goto(f"{server.url}/{data['code']}/tables/1/watch")
-    expect(organiser.locator("#status")).not_to_be_empty()
-    expect(organiser.locator("#status")).to_contain_text(status)
-    assert organiser.locator("#hand button, #hand .c").count() == 0  # no cards
-    if slug == "film-fantasy":  # found in a browser: the watch page said a drawn dealer was a home game's
-        expect(organiser.locator("#dealer-draw")).to_contain_text(" (drew the Joker after ")
-    problems = serious_violations(organiser)
-    assert not problems, describe(problems)
-    organiser.close()
-
-
-@pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
-def test_the_message_line_goes_when_what_it_said_no_longer_holds(server, browser):
-    """QA on the phones: "Cy plays next: wait for your turn." stayed after Cy had played; "A bot
-    has taken over your seat." stayed after the hand was over; "Hand 2 has started: you are at
-    Table 1." stayed after the organiser ended the hand. Each goes when its state changes."""
-    data = server.shell_json(S.wonderland_started("stale", moves=0))
-    code, seats = data["code"], data["seats"]
-    (ann, token) = seats[0]
-    turn_of = ("from tables.models import TableHand\nfrom games import get_game\n"
-               f"t = TableHand.objects.filter(hand__drive__join_code='{code}').latest('pk')\n"
-               "print(json.dumps(get_game('wonderland').load_hand(t.state).turn))")
-    page = S.open_phone(browser, server, code, token)
-    message = page.locator("#message")
-    page.wait_for_selector("#hand button.wl-card")
-    if server.shell_json(turn_of) == 0:  # Ann leads: she plays, and the turn passes
-        page.locator("#hand button.wl-card.legal").first.click()
-        expect(page.locator("#status")).to_contain_text("Waiting for")
-    turn = server.shell_json(turn_of)
-    page.get_by_role("button", name=re.compile(", not playable now$")).first.click()  # not her turn: a tap says why
-    expect(message).to_have_text(f"{seats[turn][0]} plays next: wait for your turn.")
-    other = S.open_phone(browser, server, code, seats[turn][1])
-    other.locator("#hand button.wl-card.legal").first.click()
-    expect(message).to_have_text("")  # the turn has moved on
-    other.context.close()
-
-    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{code}').pk))")
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    organiser.on("dialog", lambda d: d.accept())
-    S.sign_in_organiser(organiser, server, "stale")
-    organiser.goto(f"{server.url}/drives/{drive_id}/")
-    organiser.locator("#table-1 details summary").click()
-    organiser.locator("#table-1 button", has_text=f"A bot plays for {ann}").click()
-    expect(message).to_have_text("A bot has taken over your seat.", timeout=30_000)
-    organiser.get_by_role("button", name="Close anyway").click()  # the bell: the hand ends as it stands
-    expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
-    expect(message).to_have_text("")
-    # Cards were left in hands: the log says the organiser rang the bell, not that every card was
-    # played, nor again what the status line says (a tester read "The organiser ended the hand." twice).
-    expect(page.locator("#log")).to_have_text("The organiser rang the bell: the cards taken so far count.")
-
-    organiser.get_by_role("button", name="Start hand 2").click()
-    expect(message).to_have_text(re.compile(r"^Hand 2 has started: you are at Table \d\.$"), timeout=30_000)
-    organiser.get_by_role("button", name="Close anyway").click()
-    expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
-    expect(message).to_have_text("")
-    organiser.close()
-    page.context.close()
-
-
-
 BELL = {"film-fantasy": "The organiser rang the bell: each player scores the best sets they hold.",
         "alice": "The organiser rang the bell: the sets laid so far count.",
         "wonderland": "The organiser rang the bell: the cards taken so far count."}
@@ -450,12 +299,9 @@ def test_every_game_says_alike_that_the_organiser_rang_the_bell(server, browser,
     data = server.shell_json(S.bots_played(f"{slug}-bell", slug, moves=2))
     page = S.open_phone(browser, server, data["code"], data["seats"][0][1])
     expect(page.locator(S.HAND_CARDS).first).to_be_visible()
-    drive_id = server.shell_json("from drive.models import Drive\n"
-                                 f"print(json.dumps(Drive.objects.get(join_code='{data['code']}').pk))")
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
+    organiser = S.organiser_page(browser, server, f"{slug}-bell")
     organiser.on("dialog", lambda d: d.accept())
-    S.sign_in_organiser(organiser, server, f"{slug}-bell")
-    organiser.goto(f"{server.url}/drives/{drive_id}/")
+    organiser.goto(f"{server.url}/drives/{S.drive_id(server, data['code'])}/")
     organiser.get_by_role("button", name="Close anyway").click()
     expect(page.locator("#status")).to_have_text("The organiser ended the hand.", timeout=30_000)
     expect(page.locator("#log")).to_contain_text(BELL[slug])
@@ -470,14 +316,12 @@ def test_a_seat_whose_player_has_no_phone_is_said_at_the_table_until_the_phone_j
     knew why nothing moved, nor that the organiser can have a bot play the seat."""
     data = server.shell_json(S.ff_dealt("ff-away"))
     code = data["code"]
-    drive_id = server.shell_json(f"from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='{code}').pk))")
     page = S.open_phone(browser, server, code, data["seats"][0][1])
     bob = page.locator("#seats li", has_text="Bob")
     expect(bob).to_have_class(re.compile(r"\bwaiting\b"))  # every seat's first pass is awaited
     expect(page.locator("#status")).not_to_contain_text("no phone")
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    S.sign_in_organiser(organiser, server, "ff-away")
-    organiser.goto(f"{server.url}/drives/{drive_id}/phones")
+    organiser = S.organiser_page(browser, server, "ff-away")
+    organiser.goto(f"{server.url}/drives/{S.drive_id(server, code)}/phones")
     asked = []  # signing a phone out mid-hand asks first, naming the player
     organiser.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     organiser.locator("tr", has_text="Bob").get_by_role("button", name="Sign phone out").click()
