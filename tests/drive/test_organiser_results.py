@@ -21,13 +21,20 @@ from tests.factories import declared, seated_drive
 pytestmark = pytest.mark.django_db
 
 
-def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
+def one_table(organiser):
+    """A drive of four seated at one table, hand 1 started: the drive and its table."""
     drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
-    data = {"declarer": "0", "nine_card": "True", "dealer": "0", "seen_revision": "0"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    return drive, drive.hands.get().tables.get()
+
+
+def result_form(**fields: str) -> dict:
+    """The result form of a table of four with no seat holding a set or ice, and ``fields``."""
+    return {**fields, **{f"seat{i}_sets": "0" for i in range(4)}, **{f"seat{i}_ice": "none" for i in range(4)}}
+
+
+def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
+    drive, table = one_table(organiser)
+    data = result_form(declarer="0", nine_card="True", dealer="0", seen_revision="0")
     data["seat2_ice"] = "joker"  # the only Joker is in the nine-card declaration
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert response.status_code == 200
@@ -36,8 +43,7 @@ def test_impossible_result_shows_what_is_wrong(organiser_client, organiser):
 
 
 def test_garbage_result_form_is_refused(organiser_client, organiser):
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", {"declarer": "9", "seat0_sets": "x", "seen_revision": "0"})
     assert response.status_code == 200
     assert "Choose one of the answers shown." in response.content.decode()
@@ -45,13 +51,9 @@ def test_garbage_result_form_is_refused(organiser_client, organiser):
 
 
 def test_correction_through_the_page_requires_a_reason(organiser_client, organiser):
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     services.organiser_result(drive, table, declared(4, 0), organiser)
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "", "seen_revision": "1"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="", seen_revision="1")
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert "Give a reason" in response.content.decode()
     # One too long (a forged form: the box takes 300) is refused, and the page says why.
@@ -74,15 +76,11 @@ def test_a_correction_sent_twice_or_on_a_result_changed_meanwhile_is_refused(org
     """Found by probing: the same correction sent twice at once was logged twice (and three no-op
     corrections were possible); the form carried no revision, so it could also overwrite a
     phone's newer entry unseen. It carries the revision it showed now."""
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     services.organiser_result(drive, table, declared(4, 0), organiser)
     page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
     assert 'name="seen_revision" value="1"' in page
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared", "seen_revision": "1"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="Cy declared", seen_revision="1")
     assert organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).status_code == 302
     again = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)  # the second of a double submit
     assert again.status_code == 200 and "was changed while you were looking" in again.content.decode()
@@ -104,13 +102,9 @@ def test_a_result_form_that_does_not_say_which_version_it_showed_is_refused(orga
     was there (a phone's newer entry, a paper result typed meanwhile). It is refused as the
     dashboard's forms that do not say which hand they showed are: nothing written, and the page
     opened anew with why."""
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     url = f"/drives/{drive.pk}/results/{table.pk}"
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "Cy declared"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="Cy declared")
     for existing in (False, True):  # a paper result typed in; a correction
         if existing:
             services.organiser_result(drive, table, declared(4, 0), organiser)
@@ -132,17 +126,13 @@ def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_co
     played), and the organiser's save was taken for a correction of a result never seen: "Give
     a reason", and with one it replaced the phone's entry. The empty form says it saw no result
     (revision 0) and is refused like any form shown before the result changed."""
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
     assert 'name="seen_revision" value="0"' in page
     seated = [s.player for s in table.seats.order_by("position")]
     phone_results.enter(drive, seated[0], declared(4, 1), client_key="k", seen_revision=0,
                         shown=Shown(1, 1, seated[0].pk))
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "from the paper", "seen_revision": "0"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="from the paper", seen_revision="0")
     response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert response.status_code == 200
     assert "Table 1 has a result now that it did not have when you opened this page" in response.content.decode()
@@ -164,12 +154,8 @@ def test_a_paper_result_typed_while_a_phone_entered_one_is_refused_not_made_a_co
 def test_a_paper_result_sent_twice_is_saved_once_and_the_second_says_saved(organiser_client, organiser):
     """A double click on "Save the result" of an empty form: the second request is not told that
     a result came meanwhile (it is this one), nor is anything written twice."""
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "seen_revision": "0"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    drive, table = one_table(organiser)
+    data = result_form(declarer="2", nine_card="False", dealer="0", seen_revision="0")
     for _ in range(2):
         response = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data, follow=True)
         assert "Table 1, hand 1: result saved." in response.content.decode()
@@ -196,10 +182,7 @@ def test_a_correction_that_changes_who_moved_after_the_close_says_the_moves_stan
     services.organiser_result(drive, t2, declared(4, 0), organiser)
     hand2 = services.close_hand(drive, force=True)  # tab B
     seating = sorted(hand2.seats.values_list("player_id", "table__number", "position"))
-    data = {"declarer": "3", "nine_card": "False", "dealer": "0", "reason": "Di declared", "seen_revision": "1"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="3", nine_card="False", dealer="0", reason="Di declared", seen_revision="1")
     response = organiser_client.post(f"/drives/{drive.pk}/results/{t1.pk}", data, follow=True)
     page = response.content.decode()
     assert "Table 1, hand 1: result saved." in page
@@ -256,8 +239,7 @@ def test_the_same_answers_on_a_table_of_six_are_nothing_to_correct(organiser_cli
 def test_the_corrections_log_says_by_name_who_declared_and_whose_points_changed(organiser_client, organiser):
     """Found by a tester: the log showed the stored snapshots, player ids and all
     ({'76': 0, '77': -5} → …)."""
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     services.organiser_result(drive, table, declared(4, 0), organiser)
     services.organiser_result(drive, table, declared(4, 1, nine=True), organiser, reason="Bob declared")
     first, second, third, _ = [s.player for s in table.seats.select_related("player").order_by("position")]
@@ -274,8 +256,7 @@ def test_the_organiser_settles_a_dispute_by_keeping_the_entry_as_it_was(organise
     and the reason logged (not refused as 'nothing to correct')."""
     from drive import results as phone_results
 
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     seated = [s.player for s in table.seats.order_by("position")]
     phone_results.enter(drive, seated[0], declared(4, 1), client_key=None, seen_revision=0,
                         shown=Shown(1, 1, seated[0].pk))
@@ -312,8 +293,7 @@ def test_a_finished_drives_result_page_shows_the_result_with_no_form_to_change_i
     assert "data-preview=" not in page and "Save the correction" not in page and 'name="reason"' not in page
     declarer = table.seats.get(position=1).player
     assert f"<bdi>{declarer.name}</bdi>: <strong>15</strong>" in page
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "late", "seen_revision": "1",
-            **{f"seat{i}_sets": "0" for i in range(4)}, **{f"seat{i}_ice": "none" for i in range(4)}}
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="late", seen_revision="1")
     organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data)
     assert Result.objects.get(table=table).summary["declarer"] == 1  # still refused, changing nothing
 
@@ -327,8 +307,7 @@ def test_a_result_page_opened_before_a_phone_judged_the_entry_is_refused_saying_
     from tests.drive.test_result_origin import phone, phone_entry
     from tests.factories import shown_for
     from tests.tables.conftest import seated_players
-    drive = seated_drive(organiser, 4)
-    table = drive.hands.get().tables.get()
+    drive, table = one_table(organiser)
     sidney, other = seated_players(table)[:2]
     phone_entry(drive, sidney, 0, "sidney-stale")
     page = organiser_client.get(f"/drives/{drive.pk}/results/{table.pk}").content.decode()
@@ -339,11 +318,8 @@ def test_a_result_page_opened_before_a_phone_judged_the_entry_is_refused_saying_
     else:
         phone(drive, other).post(f"/{drive.join_code}/confirm", {"seen_revision": "1", **shown_for(other)})
     before = Result.objects.get()
-    data = {"declarer": "2", "nine_card": "False", "dealer": "0", "reason": "typo", "seen_revision": "1",
-            "seen_status": "entered"}
-    for i in range(4):
-        data[f"seat{i}_sets"] = "0"
-        data[f"seat{i}_ice"] = "none"
+    data = result_form(declarer="2", nine_card="False", dealer="0", reason="typo", seen_revision="1",
+                       seen_status="entered")
     answer = organiser_client.post(f"/drives/{drive.pk}/results/{table.pk}", data).content.decode()
     said = re.sub(r"<[^>]+>", "", answer).replace("\u2068", "").replace("\u2069", "")
     if judged == "dispute":

@@ -36,6 +36,24 @@ def alice_table(organiser, **rules):
     return drive, table, seated_players(table)
 
 
+async def dealt_and_connected(organiser, answer_seconds: int | None = None):
+    """Alice at three on the phones, ANN, BOB and CY dealt (seat 2 deals; ``answer_seconds`` to
+    answer, the drive's house rule and the hand's, if given), every seat's phone connected: the
+    drive, the table, the players and their sockets."""
+    drive, table, players = await alice_table(
+        organiser, **({} if answer_seconds is None else {"answer_seconds": str(answer_seconds)}))
+    chosen = deal(3, [ANN, BOB, CY], dealer=2)
+    if answer_seconds is not None:
+        chosen.answer_seconds = float(answer_seconds)
+    await put_state(table.pk, chosen)
+    return drive, table, players, [(await connected(drive, p))[0] for p in players]
+
+
+async def disconnect(sockets) -> None:
+    for s in sockets:
+        await s.disconnect()
+
+
 @database_sync_to_async
 def move_deadline(table_id: int, seconds_from_now: float) -> float:
     """The stored deadline moved (as a server that restarted finds it, its timers gone)."""
@@ -46,9 +64,7 @@ def move_deadline(table_id: int, seconds_from_now: float) -> float:
 
 
 async def test_an_ask_gets_its_deadline_in_the_state_and_every_phone_counts_it_down(organiser):
-    drive, table, players = await alice_table(organiser)
-    await put_state(table.pk, deal(3, [ANN, BOB, CY], dealer=2))
-    sockets = [(await connected(drive, p))[0] for p in players]
+    drive, table, players, sockets = await dealt_and_connected(organiser)
     before = time.time()
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
     after = time.time()
@@ -64,8 +80,7 @@ async def test_an_ask_gets_its_deadline_in_the_state_and_every_phone_counts_it_d
     step = await move(sockets, 1, {"type": "give"}, step["version"])
     assert step["views"][0]["deadline"] is None and step["views"][0]["pending"] is None
     assert GAME.load_hand((await stored(table.pk)).state).deadline is None
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
 
 
 async def test_the_drives_house_rule_sets_the_time_to_answer(organiser):
@@ -79,14 +94,11 @@ async def test_the_drives_house_rule_sets_the_time_to_answer(organiser):
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
     assert before + 10 <= GAME.load_hand((await stored(table.pk)).state).deadline <= time.time() + 10
     assert step["views"][1]["answer_seconds"] == 10
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
 
 
 async def test_a_phone_cannot_run_out_its_own_time(organiser):
-    drive, table, players = await alice_table(organiser)
-    await put_state(table.pk, deal(3, [ANN, BOB, CY], dealer=2))
-    sockets = [(await connected(drive, p))[0] for p in players]
+    drive, table, players, sockets = await dealt_and_connected(organiser)
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
     await move_deadline(table.pk, -5)  # even once its time has passed
     kept = (await stored(table.pk)).state
@@ -94,14 +106,11 @@ async def test_a_phone_cannot_run_out_its_own_time(organiser):
     refused = await until(sockets[1], lambda f: f["type"] == "error")
     assert refused["message"] == "Only the server's clock can run out a player's time: choose your answer."
     assert (await stored(table.pk)).state == kept
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
 
 
 async def test_when_the_asked_seats_time_runs_out_the_card_is_handed_over_also_after_a_restart(organiser):
-    drive, table, players = await alice_table(organiser)
-    await put_state(table.pk, deal(3, [ANN, BOB, CY], dealer=2))
-    sockets = [(await connected(drive, p))[0] for p in players]
+    drive, table, players, sockets = await dealt_and_connected(organiser)
     await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
     # A restart: the deadline is in the database, the timer is not; a phone connecting again
     # sets it (as the bots resume), and the server answers for Bob when it passes.
@@ -113,8 +122,7 @@ async def test_when_the_asked_seats_time_runs_out_the_card_is_handed_over_also_a
     assert view["counts"] == [3, 6, 7] and view["laid"][0] == ["A"] and view["played"] == []
     assert view["turn"] == 0 and view["deadline"] is None
     assert [e["type"] for e in view["log"]].count("timeout") == 1
-    for s in [*sockets, again]:
-        await s.disconnect()
+    await disconnect([*sockets, again])
 
 
 async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_table_no_phone_has_open(organiser):
@@ -125,14 +133,10 @@ async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_tabl
 
     from tests.drive.live_support import connected as live_connected, session_cookie
 
-    drive, table, players = await alice_table(organiser, answer_seconds="60")
-    chosen = deal(3, [ANN, BOB, CY], dealer=2)
-    chosen.answer_seconds = 60.0  # (this process's own timer fires only after the wait below)
-    await put_state(table.pk, chosen)
-    sockets = [(await connected(drive, p))[0] for p in players]
+    # (this process's own timer fires only after the wait below)
+    drive, table, players, sockets = await dealt_and_connected(organiser, answer_seconds=60)
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
     await move_deadline(table.pk, 0.3)  # a restart: the deadline is stored, its timer is not
     dashboard = await live_connected(f"/ws/drive/{drive.join_code}/organiser/",
                                      await sync_to_async(session_cookie)(organiser))
@@ -146,9 +150,7 @@ async def test_after_a_restart_the_organisers_dashboard_sets_the_clock_of_a_tabl
 
 
 async def test_when_the_askers_time_runs_out_the_turn_passes(organiser):
-    drive, table, players = await alice_table(organiser)
-    await put_state(table.pk, deal(3, [ANN, BOB, CY], dealer=2))
-    sockets = [(await connected(drive, p))[0] for p in players]
+    drive, table, players, sockets = await dealt_and_connected(organiser)
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "C2"}, 0)
     assert step["views"][0]["pending"]["decision"] == "cat"
     await move_deadline(table.pk, 0.3)
@@ -156,14 +158,11 @@ async def test_when_the_askers_time_runs_out_the_turn_passes(organiser):
     frame = await until(sockets[1], lambda f: f["type"] == "state" and f["view"]["pending"] is None, timeout=30)
     assert frame["view"]["turn"] == 1 and frame["view"]["played"] == []  # the Cat kept, the turn passed
     assert "CC" in GAME.load_hand((await stored(table.pk)).state).hands[0]
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
 
 
 async def test_a_timer_that_outlived_its_question_or_fires_early_changes_nothing(organiser):
-    drive, table, players = await alice_table(organiser)
-    await put_state(table.pk, deal(3, [ANN, BOB, CY], dealer=2))
-    sockets = [(await connected(drive, p))[0] for p in players]
+    drive, table, players, sockets = await dealt_and_connected(organiser)
     step = await move(sockets, 0, {"type": "ask", "to": 1, "card": "A5"}, 0)
     clock_step = database_sync_to_async(bots.clock_step)
     kept = await stored(table.pk)
@@ -173,5 +172,4 @@ async def test_a_timer_that_outlived_its_question_or_fires_early_changes_nothing
     answered = await stored(table.pk)
     assert await clock_step(table.pk) == "idle"  # answered: nothing is timed
     assert (await stored(table.pk)).state == answered.state
-    for s in sockets:
-        await s.disconnect()
+    await disconnect(sockets)
