@@ -45,6 +45,23 @@ def redirected_to(response, pattern: str) -> bool:
     return response.status_code == 302 and re.fullmatch(pattern, response["Location"]) is not None
 
 
+def succeeded(response) -> bool:
+    return said(response, constants.SUCCESS)
+
+
+def never(response) -> bool:
+    return False
+
+
+def posted(client, url: str, data, accepted):
+    """``data`` posted to ``url`` by ``client``, checked (``check``); ``accepted(response)``:
+    whether the form was taken. The response."""
+    before = snapshot()
+    response = client.post(url, data)
+    check(response, before, accepted=accepted(response))
+    return response
+
+
 DRIVE_FIELDS = {
     "name": ["Spring drive"], "date": ["2026-05-01", "2026-02-30", "99999-01-01"],
     "target": ["hands", "total", "either", "HANDS"], "target_hands": ["1", "12", "200", "201", "0"],
@@ -60,28 +77,20 @@ DRIVE_FIELDS = {
 @FUZZ
 @given(data=form_data(DRIVE_FIELDS))
 def test_drive_create(world, data):
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post("/drives/new", data)
-    check(response, before, accepted=redirected_to(response, r"/drives/\d+/"))
+    posted(world.organiser_client(), "/drives/new", data, lambda r: redirected_to(r, r"/drives/\d+/"))
 
 
 @FUZZ
 @given(data=form_data(DRIVE_FIELDS))
 def test_drive_edit(world, data):
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post(f"/drives/{world.drive.pk}/edit", data)
-    check(response, before, accepted=redirected_to(response, rf"/drives/{world.drive.pk}/"))
+    posted(world.organiser_client(), f"/drives/{world.drive.pk}/edit", data,
+           lambda r: redirected_to(r, rf"/drives/{world.drive.pk}/"))
 
 
 @FUZZ
 @given(data=form_data({"names": ["Zed", "Zed\nYves", "P001", "Zed, zed"]}))
 def test_paste_names(world, data):
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post(f"/drives/{world.drive.pk}/players", data)
-    check(response, before, accepted=said(response, constants.SUCCESS))
+    posted(world.organiser_client(), f"/drives/{world.drive.pk}/players", data, succeeded)
 
 
 @pytest.fixture
@@ -97,10 +106,7 @@ def between_hands(world):
 @given(data=form_data({"a": [], "b": [], "hand": ["1"]}))
 def test_swap(world, between_hands, data):
     drive, ids = between_hands
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post(f"/drives/{drive.pk}/swap", data)
-    check(response, before, accepted=said(response, constants.SUCCESS))
+    posted(world.organiser_client(), f"/drives/{drive.pk}/swap", data, succeeded)
 
 
 @FUZZ
@@ -113,9 +119,7 @@ def test_swap_with_real_ids(world, between_hands, data, pick):
     if "seating" not in data:  # the seating as the dashboard shows it now, so that a good pair is swapped
         page = client.get(f"/drives/{drive.pk}/").content.decode()
         data["seating"] = re.search(r'name="seating" value="([^"]*)"', page).group(1)
-    before = snapshot()
-    response = client.post(f"/drives/{drive.pk}/swap", data)
-    check(response, before, accepted=said(response, constants.SUCCESS))
+    posted(client, f"/drives/{drive.pk}/swap", data, succeeded)
 
 
 @FUZZ
@@ -134,19 +138,14 @@ def test_table_mode(world, between_hands, data, number):
 @FUZZ
 @given(data=form_data({**result_fields(4), "reason": ["", "typo", "x" * 301], "seen_revision": ["0", "1", "x"]}))
 def test_result_entry_by_the_organiser(world, data):
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post(f"/drives/{world.drive.pk}/results/{world.t1.pk}", data)
-    check(response, before, accepted=redirected_to(response, rf"/drives/{world.drive.pk}/"))
+    posted(world.organiser_client(), f"/drives/{world.drive.pk}/results/{world.t1.pk}", data,
+           lambda r: redirected_to(r, rf"/drives/{world.drive.pk}/"))
 
 
 @FUZZ
 @given(data=form_data({"show": ["1", "0", "true"]}))
 def test_prizes_toggle(world, data):
-    client = world.organiser_client()
-    before = snapshot()
-    response = client.post(f"/drives/{world.drive.pk}/prizes", data)
-    check(response, before, accepted=said(response, constants.SUCCESS))
+    posted(world.organiser_client(), f"/drives/{world.drive.pk}/prizes", data, succeeded)
 
 
 # --- the phones' forms ------------------------------------------------------------------------
@@ -161,9 +160,7 @@ def test_phone_join_and_claim(world, data):
     if "player" in data and not isinstance(data["player"], list) and data["player"] in ("1", "2"):
         data["player"] = str(world.table2[int(data["player"])].pk)
     client = Client()
-    before = snapshot()
-    response = client.post(f"/{world.code}/join", data)
-    check(response, before, accepted=redirected_to(response, rf"/{world.code}/me"))
+    response = posted(client, f"/{world.code}/join", data, lambda r: redirected_to(r, rf"/{world.code}/me"))
     if not redirected_to(response, rf"/{world.code}/me"):
         assert f"ff_{world.code}" not in client.cookies
 
@@ -178,8 +175,7 @@ def test_a_phone_holding_a_player_claims_and_adds_nothing(world, data):
     if "player" in data and not isinstance(data["player"], list) and data["player"] in ("1", "2"):
         data["player"] = str(world.table2[int(data["player"])].pk)
     client = world.phone(world.enterer)
-    before = snapshot()
-    check(client.post(f"/{world.code}/join", data), before, accepted=False)
+    posted(client, f"/{world.code}/join", data, never)
     assert client.cookies[f"ff_{world.code}"].value == world.enterer.token
 
 
@@ -188,9 +184,7 @@ def test_claim_refuses_control_characters_in_a_new_name(world):
     world.drive.allow_self_join = True
     world.drive.save(update_fields=["allow_self_join"])
     for name in ("Zed\x00", "Z\x07ed", "\x1b[31mZed"):
-        before = snapshot()
-        response = Client().post(f"/{world.code}/join", {"new_name": name})
-        check(response, before, accepted=False)
+        posted(Client(), f"/{world.code}/join", {"new_name": name}, never)
 
 
 # The ``player`` field's valid answers are players of the world under test: placeholders here,
@@ -389,12 +383,11 @@ def test_a_token_with_a_line_break_after_it_never_reaches_the_database(world):
         assert phone.get(f"/{world.code}/me").status_code == 302
     assert not [q["sql"] for q in queries if "drive_player" in q["sql"]]
 
+
 def test_paste_refuses_control_characters(world):
     client = world.organiser_client()
     for names in ("Zed\x07", "Ann\nB\x1bob"):
-        before = snapshot()
-        response = client.post(f"/drives/{world.drive.pk}/players", {"names": names})
-        check(response, before, accepted=False)
+        posted(client, f"/drives/{world.drive.pk}/players", {"names": names}, never)
 
 
 def test_dispute_reason_never_stores_control_characters(entered):
