@@ -12,6 +12,7 @@ from games.base import GameError
 from games.film_fantasy import FilmFantasyHand, bot_action, declaration, score_hand
 from games.film_fantasy.cards import CARD_FILM, build_deck, cards_in_play, end_hand_size, odd_cards
 from games.film_fantasy.hand import FINISHED
+from tests.view_strings import strings_in
 
 CODE = re.compile(r"^(?:\d{1,2}-\d|J)$")
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -21,16 +22,16 @@ def all_cards(h):
     return Counter([c for hand in h.hands for c in hand] + h.stack + h.odd)
 
 
-def strings_in(obj, skip=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k not in skip:
-                yield from strings_in(v, skip)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from strings_in(v, skip)
-    elif isinstance(obj, str):
-        yield obj
+def bots_play(h, rng, moves: int, kind: str | None = None) -> None:
+    """Up to ``moves`` turns of a seat drawn at random: its bot's move, if it has one (a bot of
+    ``kind``, else greedy or random, drawn each turn), until the hand is finished."""
+    for _ in range(moves):
+        if h.finished:
+            break
+        seat = rng.randrange(h.players)
+        a = bot_action(h, seat, rng, kind or rng.choice(["greedy", "random"]))
+        if a is not None:
+            h.apply(seat, a)
 
 
 def check_views(h):
@@ -113,13 +114,7 @@ def test_hand_sizes_and_odd_cards_when_the_auction_opens(players, seed):
 def test_json_round_trip_is_exact_at_any_point(players, seed, stop_after):
     rng = random.Random(seed)
     h = FilmFantasyHand.new(players, rng)
-    for _ in range(stop_after):
-        if h.finished:
-            break
-        seat = rng.randrange(players)
-        a = bot_action(h, seat, rng, rng.choice(["greedy", "random"]))
-        if a is not None:
-            h.apply(seat, a)
+    bots_play(h, rng, stop_after)
     data = json.loads(json.dumps(h.to_json()))
     again = FilmFantasyHand.load(data)
     assert again.to_json() == h.to_json() and again.version == h.version and again == h
@@ -144,13 +139,7 @@ actions = st.one_of(
 def test_any_json_action_is_applied_or_refused_with_state_unchanged(players, seed, warmup, seat, action):
     rng = random.Random(seed)
     h = FilmFantasyHand.new(players, rng)
-    for _ in range(warmup):
-        if h.finished:
-            break
-        s = rng.randrange(players)
-        a = bot_action(h, s, rng, "random")
-        if a is not None:
-            h.apply(s, a)
+    bots_play(h, rng, warmup, "random")
     before = h.to_json()
     expected = all_cards(h)
     try:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from games.base import GameError
 from games.wonderland import PACK, WONDERLAND, WonderlandHand, bot_action, count, deals, legal_plays
+from tests.view_strings import strings_in
 
 SETTINGS = settings(max_examples=40, deadline=None)
 CARDS = set(PACK)
@@ -22,15 +23,7 @@ def all_cards(h):
 
 
 def codes_in(obj, skip=()):
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k not in skip:
-                yield from codes_in(v, skip)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from codes_in(v, skip)
-    elif isinstance(obj, str) and obj in CARDS:
-        yield obj
+    return (s for s in strings_in(obj, skip) if s in CARDS)
 
 
 def check_views(h):

@@ -12,6 +12,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from tests.view_strings import strings_in
 
 ORIGIN = (b"origin", b"http://localhost")
 
@@ -54,19 +55,9 @@ CODE = re.compile(r"(?<![\w-])(\d{1,2}-[1-4]|J)(?![\w-])")
 PUBLIC = {"dealer_draw"}
 
 
-def codes_in(frame, found=None):
+def codes_in(frame) -> set[str]:
     """Every card code anywhere in a frame (also inside messages), except the public dealer draw."""
-    found = set() if found is None else found
-    if isinstance(frame, dict):
-        for k, v in frame.items():
-            if k not in PUBLIC:
-                codes_in(v, found)
-    elif isinstance(frame, list):
-        for v in frame:
-            codes_in(v, found)
-    elif isinstance(frame, str):
-        found.update(CODE.findall(frame))
-    return found
+    return {code for text in strings_in(frame, PUBLIC) for code in CODE.findall(text)}
 
 
 def eventually(condition, what: str, timeout: float = 30):
