@@ -168,6 +168,15 @@ def and_list(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def check_seat(seat: Any, players: int, spectator: bool = False) -> None:
+    """``seat`` is a seat of a table of ``players`` (an ``int``, never a ``bool``; with
+    ``spectator``, also None: a spectator's); else a ``GameError`` that says so."""
+    if spectator and seat is None:
+        return
+    if type(seat) is not int or not 0 <= seat < players:
+        raise GameError(f"That seat is not at this table of {players} players.")
+
+
 def action_type(action: Any, shapes: Mapping[str, frozenset[str]]) -> str:
     """The ``type`` of an engine action, once the action is an object with exactly the fields
     its type takes (``shapes``: each type's fields, ``type`` included); else a ``GameError``

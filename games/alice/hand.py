@@ -42,7 +42,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from ..base import STOPPED, GameError, Outcome, action_type
+from ..base import STOPPED, GameError, Outcome, action_type, check_seat
 from . import storage
 from .cards import (
     CARD_SET,
@@ -193,8 +193,7 @@ class AliceHand:
         """Apply one seat's action, or raise GameError (state untouched) saying why not."""
         if self.ended_by is not None:
             raise GameError("The hand is over.")
-        if type(seat) is not int or not 0 <= seat < self.players:
-            raise GameError(f"That seat is not at this table of {self.players} players.")
+        check_seat(seat, self.players)
         _HANDLERS[action_type(action, _ACTION_KEYS)](self, seat, action)
         self.version += 1
 
@@ -415,8 +414,7 @@ class AliceHand:
         """What ``seat`` may see (None: a spectator): its own cards only, the others' as counts,
         the stock as a count, everything on the table, the pending ask and the public log; once the
         hand is over, ``result`` (points, mover, ended_by, sets per seat)."""
-        if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
-            raise GameError(f"That seat is not at this table of {self.players} players.")
+        check_seat(seat, self.players, spectator=True)
         p = self.pending
         finished = self.ended_by is not None
         log = self.log

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import STOPPED, GameError, Outcome
+from ..base import STOPPED, GameError, Outcome, check_seat
 from .cards import (PACK, RANK, SORT_KEY, _legal, card_name, check_players, check_pool_of_tears, choose_mover, count,
                     deals, deck, pairs_in, rule_in_force, standing_facts, why_illegal, winner_of)
 
@@ -113,8 +113,7 @@ class WonderlandHand:
         """Play one card for ``seat``, or raise GameError (state untouched) saying why not."""
         if self.ended_by is not None:
             raise GameError("The hand is over.")
-        if not _is_int(seat) or not 0 <= seat < self.players:
-            raise GameError(f"That seat is not at this table of {self.players} players.")
+        check_seat(seat, self.players)
         if type(action) is not dict or action.get("type") != "play" or len(action) != 2 or "card" not in action:
             raise GameError('An action must be {"type": "play", "card": <card>}.')
         if seat != self.turn:
@@ -194,8 +193,7 @@ class WonderlandHand:
         trick, the cards taken (public), the last trick and the public log; never undealt cards.
         A seat's view also has ``legal`` (the cards it may play now) and ``must`` (on its turn, the
         rule that forbids the others: ``cards.rule_in_force``)."""
-        if seat is not None and (not _is_int(seat) or not 0 <= seat < self.players):
-            raise GameError(f"That seat is not at this table of {self.players} players.")
+        check_seat(seat, self.players, spectator=True)
         last = self.last_trick
         v: dict[str, Any] = {
             "game": "wonderland",
