@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import select
-import socket
 import struct
 import time
 import urllib.request
@@ -23,6 +22,7 @@ import pytest
 from django.conf import settings
 
 from tests.faults.support import NoRedirect, Phone, Server, setup_drive, state_of, wait_for
+from tests.security.raw_http import connect, debug_off_and_on, log_of, send_and_read, upgrade
 
 MB = 1024 * 1024
 LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -32,13 +32,7 @@ SENT_BEFORE_ANSWER = 24 * MB
 BOUNDARY = "limit-test-boundary"
 
 
-@pytest.fixture(scope="module", params=["0", "1"], ids=["debug-off", "debug-on"])
-def server(request, tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("limits"))
-    s.env.update({"DEBUG": request.param, "SECRET_KEY": "body-limits-" + "k" * 50})
-    s.start()
-    yield s
-    s.stop()
+server = debug_off_and_on("body-limits")
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +61,7 @@ def exchange(server: Server, path: str, content_type: str, body: Iterator[bytes]
              "Transfer-Encoding: chunked" if length is None else f"Content-Length: {length}",
              *(f"{k}: {v}" for k, v in (headers or {}).items())]
     pieces = (b"%x\r\n%s\r\n" % (len(piece), piece) for piece in body) if length is None else body
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+    with connect(server) as sock:
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         started = time.monotonic()
         sock.setblocking(False)
@@ -120,10 +114,6 @@ def post(server: Server, path: str, body: bytes, content_type: str, headers: dic
     except urllib.error.HTTPError as exc:
         response = exc
     return response.status, response.read().decode()
-
-
-def log_of(server: Server) -> str:
-    return (server.data / "daphne.log").read_text()
 
 
 def test_a_200_mb_upload_without_a_cookie_is_refused_before_it_is_read(server):
@@ -226,27 +216,15 @@ def raw_frame(opcode: int, payload: bytes, *, masked: bool = True) -> bytes:
 
 def closed_with(server: Server, path: str, frame: bytes) -> tuple[int, str]:
     """The close code and reason the server answers ``frame`` with, on a socket to ``path``."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
-        sock.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {server.url}\r\n"
-                      "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    with connect(server) as sock:
+        sock.sendall(upgrade(server, path))
         received = b""
         while b"\r\n\r\n" not in received:
             received += sock.recv(65536)
         assert received.startswith(b"HTTP/1.1 101 "), received
         received = received.split(b"\r\n\r\n", 1)[1]
-        try:
-            sock.sendall(frame)
-        except OSError:
-            pass
-        while True:  # frames the server sent (the board's snapshot), then its close frame, then the end
-            try:
-                chunk = sock.recv(65536)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            received += chunk
+        # Frames the server sent (the board's snapshot), then its close frame, then the end.
+        received += send_and_read(sock, frame)
     while received:
         opcode, length, at = received[0] & 0x0F, received[1] & 0x7F, 2
         if length == 126:

@@ -9,53 +9,34 @@ Each test talks to a real server over real sockets, with DEBUG off and on."""
 
 from __future__ import annotations
 
-import socket
 import urllib.request
 
 import pytest
 
 from tests.faults.support import Server, wait_for
+from tests.security.raw_http import connect, debug_off_and_on, log_of, send_raw, upgrade
 
 HEAD_LIMIT = 16 * 1024  # twisted.web's own limits on a line and on the request's line and headers
 
 
-@pytest.fixture(scope="module", params=["0", "1"], ids=["debug-off", "debug-on"])
-def server(request, tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("heads"))
-    s.env.update({"DEBUG": request.param, "SECRET_KEY": "request-heads-" + "k" * 50})
-    s.start()
-    yield s
-    s.stop()
+server = debug_off_and_on("request-heads")
 
 
-def log_of(server: Server) -> str:
-    return (server.data / "daphne.log").read_text()
-
-
-def send_raw(server: Server, data: bytes) -> bytes:
-    """``data`` sent as it is (as much as the server takes), and all the server answers until it
-    closes the connection."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
-        try:
-            sock.sendall(data)
-        except OSError:  # the server answered and closed before taking all of it: its answer waits
-            pass
-        answer = b""
-        while True:
-            try:
-                chunk = sock.recv(65536)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            answer += chunk
-    return answer
+def lines_logged_since(server: Server, start: int) -> tuple[int, list[str]]:
+    """A page that is not there asked for now, and its line in the log waited for: its status,
+    and the log's lines from ``start`` to it (what a request logs is logged before its answer)."""
+    try:
+        status = urllib.request.urlopen(server.url + "/no-such-page/", timeout=30).status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    return status, log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
 
 
 def status_of(server: Server, data: bytes) -> bytes:
     """The status line the server answers ``data`` with (the connection closed after it: a
     socket accepted stays open)."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+    with connect(server) as sock:
         sock.sendall(data)
         answer = b""
         while b"\r\n" not in answer:
@@ -114,12 +95,8 @@ def test_a_request_the_server_will_not_read_is_answered_with_why_and_one_line_in
     assert b"connection: close" in headers.lower() and b"text/plain" in headers
     assert says.encode() in body.lower() and len(body) < 200, (what, body)
     # The server is well, and its log has the refusal's one line, before the next request's.
-    try:
-        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
-    except urllib.error.HTTPError as exc:
-        assert exc.code == 404
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
-    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    marker, logged = lines_logged_since(server, start)
+    assert marker == 404
     assert len(logged) == 1 and f": {status}" in logged[0] and "Refused" in logged[0], (what, logged)
     assert "Traceback" not in log_of(server)[start:]
 
@@ -131,20 +108,8 @@ def test_what_follows_a_refused_request_on_its_connection_is_not_read(server):
     answer = send_raw(server, b"GET / HTTP/1.1\r\n" + head(server) + b"Cookie: a=" + b"x" * (HEAD_LIMIT + 10)
                       + b"\r\n\r\nGET /login/ HTTP/1.1\r\n" + head(server) + b"\r\n")
     assert answer.count(b"HTTP/1.1 ") == 1 and answer.startswith(b"HTTP/1.1 431 ")
-    try:
-        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
-    except urllib.error.HTTPError:
-        pass
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    lines_logged_since(server, start)
     assert '"GET /login/"' not in log_of(server)[start:]
-
-
-def upgrade(server: Server, path: str, **headers: str) -> bytes:
-    fields = {"Host": f"127.0.0.1:{server.port}", "Origin": server.url, "Upgrade": "websocket",
-              "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13",
-              **{name.replace("_", "-"): value for name, value in headers.items()}}
-    return (f"GET {path} HTTP/1.1\r\n".encode() + "".join(f"{k}: {v}\r\n" for k, v in fields.items()).encode("latin-1")
-            + b"\r\n")
 
 
 @pytest.mark.parametrize(("headers", "says"), [
@@ -157,12 +122,7 @@ def test_a_websocket_handshake_the_server_will_not_read_is_one_line_in_the_log(s
     start = len(log_of(server))
     answer = send_raw(server, upgrade(server, "/ws/health/", **headers))
     assert answer.startswith(b"HTTP/1.1 400 ") and says.encode() in answer.split(b"\r\n")[0], answer[:300]
-    try:
-        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
-    except urllib.error.HTTPError:
-        pass
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
-    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    _, logged = lines_logged_since(server, start)
     assert len(logged) == 1 and "Refused a websocket handshake" in logged[0] and says in logged[0], logged
 
 
@@ -172,11 +132,7 @@ def test_a_socket_the_application_refuses_is_not_logged_twice(server):
     start = len(log_of(server))
     for request in (upgrade(server, "/ws/health/", Origin="http://evil.example"), upgrade(server, "/ws/nothing-here/")):
         assert send_raw(server, request).startswith(b"HTTP/1.1 403 ")
-    try:
-        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
-    except urllib.error.HTTPError:
-        pass
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    lines_logged_since(server, start)
     assert "Refused" not in log_of(server)[start:]
 
 
@@ -203,10 +159,5 @@ def test_a_websocket_subprotocol_that_is_not_ascii_is_refused_in_one_line(server
     start = len(log_of(server))
     answer = send_raw(server, upgrade(server, "/ws/health/", Sec_WebSocket_Protocol=protocols.decode("latin-1")))
     assert answer.startswith(b"HTTP/1.1 400 ") and b"Sec-WebSocket-Protocol" in answer, answer[:300]
-    try:
-        urllib.request.urlopen(server.url + "/no-such-page/", timeout=30)
-    except urllib.error.HTTPError:
-        pass
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
-    logged = log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
+    _, logged = lines_logged_since(server, start)
     assert len(logged) == 1 and "Refused" in logged[0] and "Sec-WebSocket-Protocol" in logged[0], logged
