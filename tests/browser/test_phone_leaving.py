@@ -16,14 +16,23 @@ from tests.tables import screens_support as S
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
-DRIVE_ID = "from drive.models import Drive\nprint(json.dumps(Drive.objects.get(join_code='%s').pk))"
-
-
 @pytest.fixture(scope="module")
 def server(module_server):
     """The game screens' live server (tests/conftest.py), whose setups (screens_support) it runs,
     in place of this folder's bare address (tests/browser/conftest.py)."""
     return module_server
+
+
+def signed_out_by_the_organiser(browser, server, tag: str, drive_id: int, name: str, phone, code: str) -> None:
+    """The organiser of the drive ``tag`` signs ``name``'s phone out on the drive's phones page;
+    ``phone`` lands on the join page, told why."""
+    organiser = S.organiser_page(browser, server, tag)
+    organiser.goto(f"{server.url}/drives/{drive_id}/phones")
+    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
+    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
+    expect(phone).to_have_url(re.compile(f"/{code}$"))
+    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
+    organiser.close()
 
 
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
@@ -34,18 +43,11 @@ def test_a_game_screen_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     code, (name, token) = data["code"], data["seats"][0]
     phone = S.open_phone(browser, server, code, token)
     expect(phone.locator("#hand button.c").first).to_be_visible()  # its socket open: the hand came by it
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    S.sign_in_organiser(organiser, server, "signed-out")
-    organiser.goto(f"{server.url}/drives/{server.shell_json(DRIVE_ID % code)}/phones")
-    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
-    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
-    expect(phone).to_have_url(re.compile(f"/{code}$"))
-    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
+    signed_out_by_the_organiser(browser, server, "signed-out", S.drive_id(server, code), name, phone, code)
     expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
     phone.reload()
     expect(phone.get_by_role("button", name=f"{name} (private link only)", exact=True)).to_be_visible()
     expect(phone.locator("main > ul.messages")).to_have_count(0)  # said once
-    organiser.close()
     phone.context.close()
 
 
@@ -88,14 +90,7 @@ def test_an_entry_form_signed_out_by_the_organiser_lands_on_the_join_page_told_w
     phone = phone_of(browser, server, code, token)
     phone.goto(f"{server.url}/{code}/enter")
     phone.wait_for_function("window.framesIn > 0")  # its socket open: the page's state came by it
-    organiser = browser.new_page(viewport={"width": 1280, "height": 900})
-    S.sign_in_organiser(organiser, server, "entry")
-    organiser.goto(f"{server.url}/drives/{data['id']}/phones")
-    organiser.once("dialog", lambda dialog: dialog.accept())  # "Sign …'s phone out?"
-    organiser.locator("tr", has_text=name).get_by_role("button", name="Sign phone out").click()
-    expect(phone).to_have_url(re.compile(f"/{code}$"))
-    expect(phone.locator("main > ul.messages")).to_have_text(NOT_JOINED)
-    organiser.close()
+    signed_out_by_the_organiser(browser, server, "entry", data["id"], name, phone, code)
     phone.context.close()
 
 
