@@ -275,13 +275,19 @@ JUDGE = {"seen_revision": ["0", "1", "2", "-1", "1.0", " 1", "999999999999999999
          "reason": ["", "Cy had 9 cards", "x" * 5000, "<b>bold</b>"]}
 
 
-@FUZZ
-@given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
-def test_phone_confirm(entered, data, who):
+def judged(entered, who: str, what: str, data: dict) -> tuple[dict, tuple, object]:
+    """``data``, its player ids filled in, posted to /<code>/``what`` by the phone of ``who``: the
+    form sent, the database before, and the response."""
     player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
     data = with_player_ids(data, entered)
     before = snapshot()
-    response = entered.phone(player).post(f"/{entered.code}/confirm", data)
+    return data, before, entered.phone(player).post(f"/{entered.code}/{what}", data)
+
+
+@FUZZ
+@given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
+def test_phone_confirm(entered, data, who):
+    data, before, response = judged(entered, who, "confirm", data)
     accepted = said(response, constants.SUCCESS)
     if accepted:
         assert who == "confirmer" and data.get("seen_revision") in ("1", " 1")
@@ -292,10 +298,7 @@ def test_phone_confirm(entered, data, who):
 @FUZZ
 @given(data=form_data(JUDGE), who=__import__("hypothesis").strategies.sampled_from(["confirmer", "enterer", "other"]))
 def test_phone_dispute(entered, data, who):
-    player = {"confirmer": entered.confirmer, "enterer": entered.enterer, "other": entered.other_table_player}[who]
-    data = with_player_ids(data, entered)
-    before = snapshot()
-    response = entered.phone(player).post(f"/{entered.code}/dispute", data)
+    data, before, response = judged(entered, who, "dispute", data)
     accepted = said(response, constants.WARNING) and Result.objects.get().status == "disputed"
     if accepted:
         assert who == "confirmer" and shown(data) == ("1", "1", str(entered.confirmer.pk))
