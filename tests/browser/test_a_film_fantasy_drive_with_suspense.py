@@ -12,8 +12,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.page_checks import Watched, mark, never_reloaded
-from tests.browser.test_drive_flow import organiser_enters, organiser_opens_a_new_drive, table_players
+from tests.browser.page_checks import Watched, never_reloaded
+from tests.browser.test_drive_flow import organiser_enters, table_players
+from tests.browser.whole_drive import create_and_seat, join_code, phones_join, watched_board, watched_organiser
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 NAMES = ["Ann", "Bob", "Cy", "Di"]
@@ -31,30 +32,15 @@ def every_table_declared_by(organiser, server, seat: int) -> list[list[str]]:
 @pytest.mark.timeout(600)
 def test_a_film_fantasy_drive_keeps_its_last_hand_secret_until_the_prizes(server, browser, phone_page):
     watched = Watched(server)
-    organiser = watched.page(browser.new_page(viewport={"width": 1280, "height": 800}), "organiser")
-    organiser.on("dialog", lambda d: d.accept())
-    organiser_opens_a_new_drive(organiser, server, "Film Fantasy with a secret")
-    organiser.select_option("select[name=target]", "hands")
-    organiser.fill("input[name=target_hands]", "3")
+    organiser = watched_organiser(watched, browser, server, "Film Fantasy with a secret", hands=3)
     organiser.fill("input[name=suspense_hands]", "1")
     organiser.check("input[name=allow_self_join]")
     organiser.fill("input[name=preferred_table_size]", "2")
-    organiser.click("button:has-text('Create the drive')")
-    organiser.fill("textarea[name=names]", "\n".join(NAMES))
-    organiser.click("button:has-text('Add players')")
-    organiser.click("button:has-text('Draw the seating')")
-    code = re.search(r"join code ([A-Z]+)", organiser.inner_text("main")).group(1)
-    board = watched.page(browser.new_page(viewport={"width": 1920, "height": 1080}), "board")
-    board.goto(f"{server}/{code}/board")
-    mark(board)
+    create_and_seat(organiser, NAMES)
+    code = join_code(organiser)
+    board = watched_board(watched, browser, server, code)
 
-    phones = {}
-    for name in NAMES[:3]:
-        phone = watched.page(phone_page(), name)
-        phone.goto(f"{server}/{code}")
-        phone.get_by_role("button", name=name, exact=True).click()
-        expect(phone.locator("h1")).to_have_text(name)
-        phones[name] = phone
+    phones = phones_join(watched, phone_page, server, code, NAMES[:3])
     late = watched.page(phone_page(), "Zed")
     late.goto(f"{server}/{code}")
     late.get_by_label("Not on the list? Your name").fill("Zed")

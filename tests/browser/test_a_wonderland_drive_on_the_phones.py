@@ -8,6 +8,7 @@ nothing from off the laptop, no sideways scroll on a phone, no other game's word
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 import time
@@ -16,8 +17,9 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from tests.browser.page_checks import Watched, mark, never_reloaded
-from tests.browser.test_drive_flow import organiser_opens_a_new_drive, table_players
+from tests.browser.page_checks import Watched, never_reloaded
+from tests.browser.test_drive_flow import table_players
+from tests.browser.whole_drive import create_and_seat, join_code, no_words, phones_join, watched_board, watched_organiser
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 NAMES = ["Ann", "Bob", "Cy"]
@@ -46,39 +48,20 @@ def play_one(page) -> bool:
 @pytest.mark.timeout(600)
 def test_three_phones_and_a_bot_play_a_wonderland_drive_to_its_prizes(server, browser, phone_page):
     watched = Watched(server)
+    words = functools.partial(no_words, NOT_WONDERLAND)
 
-    def words(page, where: str) -> None:
-        found = NOT_WONDERLAND.findall(page.inner_text("body"))
-        assert not found, (where, found)
-
-    organiser = watched.page(browser.new_page(viewport={"width": 1280, "height": 800}), "organiser")
-    organiser.on("dialog", lambda d: d.accept())
-    organiser_opens_a_new_drive(organiser, server, "Wonderland on the phones")
-    organiser.select_option("select[name=game]", "wonderland")
-    organiser.select_option("select[name=target]", "hands")
-    organiser.fill("input[name=target_hands]", "1")
+    organiser = watched_organiser(watched, browser, server, "Wonderland on the phones", game="wonderland", hands=1)
     organiser.select_option("select[name=play_mode]", "digital")
-    organiser.click("button:has-text('Create the drive')")
-    organiser.fill("textarea[name=names]", "\n".join(NAMES))
-    organiser.click("button:has-text('Add players')")
-    organiser.click("button:has-text('Draw the seating')")
+    create_and_seat(organiser, NAMES)
     organiser.get_by_role("button", name=re.compile("Add a bot to this table")).click()
     expect(organiser.locator("#table-1")).to_contain_text("a table with a bot plays on the phones")
     seated = table_players(organiser, 1)
     assert sorted(seated) == ["Ann", "Bob", "Bot 1", "Cy"]
-    code = re.search(r"join code ([A-Z]+)", organiser.inner_text("main")).group(1)
+    code = join_code(organiser)
     dashboard = organiser.url
-    board = watched.page(browser.new_page(viewport={"width": 1920, "height": 1080}), "board")
-    board.goto(f"{server}/{code}/board")
-    mark(board)
+    board = watched_board(watched, browser, server, code)
 
-    phones = {}
-    for name in NAMES:
-        phone = watched.page(phone_page(), name)
-        phone.goto(f"{server}/{code}")
-        phone.get_by_role("button", name=name, exact=True).click()
-        expect(phone.locator("h1")).to_have_text(name)
-        phones[name] = phone
+    phones = phones_join(watched, phone_page, server, code, NAMES)
     organiser.click("button:has-text('Start hand 1')")
     expect(board.locator("[data-progress]")).to_have_text("0 of 1 table done")
     for name, phone in phones.items():

@@ -9,15 +9,16 @@ other game's words; the board is never reloaded."""
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ORGANISER_PASSWORD
 from tests.browser.page_checks import Watched, mark, never_reloaded
-from tests.browser.test_drive_flow import organiser_opens_a_new_drive, table_players
+from tests.browser.test_drive_flow import table_players
+from tests.browser.whole_drive import create_and_seat, join_code, no_words, phones_join, watched_board, watched_organiser
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Fay"]
@@ -45,36 +46,16 @@ def answer(page, dealer: str, sets: list[int], last: str | None) -> None:
 @pytest.mark.timeout(600)
 def test_an_alice_drive_with_cards_from_joining_to_the_prizes(server, browser, phone_page):
     watched = Watched(server)
+    words = functools.partial(no_words, NOT_ALICE)
 
-    def words(page, where: str) -> None:
-        found = NOT_ALICE.findall(page.inner_text("body"))
-        assert not found, (where, found)
-
-    organiser = watched.page(browser.new_page(viewport={"width": 1280, "height": 800}), "organiser")
-    organiser.on("dialog", lambda d: d.accept())
-    organiser_opens_a_new_drive(organiser, server, "Alice with cards")
-    organiser.select_option("select[name=game]", "alice")
-    organiser.select_option("select[name=target]", "hands")
-    organiser.fill("input[name=target_hands]", "2")
+    organiser = watched_organiser(watched, browser, server, "Alice with cards", game="alice", hands=2)
     organiser.fill("input[name=preferred_table_size]", "3")
-    organiser.click("button:has-text('Create the drive')")
-    organiser.fill("textarea[name=names]", "\n".join(NAMES))
-    organiser.click("button:has-text('Add players')")
-    organiser.click("button:has-text('Draw the seating')")
-    code = re.search(r"join code ([A-Z]+)", organiser.inner_text("main")).group(1)
+    create_and_seat(organiser, NAMES)
+    code = join_code(organiser)
     dashboard = organiser.url
-    board = watched.page(browser.new_page(viewport={"width": 1920, "height": 1080}), "board")
-    board.goto(f"{server}/{code}/board")
-    mark(board)
+    board = watched_board(watched, browser, server, code)
 
-    phones = {}
-    for name in NAMES:  # each joins by the code, as the QR code's link opens it
-        phone = watched.page(phone_page(), name)
-        phone.goto(f"{server}/{code}")
-        watched.fits(phone)
-        phone.get_by_role("button", name=name, exact=True).click()
-        expect(phone.locator("h1")).to_have_text(name)
-        phones[name] = phone
+    phones = phones_join(watched, phone_page, server, code, NAMES, fits=True)
     organiser.click("button:has-text('Start hand 1')")
     t1, t2 = table_players(organiser, 1), table_players(organiser, 2)
     expect(board.locator("[data-progress]")).to_have_text("0 of 2 tables done")

@@ -5,14 +5,28 @@ ask to ring a bell on a table whose hand is over, nor "Close anyway" stay offere
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ORGANISER_PASSWORD
-from tests.browser_support import live_server, sign_in
+from tests.browser.test_drive_flow import organiser_opens_a_new_drive
+from tests.browser.whole_drive import LAPTOP, create_and_seat
+from tests.browser_support import live_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
+
+
+@contextmanager
+def organiser_and_server(tmp_path, bot_delay: str):
+    """A server of its own whose bots wait ``bot_delay`` seconds a move and whose dashboards'
+    full update waits its longest (the page lives on the result's own message meanwhile), its
+    organiser made."""
+    with live_server(tmp_path, BOT_DELAY_SECONDS=bot_delay, LIVE_GATHER_MS="5000",
+                     DJANGO_SUPERUSER_PASSWORD=ORGANISER_PASSWORD) as server:
+        server.manage("createsuperuser", "--noinput", "--username", "organiser", "--email", "o@example.com")
+        yield server
 
 # The close's forms as the page holds them when its progress first reads every table done.
 AT_DONE = """() => {
@@ -28,22 +42,14 @@ AT_DONE = """() => {
 @pytest.mark.timeout(300)
 def test_closing_at_once_after_the_phones_finish_asks_nothing(tmp_path, browser):
     # The full update waits its longest: the page lives on the result's own message meanwhile.
-    with live_server(tmp_path, BOT_DELAY_SECONDS="0.02", LIVE_GATHER_MS="5000",
-                     DJANGO_SUPERUSER_PASSWORD=ORGANISER_PASSWORD) as server:
-        server.manage("createsuperuser", "--noinput", "--username", "organiser", "--email", "o@example.com")
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        sign_in(page, server.url, "organiser", ORGANISER_PASSWORD)
-        page.click("text=New drive")
-        page.wait_for_load_state("load")
-        page.fill("input[name=name]", "Over on the phones")
+    with organiser_and_server(tmp_path, "0.02") as server:
+        page = browser.new_page(viewport=LAPTOP)
+        organiser_opens_a_new_drive(page, server.url, "Over on the phones")
         page.select_option("select[name=game]", "wonderland")
         page.select_option("select[name=target]", "hands")
         page.fill("input[name=target_hands]", "1")
         page.select_option("select[name=play_mode]", "digital")
-        page.click("button:has-text('Create the drive')")
-        page.fill("textarea[name=names]", "Ann\nBob")
-        page.click("button:has-text('Add players')")
-        page.click("button:has-text('Draw the seating')")
+        create_and_seat(page, ["Ann", "Bob"])
         page.click("button:has-text('Start hand 1')")
         panel = page.locator("#table-1 details")
         panel.locator("summary").click()
@@ -75,21 +81,13 @@ AT_ONE_DONE = """() => {
 def test_the_close_s_question_names_only_the_tables_still_playing(tmp_path, browser):
     # Bots slow enough that the second table is still playing when the page has loaded after
     # its last stand-in: the page then sees the first table's end as it comes.
-    with live_server(tmp_path, BOT_DELAY_SECONDS="0.15", LIVE_GATHER_MS="5000",
-                     DJANGO_SUPERUSER_PASSWORD=ORGANISER_PASSWORD) as server:
-        server.manage("createsuperuser", "--noinput", "--username", "organiser", "--email", "o@example.com")
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        sign_in(page, server.url, "organiser", ORGANISER_PASSWORD)
-        page.click("text=New drive")
-        page.wait_for_load_state("load")
-        page.fill("input[name=name]", "Two tables on the phones")
+    with organiser_and_server(tmp_path, "0.15") as server:
+        page = browser.new_page(viewport=LAPTOP)
+        organiser_opens_a_new_drive(page, server.url, "Two tables on the phones")
         page.select_option("select[name=game]", "wonderland")
         page.fill("input[name=preferred_table_size]", "2")
         page.select_option("select[name=play_mode]", "digital")
-        page.click("button:has-text('Create the drive')")
-        page.fill("textarea[name=names]", "Ann\nBob\nCy\nDi")
-        page.click("button:has-text('Add players')")
-        page.click("button:has-text('Draw the seating')")
+        create_and_seat(page, ["Ann", "Bob", "Cy", "Di"])
         page.click("button:has-text('Start hand 1')")
         for number in (1, 2):  # everybody has left: bots play both hands out, one table first
             panel = page.locator(f"#table-{number} details")
