@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -206,6 +207,52 @@ class Servers:
             if os.path.exists(src):
                 with open(src) as f_in, open(os.path.join(logs, f"{prefix}-daphne-{i}.log"), "w") as f_out:
                     f_out.write(f_in.read()[-200_000:])
+
+
+def add_layer_arguments(p) -> None:
+    """A load benchmark's ``--layer`` (``memory``: SQLite and the in-memory layer; ``redis``:
+    PostgreSQL and Redis) and ``--processes`` (daphnes; see ``layer_processes``)."""
+    p.add_argument("--layer", choices=["memory", "redis"], default="memory")
+    p.add_argument("--processes", type=int, default=None, help="daphne processes (memory: 1; redis: 2)")
+
+
+def layer_processes(p, args) -> None:
+    """``args.processes`` by default one on the in-memory layer (which serves one only), two on
+    Redis."""
+    args.processes = args.processes or (1 if args.layer == "memory" else 2)
+    if args.layer == "memory" and args.processes != 1:
+        p.error("the in-memory layer serves one process only")
+
+
+class Run:
+    """A load benchmark's run (bench/entry_burst.py, bench/hall.py), as a ``with`` block: stopped
+    by SIGTERM (bench/run.py, `make bench`'s timeout) through its end below. On the ``redis``
+    layer a fresh PostgreSQL database on BENCH_DATABASE_URL's server and BENCH_REDIS_URL's
+    database, flushed first; else SQLite in a temporary folder. At the end, the ``servers`` the
+    block started are stopped and their logs kept as ``logs``, the database dropped and Redis
+    flushed."""
+
+    def __init__(self, layer: str, prefix: str, logs: str) -> None:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        self.logs = logs
+        admin_url = self.redis_url = None
+        if layer == "redis":
+            admin_url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_PG_URL)
+            self.redis_url = with_socket_timeout(os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL))
+            flush_redis(self.redis_url)
+        self.db = ThrowawayDatabase(admin_url, prefix=prefix)
+        self.servers: Servers | None = None
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self.servers is not None:
+            self.servers.stop()
+            self.servers.keep_logs(self.db.tmp, self.logs)
+        self.db.drop()
+        if self.redis_url:
+            flush_redis(self.redis_url)
 
 
 def report(out: dict, started: float, json_path: str | None) -> dict:

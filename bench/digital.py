@@ -29,7 +29,6 @@ import os
 import secrets
 import signal
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import free_port, percentile  # noqa: E402
 from games import GameError, all_games, default_slug, get_game  # noqa: E402
 from games.simulate import hook_for  # noqa: E402
 
@@ -70,20 +70,6 @@ tables = [[s.player.token for s in t.seats.select_related("player").order_by("po
           for t in hand.tables.order_by("number")]
 print("BENCH" + json.dumps({{"code": drive.join_code, "tables": tables}}))
 """
-
-
-def percentile(samples: list[float], p: float) -> float | None:
-    if not samples:
-        return None
-    s = sorted(samples)
-    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
-    return round(s[k], 2)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --- server ----------------------------------------------------------------------------------------

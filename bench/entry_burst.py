@@ -36,7 +36,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import sys
 import time
 import uuid
@@ -52,15 +51,12 @@ CLIENT_THREADS = 96  # requests in flight at once from this process, at most
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--layer", choices=["memory", "redis"], default="memory")
-    p.add_argument("--processes", type=int, default=None, help="daphne processes (memory: 1; redis: 2)")
+    common.add_layer_arguments(p)
     p.add_argument("--tables", type=int, default=250, help="tables of four (four POSTs each; default 250: 1,000)")
     p.add_argument("--spread", type=float, default=10.0, help="seconds over which the POSTs are sent")
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
-    args.processes = args.processes or (1 if args.layer == "memory" else 2)
-    if args.layer == "memory" and args.processes != 1:
-        p.error("the in-memory layer serves one process only")
+    common.layer_processes(p, args)
     if not (1 <= args.tables <= 500 and 1 <= args.processes <= 4 and 0 < args.spread <= 60):
         p.error("--tables 1..500, --processes 1..4, --spread 0..60")
     return args
@@ -217,35 +213,22 @@ def check_stored(drive_id: int, tables: int) -> list[str]:
 
 
 def main(argv=None) -> dict:
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped by bench/run.py: clean up below
     args = parse_args(argv)
     started = time.monotonic()
-    admin_url = redis_url = None
-    if args.layer == "redis":
-        admin_url = os.environ.get("BENCH_DATABASE_URL", common.DEFAULT_PG_URL)
-        redis_url = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))
-        common.flush_redis(redis_url)
-    db = common.ThrowawayDatabase(admin_url, prefix="bench_entry")
-    servers = None
-    try:
-        setup_django(db.url, db.tmp)
-        drives = build_drives(args.tables)
-        setup_s = time.monotonic() - started
-        env = common.server_env(db.url, db.tmp, redis_url, CHANNEL_PREFIX=f"bench{os.getpid()}")
-        servers = common.Servers(args.processes, env, db.tmp)
-        out = asyncio.run(asyncio.wait_for(run(args, drives, servers), 600))
-        out["entries"][0]["phases"] = {"setup_s": round(setup_s, 2), **out["entries"][0]["phases"]}
-    except Exception as exc:
-        out = {"entries": [{"scenario": "entry_burst", "layer": args.layer, "processes": args.processes, "clients": 0,
-                            "p50_ms": None, "p95_ms": None, "p99_ms": None, "floor_p95_ms": None,
-                            "errors": [f"{type(exc).__name__}: {exc}"]}]}
-    finally:
-        if servers is not None:
-            servers.stop()
-            servers.keep_logs(db.tmp, f"entry-{args.layer}")
-        db.drop()
-        if redis_url:
-            common.flush_redis(redis_url)
+    with common.Run(args.layer, "bench_entry", f"entry-{args.layer}") as bench:
+        db = bench.db
+        try:
+            setup_django(db.url, db.tmp)
+            drives = build_drives(args.tables)
+            setup_s = time.monotonic() - started
+            env = common.server_env(db.url, db.tmp, bench.redis_url, CHANNEL_PREFIX=f"bench{os.getpid()}")
+            bench.servers = common.Servers(args.processes, env, db.tmp)
+            out = asyncio.run(asyncio.wait_for(run(args, drives, bench.servers), 600))
+            out["entries"][0]["phases"] = {"setup_s": round(setup_s, 2), **out["entries"][0]["phases"]}
+        except Exception as exc:
+            out = {"entries": [{"scenario": "entry_burst", "layer": args.layer, "processes": args.processes,
+                                "clients": 0, "p50_ms": None, "p95_ms": None, "p99_ms": None, "floor_p95_ms": None,
+                                "errors": [f"{type(exc).__name__}: {exc}"]}]}
     return common.report(out, started, args.json)
 
 

@@ -46,7 +46,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import statistics
 import sys
 import time
@@ -63,8 +62,7 @@ from bench.hall_drive import ServerLog, first_recv, run_drive, send_audience  # 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--layer", choices=["memory", "redis"], default="memory")
-    p.add_argument("--processes", type=int, default=None, help="daphne processes (memory: 1; redis: 2)")
+    common.add_layer_arguments(p)
     p.add_argument("--tables", type=int, default=50,
                    help="tables of four (up to 250: 1,000 phones; over 125, drives of at most 125 side by side)")
     p.add_argument("--drive-tables", type=int, default=MAX_TABLES_PER_DRIVE,
@@ -74,9 +72,7 @@ def parse_args(argv=None):
     p.add_argument("--floor-sends", type=int, default=100, help="floor sends (hall; a quarter as many for hand_end, each to 200 listeners)")
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
-    args.processes = args.processes or (1 if args.layer == "memory" else 2)
-    if args.layer == "memory" and args.processes != 1:
-        p.error("the in-memory layer serves one process only")
+    common.layer_processes(p, args)
     if not (1 <= args.tables <= 250 and 1 <= args.hands <= 10 and 1 <= args.processes <= 4
             and 1 <= args.drive_tables <= MAX_TABLES_PER_DRIVE):
         p.error(f"--tables 1..250, --hands 1..10, --processes 1..4, --drive-tables 1..{MAX_TABLES_PER_DRIVE}")
@@ -218,53 +214,37 @@ async def floor(servers, group: str, listeners: int, parts: int, part_bytes: int
 
 
 def main(argv=None) -> dict:
-    # Stopped by `make bench` (its timeout): end through the finally below, which stops the
-    # servers and drops the throwaway database.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = parse_args(argv)
     started = time.monotonic()
-    admin_url = None
-    redis_url = None
-    if args.layer == "redis":
-        admin_url = os.environ.get("BENCH_DATABASE_URL", common.DEFAULT_PG_URL)
-        redis_url = common.with_socket_timeout(os.environ.get("BENCH_REDIS_URL", common.DEFAULT_REDIS_URL))
-        common.flush_redis(redis_url)
-    db = common.ThrowawayDatabase(admin_url, prefix="bench_hall")
-    servers = None
-    try:
-        setup_django(db.url, db.tmp)
-        infos = build_drives(args.tables, args.drive_tables)
-        setup_s = time.monotonic() - started
-        env = common.server_env(db.url, db.tmp, redis_url, CHANNEL_PREFIX=f"bench{os.getpid()}")
-        t = time.monotonic()
-        servers = common.Servers(args.processes, env, db.tmp)
-        servers_s = time.monotonic() - t
-        out = asyncio.run(asyncio.wait_for(run(args, infos, servers), 900))
-        out["entries"][0]["phases"] = {"setup_s": round(setup_s, 2), "servers_start_s": round(servers_s, 2),
-                                       **out["entries"][0]["phases"]}
-        if redis_url:
-            for e in out["entries"]:
-                e["redis_used_memory"] = common.redis_used_memory(redis_url)
-    except Exception as exc:
-        out = {"entries": [
-            {"scenario": s, "layer": args.layer, "processes": args.processes, "clients": 0, "p50_ms": None,
-             "p95_ms": None, "p99_ms": None, "floor_p95_ms": None,
-             "errors": [f"{type(exc).__name__}: {exc}", traceback.format_exc()[-1500:]]}
-            for s in ("hall", "hand_end")
-        ]}
-        if servers is not None:
-            for i in range(len(servers.urls)):
-                try:
-                    out["entries"][0]["errors"].append(open(os.path.join(db.tmp, f"daphne-{i}.log")).read()[-2000:])
-                except OSError:
-                    pass
-    finally:
-        if servers is not None:
-            servers.stop()
-            servers.keep_logs(db.tmp, f"hall-{args.layer}")
-        db.drop()
-        if redis_url:
-            common.flush_redis(redis_url)
+    with common.Run(args.layer, "bench_hall", f"hall-{args.layer}") as bench:
+        db, redis_url = bench.db, bench.redis_url
+        try:
+            setup_django(db.url, db.tmp)
+            infos = build_drives(args.tables, args.drive_tables)
+            setup_s = time.monotonic() - started
+            env = common.server_env(db.url, db.tmp, redis_url, CHANNEL_PREFIX=f"bench{os.getpid()}")
+            t = time.monotonic()
+            bench.servers = common.Servers(args.processes, env, db.tmp)
+            servers_s = time.monotonic() - t
+            out = asyncio.run(asyncio.wait_for(run(args, infos, bench.servers), 900))
+            out["entries"][0]["phases"] = {"setup_s": round(setup_s, 2), "servers_start_s": round(servers_s, 2),
+                                           **out["entries"][0]["phases"]}
+            if redis_url:
+                for e in out["entries"]:
+                    e["redis_used_memory"] = common.redis_used_memory(redis_url)
+        except Exception as exc:
+            out = {"entries": [
+                {"scenario": s, "layer": args.layer, "processes": args.processes, "clients": 0, "p50_ms": None,
+                 "p95_ms": None, "p99_ms": None, "floor_p95_ms": None,
+                 "errors": [f"{type(exc).__name__}: {exc}", traceback.format_exc()[-1500:]]}
+                for s in ("hall", "hand_end")
+            ]}
+            if bench.servers is not None:
+                for i in range(len(bench.servers.urls)):
+                    try:
+                        out["entries"][0]["errors"].append(open(os.path.join(db.tmp, f"daphne-{i}.log")).read()[-2000:])
+                    except OSError:
+                        pass
     return common.report(out, started, args.json)
 
 
