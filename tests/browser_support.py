@@ -123,6 +123,17 @@ def chromium():
 ORGANISER_TEST_PASSWORD = "organiser-pass-123"
 
 
+def demo_drives(server, games, *, players: int, hands: int, seed: int) -> None:
+    """The organiser olive and, for each of ``games`` (a slug; None: the default game), a demo
+    drive of hers (``manage.py demo_drive``)."""
+    server.shell_json('from django.contrib.auth import get_user_model\n'
+                      f'get_user_model().objects.create_user(username="olive", password={ORGANISER_TEST_PASSWORD!r})\n'
+                      'print("{}")')
+    for game in games:
+        server.manage("demo_drive", *(("--game", game) if game else ()), "--players", str(players), "--hands",
+                      str(hands), "--seed", str(seed), "--organiser", "olive")
+
+
 def sign_in(page, url: str, username: str, password: str = ORGANISER_TEST_PASSWORD) -> None:
     """``username`` signs in on the server at ``url``; returns once the sign-in form has gone."""
     from playwright.sync_api import expect

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser_support import chromium, live_server
+from tests.browser_support import chromium, demo_drives, live_server
 
 # Their servers run on SQLite and the in-memory layer whatever the suite runs on: once is enough.
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
@@ -19,11 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
 def demo_drive(server, *, players: int, hands: int, seed: int, game: str | None = None) -> str:
     """The organiser olive, a demo drive of hers (``manage.py demo_drive``), and its code."""
-    server.shell_json('from django.contrib.auth import get_user_model\n'
-                      'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                      'print("{}")')
-    server.manage("demo_drive", *(("--game", game) if game else ()), "--players", str(players), "--hands", str(hands),
-                  "--seed", str(seed), "--organiser", "olive")
+    demo_drives(server, [game], players=players, hands=hands, seed=seed)
     return server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().join_code))")
 
 

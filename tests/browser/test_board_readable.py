@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import all_games
-from tests.browser_support import chromium, live_server, sign_in
+from tests.browser_support import chromium, demo_drives, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -154,11 +154,7 @@ def check_score_cards(browser, server, tmp_path) -> None:
 @pytest.mark.timeout(900)  # a backstop: servers started and drives played on a busy machine
 def test_the_board_reads_from_the_back_of_a_hall_for_every_game(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        for game in (g.slug for g in all_games()):
-            server.manage("demo_drive", "--game", game, "--players", "40", "--hands", "3", "--seed", "1", "--organiser", "olive")
+        demo_drives(server, [g.slug for g in all_games()], players=40, hands=3, seed=1)
         # The leader of each drive has a name far too long for the chart.
         codes = server.shell_json(
             "from drive.models import Drive, Player\nfrom drive import selectors\nout = {}\n"
@@ -258,11 +254,7 @@ def test_the_seating_of_thirty_tables_turns_in_pages_and_leaves_the_standings_ro
     takes under half the screen, a page of whole tables at a time, every table on some page; the
     standings keep the rest."""
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--game", "film-fantasy", "--players", "120", "--hands", "1", "--seed", "3",
-                      "--organiser", "olive")
+        demo_drives(server, ["film-fantasy"], players=120, hands=1, seed=3)
         code = server.shell_json("from drive.models import Drive\nfrom drive import services\nd = Drive.objects.get()\n"
                                  "services.close_hand(d, force=True)\nprint(json.dumps(d.join_code))")
         for (width, height), every_page in (((1280, 720), True), ((1920, 1080), False), ((1024, 768), False),

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from games import all_games
 from tests.axe import describe, serious_violations, violations
-from tests.browser_support import COUNT_FRAMES, ORGANISER_TEST_PASSWORD as PASSWORD, chromium, live_server, sign_in
+from tests.browser_support import COUNT_FRAMES, chromium, demo_drives, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 GAMES = [g.slug for g in all_games()]
@@ -40,11 +40,7 @@ def assert_thumb_sized(page, where: str) -> None:
 @pytest.mark.timeout(900)  # a backstop: a server started and drives played on a busy machine
 def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          f'get_user_model().objects.create_user(username="olive", password={PASSWORD!r})\n'
-                          'print("{}")')
-        for game in GAMES:
-            server.manage("demo_drive", "--game", game, "--players", "12", "--hands", "1", "--seed", "3", "--organiser", "olive")
+        demo_drives(server, GAMES, players=12, hands=1, seed=3)
         # Per drive: its code, its id, a player at a table still playing with cards, and its name.
         drives = server.shell_json(
             "from drive.models import Drive\nfrom drive import selectors\nout = {}\n"
@@ -118,10 +114,7 @@ def test_the_rooms_pages_have_no_serious_accessibility_violation_in_any_game(tmp
 @pytest.mark.timeout(600)
 def test_a_flash_message_goes_when_the_dashboards_live_part_moves_on(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          f'get_user_model().objects.create_user(username="olive", password={PASSWORD!r})\n'
-                          'print("{}")')
-        server.manage("demo_drive", "--game", "alice", "--players", "8", "--hands", "1", "--seed", "3", "--organiser", "olive")
+        demo_drives(server, ["alice"], players=8, hands=1, seed=3)
         pk = server.shell_json("from drive.models import Drive\nprint(json.dumps(Drive.objects.get().pk))")
         organiser = browser.new_context(viewport={"width": 1280, "height": 800})
         organiser.add_init_script(script=COUNT_FRAMES)

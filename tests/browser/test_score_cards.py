@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import all_games
-from tests.browser_support import chromium, live_server, sign_in
+from tests.browser_support import chromium, demo_drives, live_server, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite]
 
@@ -34,11 +34,7 @@ BROKEN_WORDS = """() => {
 @pytest.mark.timeout(600)  # a backstop: a server started on a busy machine
 def test_score_card_headings_break_between_words_on_a_phone_and_a_laptop(tmp_path):
     with live_server(tmp_path) as server, chromium() as browser:
-        server.shell_json('from django.contrib.auth import get_user_model\n'
-                          'get_user_model().objects.create_user(username="olive", password="organiser-pass-123")\n'
-                          'print("{}")')
-        for game in (g.slug for g in all_games()):
-            server.manage("demo_drive", "--game", game, "--players", "8", "--hands", "2", "--seed", "1", "--organiser", "olive")
+        demo_drives(server, [g.slug for g in all_games()], players=8, hands=2, seed=1)
         ids = server.shell_json("from drive.models import Drive\nprint(json.dumps({d.game: d.pk for d in Drive.objects.all()}))")
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         sign_in(page, server.url, "olive")
