@@ -228,8 +228,9 @@ def _not_played(drive: Drive, table: TableHand) -> None:
     table.save(update_fields=["status", "updated_at"])
 
 
-def _waiting_words(waiting: list[TableHand], results: dict[int, Result]) -> str:
-    """Why a close waits, and what closing anyway does to each table waited for."""
+def _waiting_words(waiting: list[TableHand], results: dict[int, Result], ringing: list[TableHand]) -> str:
+    """Why a close waits, and what closing anyway does to each table waited for and to each hand
+    still played on the phones (``ringing``: the bell ends it)."""
     entered = [t.number for t in waiting if t.pk in results]
     empty = [t.number for t in waiting if t.pk not in results]
     anyway = []
@@ -238,6 +239,11 @@ def _waiting_words(waiting: list[TableHand], results: dict[int, Result]) -> str:
                       f"as {'they stand' if len(entered) > 1 else 'it stands'}")
     if empty:
         anyway.append(f"record {seating.table_words(empty)} as not played")
+    if ringing:
+        several = len(ringing) > 1
+        anyway.append(f"ring the bell at {seating.table_words([t.number for t in ringing])}, still playing on the "
+                      f"phones: {'their hands end' if several else 'its hand ends'}, scored as "
+                      f"{'they stand' if several else 'it stands'}")
     return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {' and '.join(anyway)}."
 
 
@@ -259,7 +265,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise DriveError("There is no hand in play to close.")
 
-    digital.stop_playing_tables(drive, hand)
+    ringing = digital.stop_playing_tables(drive, hand)
     tables = list(hand.tables.select_for_update().order_by("number"))
     results = {r.table_id: r for r in Result.objects.filter(table__hand=hand)}
     disputed = [t.number for t in tables if t.status == TableHand.Status.DISPUTED]
@@ -267,7 +273,7 @@ def close_hand(drive: Drive, *, force: bool = False, shown_hand: int | None = No
         raise DriveError(f"Settle the dispute{'s' if len(disputed) > 1 else ''} at {seating.table_words(disputed)} first.")
     waiting = [t for t in tables if not t.is_done]
     if waiting and not force:
-        raise DriveError(_waiting_words(waiting, results))
+        raise DriveError(_waiting_words(waiting, results, ringing))
     for table in waiting:
         result = results.get(table.pk)
         if result is None:

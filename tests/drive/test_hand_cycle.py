@@ -101,6 +101,20 @@ def test_the_close_says_what_closing_anyway_does_to_each_table_waited_for(organi
         TableHand.Status.CONFIRMED, TableHand.Status.NOT_PLAYED, TableHand.Status.NOT_PLAYED]
 
 
+def test_the_close_waiting_for_cards_also_says_closing_anyway_rings_the_bell_on_the_phones(organiser):
+    """Found playing a mixed drive: with a table with cards still waiting and another still
+    playing on the phones, the close said only "Waiting for Table 1. Close anyway to record
+    Table 1 as not played.", though closing anyway also ends the hand on the phones."""
+    drive = seated_drive(organiser, 8, start=False)
+    services.set_table_mode(drive, 2, "digital")
+    services.start_hand(drive)
+    with pytest.raises(DriveError, match=r"^Waiting for Table 1\. Close anyway to record Table 1 as not played and "
+                                         r"ring the bell at Table 2, still playing on the phones: its hand ends, "
+                                         r"scored as it stands\.$"):
+        services.close_hand(drive)
+    assert drive.hands.get().tables.get(number=2).status == TableHand.Status.PLAYING  # nothing rung
+
+
 def test_close_applies_the_movement_rule(organiser):
     drive = seated_drive(organiser, 12, preferred_table_size=4)
     hand = drive.hands.get()
