@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from drive import movement
-from drive.models import Drive
+from drive.models import Drive, Player
 from drive.selectors import standings_rows, suspense_from
 from scoring import standings as ranking
 from scoring.models import Result
-from tables.models import Hand, TableHand
+from tables.models import Hand, Seat, TableHand
 
 # What a digital table's screens say under its finished hand when its close ends the drive, and
 # once it has (``after_hand``), as the phone's page says it (``pages.closing_ends``).
@@ -73,11 +73,20 @@ def moves_after(table: TableHand, mover: int, *, done: bool = False) -> list[lis
     """Who moves after the table's hand, by seat: ``[[the mover's seat, words], [the seat on
     their left, words]]``, the words as the movement rule says them at this table ("moves up a
     table", "stays at the top table", ``movement.table_moves``; ``done``: as made, "moved up a
-    table"); [] when the mover no longer sits there."""
+    table"); [] when the mover no longer sits there. A player who has left the drive moves
+    nowhere (the seating leaves them out): "has left the drive" ("left the drive", once made),
+    unless they left after this close, seated at a later hand (as the dashboard's cards say,
+    ``drive_tags.result_moves``)."""
     seats = dict(table.seats.values_list("player_id", "position"))
     if mover not in seats:
         return []
     at = seats[mover]
     words = movement.table_moves(table.number, table.hand.tables.count(), done=done)
     up, down = (w + " a table" if w.endswith(("up", "down")) else w for w in words)
-    return [[at, up], [(at + 1) % len(seats), down]]
+    moving = [[at, up], [(at + 1) % len(seats), down]]
+    by_seat = {position: player for player, position in seats.items()}
+    gone = set(Player.objects.filter(pk__in=[by_seat[s] for s, _ in moving], active=False).values_list("pk", flat=True))
+    if done and gone:
+        gone -= set(Seat.objects.filter(player_id__in=gone, hand__drive_id=table.hand.drive_id,
+                                        hand__number__gt=table.hand.number).values_list("player_id", flat=True))
+    return [[s, ("left the drive" if done else "has left the drive") if by_seat[s] in gone else w] for s, w in moving]

@@ -394,3 +394,30 @@ async def test_a_phone_signed_out_after_connecting_cannot_act_even_if_its_socket
     assert reply["type"] == "error" and "join the drive again" in reply["message"]
     assert (await stored(table.pk)).version == view["version"]  # nothing applied
     await socket.disconnect()
+
+
+async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_that_they_move(organiser):
+    """Found playing a drive: the winner of a hand on the phones, taken out of the drive before
+    the close, was still said on the table's phones to stay at the top table (the dashboard said
+    "left the drive"; the close seats them nowhere). Before the close and after it."""
+    from drive import services
+    from tests.tables.conftest import digital_drive, play_to_the_end as played_out, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, target_hands=3, preferred_table_size=4)
+    table = await database_sync_to_async(table_of)(drive, 1)
+    players = await database_sync_to_async(seated_players)(table)
+    await database_sync_to_async(played_out)(table, players, 3)
+    mover = await database_sync_to_async(lambda: Result.objects.get(table_id=table.pk).mover_id)()
+    at = [p.pk for p in players].index(mover)
+    await database_sync_to_async(services.withdraw_player)(drive, players[at])
+    watcher = players[(at + 2) % 4]
+    socket, frame = await connected(drive, watcher)
+    assert frame["status"] == "done" and frame["movement"] == [[at, "has left the drive"],
+                                                               [(at + 1) % 4, "moves down a table"]], frame
+    await socket.disconnect()
+    await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
+    again = phone(drive, watcher)
+    assert (await again.connect())[0]
+    frame = await again.receive_json_from(timeout=5)  # the hand as it ended, then where to sit
+    assert frame["movement"] == [[at, "left the drive"], [(at + 1) % 4, "moved down a table"]], frame
+    await again.disconnect()
