@@ -244,7 +244,8 @@ def _waiting_words(waiting: list[TableHand], results: dict[int, Result], ringing
         anyway.append(f"ring the bell at {seating.table_words([t.number for t in ringing])}, still playing on the "
                       f"phones: {'their hands end' if several else 'its hand ends'}, scored as "
                       f"{'they stand' if several else 'it stands'}")
-    return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {' and '.join(anyway)}."
+    said = ", ".join(anyway[:-1]) + " and " + anyway[-1] if len(anyway) > 1 else anyway[0]
+    return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {said}."
 
 
 @transaction.atomic

@@ -115,6 +115,20 @@ def test_the_close_waiting_for_cards_also_says_closing_anyway_rings_the_bell_on_
     assert drive.hands.get().tables.get(number=2).status == TableHand.Status.PLAYING  # nothing rung
 
 
+def test_the_close_says_all_three_things_closing_anyway_does_in_one_sentence(organiser):
+    drive = seated_drive(organiser, 12, start=False, preferred_table_size=4)
+    services.set_table_mode(drive, 3, "digital")
+    services.start_hand(drive)
+    first = drive.hands.get().tables.get(number=1)
+    enterer = first.seats.get(position=0).player
+    phone_results.enter(drive, enterer, declared(4, 1), client_key="k", seen_revision=0,
+                        shown=Shown(1, 1, enterer.pk))
+    with pytest.raises(DriveError, match=r"^Waiting for Tables 1 and 2\. Close anyway to accept the result entered at "
+                                         r"Table 1 as it stands, record Table 2 as not played and ring the bell at "
+                                         r"Table 3, still playing on the phones: its hand ends, scored as it stands\.$"):
+        services.close_hand(drive)
+
+
 def test_close_applies_the_movement_rule(organiser):
     drive = seated_drive(organiser, 12, preferred_table_size=4)
     hand = drive.hands.get()
