@@ -22,6 +22,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from tests.browser_support import fresh_database
 from tests.factories import shown_on
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ class Server:
         }
         if redis_url:
             self.env["REDIS_URL"] = redis_url
-        self.manage("migrate", "-v0")
+        fresh_database(data / "drive.sqlite3", self.env)
 
     def manage(self, *args: str, timeout: float = 120) -> str:
         result = subprocess.run([PYTHON, str(ROOT / "manage.py"), *args], env=self.env, cwd=ROOT,
