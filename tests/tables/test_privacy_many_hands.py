@@ -3,9 +3,12 @@ a seat ever names a card of another seat's hand.
 
 Each game is played at its smallest table (two players: Film Fantasy's one pack with four sets
 removed, Wonderland's whole pack in four deals, Alice's whole pack), where every card code is
-unique. The game's bot plays every seat from the test side, through that seat's own socket; the
-hand's true state is read from the database after every action and every frame is checked against
-the state of its own version (a state frame; any other frame against the newest):
+unique. The game's bot plays every seat from the test side, through that seat's own socket. The
+hand's true state: the dealt hand read from the database, each move applied to it as the server
+applies it (the engine's ``apply``); a state the server timed (``Game.awaited``: its deadline is
+the server's clock) is read back instead, and agrees with the engine's on everything else, as
+the hand's end read back agrees whole. Every frame is checked against the state of its own
+version (a state frame; any other frame against the newest):
 
 - a state frame's view is the engine's view for that seat at that version (the socket adds only
   its ``basis``), and on every key the spectator's view has, it is the spectator's;
@@ -114,6 +117,23 @@ def check_frames(game, frames_by_seat, states, names) -> int:
     return checked
 
 
+async def stored_state(game, table_id: int):
+    """The table's hand as the database holds it now."""
+    stored = await database_sync_to_async(lambda: TableHand.objects.get(pk=table_id))()
+    return game.load_hand(stored.state)
+
+
+def moved(game, state, seat: int, act: dict):
+    """A copy of ``state`` with ``seat``'s ``act`` applied, as the server applies it."""
+    copy = game.load_hand(as_sent(state.to_json()))
+    copy.apply(seat, act)
+    return copy
+
+
+def without_deadline(state) -> dict:
+    return {k: v for k, v in as_sent(state.to_json()).items() if k != "deadline"}
+
+
 # A Wonderland or Alice hand is played out move by move (about 50 moves): 200 of them take one to
 # two minutes on a quiet machine; the timeouts are backstops for a busy one.
 @pytest.mark.timeout(900)
@@ -155,10 +175,9 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(slug, organise
         for i in by_seat:  # each phone finds its seat at the new table
             await sockets[i].send_json_to({"type": "sync"})
             frames[i].append(await until(sockets[i], lambda f: f["type"] == "state"))
-        states = {}  # this hand's state at each version: every frame is checked against its own
+        state = await stored_state(GAME, table.pk)
+        states = {state.version: state}  # this hand's state at each version: every frame is checked against its own
         while True:
-            stored = await database_sync_to_async(lambda: TableHand.objects.get(pk=table.pk))()
-            state = states[stored.version] = GAME.load_hand(stored.state)
             frames_checked += check_frames(GAME, [frames[i] for i in by_seat], states, [names[i] for i in by_seat])
             if state.finished:
                 break
@@ -166,12 +185,21 @@ async def test_two_hundred_hands_never_show_a_seat_anothers_cards(slug, organise
             assert move is not None
             seat, act = move
             phone = sockets[by_seat[seat]]
-            await phone.send_json_to(action(act["type"], stored.version, **{k: v for k, v in act.items() if k != "type"}))
+            await phone.send_json_to(action(act["type"], state.version, **{k: v for k, v in act.items() if k != "type"}))
             reply = await until(phone, lambda f: f["type"] in ("ok", "error"), seen=frames[by_seat[seat]])
             assert reply["type"] == "ok", reply
             for i in by_seat:
                 await until(sockets[i], lambda f: f.get("type") == "state" and f["view"]["version"] >= reply["version"], seen=frames[i])
             actions += 1
+            state = moved(GAME, state, seat, act)
+            if GAME.awaited(state) is not None:  # timed by the server: its deadline is read back
+                stored = await stored_state(GAME, table.pk)
+                assert without_deadline(stored) == without_deadline(state), "the server's hand is not the engine's"
+                state = stored
+            assert state.version == reply["version"]
+            states[state.version] = state
+        stored = await stored_state(GAME, table.pk)
+        assert as_sent(stored.to_json()) == as_sent(state.to_json()), "the server's hand at its end is not the engine's"
         hands_played += 1
         await database_sync_to_async(services.close_hand)(drive)
         await database_sync_to_async(services.start_hand)(drive)
