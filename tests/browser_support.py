@@ -150,15 +150,17 @@ def chromium():
 ORGANISER_TEST_PASSWORD = "organiser-pass-123"
 
 
-def demo_drives(server, games, *, players: int, hands: int, seed: int) -> None:
-    """The organiser olive and, for each of ``games`` (a slug; None: the default game), a demo
-    drive of hers (``manage.py demo_drive``)."""
-    server.shell_json('from django.contrib.auth import get_user_model\n'
-                      f'get_user_model().objects.create_user(username="olive", password={ORGANISER_TEST_PASSWORD!r})\n'
+def demo_drives(server, games, *, players: int, hands: int, seed: int, organiser: str = "olive") -> None:
+    """The organiser ``organiser`` and, for each of ``games`` (a slug; None: the default game), a
+    demo drive of hers (``manage.py demo_drive``): in one shell, one start of Django."""
+    drives = [{"players": players, "hands": hands, "seed": seed, "organiser": organiser,
+               **({"game": game} if game else {})} for game in games]
+    server.shell_json("from django.contrib.auth import get_user_model\n"
+                      "from django.core.management import call_command\n"
+                      f"get_user_model().objects.create_user(username={organiser!r}, password={ORGANISER_TEST_PASSWORD!r})\n"
+                      f"for options in {drives!r}:\n"
+                      "    call_command('demo_drive', **options)\n"
                       'print("{}")')
-    for game in games:
-        server.manage("demo_drive", *(("--game", game) if game else ()), "--players", str(players), "--hands",
-                      str(hands), "--seed", str(seed), "--organiser", "olive")
 
 
 def sign_in(page, url: str, username: str, password: str = ORGANISER_TEST_PASSWORD) -> None:
