@@ -22,7 +22,7 @@ import pytest
 from django.conf import settings
 
 from tests.faults.support import NoRedirect, Phone, Server, setup_drive, state_of, wait_for
-from tests.security.raw_http import connect, debug_off_and_on, log_of, send_and_read, upgrade
+from tests.security.raw_http import connect, debug_off_and_on, log_of, upgrade
 
 MB = 1024 * 1024
 LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
