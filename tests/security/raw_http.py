@@ -45,15 +45,15 @@ def connect(server: Server) -> socket.socket:
     return socket.create_connection(("127.0.0.1", server.port), timeout=30)
 
 
-def send_and_read(sock: socket.socket, data: bytes) -> bytes:
-    """``data`` sent on ``sock`` as it is (as much as the server takes), and all the server
-    answers until it closes the connection."""
+def send_and_read(sock: socket.socket, data: bytes, received: bytes = b"", until=None) -> bytes:
+    """``data`` sent on ``sock`` as it is (as much as the server takes), and what the server
+    answers, after ``received``: until it closes the connection, or until ``until(answer)``."""
     try:
         sock.sendall(data)
     except OSError:  # the server answered and closed before taking all of it: its answer waits
         pass
-    answer = b""
-    while True:
+    answer = received
+    while until is None or not until(answer):
         try:
             chunk = sock.recv(65536)
         except ConnectionResetError:

@@ -22,7 +22,7 @@ import pytest
 from django.conf import settings
 
 from tests.faults.support import NoRedirect, Phone, Server, setup_drive, state_of, wait_for
-from tests.security.raw_http import connect, debug_off_and_on, log_of, upgrade
+from tests.security.raw_http import connect, debug_off_and_on, log_of, send_and_read, upgrade
 
 MB = 1024 * 1024
 LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -242,18 +242,9 @@ def closed_with(server: Server, path: str, frame: bytes) -> tuple[int, str]:
             received += sock.recv(65536)
         assert received.startswith(b"HTTP/1.1 101 "), received
         received = received.split(b"\r\n\r\n", 1)[1]
-        try:
-            sock.sendall(frame)
-        except OSError:
-            pass
-        while (closed := close_frame_in(received)) is None:  # frames the server sent (the board's snapshot), then its close frame
-            try:
-                chunk = sock.recv(65536)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            received += chunk
+        # Frames the server sent (the board's snapshot), then its close frame.
+        received = send_and_read(sock, frame, received, until=lambda answer: close_frame_in(answer) is not None)
+    closed = close_frame_in(received)
     if closed is None:
         raise AssertionError("the connection ended without a close frame")
     return closed
