@@ -21,7 +21,7 @@ from drive.models import Drive, LateEntry, Player
 from drive.ending import target_reached
 from drive.selectors import standings_rows
 from games import GameError
-from games.base import Outcome
+from games.base import Outcome, and_list
 from scoring import services as scoring
 from scoring.models import Result, Score
 from tables import digital
@@ -244,8 +244,7 @@ def _waiting_words(waiting: list[TableHand], results: dict[int, Result], ringing
         anyway.append(f"ring the bell at {seating.table_words([t.number for t in ringing])}, still playing on the "
                       f"phones: {'their hands end' if several else 'its hand ends'}, scored as "
                       f"{'they stand' if several else 'it stands'}")
-    said = ", ".join(anyway[:-1]) + " and " + anyway[-1] if len(anyway) > 1 else anyway[0]
-    return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {said}."
+    return f"Waiting for {seating.table_words([t.number for t in waiting])}. Close anyway to {and_list(anyway)}."
 
 
 @transaction.atomic
