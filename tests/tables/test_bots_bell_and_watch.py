@@ -336,9 +336,10 @@ def test_a_bots_key_sent_again_with_another_move_is_refused_and_the_bot_counts_i
     assert after.version == moved.version and after.passes[3] == state.hands[3][0]
 
 
-def fail_first_bot_step(monkeypatch) -> list[int]:
-    """The bots' first move fails with an error of the moment (the database locked); returns
-    the seat it failed for, once it has."""
+def fail_first_bot_step(monkeypatch, table_id: int) -> list[int]:
+    """The first move of a bot of this table fails with an error of the moment (the database
+    locked); returns the seat it failed for, once it has. Only this table's bots fail: a bot of
+    an earlier test's table still finishing its task must not take the one failure."""
     from django.db import OperationalError
 
     from tables import bots
@@ -346,11 +347,11 @@ def fail_first_bot_step(monkeypatch) -> list[int]:
     failures: list[int] = []
     real_step = bots.bot_step
 
-    def flaky_step(table_id, seat):
-        if not failures:
+    def flaky_step(step_table_id, seat):
+        if step_table_id == table_id and not failures:
             failures.append(seat)
             raise OperationalError("database is locked")
-        return real_step(table_id, seat)
+        return real_step(step_table_id, seat)
 
     monkeypatch.setattr(bots, "bot_step", flaky_step)
     return failures
@@ -361,9 +362,9 @@ def test_a_bot_whose_move_failed_on_a_passing_error_tries_again(transactional_db
     locked or away for a moment) ended the bot's task, and nothing started it again until a
     phone connected afresh or a person moved: a table waiting only for that bot's pass stood
     still. The bot tries again, after its delay, as after a refusal."""
-    failures = fail_first_bot_step(monkeypatch)
     drive = digital_drive(organiser, 3, start=False)
     table = table_of(drive)
+    failures = fail_first_bot_step(monkeypatch, table.pk)
     services.add_bot(drive, table.pk)
     services.start_hand(drive)  # the bot starts at once (BOT_DELAY_SECONDS 0)
     eventually(lambda: stored_hand(table.pk).passes[3] is not None, "the bot passes after one failed try")
@@ -383,16 +384,18 @@ async def test_a_phone_looking_again_wakes_the_bots_of_its_table(organiser, monk
     real_step, failing, failed = bots.bot_step, threading.Event(), threading.Event()
     failing.set()
 
+    drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
+    table = await database_sync_to_async(table_of)(drive)
+
     def flaky_step(table_id, seat):
-        if failing.is_set():  # the database away, for as long as the test says
+        # The database away for this table's bots (not an earlier test's), as long as the test says.
+        if table_id == table.pk and failing.is_set():
             failed.set()
             raise OperationalError("database is locked")
         return real_step(table_id, seat)
 
     monkeypatch.setattr(bots, "bot_step", flaky_step)
     monkeypatch.setattr(bots, "MAX_REFUSED", 1)  # the bot gives up after one failed try
-    drive = await database_sync_to_async(digital_drive)(organiser, 3, start=False)
-    table = await database_sync_to_async(table_of)(drive)
     await database_sync_to_async(services.add_bot)(drive, table.pk)
     players = await database_sync_to_async(lambda: seated_players(table_of(drive)))()
     socket, _ = await connected(drive, players[0])
