@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from drive import movement
-from drive.models import Drive, Player
+from drive.models import Drive
 from drive.selectors import standings_rows, suspense_from
 from scoring import standings as ranking
 from scoring.models import Result
@@ -77,7 +77,8 @@ def moves_after(table: TableHand, mover: int, *, done: bool = False) -> list[lis
     nowhere (the seating leaves them out): "has left the drive" ("left the drive", once made),
     unless they left after this close, seated at a later hand (as the dashboard's cards say,
     ``drive_tags.result_moves``)."""
-    seats = dict(table.seats.values_list("player_id", "position"))
+    rows = table.seats.values_list("player_id", "position", "player__active")
+    seats = {player: position for player, position, _active in rows}
     if mover not in seats:
         return []
     at = seats[mover]
@@ -85,7 +86,8 @@ def moves_after(table: TableHand, mover: int, *, done: bool = False) -> list[lis
     up, down = (w + " a table" if w.endswith(("up", "down")) else w for w in words)
     moving = [[at, up], [(at + 1) % len(seats), down]]
     by_seat = {position: player for player, position in seats.items()}
-    gone = set(Player.objects.filter(pk__in=[by_seat[s] for s, _ in moving], active=False).values_list("pk", flat=True))
+    left = {player for player, _position, active in rows if not active}
+    gone = left & {by_seat[s] for s, _ in moving}
     if done and gone:
         gone -= set(Seat.objects.filter(player_id__in=gone, hand__drive_id=table.hand.drive_id,
                                         hand__number__gt=table.hand.number).values_list("player_id", flat=True))

@@ -257,6 +257,8 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     player.save(update_fields=["active", "added_by_phone"])
     reseated = reseat_if_between_hands(drive)
     bot_at = _bot_plays_for(drive, player)
+    if bot_at is None:  # (a stand-in's seat tells its table itself) a finished hand's screens
+        _tell_table_of(drive, player)  # say the player left rather than where they move
     live.drive_changed(drive.pk)
     # Its open pages close (and, reloaded, say the organiser took the player out): left open,
     # the phone's page would go on as if the player were waiting for the next hand.

@@ -421,3 +421,23 @@ async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_
     frame = await again.receive_json_from(timeout=5)  # the hand as it ended, then where to sit
     assert frame["movement"] == [[at, "left the drive"], [(at + 1) % 4, "moved down a table"]], frame
     await again.disconnect()
+
+
+async def test_an_open_screen_hears_that_the_hands_winner_left_the_drive(organiser):
+    """A table's screen left open when its hand's winner is taken out of the drive (before the
+    close) says at once that they left, not that they move, without a reload."""
+    from drive import services
+    from tests.tables.conftest import digital_drive, play_to_the_end as played_out, seated_players, table_of
+
+    drive = await database_sync_to_async(digital_drive)(organiser, 8, target_hands=3, preferred_table_size=4)
+    table = await database_sync_to_async(table_of)(drive, 1)
+    players = await database_sync_to_async(seated_players)(table)
+    await database_sync_to_async(played_out)(table, players, 3)
+    mover = await database_sync_to_async(lambda: Result.objects.get(table_id=table.pk).mover_id)()
+    at = [p.pk for p in players].index(mover)
+    socket, frame = await connected(drive, players[(at + 2) % 4])
+    assert frame["movement"][0] == [at, "stays at the top table"], frame
+    await database_sync_to_async(services.withdraw_player)(drive, players[at])
+    frame = await until(socket, lambda f: f["type"] == "state" and f["movement"][0][1] != "stays at the top table")
+    assert frame["movement"] == [[at, "has left the drive"], [(at + 1) % 4, "moves down a table"]], frame
+    await socket.disconnect()
