@@ -282,6 +282,7 @@ def rejoin_player(drive: Drive, player: Player) -> str:
     player.active = True
     player.save(update_fields=["active"])
     reseated = reseat_if_between_hands(drive)
+    _tell_table_of(drive, player)  # a finished hand's screens say where they move again
     live.drive_changed(drive.pk)
     return reseated
 

@@ -425,7 +425,8 @@ async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_
 
 async def test_an_open_screen_hears_that_the_hands_winner_left_the_drive(organiser):
     """A table's screen left open when its hand's winner is taken out of the drive (before the
-    close) says at once that they left, not that they move, without a reload."""
+    close) says at once that they left, not that they move, without a reload; and that they
+    move again once they rejoin."""
     from drive import services
     from tests.tables.conftest import digital_drive, play_to_the_end as played_out, seated_players, table_of
 
@@ -440,4 +441,7 @@ async def test_an_open_screen_hears_that_the_hands_winner_left_the_drive(organis
     await database_sync_to_async(services.withdraw_player)(drive, players[at])
     frame = await until(socket, lambda f: f["type"] == "state" and f["movement"][0][1] != "stays at the top table")
     assert frame["movement"] == [[at, "has left the drive"], [(at + 1) % 4, "moves down a table"]], frame
+    await database_sync_to_async(services.rejoin_player)(drive, players[at])  # and back again
+    frame = await until(socket, lambda f: f["type"] == "state" and f["movement"][0][1] != "has left the drive")
+    assert frame["movement"][0] == [at, "stays at the top table"], frame
     await socket.disconnect()
