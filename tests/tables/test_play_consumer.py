@@ -396,11 +396,9 @@ async def test_a_phone_signed_out_after_connecting_cannot_act_even_if_its_socket
     await socket.disconnect()
 
 
-async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_that_they_move(organiser):
-    """Found playing a drive: the winner of a hand on the phones, taken out of the drive before
-    the close, was still said on the table's phones to stay at the top table (the dashboard said
-    "left the drive"; the close seats them nowhere). Before the close and after it."""
-    from drive import services
+async def top_table_played_out(organiser):
+    """A drive of eight on the phones whose top table has played its hand out: the drive, that
+    table's players by seat, and the seat of the hand's winner."""
     from tests.tables.conftest import digital_drive, play_to_the_end as played_out, seated_players, table_of
 
     drive = await database_sync_to_async(digital_drive)(organiser, 8, target_hands=3, preferred_table_size=4)
@@ -408,7 +406,16 @@ async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_
     players = await database_sync_to_async(seated_players)(table)
     await database_sync_to_async(played_out)(table, players, 3)
     mover = await database_sync_to_async(lambda: Result.objects.get(table_id=table.pk).mover_id)()
-    at = [p.pk for p in players].index(mover)
+    return drive, players, [p.pk for p in players].index(mover)
+
+
+async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_that_they_move(organiser):
+    """Found playing a drive: the winner of a hand on the phones, taken out of the drive before
+    the close, was still said on the table's phones to stay at the top table (the dashboard said
+    "left the drive"; the close seats them nowhere). Before the close and after it."""
+    from drive import services
+
+    drive, players, at = await top_table_played_out(organiser)
     await database_sync_to_async(services.withdraw_player)(drive, players[at])
     watcher = players[(at + 2) % 4]
     socket, frame = await connected(drive, watcher)
@@ -428,14 +435,8 @@ async def test_an_open_screen_hears_that_the_hands_winner_left_the_drive(organis
     close) says at once that they left, not that they move, without a reload; and that they
     move again once they rejoin."""
     from drive import services
-    from tests.tables.conftest import digital_drive, play_to_the_end as played_out, seated_players, table_of
 
-    drive = await database_sync_to_async(digital_drive)(organiser, 8, target_hands=3, preferred_table_size=4)
-    table = await database_sync_to_async(table_of)(drive, 1)
-    players = await database_sync_to_async(seated_players)(table)
-    await database_sync_to_async(played_out)(table, players, 3)
-    mover = await database_sync_to_async(lambda: Result.objects.get(table_id=table.pk).mover_id)()
-    at = [p.pk for p in players].index(mover)
+    drive, players, at = await top_table_played_out(organiser)
     socket, frame = await connected(drive, players[(at + 2) % 4])
     assert frame["movement"][0] == [at, "stays at the top table"], frame
     await database_sync_to_async(services.withdraw_player)(drive, players[at])
