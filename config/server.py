@@ -268,12 +268,19 @@ class ClosingWebSocketProtocol(WebSocketProtocol):
 
     def failHandshake(self, reason, code=400, responseHeaders=None):
         """An opening handshake refused: autobahn's own refusal (a key, version or Host it will not
-        take) is one line in the log, as it had none; one the application refused (a foreign
-        Origin, a path no consumer serves) is in daphne's access log already ("WSREJECT")."""
-        if not hasattr(self, "application_queue"):  # (daphne sets it once the request reaches the application)
+        take; a compression offer it cannot parse, read only once the application has accepted
+        the socket) is one line in the log, as it had none; one the application refused (a
+        foreign Origin, a path no consumer serves) is in daphne's access log already
+        ("WSREJECT"), and an application's error has daphne's traceback."""
+        # (daphne sets ``application_queue`` once the request reaches the application)
+        if not hasattr(self, "application_queue") or getattr(self, "accepted_by_application", False):
             logger.warning("Refused a websocket handshake from %s on %s: %s %s", self.peer_host(), self.path_as_sent(),
                            code, printable(str(reason)[:200]))
         super().failHandshake(reason, code, responseHeaders)
+
+    def serverAccept(self, subprotocol=None):
+        self.accepted_by_application = True  # what autobahn refuses from now on is its own refusal
+        super().serverAccept(subprotocol)
 
     def peer_host(self) -> str:
         client = getattr(self, "client_addr", None)

@@ -126,6 +126,22 @@ def test_a_websocket_handshake_the_server_will_not_read_is_one_line_in_the_log(s
     assert len(logged) == 1 and "Refused a websocket handshake" in logged[0] and says in logged[0], logged
 
 
+def test_a_websocket_handshake_refused_for_its_compression_offer_is_one_line_in_the_log(server):
+    """A ``permessage-deflate`` offer autobahn cannot take is refused after the application has
+    taken the socket (the offer is read as the handshake is answered): a 400 and one line in the
+    log, as any other handshake autobahn refuses. Found by probing: the 400 had no line."""
+    start = len(log_of(server))
+    offer = "permessage-deflate; client_max_window_bits=99"
+    answer = send_raw(server, upgrade(server, "/ws/health/", Sec_WebSocket_Extensions=offer))
+    status_line = answer.split(b"\r\n")[0]
+    assert status_line.startswith(b"HTTP/1.1 400 ") and b"client_max_window_bits" in status_line, answer[:300]
+    _, logged = lines_logged_since(server, start)
+    refused = [line for line in logged if "Refused" in line]
+    assert len(refused) == 1, logged
+    assert "Refused a websocket handshake from 127.0.0.1 on /ws/health/: 400" in refused[0], refused
+    assert "client_max_window_bits" in refused[0] and "Traceback" not in log_of(server)[start:]
+
+
 def test_a_socket_the_application_refuses_is_not_logged_twice(server):
     """A socket refused by the application (a foreign Origin, a path no consumer serves) is in
     daphne's access log already ("WSREJECT"): no line of ours besides."""
