@@ -291,9 +291,10 @@ def late_table(drive: Drive, player: Player, shown: Shown) -> TableHand | None:
 def keep_late_entry(drive: Drive, player: Player, table: TableHand, summary: dict, client_key: str | None) -> str | None:
     """A result sent late for ``table`` (``late_table``): kept for the organiser (``LateEntry``),
     whose dashboard shows it until they apply it or set it aside; nothing counts or moves. Not
-    kept when the table's result as recorded has the same answers (nothing to do), nor when the
-    answers are impossible, carry no key or another player's: None then (the phone is told to
-    ask the organiser). What the phone is told."""
+    kept when the table's result as recorded has the same answers (nothing to do), or while
+    another of this player's for this table waits (one at a time), the phone told so; nor when
+    the answers are impossible, carry no key or another player's: None then (the phone is told
+    to ask the organiser). What the phone is told."""
     drive = lock(drive)
     key = _clean_key(client_key)
     table = late_table(drive, player, Shown(table.hand.number, table.number, player.pk)) if key else None
@@ -308,6 +309,11 @@ def keep_late_entry(drive: Drive, player: Player, table: TableHand, summary: dic
     result = one_or_none(Result.objects.filter(table=table))
     if result is not None and same_answers(drive, len(players), result.summary, summary):
         return f"{over}: Table {table.number}'s result as recorded has these very answers. Nothing more to do."
+    if LateEntry.objects.filter(table=table, player=player, settled=False, reason="").exclude(client_key=key).exists():
+        # One waits per player and table: each is named on the organiser's dashboard until it is
+        # settled, and a phone sending one with a new key each time would grow it without end.
+        return (f"{over}: the organiser has the answers you sent for Table {table.number} already, and can apply "
+                "them; ask the organiser if anything should change.")
     late, made = LateEntry.objects.get_or_create(
         client_key=key, defaults={"drive": drive, "table": table, "player": player, "summary": summary})
     if late.player_id != player.pk or late.table_id != table.pk:

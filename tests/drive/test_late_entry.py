@@ -122,6 +122,31 @@ def test_the_organiser_may_set_it_aside_and_the_result_stands(organiser, organis
     assert LateEntry.objects.get().settled
 
 
+def test_one_late_entry_of_a_player_waits_for_a_table_however_many_keys_are_sent(organiser, organiser_client):
+    """Each late entry is a row the organiser's dashboard names until it is settled: a phone
+    sending one again and again, each time with another key (a hand-made loop; the page's own
+    queue sends one), would grow the dashboard, and the database, without end. One waits per
+    player and table; any other is told the organiser has that player's answers already, and
+    nothing is kept. Its own resends are answered as ever, and another player's is kept."""
+    drive, seats = closed_with_a_table_not_played(organiser)
+    send(drive, seats[0], entry("late-first", seats[0]))
+    for i in range(30):
+        answer = send(drive, seats[0], entry(f"late-again-{i}", seats[0], declarer=i % 4))
+        assert answer["ok"] is False and answer["late"] is True, answer
+        assert "the organiser has the answers you sent for Table 1 already" in answer["message"], answer
+    late = LateEntry.objects.get()
+    assert (late.client_key, late.summary["declarer"], late.settled) == ("late-first", 2, False)
+    answer = send(drive, seats[0], entry("late-first", seats[0]))  # its answer lost: sent again
+    assert "the organiser has your answers, and can apply them to Table 1's result." in answer["message"]
+    send(drive, seats[1], entry("late-other", seats[1]))
+    assert sorted(LateEntry.objects.values_list("client_key", flat=True)) == ["late-first", "late-other"]
+    # Set aside, another may come: one waits again.
+    organiser_client.post(f"/drives/{drive.pk}/results/{late.table.pk}", {"set_aside": "1"})
+    send(drive, seats[0], entry("late-after", seats[0]))
+    assert LateEntry.objects.filter(player=seats[0], settled=False).get().client_key == "late-after"
+    assert Result.objects.get().source == Result.Source.NOT_PLAYED
+
+
 def test_an_entry_with_the_answers_recorded_is_told_so_and_not_kept(organiser):
     """The close accepted another player's entry unconfirmed, with the same answers: nothing for
     the organiser to do."""
