@@ -174,7 +174,8 @@ class LateEntry(models.Model):
     """A result a phone sent for a hand the organiser had already closed (kept on the phone while
     it had no connection, and sent once it was back): not counted, and nothing else changed, but
     kept for the organiser, whose dashboard shows it until they apply it to that table's result
-    (a correction) or set it aside. One a client key: the phone's resends are the same entry.
+    (a correction) or set it aside. One a client key: the phone's resends are the same entry;
+    and one of a player's waits per table (``drive.results.keep_late_entry``).
     A dispute sent late likewise (``reason``: what the player said is wrong; ``summary``: the
     result as the phone showed it), so that a complaint is never lost to the organiser."""
 
