@@ -316,6 +316,55 @@ def board_moves(table, moves: dict, hand_number: int) -> list[tuple[str, str]]:
 
 
 @register.simple_tag
+def player_items(players, finished: bool) -> SafeString:
+    """The dashboard's list of players, an ``<li>`` each: the name, "(left)" for one who has
+    left, and (until the drive has finished) the button that takes them out or brings them
+    back; ``data-take-out`` names whom static/js/live.js asks about. Built here, not in a
+    template loop: nine template nodes for each of 400 players cost more than the rest of the
+    list's part (docs/benchmarks.md)."""
+    items = []
+    for p in players:
+        name = bdi(p.name)
+        left = "" if p.active else ' <span class="muted">(left)</span>'
+        if finished:
+            button = ""
+        elif p.active:
+            button = (f'<button class="link" name="withdraw" value="{p.pk}" data-take-out="{escape(p.name)}">'
+                      f'<span class="visually-hidden">Take {name} out</span><span aria-hidden="true">take out</span></button>')
+        else:
+            button = (f'<button class="link" name="rejoin" value="{p.pk}">'
+                      f'<span class="visually-hidden">Bring {name} back</span><span aria-hidden="true">bring back</span></button>')
+        items.append(f"<li>{name}{left}\n    {button}</li>")
+    return SafeString("".join(items))
+
+
+@register.simple_tag
+def seat_items(table, moves, hand) -> SafeString:
+    """A table card's seats in seat order, an ``<li>`` each: the seat's number, the name, how
+    they came to it at the close (``moved_in``: up or down), and a note for one who has left the
+    drive or whose seat a bot plays in the hand on the phones. Built here, not in a template
+    loop: a 100-table dashboard has 400 seats (docs/benchmarks.md)."""
+    bots = set(table.bots or []) if table.on_the_phones else ()
+    items = []
+    for number, seat in enumerate(table.seats.all(), 1):
+        player = seat.player
+        move = moved_in(moves, seat.player_id)
+        moved = "" if move is None else (
+            f' <span class="small mv-{move.direction}" data-moved>{"↑ up" if move.direction == "up" else "↓ down"} '
+            f'from Table {move.from_table}</span>')
+        bot_plays = seat.position in bots and not player.is_bot
+        if not player.active:
+            why = ("has since left the drive" if hand.status == hand.Status.CLOSED else
+                   "has left the drive: a bot plays for them until the close" if bot_plays else
+                   "has left the drive: unseated at the close")
+            note = f' <span class="small muted" data-left>({why})</span>'
+        else:
+            note = ' <span class="small muted">(a bot plays for them)</span>' if bot_plays else ""
+        items.append(f'<li><span class="muted">Seat {number}</span> {bdi(player.name)}{moved}{note}</li>')
+    return SafeString("".join(items))
+
+
+@register.simple_tag
 def moved_in(moves: dict, player_id: int):
     """How ``player_id`` came to their seat at the close, when they moved up or down (a ``Move``),
     else None: those who stay, and late arrivals, are not marked."""
