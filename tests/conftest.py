@@ -12,6 +12,8 @@ is an error instead, so CI can never pass without running them.
 from __future__ import annotations
 
 import os
+import time
+import warnings
 
 import pytest
 
@@ -55,6 +57,28 @@ def _patient_browser_checks() -> None:
 
 
 _patient_browser_checks()
+
+
+def _patient_sockets() -> None:
+    """Channels' test communicators wait 1 s by default for a consumer (its connect, a frame, its
+    end after a close); on a busy CI machine a consumer's database read has taken longer. As for
+    the browser checks, the default wait becomes 30 s: a longer wait only delays a failure. (A
+    wait for nothing to arrive, ``receive_nothing``, keeps its own short window.)"""
+    from asgiref.testing import ApplicationCommunicator
+    from channels.testing import HttpCommunicator, WebsocketCommunicator
+
+    for cls, name in ((WebsocketCommunicator, "connect"), (WebsocketCommunicator, "receive_from"),
+                      (WebsocketCommunicator, "receive_json_from"), (WebsocketCommunicator, "disconnect"),
+                      (HttpCommunicator, "get_response"), (ApplicationCommunicator, "receive_output"),
+                      (ApplicationCommunicator, "wait")):
+        method = getattr(cls, name)
+        *others, timeout = method.__defaults__
+        assert timeout == 1, (cls, name, method.__defaults__)  # (channels' default, read from its signature)
+        method.__defaults__ = (*others, PATIENT_SECONDS)
+
+
+PATIENT_SECONDS = 30
+_patient_sockets()
 
 
 def _no_hypothesis_deadline() -> None:
@@ -134,6 +158,33 @@ def _live_updates_inline(settings):
     from drive import live
 
     live.forget_phones()  # ids repeat between tests: no phone fragment counts as already sent
+    yield
+
+
+_outlived: set = set()  # bots' tasks waited for in vain once: not waited for again
+
+
+@pytest.fixture(autouse=True)
+def _no_background_work_of_an_earlier_test():
+    """Each test begins once the background work earlier tests left in this process is over: its
+    bots' tasks (tables.bots: a task outlives its test in the bots' own thread, and ends at its
+    next look, its table gone with that test's database) and its queued live updates
+    (drive.live). Else a fake of a module's function (a failing ``bots.bot_step``, a counting
+    ``live.publish``) could be called by another test's leftover first. Waited for here, before
+    the test, where the earlier test's database is already gone, not after it, where its tables
+    (and their bots) may still be there. Work still going after the wait is warned of, once, and
+    the test runs beside it (as before this wait)."""
+    from drive import live
+    from tables import bots
+
+    deadline = time.monotonic() + PATIENT_SECONDS
+    while time.monotonic() < deadline and set(bots._pending) - _outlived:  # (this process's bot tasks)
+        time.sleep(0.01)
+    if left := set(bots._pending) - _outlived:
+        _outlived.update(left)
+        warnings.warn(f"bots of an earlier test still playing after {PATIENT_SECONDS} s: (table, seat) {sorted(left)}")
+    if not live.wait_idle(PATIENT_SECONDS):
+        warnings.warn(f"live updates of an earlier test still running after {PATIENT_SECONDS} s")
     yield
 
 
