@@ -1,7 +1,9 @@
-"""Spies on what the application sends through the channel layer."""
+"""Spies on what the application sends through the channel layer, and on what it logs."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any, Callable
 
 
@@ -23,3 +25,11 @@ def group_sends(monkeypatch, keep: Callable[[str, dict], Any]) -> list:
 
     monkeypatch.setattr(channel_layer, "group_send", spy)
     return sent
+
+
+def own_warnings(caplog) -> list[logging.LogRecord]:
+    """The records of WARNING and above that ``caplog`` holds from this test's own thread (where
+    Django's test client runs a request): not another thread's, such as the background work of
+    an earlier test (a bot, a live update) logging while this one runs."""
+    me = threading.get_ident()
+    return [r for r in caplog.records if r.levelno >= logging.WARNING and r.thread == me]

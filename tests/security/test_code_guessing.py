@@ -17,6 +17,7 @@ from django.test import Client
 
 from config.asgi import application
 from drive.access import UNKNOWN_CODES_PER_MINUTE
+from tests.spies import own_warnings
 
 GUESSER, NEIGHBOUR = "10.0.0.66", "10.0.0.67"
 SAYS = "Too many codes that no drive has, from this address: wait a minute, then try again."
@@ -53,7 +54,7 @@ def test_an_address_guessing_codes_is_answered_429_for_any_code_but_the_drives_p
             refused = guesser.get(path)
             assert refused.status_code == 429 and refused.content.decode().strip() == SAYS, path
     assert guesser.post(f"/{world.code}/join", {"player": world.table1[3].pk}).status_code == 429
-    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    said = [r.getMessage() for r in own_warnings(caplog)]
     assert len(said) == 1 and said[0].startswith(f"Refused codes from {GUESSER} ("), said  # a line a minute
     # The drive's phones and its organiser, from that address too, are served as ever.
     phone = world.phone(world.enterer, REMOTE_ADDR=GUESSER)
@@ -89,7 +90,7 @@ def from_address(address: str):
 async def connects(address: str, path: str, cookie: str = "") -> bool:
     headers = [(b"origin", b"http://localhost")] + ([(b"cookie", cookie.encode())] if cookie else [])
     ws = WebsocketCommunicator(from_address(address), path, headers=headers)
-    ok, _ = await ws.connect(timeout=10)
+    ok, _ = await ws.connect(timeout=30)
     if ok:
         await ws.disconnect()
     return ok
@@ -107,6 +108,6 @@ async def test_sockets_count_and_are_refused_as_pages_are(world, mid_minute):
     assert await connects(GUESSER, f"/ws/drive/{code}/phone/", cookie=f"ff_{code}={token}")  # the drive's phone
     assert await connects(NEIGHBOUR, f"/ws/drive/{code}/board/")
     play = WebsocketCommunicator(from_address(GUESSER), f"/ws/play/{code}/", headers=[(b"origin", b"http://localhost")])
-    assert (await play.connect(timeout=10))[0]
-    assert (await play.receive_json_from(timeout=10))["message"] == SAYS
+    assert (await play.connect(timeout=30))[0]
+    assert (await play.receive_json_from(timeout=30))["message"] == SAYS
     await play.disconnect()

@@ -18,6 +18,7 @@ from django.test.client import encode_multipart
 
 from scoring.models import Result
 from tests.security.conftest import entry_data, snapshot
+from tests.spies import own_warnings
 
 BOUNDARY = "refused-form-boundary"
 
@@ -71,7 +72,7 @@ def test_each_unreadable_form_is_refused_in_one_line_and_writes_nothing(world, s
         assert response.status_code == status, what
         assert says in response.content.decode(), what
         assert snapshot() == before, what
-        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        lines = own_warnings(caplog)
         assert len(lines) == 1 and "Refused a form" in lines[0].getMessage(), (what, [r.getMessage() for r in lines])
         assert lines[0].exc_info is None and not lines[0].exc_text, what
         # What was sent is not quoted back at length, in the answer or the log.
@@ -90,7 +91,7 @@ def test_a_forged_host_with_a_form_that_can_be_read_is_one_line_and_writes_nothi
             response = world.phone(world.enterer).post(f"/{world.code}/enter", body, content_type=content_type,
                                                        HTTP_HOST="evil.example")
         assert response.status_code == 400
-        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        lines = own_warnings(caplog)
         assert [r.name for r in lines] == ["django.security.DisallowedHost"], [r.getMessage() for r in lines]
         assert lines[0].exc_info is None and not lines[0].exc_text
     assert snapshot() == before
@@ -123,7 +124,7 @@ def test_an_address_with_too_many_parameters_is_refused_in_one_line(db, settings
     with caplog.at_level(logging.INFO):
         response = Client().get(f"{path}?{query}", HTTP_HOST=host)
     assert response.status_code == 400 and "too many parameters" in response.content.decode()
-    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    lines = own_warnings(caplog)
     assert len(lines) == 1 and "Refused an address" in lines[0].getMessage(), [r.getMessage() for r in lines]
     assert lines[0].exc_info is None and not lines[0].exc_text
     assert Client().get(f"{path}?p=1").status_code in (200, 302)  # a few parameters are read as ever
@@ -141,7 +142,7 @@ def test_a_method_no_page_answers_is_refused_in_one_line_and_writes_nothing(worl
             response = client.generic(method, path, b"name=Renamed")
         assert response.status_code == 405 and response["Allow"] == "GET, HEAD, POST", (method, path)
         assert f"does not answer {method}" in response.content.decode()
-        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        lines = own_warnings(caplog)
         assert len(lines) == 1 and "Refused a method" in lines[0].getMessage() and lines[0].exc_info is None
     assert snapshot() == before
     assert Client().head("/healthz").status_code == 200
