@@ -75,11 +75,11 @@ def test_a_shown_result_waits_to_gather_a_burst_and_any_other_change_cuts_the_wa
     assert len(built) == 1 and built[0] - t0 >= 1.95  # one build, after the gathering wait
 
     built.clear()
-    t0 = time.monotonic()
+    settings.LIVE_GATHER_SECONDS = 120  # a wait the test does not sit out: built before it, the build did not wait
     commit(5, gather=True)
     commit(5)  # e.g. the organiser closes the hand: no waiting
-    assert live.wait_idle(30)
-    assert len(built) == 1 and built[0] - t0 < 1.5
+    assert live.wait_idle(60)
+    assert len(built) == 1
 
 
 @pytest.mark.django_db(transaction=True)
