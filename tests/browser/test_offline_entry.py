@@ -51,7 +51,7 @@ def test_entry_made_offline_arrives_once_when_back_online(server, browser, phone
 
     phone.context.set_offline(False)
     phone.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=30_000)
     # Reloading the form and the queue flush must not send it a second time: answered, it is
     # no longer kept, so nothing is left to send.
     assert _queued(phone) is None
@@ -73,7 +73,7 @@ def test_an_entry_kept_offline_is_sent_from_the_phones_own_page_too(server, brow
     posted = []
     phone.on("request", lambda request: posted.append(request.url) if request.method == "POST" else None)
     with phone.expect_event("framenavigated", predicate=lambda frame: bool(posted) and frame == phone.main_frame,
-                            timeout=15000):
+                            timeout=30_000):
         phone.goto(f"{server}/{code}/me")
     phone.wait_for_load_state()
     expect(phone.locator("main")).to_contain_text("Entered by " + name)
@@ -92,7 +92,7 @@ def test_an_entry_the_server_was_too_busy_to_take_stays_queued_and_arrives_once(
     assert _queued(phone) is not None and "/enter" in phone.url
     phone.unroute("**/enter")
     phone.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=30_000)
     assert _queued(phone) is None
     organiser.reload()
     expect(organiser.locator("#table-1 .badge")).to_have_text("Entered, awaiting confirmation")
@@ -143,7 +143,7 @@ def test_an_entry_queued_offline_across_a_close_is_dropped_not_recorded_against_
     error = phone.locator("[data-entry-error]")
     # Kept for the organiser, not counted (it was lost to the organiser).
     expect(error).to_contain_text("This was for hand 1, which the organiser closed before it arrived (hand 2 has "
-                                  "started), so it does not count yet: the organiser has your answers", timeout=15000)
+                                  "started), so it does not count yet: the organiser has your answers", timeout=30_000)
     expect(error).not_to_contain_text("Your entry was not sent")
     # Answered: "Not sent yet (no connection…)" is no longer said beside the answer.
     expect(phone.locator("[data-queue-note]")).to_be_hidden()
@@ -208,7 +208,7 @@ def test_an_entry_form_left_open_when_the_phone_changed_hands_is_refused_by_the_
     assert asked and asked[0].startswith("Leave this phone? It will no longer be")
     # The first player's form hears that this phone no longer holds them (its socket is closed
     # as signed out): out of date, Send disabled. Sent all the same (a script), it is refused.
-    expect(phone.locator("[data-entry-stale]")).to_be_visible(timeout=15000)
+    expect(phone.locator("[data-entry-stale]")).to_be_visible(timeout=30_000)
     expect(phone.get_by_role("button", name="Send the result")).to_be_disabled()
     phone.evaluate("document.querySelector('[data-entry-form]').requestSubmit()")
     expect(phone.locator("[data-entry-error]")).to_have_text(
@@ -231,7 +231,7 @@ def test_answers_not_yet_sent_survive_a_reload_of_the_form(server, browser, phon
                .locator("input")).to_be_checked()
     expect(phone.locator("[data-preview-box]")).to_contain_text(f"{name}: 15 points")
     phone.click("button:has-text('Send the result')")
-    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    expect(phone.locator("main")).to_contain_text("waiting for confirmation", timeout=30_000)
     assert phone.evaluate("localStorage.getItem('ff-entry-draft')") is None  # answered: no draft left
 
 
@@ -255,7 +255,7 @@ def test_an_entry_form_left_open_says_it_is_out_of_date_once_the_table_moves_on(
     expect(send).to_be_enabled()
     # This table's result saved by the organiser: the form is out of date.
     organiser_enters(organiser, organiser.url, 1, name)
-    expect(stale).to_be_visible(timeout=15000)
+    expect(stale).to_be_visible(timeout=30_000)
     expect(stale).to_contain_text("this form is out of date")
     expect(send).to_be_disabled()
     # Its link goes on a line of its own, a thumb's size, the sentence whole above it (
@@ -315,7 +315,7 @@ def test_a_confirmation_tapped_offline_is_kept_and_arrives_once_when_back_online
     first, second = table_players(organiser, 1)[:2]
     entrant = entry_form_answered(phone_page(), server, code, first)
     entrant.click("button:has-text('Send the result')")
-    expect(entrant.locator("main")).to_contain_text("waiting for confirmation", timeout=15000)
+    expect(entrant.locator("main")).to_contain_text("waiting for confirmation", timeout=30_000)
 
     phone = phone_page()
     phone.goto(f"{server}/{code}")
@@ -333,7 +333,7 @@ def test_a_confirmation_tapped_offline_is_kept_and_arrives_once_when_back_online
 
     phone.context.set_offline(False)
     phone.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(phone.locator("main")).to_contain_text("Confirmed. Thank you!", timeout=15000)
+    expect(phone.locator("main")).to_contain_text("Confirmed. Thank you!", timeout=30_000)
     expect(phone.locator("main")).to_contain_text("✓ confirmed")
     assert phone.evaluate("localStorage.getItem('ff-judge-queue')") is None  # sent once: nothing kept
     phone.reload()

@@ -23,7 +23,7 @@ def socket(path: str, cookie: str = "", origin=ORIGIN) -> WebsocketCommunicator:
 
 async def connected(path: str, cookie: str = "") -> WebsocketCommunicator:
     ws = socket(path, cookie)
-    ok, _ = await ws.connect(timeout=5)
+    ok, _ = await ws.connect(timeout=30)
     assert ok, path
     return ws
 
@@ -34,9 +34,9 @@ async def frames_until(ws, done, quiet: float = 0.5) -> list[dict]:
     then whatever follows until it has been quiet for ``quiet`` seconds."""
     frames = []
     while not done(frames):
-        frames.append(await ws.receive_json_from(timeout=10))
+        frames.append(await ws.receive_json_from(timeout=30))
     while not await ws.receive_nothing(timeout=quiet):
-        frames.append(await ws.receive_json_from(timeout=5))
+        frames.append(await ws.receive_json_from(timeout=30))
     return frames
 
 
@@ -65,6 +65,6 @@ async def phones_of(drive, *numbers) -> dict[int, tuple[int, WebsocketCommunicat
     phones = {}
     for pid, number, token in seats:
         ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
-        assert (await ws.receive_json_from(timeout=10))["type"] == "update"
+        assert (await ws.receive_json_from(timeout=30))["type"] == "update"
         phones[pid] = (number, ws)
     return phones

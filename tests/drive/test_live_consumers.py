@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 async def test_board_gets_the_current_state_at_once(drive_of_eight):
     ws = await connected(f"/ws/drive/{drive_of_eight.join_code}/board/")
-    first = await ws.receive_json_from(timeout=5)
+    first = await ws.receive_json_from(timeout=30)
     assert first["type"] == "update" and "0 of 2 tables done" in first["parts"]["board"]
     await ws.disconnect()
 
@@ -26,10 +26,10 @@ async def test_board_gets_the_current_state_at_once(drive_of_eight):
 async def test_board_sees_a_result_after_commit(drive_of_eight, organiser):
     drive = drive_of_eight
     ws = await connected(f"/ws/drive/{drive.join_code}/board/")
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
-    frames = [await ws.receive_json_from(timeout=5), await ws.receive_json_from(timeout=5)]
+    frames = [await ws.receive_json_from(timeout=30), await ws.receive_json_from(timeout=30)]
     assert await ws.receive_nothing(timeout=0.3)  # one change: its result message and one update
     update = next(f for f in frames if f["type"] == "update")
     assert "1 of 2 tables done" in update["parts"]["board"]
@@ -54,7 +54,7 @@ def update_totals(update, seated):
 async def test_refused_write_sends_nothing(drive_of_eight, organiser):
     drive = drive_of_eight
     ws = await connected(f"/ws/drive/{drive.join_code}/board/")
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     with pytest.raises(services.DriveError):
         await sync_to_async(services.close_hand)(drive)  # tables still playing: refused, rolled back
     assert await ws.receive_nothing(timeout=0.3)
@@ -64,12 +64,12 @@ async def test_refused_write_sends_nothing(drive_of_eight, organiser):
 async def test_organiser_socket_needs_the_organisers_session(drive_of_eight, organiser, django_user_model):
     code = drive_of_eight.join_code
     ws = socket(f"/ws/drive/{code}/organiser/")
-    assert not (await ws.connect(timeout=5))[0]
+    assert not (await ws.connect(timeout=30))[0]
     other = await sync_to_async(django_user_model.objects.create_user)(username="eve", password="x-long-password")
     ws = socket(f"/ws/drive/{code}/organiser/", await sync_to_async(session_cookie)(other))
-    assert not (await ws.connect(timeout=5))[0]
+    assert not (await ws.connect(timeout=30))[0]
     ws = await connected(f"/ws/drive/{code}/organiser/", await sync_to_async(session_cookie)(organiser))
-    first = await ws.receive_json_from(timeout=5)
+    first = await ws.receive_json_from(timeout=30)
     assert "Table 2" in first["parts"]["dashboard"]
     await ws.disconnect()
 
@@ -78,19 +78,19 @@ async def test_phone_socket_needs_the_players_token_and_gets_only_its_own_part(d
     drive = drive_of_eight
     code = drive.join_code
     ws = socket(f"/ws/drive/{code}/phone/", f"ff_{code}=not-a-token")
-    assert (await ws.connect(timeout=5))[0]  # told it holds no player, and closed: nothing sent
-    assert (await ws.receive_json_from(timeout=5))["message"].startswith("This phone is not signed in")
-    assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert (await ws.connect(timeout=30))[0]  # told it holds no player, and closed: nothing sent
+    assert (await ws.receive_json_from(timeout=30))["message"].startswith("This phone is not signed in")
+    assert await ws.receive_output(timeout=30) == {"type": "websocket.close", "code": 4401}
     seats = await sync_to_async(lambda: [
         (s.player.name, s.player.token) for s in drive.hands.get().tables.get(number=1).seats.select_related("player")
     ])()
     name, token = seats[0]
     ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
-    first = await ws.receive_json_from(timeout=5)
+    first = await ws.receive_json_from(timeout=30)
     assert list(first["parts"]) == ["phone"] and name in first["parts"]["phone"]
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
-    update = await ws.receive_json_from(timeout=5)
+    update = await ws.receive_json_from(timeout=30)
     assert list(update["parts"]) == ["phone"] and "confirmed" in update["parts"]["phone"]
     await ws.disconnect()
 
@@ -115,18 +115,18 @@ async def test_only_the_phones_listening_have_their_fragment_built(drive_of_eigh
     ])()
     (first, first_token), (second, second_token) = players[0], players[1]
     ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={first_token}")
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     assert broadcast.phones_listening(drive.pk) == {first}
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
-    assert "confirmed" in (await ws.receive_json_from(timeout=5))["parts"]["phone"]
+    assert "confirmed" in (await ws.receive_json_from(timeout=30))["parts"]["phone"]
     assert built[-1] == [first]
     other = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={second_token}")
-    assert "confirmed" in (await other.receive_json_from(timeout=5))["parts"]["phone"]  # its snapshot
+    assert "confirmed" in (await other.receive_json_from(timeout=30))["parts"]["phone"]  # its snapshot
     assert broadcast.phones_listening(drive.pk) == {first, second}
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser, "wrong declarer")
     for phone in (ws, other):
-        assert (await phone.receive_json_from(timeout=5))["type"] == "update"
+        assert (await phone.receive_json_from(timeout=30))["type"] == "update"
     assert built[-1] == sorted([first, second])
     await ws.disconnect()
     await other.disconnect()
@@ -145,12 +145,12 @@ async def test_on_one_process_a_result_reaches_only_the_phones_it_changes(drive_
     phones = await phones_of(drive, 1, 2)
     await sync_to_async(live.drive_changed)(drive.pk)  # nothing shown changes
     for _number, ws in phones.values():
-        assert (await ws.receive_json_from(timeout=10))["type"] == "update"
+        assert (await ws.receive_json_from(timeout=30))["type"] == "update"
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     for number, ws in phones.values():
         if number == 1:
-            assert "confirmed" in (await ws.receive_json_from(timeout=10))["parts"]["phone"]
+            assert "confirmed" in (await ws.receive_json_from(timeout=30))["parts"]["phone"]
     for _number, ws in phones.values():
         assert await ws.receive_nothing(timeout=0.3)  # table 2's fragments did not change: none sent
         await ws.disconnect()
@@ -168,16 +168,16 @@ async def test_on_one_process_a_phone_that_was_away_gets_its_next_fragment_even_
     phones = await phones_of(drive, 2)
     await sync_to_async(live.drive_changed)(drive.pk)
     for _number, ws in phones.values():
-        await ws.receive_json_from(timeout=10)
+        await ws.receive_json_from(timeout=30)
     (away, (_n, away_ws)), *stayed = phones.items()
     await away_ws.disconnect()
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)  # built without it
     token = await sync_to_async(lambda: drive.players.get(pk=away).token)()
     back = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
-    snapshot = await back.receive_json_from(timeout=10)
+    snapshot = await back.receive_json_from(timeout=30)
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser, "wrong declarer")
-    again = await back.receive_json_from(timeout=10)
+    again = await back.receive_json_from(timeout=30)
     assert again["type"] == "update" and again["parts"] == snapshot["parts"]  # unchanged, and sent
     for _pid, (_number, ws) in stayed:
         assert await ws.receive_nothing(timeout=0.3)  # unchanged, and not sent
@@ -190,33 +190,33 @@ async def test_reconnecting_phone_gets_what_it_missed(drive_of_eight, organiser)
     code = drive.join_code
     token = await sync_to_async(lambda: drive.hands.get().tables.get(number=2).seats.first().player.token)()
     ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     await ws.disconnect()
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=2))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 1), organiser)
     ws = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
-    snapshot = await ws.receive_json_from(timeout=5)
+    snapshot = await ws.receive_json_from(timeout=30)
     assert "confirmed" in snapshot["parts"]["phone"]
     await ws.disconnect()
 
 
 async def test_foreign_origin_and_unknown_code_are_refused(drive_of_eight):
     ws = socket(f"/ws/drive/{drive_of_eight.join_code}/board/", origin=(b"origin", b"http://evil.example"))
-    assert not (await ws.connect(timeout=5))[0]
+    assert not (await ws.connect(timeout=30))[0]
     ws = socket("/ws/drive/QQQQQ/board/")
-    assert not (await ws.connect(timeout=5))[0]
+    assert not (await ws.connect(timeout=30))[0]
 
 
 async def test_bad_frames_get_an_error(drive_of_eight):
     ws = await connected(f"/ws/drive/{drive_of_eight.join_code}/board/")
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     for frame in ["{oops", "[]", '{"type": "close_hand"}', "x" * 5000]:
         await ws.send_to(text_data=frame)
-        assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+        assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.send_to(bytes_data=b"\x00\x01")
-    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.send_json_to({"type": "ping"})
-    assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "pong"
     await ws.disconnect()
 
 
@@ -225,7 +225,7 @@ async def test_a_digital_table_stopped_by_the_bell_sends_its_result_message(orga
     await sync_to_async(services.set_table_mode)(drive, 2, "digital")
     await sync_to_async(services.start_hand)(drive)
     ws = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
-    await ws.receive_json_from(timeout=5)
+    await ws.receive_json_from(timeout=30)
     table1 = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table1, declared(4, 0), organiser)
     await sync_to_async(services.close_hand)(drive, force=True)
@@ -249,8 +249,8 @@ async def test_the_board_gets_no_totals_during_suspense_even_for_a_correction_of
     drive = await sync_to_async(setup)()
     board = await connected(f"/ws/drive/{drive.join_code}/board/")
     dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
-    await board.receive_json_from(timeout=5)
-    await dashboard.receive_json_from(timeout=5)
+    await board.receive_json_from(timeout=30)
+    await dashboard.receive_json_from(timeout=30)
     old = await sync_to_async(lambda: drive.hands.get(number=1).tables.get())()
     await sync_to_async(services.organiser_result)(drive, old, declared(4, 1), organiser, "wrong declarer")
 
@@ -287,43 +287,43 @@ async def test_signing_a_phone_out_closes_its_open_sockets_at_once(organiser, by
     player, other = players[0], players[1]
     cookie = f"ff_{drive.join_code}={player.token}"
     live_socket = await connected(f"/ws/drive/{drive.join_code}/phone/", cookie)
-    await live_socket.receive_json_from(timeout=5)
+    await live_socket.receive_json_from(timeout=30)
     play_socket = await connected(f"/ws/play/{drive.join_code}/", cookie)
-    assert (await play_socket.receive_json_from(timeout=5))["type"] == "state"
+    assert (await play_socket.receive_json_from(timeout=30))["type"] == "state"
     others = await connected(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={other.token}")
-    await others.receive_json_from(timeout=5)
+    await others.receive_json_from(timeout=30)
     # The drive's live updates reach the phone's live socket, not its play socket.
     from drive import live
 
     live.forget_phones(drive.pk)  # every phone's fragment goes with the next update
     await sync_to_async(live.drive_changed)(drive.pk)
-    assert (await live_socket.receive_json_from(timeout=5))["type"] == "update"
+    assert (await live_socket.receive_json_from(timeout=30))["type"] == "update"
     assert await play_socket.receive_nothing(timeout=0.3)
 
     await sync_to_async(by)(drive, player)
     for ws in (live_socket, play_socket):
-        frame = await ws.receive_json_from(timeout=5)
+        frame = await ws.receive_json_from(timeout=30)
         assert frame["type"] == "error" and frame["message"].startswith(said)
         assert ws is play_socket or frame["left"] is left
-        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+        assert await ws.receive_output(timeout=30) == {"type": "websocket.close", "code": 4401}
     # Another player's phone at the table is not closed; it is told that the seat now waits for a phone.
-    frame = await others.receive_json_from(timeout=5)
+    frame = await others.receive_json_from(timeout=30)
     assert frame["type"] == "state" and frame["seats"][0]["away"]
     assert await others.receive_nothing(timeout=0.3)
     await others.disconnect()
     # and the old cookie cannot come back: the game screen reconnecting (a phone asleep when it
     # was signed out) is closed as signed out too, so that its page reloads and goes to joining
     again = socket(f"/ws/play/{drive.join_code}/", cookie)
-    await again.connect(timeout=5)
-    assert (await again.receive_json_from(timeout=5))["type"] == "error"
-    assert await again.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    await again.connect(timeout=30)
+    assert (await again.receive_json_from(timeout=30))["type"] == "error"
+    assert await again.receive_output(timeout=30) == {"type": "websocket.close", "code": 4401}
     # A page that was away meanwhile (a phone offline when it was signed out retried
     # its refused live socket for good): its next connection is told it is signed out, as an
     # open one is, so that the page reloads and goes to joining.
     away = socket(f"/ws/drive/{drive.join_code}/phone/", cookie)
-    assert (await away.connect(timeout=5))[0]
-    assert (await away.receive_json_from(timeout=5))["type"] == "error"
-    assert await away.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    assert (await away.connect(timeout=30))[0]
+    assert (await away.receive_json_from(timeout=30))["type"] == "error"
+    assert await away.receive_output(timeout=30) == {"type": "websocket.close", "code": 4401}
 
 
 async def test_a_withdrawn_players_open_phone_page_closes_at_once(organiser):
@@ -335,14 +335,14 @@ async def test_a_withdrawn_players_open_phone_page_closes_at_once(organiser):
     leaving = await connected(f"/ws/drive/{drive.join_code}/phone/", f"ff_{drive.join_code}={leaver.token}")
     staying = await connected(f"/ws/drive/{drive.join_code}/phone/", f"ff_{drive.join_code}={other.token}")
     for ws in (leaving, staying):
-        await ws.receive_json_from(timeout=5)
+        await ws.receive_json_from(timeout=30)
 
     await sync_to_async(services.withdraw_player)(drive, leaver)
-    frame = await leaving.receive_json_from(timeout=5)
+    frame = await leaving.receive_json_from(timeout=30)
     while frame["type"] == "update":  # the drive's own update may come first
-        frame = await leaving.receive_json_from(timeout=5)
+        frame = await leaving.receive_json_from(timeout=30)
     assert frame["type"] == "error" and frame["message"].startswith("The organiser has taken you out of the drive.")
-    assert await leaving.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
-    assert (await staying.receive_json_from(timeout=5))["type"] == "update"
+    assert await leaving.receive_output(timeout=30) == {"type": "websocket.close", "code": 4401}
+    assert (await staying.receive_json_from(timeout=30))["type"] == "update"
     assert await staying.receive_nothing(timeout=0.3)
     await staying.disconnect()

@@ -29,7 +29,7 @@ async def _screens_then_a_result(drive, organiser, number: int):
     board = await connected(f"/ws/drive/{drive.join_code}/board/")
     dashboard = await connected(f"/ws/drive/{drive.join_code}/organiser/", await sync_to_async(session_cookie)(organiser))
     for ws in (board, dashboard):
-        await ws.receive_json_from(timeout=5)
+        await ws.receive_json_from(timeout=30)
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=number))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     return board, dashboard
@@ -76,11 +76,11 @@ async def test_with_several_processes_each_phone_gets_its_own_part_once(drive_of
         for s in t.seats.select_related("player")[:2]
     ])()
     phones = [await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for _name, token, _t in seats]
-    snapshots = [await ws.receive_json_from(timeout=10) for ws in phones]
+    snapshots = [await ws.receive_json_from(timeout=30) for ws in phones]
     table = await sync_to_async(lambda: drive.hands.get().tables.get(number=1))()
     await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     for (name, _token, number), ws, snapshot in zip(seats, phones, snapshots):
-        update = await ws.receive_json_from(timeout=10)
+        update = await ws.receive_json_from(timeout=30)
         assert list(update["parts"]) == ["phone"]
         assert re.search(r"<h1[^>]*><bdi>(.*?)</bdi></h1>", update["parts"]["phone"]).group(1) == name  # its own part
         if number == 1:
@@ -124,7 +124,7 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_
     phones = {pid: await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}") for pid, token in seats[:3]}
     board = await connected(f"/ws/drive/{code}/board/")
     for ws in [*phones.values(), board]:
-        await ws.receive_json_from(timeout=5)
+        await ws.receive_json_from(timeout=30)
     for table in await sync_to_async(lambda: list(drive.hands.get().tables.all()))():
         await sync_to_async(services.organiser_result)(drive, table, declared(4, 0), organiser)
     for ws in [*phones.values(), board]:
@@ -136,7 +136,7 @@ async def test_a_close_sends_each_phone_its_own_instruction_at_the_commit(drive_
         """The socket's next frame sent by the close: one the results sent that was slow to come
         on a busy machine (after the quiet window above) is older, and passed over."""
         while True:
-            frame = await ws.receive_json_from(timeout=5)
+            frame = await ws.receive_json_from(timeout=30)
             if frame.get("stamp", frame.get("commit", closing)) >= closing:
                 return frame
 
@@ -172,20 +172,20 @@ async def test_messages_sent_to_the_drives_groups_reach_its_screens_and_phones(d
     board = await connected(f"/ws/drive/{code}/board/")
     phone = await connected(f"/ws/drive/{code}/phone/", f"ff_{code}={token}")
     for ws in (board, phone):
-        await ws.receive_json_from(timeout=5)
+        await ws.receive_json_from(timeout=30)
     channel_layer = get_channel_layer()
     await channel_layer.group_send(broadcast.drive_group(drive.pk, "screens"), {
         "type": "drive.result", "drive": drive.pk, "hand": 1, "table": 1,
         "current": True, "status": "confirmed", "status_label": "Confirmed", "commit": 7, "board_totals": False,
         "progress": {"done": 1, "total": 2, "entered": 0, "disputed": 0}, "totals": {},
     })
-    frame = await board.receive_json_from(timeout=5)
+    frame = await board.receive_json_from(timeout=30)
     assert frame["type"] == "result" and frame["table"] == 1 and frame["commit"] == 7
     html = '<p class="instruction" data-instruction>Move UP to Table 1</p>'
     for _ in range(2):
         message = {"type": "drive.instruction", "drive": drive.pk, "hand": 2, "stamp": 1, "html": html}
         await channel_layer.group_send(broadcast.phone_group(pid), message)
-        frame = await phone.receive_json_from(timeout=5)
+        frame = await phone.receive_json_from(timeout=30)
         assert frame["type"] == "instruction" and frame["html"] == html
     await board.disconnect()
     await phone.disconnect()

@@ -233,7 +233,7 @@ class Redis:
             except OSError:
                 return False
 
-        wait_for(up, timeout=10, what="redis-server")
+        wait_for(up, timeout=30, what="redis-server")
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:

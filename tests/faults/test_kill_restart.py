@@ -38,8 +38,8 @@ def play_socket_first_frame(server: Server, code: str, token: str) -> dict:
     from websockets.sync.client import connect
 
     with connect(f"ws://127.0.0.1:{server.port}/ws/play/{code}/", origin=server.url,
-                 additional_headers={"Cookie": f"ff_{code}={token}"}, open_timeout=10) as ws:
-        return json.loads(ws.recv(timeout=10))
+                 additional_headers={"Cookie": f"ff_{code}={token}"}, open_timeout=30) as ws:
+        return json.loads(ws.recv(timeout=30))
 
 
 def test_sigkill_mid_hand_loses_nothing_confirmed(server):

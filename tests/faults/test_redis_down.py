@@ -38,7 +38,7 @@ UPDATE_WAIT = 30
 def board_socket(server: Server, code: str):
     from websockets.sync.client import connect
 
-    return connect(f"ws://127.0.0.1:{server.port}/ws/drive/{code}/board/", origin=server.url, open_timeout=10)
+    return connect(f"ws://127.0.0.1:{server.port}/ws/drive/{code}/board/", origin=server.url, open_timeout=30)
 
 
 def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redis):
@@ -46,7 +46,7 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
     code, (t1, _t2) = drive["code"], drive["tables"]
     server.start()
     with board_socket(server, code) as ws:
-        first = json.loads(ws.recv(timeout=10))
+        first = json.loads(ws.recv(timeout=30))
         assert first["type"] == "update" and "0 of 2 tables done" in first["parts"]["board"]
 
     redis.stop()
@@ -59,27 +59,27 @@ def test_results_commit_while_redis_is_down_and_live_updates_resume(server, redi
         log = (server.data / "daphne.log").read_text()
         return "live update of" in log and "not sent: channel layer unavailable" in log
 
-    wait_for(logged, timeout=10, every=0.2, what="the failed live update in the server's log")
+    wait_for(logged, timeout=30, every=0.2, what="the failed live update in the server's log")
 
     redis.start()  # the same port: the server's REDIS_URL is unchanged
     def board_state():
         try:
             with board_socket(server, code) as ws:
-                return json.loads(ws.recv(timeout=5))
+                return json.loads(ws.recv(timeout=20))
         except Exception:
             return None
 
-    snapshot = wait_for(board_state, timeout=20, every=0.5, what="a board socket after Redis came back")
+    snapshot = wait_for(board_state, timeout=60, every=0.5, what="a board socket after Redis came back")
     assert "1 of 2 tables done" in snapshot["parts"]["board"]
     t2_phone = Phone(server, code, drive["tables"][1][0])
     t2_entry = t2_phone.entry(4, 0, "after-up")
     with board_socket(server, code) as ws:
-        json.loads(ws.recv(timeout=10))  # the current state
+        json.loads(ws.recv(timeout=30))  # the current state
         # a change now reaches the open socket live again
         t2_phone.post(f"/{code}/enter", t2_entry)
         # the table's result message, sent at its commit (a full update of a change made while
         # Redis was down may still be on its way: it was gathered, and is sent once Redis is back)
-        result = json.loads(ws.recv(timeout=10))
+        result = json.loads(ws.recv(timeout=30))
         for _ in range(3):
             if result["type"] == "result":
                 break

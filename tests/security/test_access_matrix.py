@@ -166,10 +166,10 @@ def session_cookie(user) -> str:
 async def can_connect(path: str, cookie: str = "", origin: bytes = b"http://localhost") -> bool:
     headers = [(b"origin", origin)] + ([(b"cookie", cookie.encode())] if cookie else [])
     ws = WebsocketCommunicator(application, path, headers=headers)
-    ok, _ = await ws.connect(timeout=5)
+    ok, _ = await ws.connect(timeout=30)
     if not ok:
         return False
-    first = await ws.receive_json_from(timeout=5) if path != "/ws/health/" else {"type": "health"}
+    first = await ws.receive_json_from(timeout=30) if path != "/ws/health/" else {"type": "health"}
     if first["type"] == "error" and "elsewhere" in first and not first["message"].startswith("The drive has finished"):
         # A play socket of a player of this drive with no seat at a table on the phones now: told
         # where to go; it stays open to follow the drive for that player alone (the close's
@@ -180,7 +180,7 @@ async def can_connect(path: str, cookie: str = "", origin: bytes = b"http://loca
     if first["type"] == "error":  # play/watch sockets accept, say why, and close with 4403; a
         # phone's live socket, or a play socket of a phone holding no player, with 4401, so that
         # its page reloads and goes to joining
-        closed = await ws.receive_output(timeout=5)
+        closed = await ws.receive_output(timeout=30)
         no_player = path.endswith("/phone/") or (path.startswith("/ws/play/")
                                                  and first["message"] == "Join the drive on this phone first.")
         assert closed["type"] == "websocket.close" and closed["code"] == (4401 if no_player else 4403)

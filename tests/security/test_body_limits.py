@@ -187,9 +187,9 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
     start = len(log_of(server))
     for too_long in (["x" * (WEBSOCKET_MAX_FRAME_BYTES + 1)], ["x" * 60_000] * 18):
         with connect(url, origin=server.url, open_timeout=10, max_size=None) as ws:
-            ws.recv(timeout=10)  # the snapshot
+            ws.recv(timeout=30)  # the snapshot
             ws.send('{"type": "ping", "pad": "' + "x" * 20_000 + '"}')  # over the sockets' own limit
-            assert ws.recv(timeout=10)  # answered (an error frame): the socket is still open
+            assert ws.recv(timeout=30)  # answered (an error frame): the socket is still open
             # The server closes the socket (1009) as soon as the frame's header, or the fragment
             # past the limit, is in: the rest of the send may meet the closed connection
             # (connection reset), or a read does; on a busy machine a frame the server sent
@@ -204,7 +204,7 @@ def test_websocket_frames_are_bounded_at_64_kib_and_messages_at_1_mib(server, dr
                 assert closed.value.rcvd.code == 1009
     # Each is one line in the log, written as its connection ends (waited for: the next test
     # counts the lines its own frames write).
-    wait_for(lambda: log_of(server)[start:].count("Refused a websocket frame") == 2, timeout=10, what="the log")
+    wait_for(lambda: log_of(server)[start:].count("Refused a websocket frame") == 2, timeout=30, what="the log")
 
 
 def raw_frame(opcode: int, payload: bytes, *, masked: bool = True) -> bytes:
@@ -300,7 +300,7 @@ def test_each_refused_request_is_one_line_in_the_log_without_a_traceback(server,
     ]
     for _, send, status in refusals:
         assert send() == status
-    wait_for(lambda: log_of(server)[start:].count("Refused") >= len(refusals), timeout=10, what="the log lines")
+    wait_for(lambda: log_of(server)[start:].count("Refused") >= len(refusals), timeout=30, what="the log lines")
     logged = log_of(server)[start:]
     lines = [line for line in logged.splitlines() if "Refused" in line]
     assert len(lines) == len(refusals), lines

@@ -59,10 +59,10 @@ def communicator(path: str, cookie: str = "") -> WebsocketCommunicator:
 
 async def open_socket(path: str, cookie: str = "", greeting: bool = True) -> WebsocketCommunicator:
     ws = communicator(path, cookie)
-    ok, _ = await ws.connect(timeout=5)
+    ok, _ = await ws.connect(timeout=30)
     assert ok, path
     if greeting:
-        await ws.receive_json_from(timeout=5)
+        await ws.receive_json_from(timeout=30)
     return ws
 
 
@@ -79,9 +79,9 @@ async def send(ws, frame) -> None:
 async def replies(ws, quiet: float = 0.05) -> list[dict]:
     """Everything the socket says in answer to a frame: the first answer (waited for, however
     loaded the machine is), then whatever follows until it goes quiet."""
-    out = [await ws.receive_json_from(timeout=10)]
+    out = [await ws.receive_json_from(timeout=30)]
     while not await ws.receive_nothing(timeout=quiet):
-        out.append(await ws.receive_json_from(timeout=5))
+        out.append(await ws.receive_json_from(timeout=30))
     return out
 
 
@@ -111,7 +111,7 @@ async def _live_round(path, cookie, frames) -> None:
     before = await database_sync_to_async(snapshot)()
     for frame in frames:
         await send(ws, frame)
-        answer = await ws.receive_json_from(timeout=5)  # exactly one answer per frame
+        answer = await ws.receive_json_from(timeout=30)  # exactly one answer per frame
         is_ping = frame[0] == "text" and _is_ping(frame[1])
         assert answer["type"] == ("pong" if is_ping else "error"), (frame, answer)
         if answer["type"] == "error":
@@ -119,7 +119,7 @@ async def _live_round(path, cookie, frames) -> None:
     assert await ws.receive_nothing(timeout=0.05)
     assert await database_sync_to_async(snapshot)() == before
     await ws.send_json_to({"type": "ping"})  # still open and answering
-    assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "pong"
     await ws.disconnect()
 
 
@@ -151,9 +151,9 @@ async def test_live_sockets_refuse_oversized_and_malformed_frames(live_paths, fr
         path, cookie = live_paths[audience]
         ws = await open_socket(path, cookie)
         await send(ws, frame)
-        assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+        assert (await ws.receive_json_from(timeout=30))["type"] == "error"
         await ws.send_json_to({"type": "ping"})
-        assert (await ws.receive_json_from(timeout=5))["type"] == "pong"
+        assert (await ws.receive_json_from(timeout=30))["type"] == "pong"
         await ws.disconnect()
 
 
@@ -161,7 +161,7 @@ async def test_live_socket_empty_text_frame_gets_an_error(live_paths):
     path, cookie = live_paths["board"]
     ws = await open_socket(path, cookie)
     await send(ws, ("text", ""))
-    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.disconnect()
 
 
@@ -172,7 +172,7 @@ async def _health_round(frames) -> None:
     ws = await open_socket("/ws/health/", greeting=False)
     for frame in frames:
         await send(ws, frame)
-        got = [await ws.receive_json_from(timeout=5)]  # exactly one answer per frame
+        got = [await ws.receive_json_from(timeout=30)]  # exactly one answer per frame
         content = None
         try:
             content = json.loads(frame[1])
@@ -199,14 +199,14 @@ def test_health_socket_answers_every_frame(frames):
 async def test_health_socket_refuses_binary_and_empty_frames(frame):
     ws = await open_socket("/ws/health/", greeting=False)
     await send(ws, frame)
-    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.disconnect()
 
 
 async def test_health_socket_refuses_a_100_kb_frame():
     ws = await open_socket("/ws/health/", greeting=False)
     await ws.send_to(text_data=HUGE)
-    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.disconnect()
 
 
@@ -246,7 +246,7 @@ async def _play_round(path, cookie, table_id, frames) -> None:
     if not applied:
         assert await database_sync_to_async(_table_state)(table_id) == before
     await ws.send_json_to({"type": "sync"})
-    while (await ws.receive_json_from(timeout=5))["type"] != "state":
+    while (await ws.receive_json_from(timeout=30))["type"] != "state":
         pass
     await ws.disconnect()
 
@@ -281,9 +281,9 @@ async def test_play_socket_refuses_oversized_and_malformed_frames(digital, frame
     drive, table, player = digital
     ws = await open_socket(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={player.token}")
     await send(ws, frame)
-    assert (await ws.receive_json_from(timeout=5))["type"] == "error"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "error"
     await ws.send_json_to({"type": "sync"})
-    assert (await ws.receive_json_from(timeout=5))["type"] == "state"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "state"
     await ws.disconnect()
 
 
@@ -297,16 +297,16 @@ async def test_a_frame_nested_a_thousand_deep_gets_an_error_and_the_socket_stays
     drive, table, player = digital
     ws = await open_socket(f"/ws/play/{drive.join_code}/", f"ff_{drive.join_code}={player.token}")
     await ws.send_to(text_data=frame)
-    answer = await ws.receive_json_from(timeout=5)
+    answer = await ws.receive_json_from(timeout=30)
     assert answer == {"type": "error", "message": "That message is nested too deeply."}
     await ws.send_json_to({"type": "sync"})
-    assert (await ws.receive_json_from(timeout=5))["type"] == "state"
+    assert (await ws.receive_json_from(timeout=30))["type"] == "state"
     await ws.disconnect()
 
 
 @pytest.mark.parametrize("path", ["/ws/nothing/", "/ws/drive/ABCDE/admin/", "/ws/bench/echo-group/x/", "/"])
 async def test_a_socket_to_a_path_nobody_serves_is_refused_without_an_error(path, caplog):
     ws = communicator(path)
-    connected, _ = await ws.connect(timeout=5)
+    connected, _ = await ws.connect(timeout=30)
     assert not connected
     assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]

@@ -29,7 +29,7 @@ def lines_logged_since(server: Server, start: int) -> tuple[int, list[str]]:
         status = urllib.request.urlopen(server.url + "/no-such-page/", timeout=30).status
     except urllib.error.HTTPError as exc:
         status = exc.code
-    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=10, what="the log")
+    wait_for(lambda: "Not Found: /no-such-page/" in log_of(server)[start:], timeout=30, what="the log")
     return status, log_of(server)[start:].split("Not Found: /no-such-page/")[0].splitlines()
 
 

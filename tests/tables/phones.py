@@ -29,11 +29,11 @@ async def connected(drive, player) -> tuple[WebsocketCommunicator, dict]:
     socket = phone(drive, player)
     ok, _ = await socket.connect()
     assert ok
-    first = await socket.receive_json_from(timeout=5)
+    first = await socket.receive_json_from(timeout=30)
     return socket, first
 
 
-async def until(socket: WebsocketCommunicator, predicate, timeout: float = 5, seen: list | None = None) -> dict:
+async def until(socket: WebsocketCommunicator, predicate, timeout: float = 30, seen: list | None = None) -> dict:
     """Receive frames until one matches ``predicate``; every frame is also appended to ``seen``."""
     while True:
         frame = await socket.receive_json_from(timeout=timeout)

@@ -68,7 +68,7 @@ def tap(page, selector: str) -> bool:
         return False
 
 
-def moved(page, since: int, timeout: float = 15000) -> bool:
+def moved(page, since: int, timeout: float = 30_000) -> bool:
     """Wait until ``page`` shows a version after ``since``."""
     try:
         page.wait_for_function(f"Number(document.getElementById('alice').dataset.version) > {since}", timeout=timeout)
@@ -81,7 +81,7 @@ def same_version(pages) -> int:
     """Wait until every page shows the newest version any of them shows; that version."""
     newest = max(version(p) for p in pages)
     for p in pages:
-        p.wait_for_function(f"Number(document.getElementById('alice').dataset.version) >= {newest}", timeout=15000)
+        p.wait_for_function(f"Number(document.getElementById('alice').dataset.version) >= {newest}", timeout=30_000)
     return newest
 
 

@@ -148,10 +148,10 @@ async def test_the_asked_seat_and_the_asker_answer_their_questions_through_the_s
 async def test_the_organisers_view_of_an_alice_table_holds_no_hand(organiser):
     drive, table, players = await three_at_an_alice_table(organiser)
     watch = await organisers_watch(organiser, drive)
-    frame = await watch.receive_json_from(timeout=5)
+    frame = await watch.receive_json_from(timeout=30)
     view = frame["view"]
     assert frame["type"] == "state" and view["seat"] is None and "hand" not in view and "may" not in view
     assert view["counts"] == [7, 7, 7] and isinstance(view["stock"], int)
     await watch.send_json_to({"type": "take", "card": view["row"][0], "version": view["version"]})
-    assert (await watch.receive_json_from(timeout=5))["type"] == "error"
+    assert (await watch.receive_json_from(timeout=30))["type"] == "error"
     await watch.disconnect()

@@ -59,7 +59,7 @@ async def test_a_player_taken_out_of_the_drive_is_told_so_when_the_game_screen_c
     await database_sync_to_async(services.withdraw_player)(drive, players[0])
     socket = phone(drive, players[0])
     assert (await socket.connect())[0]
-    frame = await socket.receive_json_from(timeout=5)
+    frame = await socket.receive_json_from(timeout=30)
     assert frame["type"] == "error" and "taken you out of this drive" in frame["message"]
     await socket.disconnect()
 
@@ -140,7 +140,7 @@ async def test_a_game_screen_shows_only_the_hand_just_before_never_an_older_one(
     await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
     late = phone(drive, player)
     assert (await late.connect())[0]
-    frame = await late.receive_json_from(timeout=5)
+    frame = await late.receive_json_from(timeout=30)
     assert frame["type"] != "state" and frame["message"].startswith("Hand 3 "), frame  # hand 2 was with cards: nothing of hand 1
     await late.disconnect()
 
@@ -152,7 +152,7 @@ async def test_a_game_screen_before_any_hand_is_over_shows_only_where_to_sit(org
     player = (await database_sync_to_async(lambda: seated_players(table_of(drive)))())[0]
     socket = phone(drive, player)
     assert (await socket.connect())[0]
-    frame = await socket.receive_json_from(timeout=5)
+    frame = await socket.receive_json_from(timeout=30)
     assert frame["type"] == "waiting" and frame["hand"] == 1, frame
     await socket.disconnect()
 
@@ -187,7 +187,7 @@ async def test_a_game_screen_left_open_on_a_finished_hand_says_where_the_next_ha
         await socket.disconnect()
     again = phone(drive, on_cards[0])
     assert (await again.connect())[0]
-    frame = await again.receive_json_from(timeout=5)  # (hand 1 is not shown: hand 2 is being played)
+    frame = await again.receive_json_from(timeout=30)  # (hand 1 is not shown: hand 2 is being played)
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("Hand 2 has started: you are at Table 2")
     assert await again.receive_nothing(timeout=0.3)  # (not closed)
     await again.disconnect()
@@ -204,11 +204,11 @@ async def reopened_after_the_hand(drive, player):
     result). Returns the socket and the frame that comes next."""
     socket = phone(drive, player)
     assert (await socket.connect())[0]
-    frame = await socket.receive_json_from(timeout=5)
+    frame = await socket.receive_json_from(timeout=30)
     assert frame["type"] == "state" and frame["status"] == "done" and frame["hand"] == 1, frame
     assert frame["view"]["result"]["points"] and frame["view"]["seat"] == next(
         s["position"] for s in frame["seats"] if s["name"] == player.name)
-    return socket, await socket.receive_json_from(timeout=5)
+    return socket, await socket.receive_json_from(timeout=30)
 
 
 async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organiser):
@@ -230,7 +230,7 @@ async def test_the_game_screens_say_the_drive_has_finished_when_it_ends(organise
         await socket.disconnect()
     again, frame = await reopened_after_the_hand(drive, await first_player(drive, sockets))
     assert frame["elsewhere"]["href"] == me and frame["message"].startswith("The drive has finished")
-    assert (await again.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+    assert (await again.receive_output(timeout=30)) == {"type": "websocket.close", "code": 4403}
 
 
 async def test_a_seat_read_by_a_sync_before_the_seating_changed_gives_way_to_the_hands_start(
@@ -304,7 +304,7 @@ async def test_a_game_screen_opened_during_a_hand_with_cards_follows_the_drive(o
     player = (await database_sync_to_async(lambda: seated_players(table_of(drive)))())[0]
     socket = phone(drive, player)
     assert (await socket.connect())[0]
-    frame = await socket.receive_json_from(timeout=5)
+    frame = await socket.receive_json_from(timeout=30)
     assert frame["message"].startswith("Hand 1 has started: you are at Table 1, playing with cards"), frame
 
     def played_with_cards_and_closed():

@@ -143,7 +143,7 @@ async def test_a_finished_hand_says_who_moves_up_and_who_moves_down(organiser):
     await database_sync_to_async(services.close_hand)(drive)
     again = phone(drive, players[0])
     assert (await again.connect())[0]
-    frame = await again.receive_json_from(timeout=5)  # hand 3's table, as it was played, then where to sit
+    frame = await again.receive_json_from(timeout=30)  # hand 3's table, as it was played, then where to sit
     assert frame["movement"] == [[at, "moved up a table"], [(at + 1) % 4, "stayed at the last table"]], frame
     await again.disconnect()
 
@@ -307,15 +307,15 @@ async def test_strangers_and_players_of_other_drives_are_refused(four_at_a_table
     drive, table, players = four_at_a_table
     stranger = phone(drive)
     assert (await stranger.connect())[0]
-    assert (await stranger.receive_json_from(timeout=5))["type"] == "error"
-    assert (await stranger.receive_output(timeout=5))["type"] == "websocket.close"
+    assert (await stranger.receive_json_from(timeout=30))["type"] == "error"
+    assert (await stranger.receive_output(timeout=30))["type"] == "websocket.close"
     other_drive = await database_sync_to_async(
         lambda: __import__("tests.tables.conftest", fromlist=["x"]).digital_drive(organiser, 2, name="Other")
     )()
     outsider = await database_sync_to_async(lambda: other_drive.players.first())()
     socket = phone(drive, outsider)
     assert (await socket.connect())[0]
-    assert "Join" in (await socket.receive_json_from(timeout=5))["message"]
+    assert "Join" in (await socket.receive_json_from(timeout=30))["message"]
 
 
 async def test_a_restart_mid_hand_resumes_from_the_database(four_at_a_table):
@@ -425,7 +425,7 @@ async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_
     await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
     again = phone(drive, watcher)
     assert (await again.connect())[0]
-    frame = await again.receive_json_from(timeout=5)  # the hand as it ended, then where to sit
+    frame = await again.receive_json_from(timeout=30)  # the hand as it ended, then where to sit
     assert frame["movement"] == [[at, "left the drive"], [(at + 1) % 4, "moved down a table"]], frame
     await again.disconnect()
 

@@ -113,7 +113,7 @@ def tab_through(page, cards: str) -> None:
         page.keyboard.press("Tab")
         if page.evaluate(FOCUSED, cards) is None:
             continue
-        page.wait_for_function(f"({FOCUSED})({cards!r})?.ok", polling="raf", timeout=5000)
+        page.wait_for_function(f"({FOCUSED})({cards!r})?.ok", polling="raf", timeout=30_000)
         seen += 1
         if seen == wanted:
             return

@@ -134,10 +134,10 @@ async def test_a_card_the_rules_forbid_is_refused_in_their_words_and_changes_not
 async def test_the_organisers_view_of_a_wonderland_table_has_no_cards_in_hands(organiser):
     drive = await database_sync_to_async(digital_drive)(organiser, 4, game="wonderland")
     watch = await organisers_watch(organiser, drive)
-    frame = await watch.receive_json_from(timeout=5)
+    frame = await watch.receive_json_from(timeout=30)
     view = frame["view"]
     assert frame["type"] == "state" and view["seat"] is None and "hand" not in view and "legal" not in view
     assert cards_in(frame) == set()  # nothing played yet: no card at all
     await watch.send_json_to({"type": "play", "card": "N1", "version": 0})
-    assert (await watch.receive_json_from(timeout=5))["type"] == "error"
+    assert (await watch.receive_json_from(timeout=30))["type"] == "error"
     await watch.disconnect()
