@@ -211,6 +211,12 @@ def playing(table_id: int) -> bool:
     return any(table == table_id for table, _seat in _pending)
 
 
+def playing_seats() -> set[tuple[int, int]]:
+    """The (table, seat) of every bot with a task in this process (tests wait for an earlier
+    test's to end)."""
+    return set(_pending)
+
+
 def _start(table_id: int, seats: list[int] | None) -> None:
     if seats is None:
         asyncio.ensure_future(_read_then_start(table_id))

@@ -173,14 +173,14 @@ def _no_background_work_of_an_earlier_test():
     ``live.publish``) could be called by another test's leftover first. Waited for here, before
     the test, where the earlier test's database is already gone, not after it, where its tables
     (and their bots) may still be there. Work still going after the wait is warned of, once, and
-    the test runs beside it (as before this wait)."""
+    the test runs beside it."""
     from drive import live
     from tables import bots
 
     deadline = time.monotonic() + PATIENT_SECONDS
-    while time.monotonic() < deadline and set(bots._pending) - _outlived:  # (this process's bot tasks)
+    while time.monotonic() < deadline and bots.playing_seats() - _outlived:
         time.sleep(0.01)
-    if left := set(bots._pending) - _outlived:
+    if left := bots.playing_seats() - _outlived:
         _outlived.update(left)
         warnings.warn(f"bots of an earlier test still playing after {PATIENT_SECONDS} s: (table, seat) {sorted(left)}")
     if not live.wait_idle(PATIENT_SECONDS):
