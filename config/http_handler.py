@@ -36,6 +36,9 @@ without Django: a client fetching the board on 100 connections made every other 
 2.7 s behind its requests. A phone's page asks a few at a time. The server's own machine
 (loopback: the organiser's laptop, its projector's browser, the benchmarks' clients) is not
 limited.
+
+An HTTP/1.1 request must send a Host header (``HostRequiredRequest``): without one, it is
+refused as a forged Host is.
 """
 
 from __future__ import annotations
@@ -50,8 +53,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
-from django.core.handlers.asgi import ASGIHandler
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
+from django.core.handlers.asgi import ASGIHandler, ASGIRequest
 from django.http import HttpResponse
 
 from common import layer
@@ -65,7 +68,23 @@ TOO_MANY = b"Too many requests at once from this address: wait a moment, then tr
 SIGN_IN_PATHS = frozenset({"/login/", "/admin/login/"})  # (config/urls.py)
 
 
+class HostRequiredRequest(ASGIRequest):
+    """Django's request, with the Host header HTTP/1.1 requires (RFC 9112 §3.2): with none, Django
+    took the server's own address for it and served the request. Refused where a forged Host is,
+    in ``get_host``, which every check of the Host calls (``CommonMiddleware`` first): 400 and one
+    line in the log (``django.security.DisallowedHost``, without its traceback). An HTTP/1.0
+    request may have none: the server's own address stands for it."""
+
+    def get_host(self):
+        if "HTTP_HOST" not in self.META and self.scope.get("http_version") != "1.0":
+            raise DisallowedHost("Invalid HTTP_HOST header: none, in an HTTP/1.1 request (no Host header; "
+                                 "HTTP/1.1 requires one).")
+        return super().get_host()
+
+
 class KeptThreadsASGIHandler(ASGIHandler):
+    request_class = HostRequiredRequest
+
     def __init__(self) -> None:
         super().__init__()
         self._idle: list[ThreadPoolExecutor] = []  # (pop and append are atomic)

@@ -250,10 +250,11 @@ class Server(daphne.server.Server):
         super().run()
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, ascii_only: bool = False) -> str:
     """``text`` for a line of the log: a character that is not printable (a terminal's escape, a
-    line break) written as its escape."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    line break) written as its escape; with ``ascii_only`` (a status line's reason), any but
+    printable ASCII too."""
+    return "".join(c if c.isprintable() and (c.isascii() or not ascii_only) else ascii(c)[1:-1] for c in text)
 
 
 class ClosingWebSocketProtocol(WebSocketProtocol):
@@ -271,12 +272,14 @@ class ClosingWebSocketProtocol(WebSocketProtocol):
         take; a compression offer it cannot parse, read only once the application has accepted
         the socket) is one line in the log, as it had none; one the application refused (a
         foreign Origin, a path no consumer serves) is in daphne's access log already
-        ("WSREJECT"), and an application's error has daphne's traceback."""
+        ("WSREJECT"), and an application's error has daphne's traceback. The reason in the
+        status line is written in printable ASCII, anything else as its escape."""
         # (daphne sets ``application_queue`` once the request reaches the application)
         if not hasattr(self, "application_queue") or getattr(self, "accepted_by_application", False):
             logger.warning("Refused a websocket handshake from %s on %s: %s %s", self.peer_host(), self.path_as_sent(),
                            code, printable(str(reason)[:200]))
-        super().failHandshake(reason, code, responseHeaders)
+        # autobahn's reason may quote what the client sent: the status line holds printable ASCII only.
+        super().failHandshake(printable(str(reason), ascii_only=True), code, responseHeaders)
 
     def serverAccept(self, subprotocol=None):
         self.accepted_by_application = True  # what autobahn refuses from now on is its own refusal
@@ -289,9 +292,14 @@ class ClosingWebSocketProtocol(WebSocketProtocol):
         return getattr(self.transport.getPeer(), "host", "?") if self.transport is not None else "?"
 
     def path_as_sent(self) -> str:
-        """The path as it came, a private link's token left out (autobahn's, set once the
-        handshake's request line is read)."""
-        return printable(without_private_links(str(getattr(self, "http_request_path", "?"))[:200]))
+        """The path as it came, a private link's token left out: autobahn's, set once it has
+        checked the request line's method; before that (a method but GET, 405), the request
+        line's own, its query left out as autobahn leaves it out."""
+        path = getattr(self, "http_request_path", None)
+        if path is None:
+            target = str(getattr(self, "http_status_line", "")).split(" ")
+            path = target[1].split("?")[0] if len(target) > 1 else "?"
+        return printable(without_private_links(str(path)[:200]))
 
     def onClose(self, wasClean, code, reason):
         if self.failedByMe and self.localCloseCode is not None:  # (autobahn's own refusal: nothing else sets it)

@@ -177,3 +177,51 @@ def test_a_websocket_subprotocol_that_is_not_ascii_is_refused_in_one_line(server
     assert answer.startswith(b"HTTP/1.1 400 ") and b"Sec-WebSocket-Protocol" in answer, answer[:300]
     _, logged = lines_logged_since(server, start)
     assert len(logged) == 1 and "Refused" in logged[0] and "Sec-WebSocket-Protocol" in logged[0], logged
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+def test_a_websocket_handshake_of_a_method_but_get_is_one_line_naming_its_path(server, method):
+    """A handshake by any method but GET is refused 405 before the websocket layer reads the
+    path. Found by probing: its line in the log said "on ?"."""
+    start = len(log_of(server))
+    answer = send_raw(server, upgrade(server, "/ws/health/?x=1").replace(b"GET ", method.encode() + b" ", 1))
+    assert answer.startswith(b"HTTP/1.1 405 "), answer[:300]
+    _, logged = lines_logged_since(server, start)
+    assert len(logged) == 1, logged
+    assert f"Refused a websocket handshake from 127.0.0.1 on /ws/health/: 405 HTTP method \"{method}\"" in logged[0]
+    assert "Traceback" not in log_of(server)[start:]
+
+
+def test_an_http_1_1_request_with_no_host_is_refused_in_one_line_and_an_http_1_0_one_is_served(server):
+    """RFC 9112 §3.2: an HTTP/1.1 request without a Host header gets 400. Found by probing: it
+    was served as if it had come for the server's own address. HTTP/1.0 needs no Host."""
+    start = len(log_of(server))
+    answer = send_raw(server, b"GET /login/ HTTP/1.1\r\nConnection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:300]
+    _, logged = lines_logged_since(server, start)
+    notes = [line for line in logged if '"GET /login/" 400' not in line]  # (besides daphne's access log)
+    assert len(notes) == 1 and "no Host header" in notes[0], logged
+    assert "Traceback" not in log_of(server)[start:]
+    answer = send_raw(server, b"GET /login/ HTTP/1.0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.0 200 ") and b"<form" in answer, answer[:300]
+    # A websocket's handshake with none: the websocket layer's refusal, its one line.
+    start = len(log_of(server))
+    answer = send_raw(server, upgrade(server, "/ws/health/").replace(head(server), b""))
+    assert answer.startswith(b"HTTP/1.1 400 ") and b"Host" in answer.split(b"\r\n")[0], answer[:300]
+    _, logged = lines_logged_since(server, start)
+    assert len(logged) == 1 and "Refused a websocket handshake from 127.0.0.1 on /ws/health/: 400" in logged[0], logged
+
+
+@pytest.mark.parametrize("sent", ["ÿ".encode(), b"\xff"], ids=["utf8", "ff"])
+def test_a_websocket_refusals_status_line_is_printable_ascii(server, sent):
+    """The websocket layer's refusal may quote what the client sent. Found by probing: a
+    version header of "ÿ" came back raw in the status line. Anything but printable ASCII is
+    written as its escape."""
+    start = len(log_of(server))
+    answer = send_raw(server, upgrade(server, "/ws/health/", Sec_WebSocket_Version=sent.decode("latin-1")))
+    status_line = answer.split(b"\r\n")[0]
+    assert status_line.startswith(b"HTTP/1.1 400 ") and b"Sec-WebSocket-Version" in status_line, answer[:300]
+    assert all(0x20 <= byte < 0x7f for byte in status_line), status_line
+    assert "".join(f"\\x{byte:02x}" for byte in sent).encode() in status_line, status_line
+    _, logged = lines_logged_since(server, start)
+    assert len(logged) == 1 and "Refused a websocket handshake" in logged[0], logged
