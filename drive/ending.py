@@ -77,7 +77,7 @@ def moves_after(table: TableHand, mover: int, *, done: bool = False) -> list[lis
     nowhere (the seating leaves them out): "has left the drive" ("left the drive", once made),
     unless they left after this close, seated at a later hand (as the dashboard's cards say,
     ``drive_tags.result_moves``)."""
-    rows = table.seats.values_list("player_id", "position", "player__active")
+    rows = list(table.seats.values_list("player_id", "position", "player__active"))  # one query, read twice
     seats = {player: position for player, position, _active in rows}
     if mover not in seats:
         return []

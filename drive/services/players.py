@@ -154,8 +154,11 @@ def own_name(drive: Drive, typed: str) -> str:
 
 
 def _tell_table_of(drive: Drive, player: Player) -> None:
-    """The player's phone joined or was signed out: their table on the phones, if they sit at
-    one now, shows whether the hand waits for a player with no phone (``tables.screen_facts.seat_names``)."""
+    """Something the player's table on the phones shows changed (if they sit at one in the
+    current hand): their phone joined or was signed out (whether the hand waits for a player
+    with no phone, ``tables.screen_facts.seat_names``), or they left the drive or rejoined it
+    (a finished hand's words for the mover, "has left the drive" or where they move,
+    ``drive.ending.moves_after``). Its open screens read their seats again."""
     seat = screen_facts.digital_seat_of(drive, player)
     if seat is not None:
         digital.tell_seats(seat.table_id)
@@ -257,8 +260,8 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     player.save(update_fields=["active", "added_by_phone"])
     reseated = reseat_if_between_hands(drive)
     bot_at = _bot_plays_for(drive, player)
-    if bot_at is None:  # (a stand-in's seat tells its table itself) a finished hand's screens
-        _tell_table_of(drive, player)  # say the player left rather than where they move
+    if bot_at is None:  # (a bot given their seat tells the table itself)
+        _tell_table_of(drive, player)  # e.g. a finished hand's screens: "has left the drive", not where they move
     live.drive_changed(drive.pk)
     # Its open pages close (and, reloaded, say the organiser took the player out): left open,
     # the phone's page would go on as if the player were waiting for the next hand.
