@@ -410,9 +410,9 @@ async def top_table_played_out(organiser):
 
 
 async def test_a_finished_hand_won_by_a_player_who_then_left_says_they_left_not_that_they_move(organiser):
-    """Found playing a drive: the winner of a hand on the phones, taken out of the drive before
-    the close, was still said on the table's phones to stay at the top table (the dashboard said
-    "left the drive"; the close seats them nowhere). Before the close and after it."""
+    """The winner of a hand on the phones, taken out of the drive before the close, is said on
+    the table's phones to have left the drive, not to stay at the top table (as the dashboard
+    says; the close seats them nowhere). Before the close and after it."""
     from drive import services
 
     drive, players, at = await top_table_played_out(organiser)
