@@ -48,12 +48,15 @@ def _quick_password_hashes() -> None:
 _quick_password_hashes()
 
 
+PATIENT_SECONDS = 30  # the default wait of a browser check, a test communicator, a test's start
+
+
 def _patient_browser_checks() -> None:
     """Playwright's ``expect`` waits 5 s by default; on a busy CI machine a page that answers at
     once here has taken several. A longer wait only delays a failure, never hides one."""
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=PATIENT_SECONDS * 1000)
 
 
 _patient_browser_checks()
@@ -77,7 +80,6 @@ def _patient_sockets() -> None:
         method.__defaults__ = (*others, PATIENT_SECONDS)
 
 
-PATIENT_SECONDS = 30
 _patient_sockets()
 
 
