@@ -154,14 +154,25 @@ def own_name(drive: Drive, typed: str) -> str:
 
 
 def _tell_table_of(drive: Drive, player: Player) -> None:
-    """Something the player's table on the phones shows changed (if they sit at one in the
-    current hand): their phone joined or was signed out (whether the hand waits for a player
-    with no phone, ``tables.screen_facts.seat_names``), or they left the drive or rejoined it
-    (a finished hand's words for the mover, "has left the drive" or where they move,
-    ``drive.ending.moves_after``). Its open screens read their seats again."""
+    """The player's phone joined or was signed out: their table on the phones, if they sit at
+    one now, shows whether the hand waits for a player with no phone (``tables.screen_facts.seat_names``)."""
     seat = screen_facts.digital_seat_of(drive, player)
     if seat is not None:
         digital.tell_seats(seat.table_id)
+
+
+def _tell_tables_played_by(drive: Drive, player: Player) -> None:
+    """The player left the drive or rejoined it: their table on the phones in the current hand
+    and, while the next hand's seating is shown, in the hand just closed (whose screens stay
+    open between hands) say so, a finished hand's words for its mover being "has left the
+    drive" or where they move (``drive.ending.moves_after``)."""
+    hands = list(drive.hands.order_by("-number").values_list("pk", "status")[:2])
+    if hands and hands[0][1] != Hand.Status.SEATING:
+        hands = hands[:1]
+    tables = Seat.objects.filter(hand_id__in=[pk for pk, _status in hands], player=player,
+                                 table__play_mode=TableHand.PlayMode.DIGITAL).values_list("table_id", flat=True)
+    for table_id in tables:
+        digital.tell_seats(table_id)
 
 
 @transaction.atomic
@@ -261,7 +272,7 @@ def withdraw_player(drive: Drive, player: Player, *, by_phone: bool = False) -> 
     reseated = reseat_if_between_hands(drive)
     bot_at = _bot_plays_for(drive, player)
     if bot_at is None:  # (a bot given their seat tells the table itself)
-        _tell_table_of(drive, player)  # e.g. a finished hand's screens: "has left the drive", not where they move
+        _tell_tables_played_by(drive, player)
     live.drive_changed(drive.pk)
     # Its open pages close (and, reloaded, say the organiser took the player out): left open,
     # the phone's page would go on as if the player were waiting for the next hand.
@@ -285,7 +296,7 @@ def rejoin_player(drive: Drive, player: Player) -> str:
     player.active = True
     player.save(update_fields=["active"])
     reseated = reseat_if_between_hands(drive)
-    _tell_table_of(drive, player)  # a finished hand's screens say where they move again
+    _tell_tables_played_by(drive, player)
     live.drive_changed(drive.pk)
     return reseated
 

@@ -446,3 +446,23 @@ async def test_an_open_screen_hears_that_the_hands_winner_left_the_drive(organis
     frame = await until(socket, lambda f: f["type"] == "state" and f["movement"][0][1] != "has left the drive")
     assert frame["movement"][0] == [at, "stays at the top table"], frame
     await socket.disconnect()
+
+
+
+async def test_a_screen_open_through_the_close_hears_that_the_hands_winner_left_the_drive_after_it(organiser):
+    """A finished hand's screen left open through the close, when the organiser takes the hand's
+    winner out between hands (the next hand's seating shown), says at once that they left the
+    drive, as a reload of the hand says, not that they move; brought back, that they moved."""
+    from drive import services
+
+    drive, players, at = await top_table_played_out(organiser)
+    socket, frame = await connected(drive, players[(at + 2) % 4])
+    assert frame["movement"][0] == [at, "stays at the top table"], frame
+    await database_sync_to_async(lambda: services.close_hand(drive, force=True))()
+    await database_sync_to_async(services.withdraw_player)(drive, players[at])
+    frame = await until(socket, lambda f: f["type"] == "state" and "top table" not in f["movement"][0][1])
+    assert frame["movement"] == [[at, "left the drive"], [(at + 1) % 4, "moved down a table"]], frame
+    await database_sync_to_async(services.rejoin_player)(drive, players[at])
+    frame = await until(socket, lambda f: f["type"] == "state" and f["movement"][0][1] != "left the drive")
+    assert frame["movement"][0] == [at, "stayed at the top table"], frame
+    await socket.disconnect()
