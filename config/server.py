@@ -88,8 +88,8 @@ class BoundedRequest(WebRequest):
         if self.refused:
             return None
         # daphne takes a ``Daphne-Root-Path`` header as the site's root path, a proxy's to set: from
-        # a client on the Wi-Fi it moved every address of its pages (a 404, links and redirects
-        # under that path) and, not ASCII, was a server error. The root path is the server's own
+        # a client on the Wi-Fi it would move every address of its pages (a 404, links and
+        # redirects under that path) and, not ASCII, be a server error. The root path is the server's own
         # (daphne's ``--root-path``).
         self.requestHeaders.removeHeader(b"daphne-root-path")
         # daphne reads a websocket's subprotocols as ASCII (a server error and a traceback else).
@@ -270,7 +270,7 @@ class ClosingWebSocketProtocol(WebSocketProtocol):
     def failHandshake(self, reason, code=400, responseHeaders=None):
         """An opening handshake refused: autobahn's own refusal (a key, version or Host it will not
         take; a compression offer it cannot parse, read only once the application has accepted
-        the socket) is one line in the log, as it had none; one the application refused (a
+        the socket) is one line in the log; one the application refused (a
         foreign Origin, a path no consumer serves) is in daphne's access log already
         ("WSREJECT"), and an application's error has daphne's traceback. The reason in the
         status line is written in printable ASCII, anything else as its escape."""
