@@ -218,3 +218,26 @@ def test_dispute_and_correction_reasons_are_isolated_too(hand_one, organiser_cli
     assert isolated in organiser_client.get(f"/drives/{drive.pk}/results/{t1.pk}").content.decode()  # its log
     assert f"<td><bdi>{reason}</bdi></td>" in organiser_client.get(f"/drives/{drive.pk}/log").content.decode()
     assert isolated in phone(drive, seated(t2)[1]).get(f"/{drive.join_code}/me").content.decode()
+
+
+def test_player_names_are_escaped(organiser_client, organiser):
+    drive = make_drive(organiser, 0)
+    services.add_players(drive, ["<script>alert(1)</script>", "Bob"])
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+
+
+def test_a_name_with_quotes_and_markup_is_escaped_in_the_players_list_its_button_and_its_seat(organiser_client, organiser):
+    """The players' list and the table cards' seats are HTML built in Python
+    (``drive_tags.player_items``, ``seat_items``): a name is text there, in an attribute too."""
+    drive = make_drive(organiser, 7)
+    name = 'Bo" onclick="alert(1)\' <i>x</i> & co'
+    services.add_players(drive, [name])
+    services.draw_seating(drive)
+    page = organiser_client.get(f"/drives/{drive.pk}/").content.decode()
+    text = "Bo&quot; onclick=&quot;alert(1)&#x27; &lt;i&gt;x&lt;/i&gt; &amp; co"
+    assert 'onclick="' not in page and "<i>x</i>" not in page
+    assert f'data-take-out="{text}"' in page
+    assert f"<li><bdi>{text}</bdi>" in page and f"Take <bdi>{text}</bdi> out" in page
+    seat = re.search(rf'<li><span class="muted">Seat \d</span> <bdi>{re.escape(text)}</bdi>', page)
+    assert seat is not None, "the seat names them, escaped"
